@@ -1,0 +1,19 @@
+import ArgumentParser
+import NetsimCore
+
+/// The `netsim` root command. Each subcommand lives in its own file.
+public struct Netsim: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "netsim",
+        abstract: "Emulate mobile networks and their radios, and compare protocols over them.",
+        discussion: """
+            netsim runs a userspace TCP proxy that behaves like a phone on a cellular or WiFi
+            network (latency, bandwidth, loss, outages, handovers, NAT timeouts and the radio's
+            RRC states), and estimates the radio's wake time and energy.
+            """,
+        version: NetsimVersion.current,
+        subcommands: []
+    )
+
+    public init() {}
+}

@@ -1,0 +1,70 @@
+/// A direction of travel, seen from the device: `up` is phone -> server, `down` server -> phone.
+public enum Direction: String, Sendable, CaseIterable, Equatable, Hashable {
+    case up, down
+}
+
+/// What one direction of an emulated link does to the bytes that cross it.
+public struct LinkParameters: Sendable, Equatable {
+    /// When bytes may leave: unlimited, a fixed rate, or a trace's delivery opportunities.
+    public var capacity: LinkCapacity = .unlimited
+    /// One-way delay added to every byte.
+    public var delay: Double = 0
+    public var jitter: Jitter?
+    public var loss: LossModel = .none
+    /// The most bytes that may wait for the link before the sender is paused (backpressure).
+    /// Nil: the proxy's own per-connection buffer limit is the only bound.
+    public var queueLimit: Int?
+
+    public init(
+        capacity: LinkCapacity = .unlimited, delay: Double = 0, jitter: Jitter? = nil,
+        loss: LossModel = .none, queueLimit: Int? = nil
+    ) {
+        self.capacity = capacity
+        self.delay = delay
+        self.jitter = jitter
+        self.loss = loss
+        self.queueLimit = queueLimit
+    }
+}
+
+public enum LinkCapacity: Sendable, Equatable {
+    case unlimited
+    /// Serialization at this many bits per second.
+    case rate(bitsPerSecond: Double)
+    /// Delivery opportunities read from a mahimahi-format trace.
+    case trace(DeliveryTrace)
+}
+
+/// Random extra delay on top of the one-way delay. It never reorders the bytes of one
+/// connection: a delivery time is never earlier than the one before it on the same connection.
+public struct Jitter: Sendable, Equatable {
+    public enum Distribution: String, Sendable, CaseIterable, Equatable {
+        /// Uniform in [-amount, +amount] around the delay (netem's default).
+        case uniform
+        /// Normal with standard deviation `amount`.
+        case normal
+        /// Heavy-tailed, never negative: Pareto with shape 3 shifted to start at 0 and scaled so
+        /// its mean is `amount` (the occasional long stall users ask toxiproxy for, #556).
+        case pareto
+    }
+
+    public var amount: Double
+    public var distribution: Distribution
+
+    public init(amount: Double, distribution: Distribution = .uniform) {
+        self.amount = amount
+        self.distribution = distribution
+    }
+}
+
+/// Segment loss on a link. A TCP proxy cannot drop a segment, so a loss becomes the delay TCP
+/// would add to recover it (see `RetransmissionPenalty`).
+public enum LossModel: Sendable, Equatable {
+    case none
+    /// Each 1448-byte segment is lost independently with this probability.
+    case independent(probability: Double)
+    /// Gilbert-Elliott burst loss: a two-state Markov chain stepped once per segment.
+    /// `enterBad` is P(good -> bad), `leaveBad` is P(bad -> good); each state loses segments
+    /// with its own probability (netem's `loss gemodel p r 1-h 1-k`).
+    case gilbertElliott(enterBad: Double, leaveBad: Double, lossInBad: Double, lossInGood: Double)
+}

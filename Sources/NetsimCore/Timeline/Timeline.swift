@@ -1,0 +1,104 @@
+/// Scripted events on a device's network, optionally repeating.
+public struct Timeline: Sendable, Equatable {
+    /// Events sorted by time (the loader sorts them; equal times keep profile order).
+    public var events: [TimelineEvent]
+    /// When set, the events repeat with this period (which is at least as long as the last
+    /// event and its duration).
+    public var repeatPeriod: Double?
+
+    public init(events: [TimelineEvent] = [], repeatPeriod: Double? = nil) {
+        self.events = events
+        self.repeatPeriod = repeatPeriod
+    }
+}
+
+public struct TimelineEvent: Sendable, Equatable {
+    /// Seconds from the start of the run (or of the repetition).
+    public var at: Double
+    public var kind: Kind
+
+    public init(at: Double, kind: Kind) {
+        self.at = at
+        self.kind = kind
+    }
+
+    public enum Kind: Sendable, Equatable {
+        /// No connectivity for `duration`; `mode` says what happens to the connections open at
+        /// its start.
+        case outage(duration: Double, mode: OutageMode)
+        /// The device moves to another network after `gap` with no connectivity. Its radio
+        /// there starts IDLE. `mode` says what happens to the connections open at the time.
+        case handover(to: String, mode: HandoverMode, gap: Double)
+        /// Changes link parameters from now on, on the named network (default: the current one).
+        case set(network: String?, up: LinkChange, down: LinkChange)
+    }
+
+    /// How long the event holds connectivity down (0 for `set`).
+    public var connectivityGap: Double {
+        switch kind {
+        case .outage(let duration, _): duration
+        case .handover(_, _, let gap): gap
+        case .set: 0
+        }
+    }
+
+    public var kindName: String {
+        switch kind {
+        case .outage: "outage"
+        case .handover: "handover"
+        case .set: "set"
+        }
+    }
+}
+
+/// What an outage does to the connections that are open when it starts.
+public enum OutageMode: String, Sendable, CaseIterable, Equatable {
+    /// The link is down; bytes wait and flow again afterwards, as TCP retransmission delivers them.
+    case stall
+    /// Open connections never deliver another byte; no FIN or RST reaches either side.
+    case blackhole
+    /// Both sides of every open connection get a RST.
+    case reset
+}
+
+/// What a handover does to the connections that are open at the time.
+public enum HandoverMode: String, Sendable, CaseIterable, Equatable {
+    /// The old address is gone: connections are reset.
+    case reset
+    /// The old address is gone and nobody says so: connections go silent.
+    case blackhole
+    /// Same address (a handover between cells): connections stall for the gap and go on.
+    case keep
+}
+
+/// The link fields a `set` event changes; nil fields keep their value.
+public struct LinkChange: Sendable, Equatable {
+    public var capacity: LinkCapacity?
+    public var delay: Double?
+    public var jitter: Jitter??
+    public var loss: LossModel?
+    public var queueLimit: Int??
+
+    public init(
+        capacity: LinkCapacity? = nil, delay: Double? = nil, jitter: Jitter?? = nil,
+        loss: LossModel? = nil, queueLimit: Int?? = nil
+    ) {
+        self.capacity = capacity
+        self.delay = delay
+        self.jitter = jitter
+        self.loss = loss
+        self.queueLimit = queueLimit
+    }
+
+    public var isEmpty: Bool { self == LinkChange() }
+
+    public func applied(to link: LinkParameters) -> LinkParameters {
+        var result = link
+        if let capacity { result.capacity = capacity }
+        if let delay { result.delay = delay }
+        if let jitter { result.jitter = jitter }
+        if let loss { result.loss = loss }
+        if let queueLimit { result.queueLimit = queueLimit }
+        return result
+    }
+}

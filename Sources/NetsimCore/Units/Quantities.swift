@@ -1,0 +1,104 @@
+/// Parsing of the units a profile is written in: durations (`ms`, `s`, `m`, `h`), bit rates
+/// (`bps`, `kbps`, `mbps`, `gbps`), percentages (`%`), byte sizes (`B`, `KB`, `KiB`, `MB`,
+/// `MiB`, `packets` of 1500 bytes), powers (`W`, `mW`) and throughput power (`mW/Mbps`).
+///
+/// Every value in `NetsimCore` is kept in base SI units once parsed: seconds, bits per second,
+/// bytes, watts, and a fraction in 0...1 for percentages.
+public enum Quantity {
+    /// Why a quantity did not parse; the message names the unit set that was expected.
+    public struct ParseError: Error, Equatable, CustomStringConvertible {
+        public let text: String
+        public let expected: String
+        public var description: String { "'\(text)' is not \(expected)" }
+    }
+
+    public static func duration(_ text: String) throws(ParseError) -> Double {
+        try parse(text, units: ["ms": 0.001, "s": 1, "m": 60, "h": 3600], expected: "a duration such as 250ms, 1.5s or 2m")
+    }
+
+    public static func bitRate(_ text: String) throws(ParseError) -> Double {
+        let value = try parse(
+            text, units: ["bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9],
+            expected: "a rate such as 384kbps or 12mbps", caseInsensitive: true)
+        guard value > 0 else { throw ParseError(text: text, expected: "a rate above zero") }
+        return value
+    }
+
+    /// A percentage as a fraction in 0...1.
+    public static func percentage(_ text: String) throws(ParseError) -> Double {
+        let value = try parse(text, units: ["%": 0.01], expected: "a percentage such as 1% or 0.5%")
+        guard (0...1).contains(value) else { throw ParseError(text: text, expected: "a percentage from 0% to 100%") }
+        return value
+    }
+
+    /// A size in bytes; `packets` counts 1500-byte packets (the MTU the link models assume).
+    public static func byteCount(_ text: String) throws(ParseError) -> Int {
+        let value = try parse(
+            text,
+            units: ["b": 1, "kb": 1e3, "kib": 1024, "mb": 1e6, "mib": 1_048_576, "packets": 1500, "packet": 1500],
+            expected: "a size such as 64KiB, 1MB or 100packets", caseInsensitive: true)
+        guard value >= 1, value < 1e12 else { throw ParseError(text: text, expected: "a size from 1 byte to under 1 TB") }
+        return Int(value)
+    }
+
+    /// Power in watts.
+    public static func power(_ text: String) throws(ParseError) -> Double {
+        try parse(text, units: ["w": 1, "mw": 0.001], expected: "a power such as 1.21W or 594mW", caseInsensitive: true)
+    }
+
+    /// Throughput-dependent power (Video Optimizer's alpha) in watts per Mbit/s.
+    public static func powerPerMbps(_ text: String) throws(ParseError) -> Double {
+        try parse(
+            text, units: ["mw/mbps": 0.001, "w/mbps": 1],
+            expected: "a throughput power such as 438.39mW/Mbps", caseInsensitive: true)
+    }
+
+    /// Renders seconds the way a profile writes them (`260ms`, `1.5s`, `2m`).
+    public static func formatDuration(_ seconds: Double) -> String {
+        if seconds.isInfinite { return "forever" }
+        if seconds != 0, abs(seconds) < 1 { return "\(trimmed(seconds * 1000))ms" }
+        if seconds >= 120, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(trimmed(seconds / 60))m" }
+        return "\(trimmed(seconds))s"
+    }
+
+    public static func formatBitRate(_ bitsPerSecond: Double) -> String {
+        if bitsPerSecond >= 1e9 { return "\(trimmed(bitsPerSecond / 1e9))gbps" }
+        if bitsPerSecond >= 1e6 { return "\(trimmed(bitsPerSecond / 1e6))mbps" }
+        if bitsPerSecond >= 1e3 { return "\(trimmed(bitsPerSecond / 1e3))kbps" }
+        return "\(trimmed(bitsPerSecond))bps"
+    }
+
+    public static func formatPower(_ watts: Double) -> String {
+        watts != 0 && abs(watts) < 1 ? "\(trimmed(watts * 1000))mW" : "\(trimmed(watts))W"
+    }
+
+    /// A number with at most four decimals and no trailing zeros.
+    public static func trimmed(_ value: Double) -> String {
+        let rounded = (value * 10_000).rounded() / 10_000
+        if rounded == rounded.rounded(), abs(rounded) < 1e15 { return String(Int64(rounded)) }
+        return String(rounded)
+    }
+
+    private static func parse(
+        _ text: String, units: [String: Double], expected: String, caseInsensitive: Bool = false
+    ) throws(ParseError) -> Double {
+        let trimmedText = text.trimmingWhitespace()
+        let numberEnd = trimmedText.firstIndex { !($0.isASCII && ($0.isNumber || $0 == ".")) } ?? trimmedText.endIndex
+        let numberPart = trimmedText[..<numberEnd]
+        var unitPart = String(trimmedText[numberEnd...]).trimmingWhitespace()
+        if caseInsensitive { unitPart = unitPart.lowercased() }
+        guard let number = Double(numberPart), number.isFinite, number >= 0,
+            let scale = units[unitPart]
+        else { throw ParseError(text: text, expected: expected) }
+        return number * scale
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        var scalars = Substring(self)
+        while scalars.first?.isWhitespace == true { scalars.removeFirst() }
+        while scalars.last?.isWhitespace == true { scalars.removeLast() }
+        return String(scalars)
+    }
+}
