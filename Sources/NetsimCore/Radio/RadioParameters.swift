@@ -174,8 +174,9 @@ public struct UMTSRadioParameters: OverridableParameters {
 ///
 /// Powers: the artifact's whole-device linear fit for NSA low-band while transferring is
 /// 3.06 W + 11.5 mW/Mbps down + 32 mW/Mbps up, over a device baseline of about 2.36 W.
-/// netsim counts the radio's share only: beta = 3.06 - 2.36 = 0.70 W, and (an assumption, no
-/// figure is published) the CONNECTED tail and the promotion at the same 0.70 W. The artifact
+/// netsim counts the radio's share only: beta = 3.06 - 2.36 = 0.70 W for all of CONNECTED
+/// (transferring and tail), and (an assumption, no figure is published) the promotion at the
+/// same 0.70 W. The artifact
 /// has no SA power fit; the SA model uses the NSA figures. Paging in IDLE and INACTIVE uses
 /// LTE's figures (43 ms at 0.594 W per 1.28 s), also an assumption. Resuming from INACTIVE is
 /// faster than a promotion from IDLE: 3GPP TR 38.913 targets 10 ms of control-plane latency
@@ -190,8 +191,9 @@ public struct NRRadioParameters: OverridableParameters {
     public var inactiveTail = 4.8
     /// SA only: INACTIVE -> CONNECTED resume.
     public var resumeTime = 0.1
+    /// Power while CONNECTED, transferring or in its tail (as Video Optimizer treats LTE's
+    /// continuous reception); the throughput terms come on top while transferring.
     public var beta = 0.70
-    public var tailPower = 0.70
     public var alphaUp = 0.032
     public var alphaDown = 0.0115
     public var pagingCycle = 1.28
@@ -217,7 +219,6 @@ public struct NRRadioParameters: OverridableParameters {
             .init("connectedTail", .duration, \.connectedTail),
         ] + (standalone ? standaloneOnly : []) + [
             .init("beta", .power, \.beta),
-            .init("tailPower", .power, \.tailPower),
             .init("alphaUp", .powerPerMbps, \.alphaUp),
             .init("alphaDown", .powerPerMbps, \.alphaDown),
             .init("pagingCycle", .duration, \.pagingCycle),

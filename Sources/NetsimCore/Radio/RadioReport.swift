@@ -1,0 +1,150 @@
+/// What a radio did over a run: the `radio` object of every netsim report (run, bench, analyze).
+public struct RadioReport: Sendable, Equatable, Codable {
+    /// The radio model(s): `lte`, or `wifi+lte` when handovers moved the device between radios.
+    public var model: String
+    /// The time the figures cover.
+    public var durationSeconds: Double
+    /// All time not IDLE, promotions included.
+    public var wakeSeconds: Double
+    /// Promotions from IDLE.
+    public var promotions: Int
+    /// Promotions by the state they started from (`IDLE`; `FACH` on UMTS; `INACTIVE` on 5G SA).
+    public var promotionsByOrigin: [String: Int]
+    public var energyJoules: Double
+    /// The part of `energyJoules` that the throughput terms (alpha) add.
+    public var transferEnergyJoules: Double
+    public var secondsByState: [String: Double]
+    public var energyJoulesByState: [String: Double]
+    /// Bytes over the air.
+    public var bytes: ByteTotals
+    /// Every state change, when recording was asked for.
+    public var timeline: [RadioStateSegment]?
+
+    public var meanPowerMilliwatts: Double {
+        durationSeconds > 0 ? energyJoules / durationSeconds * 1000 : 0
+    }
+
+    public struct ByteTotals: Sendable, Equatable, Codable {
+        public var up: Int
+        public var down: Int
+
+        public init(up: Int, down: Int) {
+            self.up = up
+            self.down = down
+        }
+    }
+
+    public init(
+        model: String, durationSeconds: Double, wakeSeconds: Double, promotions: Int,
+        promotionsByOrigin: [String: Int], energyJoules: Double, transferEnergyJoules: Double,
+        secondsByState: [String: Double], energyJoulesByState: [String: Double], bytes: ByteTotals,
+        timeline: [RadioStateSegment]?
+    ) {
+        self.model = model
+        self.durationSeconds = durationSeconds
+        self.wakeSeconds = wakeSeconds
+        self.promotions = promotions
+        self.promotionsByOrigin = promotionsByOrigin
+        self.energyJoules = energyJoules
+        self.transferEnergyJoules = transferEnergyJoules
+        self.secondsByState = secondsByState
+        self.energyJoulesByState = energyJoulesByState
+        self.bytes = bytes
+        self.timeline = timeline
+    }
+
+    /// A device with no radio: nothing wakes, nothing is spent.
+    public static func noRadio(durationSeconds: Double, bytes: ByteTotals) -> RadioReport {
+        RadioReport(
+            model: RadioTechnology.none.rawValue, durationSeconds: durationSeconds, wakeSeconds: 0, promotions: 0,
+            promotionsByOrigin: [:], energyJoules: 0, transferEnergyJoules: 0, secondsByState: [:],
+            energyJoulesByState: [:], bytes: bytes, timeline: nil)
+    }
+
+    /// The reports of the radios a device used one after another (handovers), as one.
+    public static func sequential(_ reports: [RadioReport]) -> RadioReport {
+        guard var total = reports.first else { return .noRadio(durationSeconds: 0, bytes: .init(up: 0, down: 0)) }
+        var models = [total.model]
+        for report in reports.dropFirst() {
+            if !models.contains(report.model) { models.append(report.model) }
+            total.durationSeconds += report.durationSeconds
+            total.wakeSeconds += report.wakeSeconds
+            total.promotions += report.promotions
+            total.promotionsByOrigin.merge(report.promotionsByOrigin, uniquingKeysWith: +)
+            total.energyJoules += report.energyJoules
+            total.transferEnergyJoules += report.transferEnergyJoules
+            total.secondsByState.merge(report.secondsByState, uniquingKeysWith: +)
+            total.energyJoulesByState.merge(report.energyJoulesByState, uniquingKeysWith: +)
+            total.bytes.up += report.bytes.up
+            total.bytes.down += report.bytes.down
+            if let segments = report.timeline { total.timeline = (total.timeline ?? []) + segments }
+        }
+        total.model = models.filter { $0 != RadioTechnology.none.rawValue }.joined(separator: "+")
+        if total.model.isEmpty { total.model = RadioTechnology.none.rawValue }
+        return total
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case model, durationSeconds, wakeSeconds, promotions, promotionsByOrigin, energyJoules
+        case transferEnergyJoules, meanPowerMilliwatts, secondsByState, energyJoulesByState, bytes, timeline
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(model, forKey: .model)
+        try container.encode(durationSeconds, forKey: .durationSeconds)
+        try container.encode(wakeSeconds, forKey: .wakeSeconds)
+        try container.encode(promotions, forKey: .promotions)
+        try container.encode(promotionsByOrigin, forKey: .promotionsByOrigin)
+        try container.encode(energyJoules, forKey: .energyJoules)
+        try container.encode(transferEnergyJoules, forKey: .transferEnergyJoules)
+        try container.encode(meanPowerMilliwatts, forKey: .meanPowerMilliwatts)
+        try container.encode(secondsByState, forKey: .secondsByState)
+        try container.encode(energyJoulesByState, forKey: .energyJoulesByState)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encodeIfPresent(timeline, forKey: .timeline)
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        model = try container.decode(String.self, forKey: .model)
+        durationSeconds = try container.decode(Double.self, forKey: .durationSeconds)
+        wakeSeconds = try container.decode(Double.self, forKey: .wakeSeconds)
+        promotions = try container.decode(Int.self, forKey: .promotions)
+        promotionsByOrigin = try container.decode([String: Int].self, forKey: .promotionsByOrigin)
+        energyJoules = try container.decode(Double.self, forKey: .energyJoules)
+        transferEnergyJoules = try container.decode(Double.self, forKey: .transferEnergyJoules)
+        secondsByState = try container.decode([String: Double].self, forKey: .secondsByState)
+        energyJoulesByState = try container.decode([String: Double].self, forKey: .energyJoulesByState)
+        bytes = try container.decode(ByteTotals.self, forKey: .bytes)
+        timeline = try container.decodeIfPresent([RadioStateSegment].self, forKey: .timeline)
+    }
+}
+
+/// A span of time in one state.
+public struct RadioStateSegment: Sendable, Equatable, Codable {
+    public var state: String
+    public var start: Double
+    public var end: Double
+
+    public init(state: String, start: Double, end: Double) {
+        self.state = state
+        self.start = start
+        self.end = end
+    }
+}
+
+/// Collects state spans, merging a span into the previous one when the state is the same and
+/// they touch.
+struct StateTimelineRecorder: Sendable {
+    private(set) var segments: [RadioStateSegment] = []
+
+    mutating func append(_ state: String, from start: Double, to end: Double) {
+        guard end > start else { return }
+        if let last = segments.last, last.state == state, abs(last.end - start) < 1e-9 {
+            segments[segments.count - 1].end = end
+        } else {
+            segments.append(RadioStateSegment(state: state, start: start, end: end))
+        }
+    }
+}

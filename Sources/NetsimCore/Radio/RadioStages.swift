@@ -1,0 +1,159 @@
+/// A radio's RRC machine described as the chain of states it walks after its last
+/// transmission, from the most awake to IDLE. One engine (`RadioStateMachine`) runs every
+/// technology from such a description, so LTE, UMTS, 5G and WiFi share the timing, accounting
+/// and energy logic and differ only in their stages.
+public struct RadioStages: Sendable, Equatable {
+    /// The model's name in reports (`lte`, `umts`, `nr-nsa`, `nr-sa`, `wifi`).
+    public let model: String
+    /// Stage 0 is where transmissions put the radio (except a shared channel that carries them
+    /// itself); the last stage lasts forever.
+    public let stages: [RadioStage]
+    /// Extra power while transferring, in watts per Mbit/s, per direction (Video Optimizer's
+    /// alpha). Over any window it adds alpha * Mbit transferred joules.
+    public let alphaUp: Double
+    public let alphaDown: Double
+}
+
+public struct RadioStage: Sendable, Equatable {
+    public enum Behavior: Sendable, Equatable {
+        /// Data flows at once (LTE continuous reception, UMTS DCH, NR CONNECTED, WiFi active).
+        case connected
+        /// Connected in discontinuous reception: the receiver is on for `onDuration` at the start
+        /// of every `cycle`, counted from the stage's start. Downlink waits for the next
+        /// on-duration; uplink sends after a scheduling request.
+        case discontinuousReception(cycle: Double, onDuration: Double, schedulingRequestDelay: Double)
+        /// A shared low-rate channel (UMTS CELL_FACH) that carries small transfers itself: each
+        /// direction's RLC buffer drains at `drainBytesPerSecond`; a transfer that fills it past
+        /// its threshold needs `promotion` to stage 0. Traffic here restarts this stage's timer.
+        case sharedChannel(thresholdUp: Double, thresholdDown: Double, drainBytesPerSecond: Double, promotion: Promotion)
+        /// Asleep (IDLE, RRC_INACTIVE): data needs `promotion` to stage 0; downlink data first
+        /// waits for the device's next paging occasion (every `pagingCycle`; 0 = no wait).
+        case dormant(promotion: Promotion, pagingCycle: Double)
+    }
+
+    /// The state's name in reports.
+    public let name: String
+    /// How long the radio stays here without traffic; `.infinity` for the last stage.
+    public let duration: Double
+    /// Mean power in watts while here (DRX and paging duty cycles averaged over their cycle).
+    public let power: Double
+    /// Whether time here counts as asleep; wake time is all time in other states.
+    public let isIdle: Bool
+    public let behavior: Behavior
+}
+
+/// A promotion to stage 0: how long data waits and what it costs.
+public struct Promotion: Sendable, Equatable {
+    /// The state promoted from, as counted in reports.
+    public let origin: String
+    public let delay: Double
+    public let power: Double
+}
+
+extension RadioStages {
+    /// The name reports give the time spent promoting.
+    public static let promotionStateName = "PROMOTION"
+
+    /// The stage chain for a parameter set, or nil for `.none` (no radio).
+    public init?(_ parameters: RadioParameters) {
+        switch parameters {
+        case .lte(let lte): self = Self.lte(lte)
+        case .umts(let umts): self = Self.umts(umts)
+        case .nr(let nr): self = Self.nr(nr)
+        case .wifi(let wifi): self = Self.wifi(wifi)
+        case .none: return nil
+        }
+    }
+
+    /// Mean power of a duty cycle: `onTime` at `onPower` every `cycle`, `offPower` otherwise.
+    static func dutyCyclePower(cycle: Double, onTime: Double, onPower: Double, offPower: Double) -> Double {
+        guard cycle > 0 else { return offPower }
+        let on = min(onTime, cycle)
+        return (on * onPower + (cycle - on) * offPower) / cycle
+    }
+
+    static func lte(_ p: LTERadioParameters) -> RadioStages {
+        func drx(_ name: String, time: Double, cycle: Double) -> RadioStage {
+            RadioStage(
+                name: name, duration: time,
+                power: dutyCyclePower(cycle: cycle, onTime: p.drxOnDuration, onPower: p.drxOnPower, offPower: p.tailPower),
+                isIdle: false,
+                behavior: .discontinuousReception(
+                    cycle: cycle, onDuration: p.drxOnDuration, schedulingRequestDelay: p.schedulingRequestDelay))
+        }
+        return RadioStages(
+            model: RadioTechnology.lte.rawValue,
+            stages: [
+                RadioStage(name: "CONTINUOUS_RECEPTION", duration: p.inactivityTimer, power: p.beta, isIdle: false, behavior: .connected),
+                drx("SHORT_DRX", time: p.shortDRXTime, cycle: p.shortDRXCycle),
+                drx("LONG_DRX", time: p.longDRXTime, cycle: p.longDRXCycle),
+                RadioStage(
+                    name: "IDLE", duration: .infinity,
+                    power: dutyCyclePower(cycle: p.pagingCycle, onTime: p.pagingOnTime, onPower: p.pagingPower, offPower: p.idlePower),
+                    isIdle: true,
+                    behavior: .dormant(
+                        promotion: Promotion(origin: "IDLE", delay: p.promotionTime, power: p.promotionPower),
+                        pagingCycle: p.pagingCycle)),
+            ],
+            alphaUp: p.alphaUp, alphaDown: p.alphaDown)
+    }
+
+    /// IDLE always promotes to DCH, as Video Optimizer's 3G model does; FACH carries what stays
+    /// under the RLC thresholds.
+    static func umts(_ p: UMTSRadioParameters) -> RadioStages {
+        RadioStages(
+            model: RadioTechnology.umts.rawValue,
+            stages: [
+                RadioStage(name: "DCH", duration: p.dchTail, power: p.dchPower, isIdle: false, behavior: .connected),
+                RadioStage(
+                    name: "FACH", duration: p.fachTail, power: p.fachPower, isIdle: false,
+                    behavior: .sharedChannel(
+                        thresholdUp: p.rlcThresholdUp, thresholdDown: p.rlcThresholdDown,
+                        drainBytesPerSecond: p.fachDrainRate / 8,
+                        promotion: Promotion(origin: "FACH", delay: p.fachPromotionTime, power: p.fachPromotionPower))),
+                RadioStage(
+                    name: "IDLE", duration: .infinity, power: p.idlePower, isIdle: true,
+                    behavior: .dormant(
+                        promotion: Promotion(origin: "IDLE", delay: p.idlePromotionTime, power: p.idlePromotionPower),
+                        pagingCycle: p.pagingCycle)),
+            ],
+            alphaUp: 0, alphaDown: 0)
+    }
+
+    static func nr(_ p: NRRadioParameters) -> RadioStages {
+        let pagingPower = dutyCyclePower(cycle: p.pagingCycle, onTime: p.pagingOnTime, onPower: p.pagingPower, offPower: p.idlePower)
+        var stages = [RadioStage(name: "CONNECTED", duration: p.connectedTail, power: p.beta, isIdle: false, behavior: .connected)]
+        if p.standalone {
+            stages.append(
+                RadioStage(
+                    name: "INACTIVE", duration: p.inactiveTail, power: pagingPower, isIdle: false,
+                    behavior: .dormant(
+                        promotion: Promotion(origin: "INACTIVE", delay: p.resumeTime, power: p.promotionPower),
+                        pagingCycle: p.pagingCycle)))
+        }
+        stages.append(
+            RadioStage(
+                name: "IDLE", duration: .infinity, power: pagingPower, isIdle: true,
+                behavior: .dormant(
+                    promotion: Promotion(origin: "IDLE", delay: p.promotionTime, power: p.promotionPower),
+                    pagingCycle: p.pagingCycle)))
+        return RadioStages(
+            model: (p.standalone ? RadioTechnology.nrSA : .nrNSA).rawValue, stages: stages,
+            alphaUp: p.alphaUp, alphaDown: p.alphaDown)
+    }
+
+    /// WiFi power save as Video Optimizer models it: awake while transferring and for the tail,
+    /// then standby. Downlink to a dozing station is not delayed (beacon waits are not modeled).
+    static func wifi(_ p: WiFiRadioParameters) -> RadioStages {
+        RadioStages(
+            model: RadioTechnology.wifi.rawValue,
+            stages: [
+                RadioStage(name: "ACTIVE", duration: p.tail, power: p.activePower, isIdle: false, behavior: .connected),
+                RadioStage(
+                    name: "IDLE", duration: .infinity, power: p.standbyPower, isIdle: true,
+                    behavior: .dormant(
+                        promotion: Promotion(origin: "IDLE", delay: p.promotionTime, power: p.activePower), pagingCycle: 0)),
+            ],
+            alphaUp: 0, alphaDown: 0)
+    }
+}

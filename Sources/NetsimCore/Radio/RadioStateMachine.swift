@@ -1,0 +1,295 @@
+/// One device's radio: an RRC state machine fed with transmissions, answering how long each
+/// transmission must wait because of the radio's state and keeping the state timeline, wake
+/// time and energy by the Video Optimizer method.
+///
+/// Time is always an argument (seconds on the caller's clock); the machine never reads a clock.
+/// Callers pass times in non-decreasing order; an earlier time is treated as the latest seen, so
+/// several connections with slightly different delays cannot move the radio backwards.
+///
+/// Usage, per transmission: `admit(at:direction:bytes:)` says when the bytes may go on air
+/// (after a paging wait, a promotion or a DRX wait); once the caller knows when they finished
+/// (the link's serialization), `transmitted(from:to:direction:bytes:)` records the activity that
+/// restarts the tail timers.
+public struct RadioStateMachine: Sendable {
+    public let description: RadioStages
+    private let stages: [RadioStage]
+    /// Paging occasions are at `pagingPhase + k * cycle`; the phase is fixed per run from the seed.
+    private let pagingPhase: Double
+
+    /// The radio is in `chainStage` until `anchor` (the end of the latest transmission), then
+    /// walks the following stages with their durations.
+    private var chainStage: Int
+    private var anchor: Double
+    private var promotionEnd = -Double.infinity
+    private var lastPromotionStart = -Double.infinity
+    /// The stage a promotion started from: what the radio is in until that promotion begins
+    /// (a downlink promotion can be scheduled for a later paging occasion).
+    private var stageBeforePromotion = 0
+    private var latestInput: Double
+    /// Time up to which seconds and energy have been added up.
+    private var accountedUntil: Double
+    private let startTime: Double
+
+    private var rlcBuffer: (up: Double, down: Double) = (0, 0)
+    private var rlcUpdated = 0.0
+
+    private var secondsByStage: [Double]
+    private var energyByStage: [Double]
+    private var promotionsByStage: [Int]
+    private var promotionSeconds = 0.0
+    private var promotionEnergy = 0.0
+    private var transferEnergy = 0.0
+    private var bytesMoved: (up: Int, down: Int) = (0, 0)
+    private var timeline: StateTimelineRecorder?
+
+    /// - Parameters:
+    ///   - start: the time the radio starts, IDLE.
+    ///   - pagingPhase: offset of the paging occasions in [0, cycle); draw it from the run's seed.
+    ///   - recordsTimeline: keep every state change (for charts); off, only totals are kept.
+    public init(_ description: RadioStages, start: Double = 0, pagingPhase: Double = 0, recordsTimeline: Bool = false) {
+        precondition(description.stages.last?.duration == .infinity, "the last stage must last forever")
+        self.description = description
+        self.stages = description.stages
+        self.pagingPhase = pagingPhase
+        self.chainStage = description.stages.count - 1
+        self.anchor = start
+        self.latestInput = start
+        self.accountedUntil = start
+        self.startTime = start
+        self.rlcUpdated = start
+        self.secondsByStage = Array(repeating: 0, count: description.stages.count)
+        self.energyByStage = Array(repeating: 0, count: description.stages.count)
+        self.promotionsByStage = Array(repeating: 0, count: description.stages.count)
+        self.timeline = recordsTimeline ? StateTimelineRecorder() : nil
+    }
+
+    // MARK: Feeding activity
+
+    /// When bytes that reach the radio at `time` may go on air, and why they wait.
+    /// Starts a promotion when the radio is asleep.
+    public mutating func admit(at time: Double, direction: Direction, bytes: Int) -> RadioAdmission {
+        let requested = max(time, latestInput)
+        latestInput = requested
+        var admission = RadioAdmission(requested: requested)
+        var now = requested
+        while true {
+            if now < promotionEnd {
+                admission.promotionWait += promotionEnd - now
+                admission.start = promotionEnd
+                return admission
+            }
+            let (index, stageStart) = stage(at: now)
+            let stage = stages[index]
+            switch stage.behavior {
+            case .connected:
+                admission.start = now
+                return admission
+            case .discontinuousReception(let cycle, let onDuration, let schedulingRequestDelay):
+                guard cycle > 0 else {
+                    admission.start = now
+                    return admission
+                }
+                if direction == .up {
+                    admission.drxWait += schedulingRequestDelay
+                    admission.start = now + schedulingRequestDelay
+                    return admission
+                }
+                let intoCycle = (now - stageStart).truncatingRemainder(dividingBy: cycle)
+                if intoCycle < onDuration {
+                    admission.start = now
+                    return admission
+                }
+                let nextOn = now + (cycle - intoCycle)
+                let stageEnd = stageStart + stage.duration
+                // The next stage starts with its own on-duration (or is asleep): look again there.
+                let wakeAt = min(nextOn, stageEnd)
+                admission.drxWait += wakeAt - now
+                now = wakeAt
+                if nextOn < stageEnd {
+                    admission.start = now
+                    return admission
+                }
+            case .sharedChannel(let thresholdUp, let thresholdDown, let drainRate, let promotion):
+                drainRLCBuffers(until: now, rate: drainRate)
+                let threshold = direction == .up ? thresholdUp : thresholdDown
+                let filled = (direction == .up ? rlcBuffer.up : rlcBuffer.down) + Double(bytes)
+                if filled <= threshold {
+                    if direction == .up { rlcBuffer.up = filled } else { rlcBuffer.down = filled }
+                    admission.start = now
+                    return admission
+                }
+                rlcBuffer = (0, 0)
+                beginPromotion(at: now, from: index, promotion)
+            case .dormant(let promotion, let pagingCycle):
+                if direction == .down, pagingCycle > 0 {
+                    let occasion = nextPagingOccasion(atOrAfter: now, cycle: pagingCycle)
+                    admission.pagingWait += occasion - now
+                    now = occasion
+                }
+                beginPromotion(at: now, from: index, promotion)
+            }
+        }
+    }
+
+    /// Records that bytes were on air from `start` to `end`: the radio is busy then, and its
+    /// tail timers restart at `end`.
+    public mutating func transmitted(from start: Double, to end: Double, direction: Direction, bytes: Int) {
+        let start = max(start, promotionEnd)
+        account(until: start)
+        let (index, _) = stage(at: start)
+        if case .sharedChannel = stages[index].behavior {
+            chainStage = index
+        } else {
+            chainStage = 0
+        }
+        anchor = max(anchor, end, start)
+        let megabits = Double(bytes) * 8 / 1e6
+        switch direction {
+        case .up:
+            transferEnergy += description.alphaUp * megabits
+            bytesMoved.up += bytes
+        case .down:
+            transferEnergy += description.alphaDown * megabits
+            bytesMoved.down += bytes
+        }
+    }
+
+    // MARK: Reading the state
+
+    /// The state's name at `time` (`PROMOTION` while promoting), for live status.
+    public func stateName(at time: Double) -> String {
+        if time < lastPromotionStart { return stages[stageBeforePromotion].name }
+        if time < promotionEnd { return RadioStages.promotionStateName }
+        return stages[stage(at: time).index].name
+    }
+
+    /// When the radio will be back in its final (IDLE) stage if nothing more is sent.
+    public var tailEnd: Double {
+        var end = max(anchor, promotionEnd)
+        for stage in stages[chainStage..<(stages.count - 1)] { end += stage.duration }
+        return end
+    }
+
+    /// The totals from the start until `time` (or until the latest accounted activity, if later).
+    public mutating func report(until time: Double) -> RadioReport {
+        account(until: time)
+        var secondsByState: [String: Double] = [:]
+        var energyByState: [String: Double] = [:]
+        var promotionsByOrigin: [String: Int] = [:]
+        var wakeSeconds = promotionSeconds
+        for (index, stage) in stages.enumerated() {
+            secondsByState[stage.name, default: 0] += secondsByStage[index]
+            energyByState[stage.name, default: 0] += energyByStage[index]
+            if promotionsByStage[index] > 0 { promotionsByOrigin[stage.name, default: 0] += promotionsByStage[index] }
+            if !stage.isIdle { wakeSeconds += secondsByStage[index] }
+        }
+        secondsByState[RadioStages.promotionStateName] = promotionSeconds
+        energyByState[RadioStages.promotionStateName] = promotionEnergy
+        let energy = energyByStage.reduce(0, +) + promotionEnergy + transferEnergy
+        return RadioReport(
+            model: description.model,
+            durationSeconds: accountedUntil - startTime,
+            wakeSeconds: wakeSeconds,
+            promotions: promotionsByOrigin["IDLE"] ?? 0,
+            promotionsByOrigin: promotionsByOrigin,
+            energyJoules: energy,
+            transferEnergyJoules: transferEnergy,
+            secondsByState: secondsByState,
+            energyJoulesByState: energyByState,
+            bytes: .init(up: bytesMoved.up, down: bytesMoved.down),
+            timeline: timeline?.segments)
+    }
+
+    // MARK: Internals
+
+
+    /// The stage the radio is in at `time` and when that stage began. Before `anchor` the radio
+    /// is still in the stage of the latest transmission.
+    private func stage(at time: Double) -> (index: Int, start: Double) {
+        if time < anchor { return (chainStage, anchor) }
+        var stageStart = anchor
+        var index = chainStage
+        while index < stages.count - 1 {
+            let stageEnd = stageStart + stages[index].duration
+            if time < stageEnd { break }
+            stageStart = stageEnd
+            index += 1
+        }
+        return (index, stageStart)
+    }
+
+    private func nextPagingOccasion(atOrAfter time: Double, cycle: Double) -> Double {
+        let cycles = ((time - pagingPhase) / cycle).rounded(.up)
+        return max(time, pagingPhase + cycles * cycle)
+    }
+
+    private mutating func drainRLCBuffers(until time: Double, rate: Double) {
+        let drained = max(0, time - rlcUpdated) * rate
+        rlcBuffer = (max(0, rlcBuffer.up - drained), max(0, rlcBuffer.down - drained))
+        rlcUpdated = max(rlcUpdated, time)
+    }
+
+    private mutating func beginPromotion(at time: Double, from stageIndex: Int, _ promotion: Promotion) {
+        account(until: time)
+        promotionsByStage[stageIndex] += 1
+        promotionSeconds += promotion.delay
+        promotionEnergy += promotion.delay * promotion.power
+        timeline?.append(RadioStages.promotionStateName, from: time, to: time + promotion.delay)
+        lastPromotionStart = time
+        stageBeforePromotion = stageIndex
+        promotionEnd = time + promotion.delay
+        chainStage = 0
+        anchor = promotionEnd
+        accountedUntil = max(accountedUntil, promotionEnd)
+    }
+
+    /// Adds up seconds and energy from `accountedUntil` to `time`, walking the stage chain.
+    private mutating func account(until time: Double) {
+        guard time > accountedUntil else { return }
+        var from = accountedUntil
+        if from < anchor {
+            let to = min(time, anchor)
+            add(stage: chainStage, from: from, to: to)
+            from = to
+        }
+        var stageStart = anchor
+        var index = chainStage
+        while from < time {
+            let stageEnd = index == stages.count - 1 ? Double.infinity : stageStart + stages[index].duration
+            if stageEnd > from { add(stage: index, from: from, to: min(time, stageEnd)) }
+            from = max(from, min(time, stageEnd))
+            stageStart = stageEnd
+            index += 1
+        }
+        accountedUntil = time
+    }
+
+    private mutating func add(stage index: Int, from start: Double, to end: Double) {
+        guard end > start else { return }
+        secondsByStage[index] += end - start
+        energyByStage[index] += (end - start) * stages[index].power
+        timeline?.append(stages[index].name, from: start, to: end)
+    }
+}
+
+/// How long a transmission waits for the radio, and why (reported apart from link delay, so a
+/// user sees why latency moved).
+public struct RadioAdmission: Sendable, Equatable {
+    /// When the bytes reached the radio.
+    public var requested: Double
+    /// When they may go on air.
+    public var start: Double
+    /// Waiting for the next paging occasion (downlink to a sleeping device).
+    public var pagingWait = 0.0
+    /// Waiting for a promotion (from IDLE, INACTIVE or FACH) to finish.
+    public var promotionWait = 0.0
+    /// Waiting for a DRX on-duration (downlink) or a scheduling request (uplink).
+    public var drxWait = 0.0
+
+    public init(requested: Double) {
+        self.requested = requested
+        self.start = requested
+    }
+
+    public var totalWait: Double { start - requested }
+}

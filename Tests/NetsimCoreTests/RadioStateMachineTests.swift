@@ -1,0 +1,205 @@
+import Testing
+
+@testable import NetsimCore
+
+/// Radio models against figures computed by hand from radio-parameters.md.
+@Suite struct RadioStateMachineTests {
+    /// Mean IDLE power on LTE: one 43 ms paging wake at 0.594 W every 1.28 s (about 20 mW).
+    let ltePagingWatts = 0.043 * 0.594 / 1.28
+
+    func lteRadio(pagingPhase: Double = 0) -> RadioStateMachine {
+        RadioStateMachine(RadioStages(.lte(LTERadioParameters()))!, pagingPhase: pagingPhase, recordsTimeline: true)
+    }
+
+    @Test func oneUplinkPacketOnIdleLTEPaysOnePromotionAndTheDocumentedTail() {
+        var radio = lteRadio()
+        let admission = radio.admit(at: 5, direction: .up, bytes: 100)
+        #expect(abs(admission.promotionWait - 0.26) < 1e-12)
+        #expect(abs(admission.start - 5.26) < 1e-12)
+        radio.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 100)
+        let report = radio.report(until: 100)
+
+        #expect(report.promotions == 1)
+        #expect(abs(report.secondsByState["PROMOTION"]! - 0.26) < 1e-9)
+        #expect(abs(report.secondsByState["CONTINUOUS_RECEPTION"]! - 0.1) < 1e-9)
+        #expect(abs(report.secondsByState["SHORT_DRX"]! - 0.02) < 1e-9)
+        #expect(abs(report.secondsByState["LONG_DRX"]! - 10) < 1e-9)
+        #expect(abs(report.secondsByState["IDLE"]! - (100 - 10.38)) < 1e-9)
+        #expect(abs(report.wakeSeconds - 10.38) < 1e-9)
+
+        // Promotion 0.26 s * 1.21 W; continuous reception 0.1 s * 1.2 W; short DRX one 20 ms
+        // cycle of 2 ms at 1.68 W + 18 ms at 1.06 W; long DRX 250 cycles of 2 ms at 1.68 W +
+        // 38 ms at 1.06 W; IDLE at the paging duty cycle; 800 bits up at 438.39 mW/Mbps.
+        let wakeUpJoules = 0.26 * 1.21 + 0.1 * 1.2 + (0.002 * 1.68 + 0.018 * 1.06) + 250 * (0.002 * 1.68 + 0.038 * 1.06)
+        #expect(abs(wakeUpJoules - 11.367) < 0.001, "the reference's 'about 11.4 J' per isolated wake-up")
+        let expected = wakeUpJoules + (100 - 10.38) * ltePagingWatts + 0.0008 * 0.43839
+        #expect(abs(report.energyJoules - expected) / expected < 0.01)
+        #expect(abs(report.energyJoules - expected) < 1e-9)
+        #expect(abs(report.meanPowerMilliwatts - expected / 100 * 1000) < 1e-6)
+
+        let states = report.timeline!.map(\.state)
+        #expect(states == ["IDLE", "PROMOTION", "CONTINUOUS_RECEPTION", "SHORT_DRX", "LONG_DRX", "IDLE"])
+        #expect(abs(report.timeline![4].end - 15.38) < 1e-9)
+    }
+
+    @Test func idleLTEAveragesAboutTwentyMilliwatts() {
+        var radio = lteRadio()
+        let report = radio.report(until: 3600)
+        #expect(report.wakeSeconds == 0)
+        #expect(abs(report.meanPowerMilliwatts - 19.955) < 0.01)
+    }
+
+    @Test func downlinkToIdleLTEWaitsForThePagingOccasionThenPromotes() {
+        var radio = lteRadio(pagingPhase: 0.3)
+        // Occasions at 0.3 + 1.28 k: 4.14, 5.42, ...
+        let admission = radio.admit(at: 5, direction: .down, bytes: 1000)
+        #expect(abs(admission.pagingWait - 0.42) < 1e-9)
+        #expect(abs(admission.promotionWait - 0.26) < 1e-12)
+        #expect(abs(admission.start - 5.68) < 1e-9)
+        #expect(radio.stateName(at: 5.2) == "IDLE")
+        #expect(radio.stateName(at: 5.5) == "PROMOTION")
+    }
+
+    @Test func uplinkDuringAPromotionWaitsForItsEnd() {
+        var radio = lteRadio()
+        _ = radio.admit(at: 1, direction: .up, bytes: 10)
+        let second = radio.admit(at: 1.1, direction: .down, bytes: 10)
+        #expect(abs(second.start - 1.26) < 1e-12)
+        #expect(abs(second.promotionWait - 0.16) < 1e-9)
+        #expect(radio.report(until: 2).promotions == 1)
+    }
+
+    @Test func downlinkInLongDRXWaitsForTheNextOnDuration() {
+        var radio = lteRadio()
+        let first = radio.admit(at: 5, direction: .up, bytes: 100)
+        radio.transmitted(from: first.start, to: first.start, direction: .up, bytes: 100)
+        // Continuous reception until 5.36, short DRX until 5.38, long DRX cycles of 40 ms from 5.38.
+        #expect(radio.admit(at: 5.30, direction: .down, bytes: 10).totalWait == 0)
+        let inLongDRX = radio.admit(at: 6.0005, direction: .down, bytes: 10)
+        #expect(abs(inLongDRX.drxWait - 0.0195) < 1e-9)
+        #expect(abs(inLongDRX.start - 6.02) < 1e-9)
+        let uplink = radio.admit(at: 6.0005, direction: .up, bytes: 10)
+        #expect(abs(uplink.drxWait - 0.005) < 1e-12, "uplink in DRX pays a scheduling request")
+        #expect(radio.report(until: 7).promotions == 1)
+    }
+
+    @Test func trafficInDRXRestartsTheTailInsteadOfPromoting() {
+        var radio = lteRadio()
+        for second in stride(from: 1.0, through: 9.0, by: 2.0) {
+            let admission = radio.admit(at: second, direction: .up, bytes: 100)
+            radio.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 100)
+        }
+        let report = radio.report(until: 60)
+        #expect(report.promotions == 1)
+        // Awake from the first promotion (1.0) until the last packet's tail ends: 9.005 + 10.12.
+        #expect(abs(report.wakeSeconds - (9.005 + 10.12 - 1.0)) < 1e-9)
+        #expect(abs(radio.tailEnd - 19.125) < 1e-9)
+    }
+
+    // MARK: UMTS
+
+    func umtsRadio() -> RadioStateMachine {
+        RadioStateMachine(RadioStages(.umts(UMTSRadioParameters()))!, recordsTimeline: true)
+    }
+
+    @Test func oneUplinkPacketOnIdleUMTS() {
+        var radio = umtsRadio()
+        let admission = radio.admit(at: 0, direction: .up, bytes: 100)
+        #expect(abs(admission.promotionWait - 2.0) < 1e-12)
+        radio.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 100)
+        let report = radio.report(until: 30)
+        // i997: promotion 2.0 s at 0.65 W, DCH 4 s at 1.30 W, FACH 10 s at 0.30 W, IDLE 0 W.
+        let expected = 2.0 * 0.65 + 4 * 1.30 + 10 * 0.30
+        #expect(abs(report.energyJoules - expected) < 1e-9)
+        #expect(abs(report.wakeSeconds - 16) < 1e-9)
+        #expect(report.timeline!.map(\.state) == ["PROMOTION", "DCH", "FACH", "IDLE"])
+    }
+
+    @Test func fachCarriesSmallTransfersAndPromotesPastTheRLCThreshold() {
+        var radio = umtsRadio()
+        let first = radio.admit(at: 0, direction: .up, bytes: 100)
+        radio.transmitted(from: first.start, to: first.start, direction: .up, bytes: 100)
+        // In FACH from 6 s to 16 s. 400 B stays under the 543 B uplink threshold.
+        let small = radio.admit(at: 8, direction: .up, bytes: 400)
+        #expect(small.totalWait == 0)
+        radio.transmitted(from: 8, to: 8, direction: .up, bytes: 400)
+        #expect(radio.stateName(at: 17.9) == "FACH", "FACH traffic restarts the FACH timer (until 18 s)")
+        #expect(radio.stateName(at: 18.1) == "IDLE")
+        // 0.1 s later the buffer has drained 400 B at 4000 B/s: another 500 B fits (<= 543).
+        #expect(radio.admit(at: 8.1, direction: .up, bytes: 500).totalWait == 0)
+        // Immediately after, 100 B more overflows it: FACH -> DCH takes 1.5 s.
+        let large = radio.admit(at: 8.1, direction: .up, bytes: 100)
+        #expect(abs(large.promotionWait - 1.5) < 1e-12)
+        radio.transmitted(from: large.start, to: large.start, direction: .up, bytes: 100)
+        let report = radio.report(until: 40)
+        #expect(report.promotions == 1)
+        #expect(report.promotionsByOrigin == ["IDLE": 1, "FACH": 1])
+        #expect(abs(report.secondsByState["DCH"]! - 8) < 1e-9)
+    }
+
+    // MARK: 5G
+
+    @Test func oneUplinkPacketOnIdleNRStandaloneGoesThroughInactive() {
+        var radio = RadioStateMachine(RadioStages(.nr(.standalone))!, recordsTimeline: true)
+        let admission = radio.admit(at: 0, direction: .up, bytes: 100)
+        #expect(abs(admission.promotionWait - 0.36) < 1e-12)
+        radio.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 100)
+        #expect(radio.stateName(at: 10.0) == "CONNECTED")
+        #expect(radio.stateName(at: 12.0) == "INACTIVE")
+        #expect(radio.stateName(at: 15.5) == "IDLE")
+        let report = radio.report(until: 20)
+        let expected = 0.36 * 0.70 + 10.2 * 0.70 + 4.8 * ltePagingWatts + (20 - 15.36) * ltePagingWatts + 0.0008 * 0.032
+        #expect(abs(report.energyJoules - expected) < 1e-9)
+        #expect(abs(report.wakeSeconds - 15.36) < 1e-9, "wake time counts all time not IDLE")
+        #expect(report.timeline!.map(\.state) == ["PROMOTION", "CONNECTED", "INACTIVE", "IDLE"])
+    }
+
+    @Test func nrStandaloneResumesFromInactiveFasterAndCountsItApart() {
+        var radio = RadioStateMachine(RadioStages(.nr(.standalone))!)
+        let first = radio.admit(at: 0, direction: .up, bytes: 100)
+        radio.transmitted(from: first.start, to: first.start, direction: .up, bytes: 100)
+        let resume = radio.admit(at: 12, direction: .up, bytes: 100)
+        #expect(abs(resume.promotionWait - 0.1) < 1e-12)
+        let report = radio.report(until: 30)
+        #expect(report.promotions == 1)
+        #expect(report.promotionsByOrigin == ["IDLE": 1, "INACTIVE": 1])
+    }
+
+    @Test func nrNonStandaloneHasNoInactiveState() {
+        let stages = RadioStages(.nr(.nonStandalone))!
+        #expect(stages.stages.map(\.name) == ["CONNECTED", "IDLE"])
+        #expect(stages.model == "nr-nsa")
+    }
+
+    // MARK: WiFi and combinations
+
+    @Test func wifiHasNoPromotionDelayAndAShortTail() {
+        var radio = RadioStateMachine(RadioStages(.wifi(WiFiRadioParameters()))!)
+        let admission = radio.admit(at: 1, direction: .down, bytes: 1500)
+        #expect(admission.totalWait == 0)
+        radio.transmitted(from: 1, to: 1.01, direction: .down, bytes: 1500)
+        let report = radio.report(until: 11)
+        #expect(abs(report.wakeSeconds - 0.26) < 1e-9)
+        let expected = 0.26 * 0.403 + (11 - 0.26) * 0.02
+        #expect(abs(report.energyJoules - expected) < 1e-9)
+    }
+
+    @Test func sequentialReportsAddUp() {
+        var lte = lteRadio()
+        var wifi = RadioStateMachine(RadioStages(.wifi(WiFiRadioParameters()))!, start: 10)
+        let combined = RadioReport.sequential([lte.report(until: 10), wifi.report(until: 20)])
+        #expect(combined.model == "lte+wifi")
+        #expect(abs(combined.durationSeconds - 20) < 1e-12)
+        #expect(abs(combined.secondsByState["IDLE"]! - 20) < 1e-12)
+    }
+
+    @Test func reportEncodesTheDocumentedKeys() throws {
+        var radio = lteRadio()
+        let json = try String(decoding: JSONEncoder().encode(radio.report(until: 1)), as: UTF8.self)
+        for key in ["model", "wakeSeconds", "promotions", "energyJoules", "meanPowerMilliwatts", "secondsByState"] {
+            #expect(json.contains("\"\(key)\""))
+        }
+    }
+}
+
+import Foundation
