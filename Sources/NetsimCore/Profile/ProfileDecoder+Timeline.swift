@@ -1,0 +1,105 @@
+extension ProfileDecoder {
+    /// A list of events, or `{repeat: PERIOD, events: [...]}`. Events are sorted by time;
+    /// events at the same time keep their profile order.
+    func timeline(_ node: ProfileNode, networkNames: [String]) throws(ProfileError) -> Timeline {
+        let eventList: ProfileNode
+        let repeatNode: ProfileNode?
+        if case .mapping = node.node {
+            let mapping = try node.mapping(keys: ["repeat", "events"])
+            eventList = try mapping.required("events").named("the timeline's events")
+            repeatNode = mapping.value("repeat")
+        } else {
+            eventList = node
+            repeatNode = nil
+        }
+        var located: [(event: TimelineEvent, node: ProfileNode)] = []
+        for (index, item) in try eventList.sequence().enumerated() {
+            let eventNode = item.named("timeline event \(index + 1)")
+            located.append((try event(eventNode, networkNames: networkNames), eventNode))
+        }
+        located = located.enumerated()
+            .sorted { ($0.element.event.at, $0.offset) < ($1.element.event.at, $1.offset) }
+            .map(\.element)
+        try requireSeparateGaps(located)
+        let repeatPeriod = try repeatNode.map(positiveDuration)
+        if let repeatPeriod, let repeatNode { try requireFits(located, in: repeatPeriod, repeatNode: repeatNode) }
+        return Timeline(events: located.map(\.event), repeatPeriod: repeatPeriod)
+    }
+
+    private func event(_ node: ProfileNode, networkNames: [String]) throws(ProfileError) -> TimelineEvent {
+        let kinds = ["outage", "handover", "set"]
+        let mapping = try node.mapping(keys: ["at"] + kinds)
+        let at = try duration(mapping.required("at"))
+        let given = mapping.entries.filter { kinds.contains($0.key) }
+        guard given.count == 1, let entry = given.first else {
+            let problem = given.isEmpty ? "has none" : "has \(given.map { "'\($0.key)'" }.joined(separator: " and "))"
+            throw node.error("\(node.place) needs exactly one of 'outage', 'handover' or 'set'; it \(problem)")
+        }
+        let kindNode = entry.value.named("the \(entry.key) of \(node.place)")
+        switch entry.key {
+        case "outage": return TimelineEvent(at: at, kind: try outage(kindNode))
+        case "handover": return TimelineEvent(at: at, kind: try handover(kindNode, networkNames: networkNames))
+        default: return TimelineEvent(at: at, kind: try linkSet(kindNode, owner: node.place, networkNames: networkNames))
+        }
+    }
+
+    private func outage(_ node: ProfileNode) throws(ProfileError) -> TimelineEvent.Kind {
+        let mapping = try node.mapping(keys: ["duration", "mode"])
+        return .outage(
+            duration: try positiveDuration(mapping.required("duration")),
+            mode: try mapping.value("mode")?.choice(OutageMode.self) ?? .stall)
+    }
+
+    private func handover(_ node: ProfileNode, networkNames: [String]) throws(ProfileError) -> TimelineEvent.Kind {
+        let mapping = try node.mapping(keys: ["to", "mode", "gap"])
+        return .handover(
+            to: try networkName(mapping.required("to"), among: networkNames),
+            mode: try mapping.value("mode")?.choice(HandoverMode.self) ?? .reset,
+            gap: try mapping.value("gap").map(duration) ?? 0)
+    }
+
+    private func linkSet(
+        _ node: ProfileNode, owner: String, networkNames: [String]
+    ) throws(ProfileError) -> TimelineEvent.Kind {
+        let mapping = try node.mapping(keys: ["network", "link"])
+        let network = try mapping.value("network").map { node throws(ProfileError) in
+            try networkName(node, among: networkNames)
+        }
+        let link = try linkChanges(mapping.required("link"), owner: owner)
+        guard !link.up.isEmpty || !link.down.isEmpty else {
+            throw node.error("\(node.place) changes nothing: give at least one link field")
+        }
+        return .set(network: network, up: link.up, down: link.down)
+    }
+
+    /// Two outages or handover gaps that overlap have no clear meaning (which one ends the
+    /// other?); a `set` during a gap is fine.
+    private func requireSeparateGaps(_ events: [(event: TimelineEvent, node: ProfileNode)]) throws(ProfileError) {
+        var previousGap: (event: TimelineEvent, end: Double)?
+        for (event, node) in events {
+            if case .set = event.kind { continue }
+            if let previousGap, event.at < previousGap.end {
+                throw node.error(
+                    "\(node.place) (\(event.kindName) at \(Quantity.formatDuration(event.at))) starts during the"
+                        + " \(previousGap.event.kindName) from \(Quantity.formatDuration(previousGap.event.at))"
+                        + " to \(Quantity.formatDuration(previousGap.end))")
+            }
+            previousGap = (event, event.at + event.connectivityGap)
+        }
+    }
+
+    /// A repeating timeline's period must hold every event and its gap, or one repetition
+    /// would still be running when the next begins.
+    private func requireFits(
+        _ events: [(event: TimelineEvent, node: ProfileNode)], in period: Double, repeatNode: ProfileNode
+    ) throws(ProfileError) {
+        guard let last = events.max(by: { $0.event.at + $0.event.connectivityGap < $1.event.at + $1.event.connectivityGap })
+        else { return }
+        let end = last.event.at + last.event.connectivityGap
+        guard end > period else { return }
+        throw repeatNode.error(
+            "'repeat' (\(Quantity.formatDuration(period))) is shorter than the timeline: \(last.node.place)"
+                + " (\(last.event.kindName) at \(Quantity.formatDuration(last.event.at))) lasts until"
+                + " \(Quantity.formatDuration(end))")
+    }
+}
