@@ -1,0 +1,298 @@
+/// One emulated phone: its radio, one link per direction shared by all its connections, the
+/// scripted timeline and the carrier NAT. Pure: every method takes the time as an argument,
+/// and every random draw comes from the seed, so the same inputs give the same answers.
+///
+/// The proxy asks `send` when a chunk it read should be delivered, sleeps until then, and acts
+/// on the `DeviceAction`s that `advance` returns at timeline events.
+public struct DeviceModel: Sendable {
+    public let profile: Profile
+    private var random: SeededRandom
+    private let recordsRadioTimeline: Bool
+
+    public private(set) var network: Network
+    /// Each network's parameters as `set` events have changed them.
+    private var networks: [String: Network]
+    private var uplink: LinkDirection
+    private var downlink: LinkDirection
+    private var radio: RadioStateMachine?
+    private var radioStart: Double
+    private var earlierRadioReports: [RadioReport] = []
+
+    private var gaps: ConnectivityGaps
+    private var cursor: TimelineCursor
+    private var connections: [ConnectionID: ConnectionState] = [:]
+    private var nextConnection: ConnectionID = 1
+
+    /// Every timeline event that happened, in order, for reports.
+    public private(set) var events: [DeviceEvent] = []
+    /// Radio waits added to chunks, for reporting radio latency apart from link delay.
+    public private(set) var radioWaits = RadioWaitTotals()
+
+    public init(profile: Profile, seed: UInt64, start: Double = 0, recordsRadioTimeline: Bool = false) {
+        self.profile = profile
+        var random = SeededRandom(seed: seed)
+        let network = profile.network(named: profile.start) ?? profile.networks[0]
+        self.network = network
+        self.networks = Dictionary(profile.networks.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.uplink = LinkDirection(network.up, random: random.fork(), start: start)
+        self.downlink = LinkDirection(network.down, random: random.fork(), start: start)
+        self.recordsRadioTimeline = recordsRadioTimeline
+        self.radioStart = start
+        self.radio = Self.makeRadio(network.radio, start: start, random: &random, recordsTimeline: recordsRadioTimeline)
+        self.random = random
+        self.gaps = ConnectivityGaps(scripted: profile.timeline.connectivityGaps, period: profile.timeline.repeatPeriod)
+        self.cursor = TimelineCursor(profile.timeline, start: start)
+    }
+
+    // MARK: Connections
+
+    public mutating func openConnection(at time: Double) -> ConnectionID {
+        let id = nextConnection
+        nextConnection += 1
+        connections[id] = ConnectionState(lastActivity: time)
+        return id
+    }
+
+    public mutating func closeConnection(_ id: ConnectionID) {
+        connections[id] = nil
+        uplink.forget(id)
+        downlink.forget(id)
+    }
+
+    public var openConnections: Int { connections.count }
+
+    /// When a chunk of `bytes` read at `time` on `connection`, going `direction`, reaches the
+    /// other side; or that it goes nowhere because the profile killed the connection.
+    public mutating func send(_ bytes: Int, _ direction: Direction, on connection: ConnectionID, at time: Double) -> SendVerdict {
+        guard var state = connections[connection] else { return .discard }
+        switch state.fate {
+        case .silenced: return .discard
+        case .reset: return .reset
+        case .open: break
+        }
+        if let nat = profile.nat, time - state.lastActivity > nat.idleTimeout {
+            state.fate = nat.mode == .silent ? .silenced : .reset
+            connections[connection] = state
+            events.append(DeviceEvent(at: time, kind: "nat-expiry", network: network.name, mode: nat.mode.rawValue, affectedConnections: 1))
+            return state.fate == .silenced ? .discard : .reset
+        }
+        state.lastActivity = time
+        connections[connection] = state
+
+        let roundTrip = uplink.parameters.delay + downlink.parameters.delay
+        let timeout = roundTrip + LinkDirection.minimumRetransmissionTimeout
+        switch direction {
+        case .up:
+            let ready = gaps.deliverableTime(time, retransmissionTimeout: timeout)
+            let admission = admitToRadio(at: ready, .up, bytes)
+            let transmission = uplink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: timeout)
+            radio?.transmitted(from: transmission.start, to: transmission.end, direction: .up, bytes: bytes)
+            let arrival = transmission.end + uplink.propagationDelay()
+                + uplink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
+            let delivery = uplink.deliveryInOrder(
+                on: connection, at: gaps.deliverableTime(arrival, retransmissionTimeout: timeout))
+            return .deliver(at: delivery, radioWait: admission.totalWait)
+        case .down:
+            let atRadio = time + downlink.propagationDelay()
+                + downlink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
+            let ready = gaps.deliverableTime(atRadio, retransmissionTimeout: timeout)
+            let admission = admitToRadio(at: ready, .down, bytes)
+            let transmission = downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: timeout)
+            radio?.transmitted(from: transmission.start, to: transmission.end, direction: .down, bytes: bytes)
+            let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
+            return .deliver(at: delivery, radioWait: admission.totalWait)
+        }
+    }
+
+    /// Bytes waiting for the link in `direction` at `time`.
+    public mutating func backlog(_ direction: Direction, at time: Double) -> Int {
+        direction == .up ? uplink.backlog(at: time) : downlink.backlog(at: time)
+    }
+
+    /// The link's queue limit in `direction`, if the profile sets one.
+    public func queueLimit(_ direction: Direction) -> Int? {
+        direction == .up ? uplink.parameters.queueLimit : downlink.parameters.queueLimit
+    }
+
+    // MARK: Timeline
+
+    /// When the next scripted event happens, if ever.
+    public var nextEventTime: Double? { cursor.next?.time }
+
+    /// Applies every scripted event up to `time` and says what the proxy must do.
+    public mutating func advance(to time: Double) -> [DeviceAction] {
+        cursor.take(through: time).flatMap { apply($0.event.kind, at: $0.time) }
+    }
+
+    /// Applies an event now that the timeline did not script (the admin API's triggers).
+    public mutating func trigger(_ kind: TimelineEvent.Kind, at time: Double) -> [DeviceAction] {
+        let gap = TimelineEvent(at: time, kind: kind).connectivityGap
+        if gap > 0 { gaps.add(.init(start: time, end: time + gap)) }
+        return apply(kind, at: time)
+    }
+
+    /// Whether the device has no connectivity at `time`.
+    public func isDisconnected(at time: Double) -> Bool {
+        gaps.gap(containing: time) != nil
+    }
+
+    public func radioStateName(at time: Double) -> String {
+        radio?.stateName(at: time) ?? "NONE"
+    }
+
+    /// The radio figures from the start until `time`, across every network the device was on.
+    public mutating func radioReport(until time: Double) -> RadioReport {
+        let current = radio.map { radio in
+            var radio = radio
+            return radio.report(until: time)
+        } ?? .noRadio(durationSeconds: max(0, time - radioStart), bytes: .init(up: 0, down: 0))
+        return .sequential(earlierRadioReports + [current])
+    }
+
+    // MARK: Internals
+
+    private static func makeRadio(
+        _ parameters: RadioParameters, start: Double, random: inout SeededRandom, recordsTimeline: Bool
+    ) -> RadioStateMachine? {
+        guard let stages = RadioStages(parameters) else { return nil }
+        let pagingCycle = stages.stages.compactMap { stage -> Double? in
+            if case .dormant(_, let cycle) = stage.behavior { return cycle }
+            return nil
+        }.max() ?? 0
+        return RadioStateMachine(
+            stages, start: start, pagingPhase: random.unitInterval() * pagingCycle, recordsTimeline: recordsTimeline)
+    }
+
+    private mutating func admitToRadio(at time: Double, _ direction: Direction, _ bytes: Int) -> RadioAdmission {
+        guard let admission = radio?.admit(at: time, direction: direction, bytes: bytes) else {
+            return RadioAdmission(requested: time)
+        }
+        radioWaits.add(admission)
+        return admission
+    }
+
+    private mutating func apply(_ kind: TimelineEvent.Kind, at time: Double) -> [DeviceAction] {
+        let open = connections.filter { $0.value.fate == .open }.map(\.key).sorted()
+        switch kind {
+        case .outage(let duration, let mode):
+            events.append(DeviceEvent(
+                at: time, kind: "outage", network: network.name, mode: mode.rawValue, durationSeconds: duration,
+                affectedConnections: mode == .stall ? 0 : open.count))
+            switch mode {
+            case .stall: return []
+            case .blackhole: return silence(open)
+            case .reset: return reset(open)
+            }
+        case .handover(let target, let mode, let gap):
+            events.append(DeviceEvent(
+                at: time, kind: "handover", network: target, mode: mode.rawValue, durationSeconds: gap,
+                affectedConnections: mode == .keep ? 0 : open.count))
+            switchNetwork(to: target, at: time)
+            switch mode {
+            case .keep: return []
+            case .blackhole: return silence(open)
+            case .reset: return reset(open)
+            }
+        case .set(let name, let up, let down):
+            let target = name ?? network.name
+            guard var changed = networks[target] else { return [] }
+            changed.up = up.applied(to: changed.up)
+            changed.down = down.applied(to: changed.down)
+            networks[target] = changed
+            events.append(DeviceEvent(at: time, kind: "set", network: target))
+            if target == network.name {
+                network = changed
+                uplink.update(changed.up, at: time)
+                downlink.update(changed.down, at: time)
+            }
+            return []
+        }
+    }
+
+    private mutating func switchNetwork(to name: String, at time: Double) {
+        guard let next = networks[name] else { return }
+        if var radio {
+            earlierRadioReports.append(radio.report(until: time))
+        } else if time > radioStart {
+            earlierRadioReports.append(.noRadio(durationSeconds: time - radioStart, bytes: .init(up: 0, down: 0)))
+        }
+        network = next
+        uplink.update(next.up, at: time)
+        downlink.update(next.down, at: time)
+        radio = Self.makeRadio(next.radio, start: time, random: &random, recordsTimeline: recordsRadioTimeline)
+        radioStart = time
+    }
+
+    private mutating func silence(_ ids: [ConnectionID]) -> [DeviceAction] {
+        for id in ids { connections[id]?.fate = .silenced }
+        return ids.isEmpty ? [] : [.silence(ids)]
+    }
+
+    private mutating func reset(_ ids: [ConnectionID]) -> [DeviceAction] {
+        for id in ids { connections[id]?.fate = .reset }
+        return ids.isEmpty ? [] : [.reset(ids)]
+    }
+}
+
+/// What happens to a chunk the proxy read.
+public enum SendVerdict: Sendable, Equatable {
+    /// Deliver it to the other side at this time; `radioWait` of its delay was the radio's.
+    case deliver(at: Double, radioWait: Double)
+    /// The connection is dead and silent (blackholed, or its NAT mapping expired): drop it.
+    case discard
+    /// The connection is dead and both sides should get a RST.
+    case reset
+}
+
+/// What the proxy must do at a timeline event.
+public enum DeviceAction: Sendable, Equatable {
+    /// Reset both sides of these connections.
+    case reset([ConnectionID])
+    /// These connections go silent: drop their bytes from now on, close nothing.
+    case silence([ConnectionID])
+}
+
+struct ConnectionState: Sendable {
+    enum Fate: Sendable { case open, silenced, reset }
+    var lastActivity: Double
+    var fate = Fate.open
+}
+
+/// A timeline event as it happened, for reports.
+public struct DeviceEvent: Sendable, Equatable, Codable {
+    public var at: Double
+    public var kind: String
+    public var network: String?
+    public var mode: String?
+    public var durationSeconds: Double?
+    public var affectedConnections: Int?
+
+    public init(
+        at: Double, kind: String, network: String? = nil, mode: String? = nil, durationSeconds: Double? = nil,
+        affectedConnections: Int? = nil
+    ) {
+        self.at = at
+        self.kind = kind
+        self.network = network
+        self.mode = mode
+        self.durationSeconds = durationSeconds
+        self.affectedConnections = affectedConnections
+    }
+}
+
+/// The radio's share of added latency, summed over chunks.
+public struct RadioWaitTotals: Sendable, Equatable, Codable {
+    public var chunks = 0
+    public var delayedChunks = 0
+    public var pagingSeconds = 0.0
+    public var promotionSeconds = 0.0
+    public var drxSeconds = 0.0
+
+    mutating func add(_ admission: RadioAdmission) {
+        chunks += 1
+        if admission.totalWait > 0 { delayedChunks += 1 }
+        pagingSeconds += admission.pagingWait
+        promotionSeconds += admission.promotionWait
+        drxSeconds += admission.drxWait
+    }
+}

@@ -1,0 +1,89 @@
+/// When the device has no connectivity (outages and handover gaps), and when bytes that tried
+/// to cross during a gap actually get through.
+///
+/// TCP does not resume the moment a link comes back: a segment sent into a dead link is
+/// retransmitted on an exponential schedule (RTO, 2 RTO, 4 RTO, ... capped at Linux's
+/// TCP_RTO_MAX of 120 s), so it arrives at the first retransmission after the gap ends. A chunk
+/// first sent early in a long outage can therefore arrive well after the outage is over.
+public struct ConnectivityGaps: Sendable, Equatable {
+    public struct Gap: Sendable, Equatable {
+        public var start: Double
+        public var end: Double
+
+        public init(start: Double, end: Double) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// Linux's TCP_RTO_MAX.
+    public static let maximumBackoff = 120.0
+
+    private let scripted: [Gap]
+    private let period: Double?
+    private var live: [Gap] = []
+
+    /// - Parameters:
+    ///   - scripted: gaps within one period of the timeline, sorted by start.
+    ///   - period: the timeline's repeat period, if it repeats.
+    public init(scripted: [Gap], period: Double?) {
+        self.scripted = scripted.sorted { $0.start < $1.start }
+        self.period = period
+    }
+
+    /// Adds a gap decided at run time (an outage or handover triggered through the admin API).
+    public mutating func add(_ gap: Gap) {
+        live.removeAll { $0.end < gap.start - Self.maximumBackoff * 8 }
+        live.append(gap)
+    }
+
+    /// The gap in force at `time`, if any, in absolute time.
+    public func gap(containing time: Double) -> Gap? {
+        for gap in live where gap.start <= time && time < gap.end { return gap }
+        guard !scripted.isEmpty else { return nil }
+        let offset: Double
+        if let period, period > 0 {
+            offset = (time / period).rounded(.down) * period
+        } else {
+            offset = 0
+        }
+        for gap in scripted where gap.start + offset <= time && time < gap.end + offset {
+            return Gap(start: gap.start + offset, end: gap.end + offset)
+        }
+        return nil
+    }
+
+    /// When bytes first sent at `time` get through: `time` itself outside a gap, otherwise the
+    /// first retransmission (RTO backoff from `time`) at or after the gap's end. Gaps that the
+    /// retransmission lands in are waited out the same way.
+    public func deliverableTime(_ time: Double, retransmissionTimeout rto: Double) -> Double {
+        var sentAt = time
+        while let gap = gap(containing: sentAt) {
+            var retry = sentAt
+            var backoff = max(rto, 0.001)
+            while retry < gap.end {
+                retry += backoff
+                backoff = min(backoff * 2, Self.maximumBackoff)
+            }
+            sentAt = retry
+        }
+        return sentAt
+    }
+
+    /// The first gap starting after `time` (absolute), for splitting a long serialization.
+    public func nextGapStart(after time: Double) -> Double? {
+        var best = live.filter { $0.start > time }.map(\.start).min()
+        if !scripted.isEmpty {
+            let base: Double
+            if let period, period > 0 { base = (time / period).rounded(.down) * period } else { base = 0 }
+            let cycles = period == nil ? [0.0] : [base, base + period!]
+            for cycleStart in cycles {
+                for gap in scripted where gap.start + cycleStart > time {
+                    best = min(best ?? .infinity, gap.start + cycleStart)
+                    break
+                }
+            }
+        }
+        return best
+    }
+}

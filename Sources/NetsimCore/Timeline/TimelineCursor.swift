@@ -1,0 +1,45 @@
+/// Walks a timeline's occurrences in time order, repeating it when it repeats.
+struct TimelineCursor: Sendable {
+    struct Occurrence: Sendable, Equatable {
+        var time: Double
+        var event: TimelineEvent
+    }
+
+    private let timeline: Timeline
+    private let origin: Double
+    private var cycle = 0
+    private var index = 0
+
+    init(_ timeline: Timeline, start: Double) {
+        self.timeline = timeline
+        self.origin = start
+    }
+
+    /// The next occurrence not yet taken, if any.
+    var next: Occurrence? {
+        guard index < timeline.events.count else { return nil }
+        let event = timeline.events[index]
+        return Occurrence(time: origin + Double(cycle) * (timeline.repeatPeriod ?? 0) + event.at, event: event)
+    }
+
+    /// Takes every occurrence at or before `time`, in order.
+    mutating func take(through time: Double) -> [Occurrence] {
+        var taken: [Occurrence] = []
+        while let occurrence = next, occurrence.time <= time {
+            taken.append(occurrence)
+            index += 1
+            if index == timeline.events.count, let period = timeline.repeatPeriod, period > 0 {
+                index = 0
+                cycle += 1
+            }
+        }
+        return taken
+    }
+}
+
+extension Timeline {
+    /// The windows without connectivity (outages and handover gaps) within one period.
+    var connectivityGaps: [ConnectivityGaps.Gap] {
+        events.filter { $0.connectivityGap > 0 }.map { .init(start: $0.at, end: $0.at + $0.connectivityGap) }
+    }
+}

@@ -1,0 +1,151 @@
+import Testing
+
+@testable import NetsimCore
+
+/// The device: radio, links, timeline and NAT together, with injected times and no sockets.
+@Suite struct DeviceModelTests {
+    func profile(
+        radio: RadioParameters = .none, up: LinkParameters = LinkParameters(), down: LinkParameters = LinkParameters(),
+        nat: NATPolicy? = nil, events: [TimelineEvent] = [], repeatPeriod: Double? = nil
+    ) -> Profile {
+        Profile(
+            name: "test", description: "",
+            networks: [
+                Network(name: "cell", radio: radio, up: up, down: down),
+                Network(name: "wifi", radio: .wifi(WiFiRadioParameters()), up: LinkParameters(delay: 0.005), down: LinkParameters(delay: 0.005)),
+            ],
+            start: "cell", nat: nat, timeline: Timeline(events: events, repeatPeriod: repeatPeriod))
+    }
+
+    func deliveryTime(_ verdict: SendVerdict) -> Double? {
+        if case .deliver(let time, _) = verdict { return time }
+        return nil
+    }
+
+    @Test func passThroughDeliversAtOnce() {
+        var device = DeviceModel(profile: .passThrough, seed: 1)
+        let connection = device.openConnection(at: 0)
+        #expect(device.send(1000, .up, on: connection, at: 3) == .deliver(at: 3, radioWait: 0))
+        #expect(device.send(1000, .down, on: connection, at: 4) == .deliver(at: 4, radioWait: 0))
+    }
+
+    @Test func delaysAddUpToTheRoundTrip() {
+        var device = DeviceModel(profile: profile(up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05)), seed: 1)
+        let connection = device.openConnection(at: 0)
+        let request = deliveryTime(device.send(100, .up, on: connection, at: 1))!
+        let response = deliveryTime(device.send(100, .down, on: connection, at: request))!
+        #expect(abs(response - 1.1) < 1e-9)
+    }
+
+    @Test func theFirstRequestOnAnIdleLTEPhonePaysThePromotion() {
+        var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters()), up: LinkParameters(delay: 0.02)), seed: 1)
+        let connection = device.openConnection(at: 0)
+        guard case .deliver(let delivered, let radioWait) = device.send(100, .up, on: connection, at: 30) else {
+            Issue.record("not delivered")
+            return
+        }
+        #expect(abs(delivered - 30.28) < 1e-9)
+        #expect(abs(radioWait - 0.26) < 1e-9)
+        #expect(device.radioReport(until: 60).promotions == 1)
+        #expect(abs(device.radioWaits.promotionSeconds - 0.26) < 1e-9)
+    }
+
+    @Test func aStallOutageDelaysButDelivers() {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .stall))
+        var device = DeviceModel(profile: profile(up: LinkParameters(delay: 0.05), events: [outage]), seed: 1)
+        let connection = device.openConnection(at: 0)
+        #expect(device.advance(to: 11) == [])
+        #expect(device.isDisconnected(at: 11))
+        // Sent at 11 s: retransmitted every RTO (0.05 + 0.2 s), doubling: 11.25, 11.75, 12.75, 14.75, 18.75.
+        let delivered = deliveryTime(device.send(100, .up, on: connection, at: 11))!
+        #expect(abs(delivered - (18.75 + 0.05)) < 1e-9)
+        #expect(device.events.map(\.kind) == ["outage"])
+    }
+
+    @Test func aResetOutageResetsOpenConnectionsAndLaterOnesWork() {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 2, mode: .reset))
+        var device = DeviceModel(profile: profile(events: [outage]), seed: 1)
+        let first = device.openConnection(at: 0)
+        let second = device.openConnection(at: 1)
+        #expect(device.nextEventTime == 10)
+        #expect(device.advance(to: 9.9) == [])
+        #expect(device.advance(to: 10) == [.reset([first, second])])
+        #expect(device.send(10, .up, on: first, at: 10.5) == .reset)
+        let later = device.openConnection(at: 13)
+        #expect(device.send(10, .up, on: later, at: 13) == .deliver(at: 13, radioWait: 0))
+    }
+
+    @Test func aBlackholeSilencesOpenConnections() {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 2, mode: .blackhole))
+        var device = DeviceModel(profile: profile(events: [outage]), seed: 1)
+        let connection = device.openConnection(at: 0)
+        #expect(device.advance(to: 10) == [.silence([connection])])
+        #expect(device.send(10, .down, on: connection, at: 20) == .discard)
+        #expect(device.events.first?.affectedConnections == 1)
+    }
+
+    @Test func aHandoverMovesTheDeviceToTheNewNetworkAndItsRadio() {
+        let handover = TimelineEvent(at: 20, kind: .handover(to: "wifi", mode: .keep, gap: 1))
+        var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters()), events: [handover]), seed: 1)
+        let connection = device.openConnection(at: 0)
+        #expect(device.advance(to: 20) == [])
+        #expect(device.network.name == "wifi")
+        #expect(device.radioStateName(at: 20.5) == "IDLE")
+        // During the gap bytes wait; afterwards they cross the WiFi link's 5 ms.
+        let delivered = deliveryTime(device.send(10, .up, on: connection, at: 25))!
+        #expect(abs(delivered - 25.005) < 1e-9)
+        let report = device.radioReport(until: 40)
+        #expect(report.model == "lte+wifi")
+        #expect(abs(report.durationSeconds - 40) < 1e-9)
+    }
+
+    @Test func aSetEventChangesTheLinkFromThenOn() {
+        let change = TimelineEvent(at: 5, kind: .set(network: nil, up: LinkChange(delay: 0.3), down: LinkChange()))
+        var device = DeviceModel(profile: profile(up: LinkParameters(delay: 0.1), events: [change]), seed: 1)
+        let connection = device.openConnection(at: 0)
+        #expect(deliveryTime(device.send(1, .up, on: connection, at: 1)) == 1.1)
+        _ = device.advance(to: 6)
+        #expect(abs(deliveryTime(device.send(1, .up, on: connection, at: 6))! - 6.3) < 1e-9)
+    }
+
+    @Test func theNATForgetsIdleConnectionsSilentlyOrWithAReset() {
+        var silent = DeviceModel(profile: profile(nat: NATPolicy(idleTimeout: 60)), seed: 1)
+        let connection = silent.openConnection(at: 0)
+        #expect(deliveryTime(silent.send(1, .up, on: connection, at: 59)) != nil)
+        #expect(deliveryTime(silent.send(1, .down, on: connection, at: 118)) != nil, "activity restarted the timer")
+        #expect(silent.send(1, .up, on: connection, at: 180) == .discard)
+        #expect(silent.send(1, .down, on: connection, at: 180.1) == .discard)
+
+        var resetting = DeviceModel(profile: profile(nat: NATPolicy(idleTimeout: 60, mode: .reset)), seed: 1)
+        let other = resetting.openConnection(at: 0)
+        #expect(resetting.send(1, .up, on: other, at: 61) == .reset)
+    }
+
+    @Test func aRepeatingTimelineRecurs() {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .stall))
+        var device = DeviceModel(profile: profile(events: [outage], repeatPeriod: 30), seed: 1)
+        _ = device.advance(to: 100)
+        #expect(device.events.map(\.at) == [10, 40, 70, 100])
+        #expect(device.nextEventTime == 130)
+        #expect(device.isDisconnected(at: 72))
+        #expect(!device.isDisconnected(at: 76))
+    }
+
+    @Test func aTriggeredOutageActsAtOnce() {
+        var device = DeviceModel(profile: profile(), seed: 1)
+        let connection = device.openConnection(at: 0)
+        #expect(device.trigger(.outage(duration: 3, mode: .reset), at: 5) == [.reset([connection])])
+        #expect(device.isDisconnected(at: 6))
+    }
+
+    @Test func theSameSeedGivesTheSameRun() {
+        func run(seed: UInt64) -> [SendVerdict] {
+            let link = LinkParameters(capacity: .rate(bitsPerSecond: 2e6), delay: 0.03, jitter: Jitter(amount: 0.01), loss: .independent(probability: 0.05))
+            var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters()), up: link, down: link), seed: seed)
+            let connection = device.openConnection(at: 0)
+            return (0..<200).map { device.send(3000, $0 % 2 == 0 ? .up : .down, on: connection, at: Double($0) * 0.37) }
+        }
+        #expect(run(seed: 9) == run(seed: 9))
+        #expect(run(seed: 9) != run(seed: 10))
+    }
+}

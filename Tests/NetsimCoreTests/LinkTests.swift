@@ -1,0 +1,169 @@
+import Foundation
+import Testing
+
+@testable import NetsimCore
+
+/// The link models: serialization (rate and trace), delay with jitter, loss, and gaps.
+@Suite struct LinkTests {
+    let noGaps = ConnectivityGaps(scripted: [], period: nil)
+
+    @Test func aTransferAtAFixedRateTakesSizeOverRate() {
+        var schedule = LinkSchedule(.rate(bitsPerSecond: 1_000_000))
+        let transmission = schedule.transmit(1_000_000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        #expect(transmission.start == 0)
+        #expect(abs(transmission.end - 8.0) < 1e-9)
+    }
+
+    @Test func theLinkIsOneFIFOSharedByEveryConnection() {
+        var link = LinkDirection(LinkParameters(capacity: .rate(bitsPerSecond: 8_000)), random: SeededRandom(seed: 1))
+        let first = link.serialize(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        let second = link.serialize(1000, readyAt: 0.5, gaps: noGaps, retransmissionTimeout: 0.2)
+        #expect(first.end == 1.0)
+        #expect(second.start == 1.0 && second.end == 2.0, "waits behind the first chunk")
+        #expect(link.backlog(at: 0.5) == 2000)
+        #expect(link.backlog(at: 1.5) == 1000)
+        #expect(link.backlog(at: 2.0) == 0)
+    }
+
+    @Test func aTraceDrivenLinkUsesExactlyTheTracesOpportunities() {
+        let trace = DeliveryTrace(opportunitiesMs: [0, 0, 5, 10], source: "test")
+        var schedule = LinkSchedule(.trace(trace))
+        // Three full packets: opportunities at 0, 0 and 5 ms.
+        #expect(schedule.transmit(4500, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.005)
+        // The next packet takes the opportunity at 10 ms; the one after, the repetition's 10 + 0 ms.
+        #expect(schedule.transmit(1500, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.010)
+        #expect(schedule.transmit(1500, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.010)
+        // Nothing queued at 15 ms: that opportunity is wasted, not banked.
+        #expect(schedule.transmit(1500, readyAt: 0.016, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.020)
+    }
+
+    @Test func aPartlyUsedOpportunityCarriesTheNextChunkIfItWasReady() {
+        let trace = DeliveryTrace(opportunitiesMs: [0, 5, 10], source: "test")
+        var schedule = LinkSchedule(.trace(trace))
+        #expect(schedule.transmit(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0)
+        #expect(schedule.transmit(400, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0)
+        #expect(schedule.transmit(200, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.005)
+    }
+
+    @Test(arguments: ["Verizon-LTE-short.down", "ATT-LTE-driving-2016.up", "TMobile-UMTS-driving.down"])
+    func aRealTraceDeliversOnePeriodsBytesInOnePeriod(file: String) throws {
+        let text = try String(contentsOfFile: "\(TestPaths.traces)/\(file)", encoding: .utf8)
+        let trace = try DeliveryTrace(parsing: text, source: file)
+        var schedule = LinkSchedule(.trace(trace))
+        let bytes = trace.opportunitiesMs.count * DeliveryTrace.bytesPerOpportunity
+        let transmission = schedule.transmit(bytes, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        #expect(abs(transmission.end - trace.period) < 1e-9)
+        #expect(transmission.start == Double(trace.opportunitiesMs[0]) / 1000)
+        // One more packet lands on the repetition's first opportunity.
+        let next = schedule.transmit(1, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        #expect(abs(next.end - (trace.period + Double(trace.opportunitiesMs[0]) / 1000)) < 1e-9)
+    }
+
+    @Test func theTraceREADMEsMeanRatesMatch() throws {
+        let text = try String(contentsOfFile: "\(TestPaths.traces)/Verizon-LTE-short.down", encoding: .utf8)
+        let trace = try DeliveryTrace(parsing: text, source: "Verizon-LTE-short.down")
+        #expect(abs(trace.meanBitsPerSecond / 1e6 - 5.0) < 0.5, "README: about 5.0 Mbit/s down")
+    }
+
+    @Test func badTracesAreRejectedWithTheirLine() {
+        #expect(throws: DeliveryTrace.FormatError(source: "t", line: 3, reason: "4 is less than the line before (7): values must not decrease")) {
+            try DeliveryTrace(parsing: "1\n7\n4\n", source: "t")
+        }
+        #expect(throws: DeliveryTrace.FormatError(source: "t", line: 2, reason: "'x' is not a whole number of milliseconds")) {
+            try DeliveryTrace(parsing: "1\nx\n", source: "t")
+        }
+        #expect(throws: DeliveryTrace.FormatError.self) { try DeliveryTrace(parsing: "", source: "t") }
+        #expect(throws: DeliveryTrace.FormatError.self) { try DeliveryTrace(parsing: "0\n0\n", source: "t") }
+    }
+
+    @Test(arguments: Jitter.Distribution.allCases)
+    func jitterNeverReordersAConnectionsBytes(distribution: Jitter.Distribution) {
+        let parameters = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04, distribution: distribution))
+        var link = LinkDirection(parameters, random: SeededRandom(seed: 7))
+        var previous = -Double.infinity
+        var reorderedBeforeClamp = 0
+        var delays: [Double] = []
+        for chunk in 0..<2000 {
+            let sent = Double(chunk) * 0.001
+            let delay = link.propagationDelay()
+            delays.append(delay)
+            #expect(delay >= 0)
+            if sent + delay < previous { reorderedBeforeClamp += 1 }
+            let delivery = link.deliveryInOrder(on: 1, at: sent + delay)
+            #expect(delivery >= previous)
+            previous = delivery
+        }
+        #expect(reorderedBeforeClamp > 0, "the draws alone would reorder; the clamp must be what prevents it")
+        let mean = delays.reduce(0, +) / Double(delays.count)
+        switch distribution {
+        case .uniform, .normal: #expect(abs(mean - 0.05) < 0.004)
+        case .pareto: #expect(abs(mean - 0.09) < 0.01, "pareto jitter is one-sided with mean = amount")
+        }
+    }
+
+    @Test func theSameSeedGivesTheSameDrawsAndAnotherSeedOthers() {
+        func draws(seed: UInt64) -> [Double] {
+            var link = LinkDirection(LinkParameters(delay: 0.1, jitter: Jitter(amount: 0.02)), random: SeededRandom(seed: seed))
+            return (0..<50).map { _ in link.propagationDelay() }
+        }
+        #expect(draws(seed: 42) == draws(seed: 42))
+        #expect(draws(seed: 42) != draws(seed: 43))
+    }
+
+    @Test func aLostSegmentCostsAnRTTAndALostLastSegmentAnRTO() {
+        var link = LinkDirection(LinkParameters(loss: .independent(probability: 1)), random: SeededRandom(seed: 1))
+        #expect(link.retransmissionDelay(1000, roundTrip: 0.1, retransmissionTimeout: 0.3) == 0.3)
+        // Three segments: two fast retransmits and a timeout for the last.
+        #expect(abs(link.retransmissionDelay(3 * 1448, roundTrip: 0.1, retransmissionTimeout: 0.3) - 0.5) < 1e-12)
+        var lossless = LinkDirection(LinkParameters(loss: .independent(probability: 0)), random: SeededRandom(seed: 1))
+        #expect(lossless.retransmissionDelay(100_000, roundTrip: 0.1, retransmissionTimeout: 0.3) == 0)
+    }
+
+    @Test func gilbertElliottLosesTheStationaryShareOfSegmentsInBursts() {
+        let loss = LossModel.gilbertElliott(enterBad: 0.01, leaveBad: 0.3, lossInBad: 1, lossInGood: 0)
+        var link = LinkDirection(LinkParameters(loss: loss), random: SeededRandom(seed: 3))
+        var lost = 0
+        var bursts = 0
+        var previousLost = false
+        let segments = 200_000
+        for _ in 0..<segments {
+            let isLost = link.retransmissionDelay(1, roundTrip: 1, retransmissionTimeout: 1) > 0
+            if isLost { lost += 1 }
+            if isLost && !previousLost { bursts += 1 }
+            previousLost = isLost
+        }
+        // Stationary P(bad) = p / (p + r) = 0.01 / 0.31; mean burst length 1 / r = 3.3 segments.
+        #expect(abs(Double(lost) / Double(segments) - 0.01 / 0.31) < 0.004)
+        #expect(abs(Double(lost) / Double(bursts) - 1 / 0.3) < 0.4)
+    }
+
+    @Test func bytesSentIntoAGapGetThroughAtTheFirstRetransmissionAfterIt() {
+        let gaps = ConnectivityGaps(scripted: [.init(start: 2, end: 5)], period: nil)
+        // Retransmissions from 2 s with a 0.2 s RTO: 2.2, 2.6, 3.4, 5.0.
+        #expect(abs(gaps.deliverableTime(2, retransmissionTimeout: 0.2) - 5.0) < 1e-9)
+        // From 4.5 s: 4.7, 5.1.
+        #expect(abs(gaps.deliverableTime(4.5, retransmissionTimeout: 0.2) - 5.1) < 1e-9)
+        #expect(gaps.deliverableTime(1, retransmissionTimeout: 0.2) == 1)
+        // A serialization that runs into the gap pauses for it: 2 s before, 2 s after 5.0.
+        var schedule = LinkSchedule(.rate(bitsPerSecond: 1_000_000))
+        let transmission = schedule.transmit(500_000, readyAt: 0, gaps: gaps, retransmissionTimeout: 0.2)
+        #expect(abs(transmission.end - 7.0) < 1e-9)
+    }
+
+    @Test func repeatingGapsRecurEveryPeriod() {
+        let gaps = ConnectivityGaps(scripted: [.init(start: 10, end: 15)], period: 60)
+        #expect(gaps.gap(containing: 72) == .init(start: 70, end: 75))
+        #expect(gaps.gap(containing: 76) == nil)
+        #expect(gaps.nextGapStart(after: 16) == 70)
+        #expect(gaps.nextGapStart(after: 5) == 10)
+    }
+}
+
+enum TestPaths {
+    /// The package root, found from this file's path.
+    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    /// Real cellular traces beside the repository (../shared/traces); never copied into it.
+    static let traces = URL(fileURLWithPath: packageRoot).deletingLastPathComponent()
+        .appendingPathComponent("shared/traces").path
+}
