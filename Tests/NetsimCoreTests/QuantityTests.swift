@@ -1,1 +1,82 @@
+import NetsimCore
 import Testing
+
+@Suite("Quantity parsing and formatting")
+struct QuantityTests {
+    @Test("durations in ms, s, m and h", arguments: [
+        ("250ms", 0.25), ("1.5s", 1.5), ("2m", 120), ("1h", 3600), (" 20ms ", 0.02), ("0s", 0),
+    ])
+    func durations(text: String, seconds: Double) throws {
+        #expect(try Quantity.duration(text) == seconds)
+    }
+
+    @Test("bit rates, unit case-insensitive", arguments: [
+        ("384kbps", 384_000.0), ("12mbps", 12e6), ("12Mbps", 12e6), ("1gbps", 1e9), ("9600bps", 9600),
+    ])
+    func bitRates(text: String, bitsPerSecond: Double) throws {
+        #expect(try Quantity.bitRate(text) == bitsPerSecond)
+    }
+
+    @Test("sizes, with 1500-byte packets")
+    func sizes() throws {
+        #expect(try Quantity.byteCount("64KiB") == 65_536)
+        #expect(try Quantity.byteCount("1MB") == 1_000_000)
+        #expect(try Quantity.byteCount("2MiB") == 2_097_152)
+        #expect(try Quantity.byteCount("100packets") == 150_000)
+        #expect(try Quantity.byteCount("1packet") == 1500)
+        #expect(try Quantity.byteCount("512B") == 512)
+    }
+
+    @Test("percentages are fractions")
+    func percentages() throws {
+        #expect(try Quantity.percentage("0.5%") == 0.005)
+        #expect(try Quantity.percentage("100%") == 1)
+        #expect(try Quantity.percentage("0%") == 0)
+    }
+
+    @Test("powers")
+    func powers() throws {
+        #expect(try Quantity.power("1.21W") == 1.21)
+        #expect(try Quantity.power("594mW") == 0.594)
+        #expect(abs(try Quantity.powerPerMbps("438.39mW/Mbps") - 0.43839) < 1e-12)
+    }
+
+    @Test("a parse error names the value and what was expected")
+    func parseErrors() {
+        func failure(_ parse: () throws -> Any) -> String? {
+            do {
+                _ = try parse()
+                return nil
+            } catch {
+                return (error as? Quantity.ParseError)?.description
+            }
+        }
+        #expect(failure { try Quantity.duration("20") } == "'20' is not a duration such as 250ms, 1.5s or 2m")
+        #expect(failure { try Quantity.duration("5 sec") } == "'5 sec' is not a duration such as 250ms, 1.5s or 2m")
+        #expect(failure { try Quantity.duration("-5ms") } == "'-5ms' is not a duration such as 250ms, 1.5s or 2m")
+        #expect(failure { try Quantity.percentage("150%") } == "'150%' is not a percentage from 0% to 100%")
+        #expect(failure { try Quantity.bitRate("0kbps") } == "'0kbps' is not a rate above zero")
+        #expect(failure { try Quantity.byteCount("0B") } == "'0B' is not a size from 1 byte to under 1 TB")
+        #expect(failure { try Quantity.power("1.2") } == "'1.2' is not a power such as 1.21W or 594mW")
+    }
+
+    @Test("formatting writes values the way a profile does")
+    func formatting() {
+        #expect(Quantity.formatDuration(0.26) == "260ms")
+        #expect(Quantity.formatDuration(1.5) == "1.5s")
+        #expect(Quantity.formatDuration(120) == "2m")
+        #expect(Quantity.formatDuration(90) == "90s")
+        #expect(Quantity.formatDuration(0) == "0s")
+        #expect(Quantity.formatDuration(.infinity) == "forever")
+        #expect(Quantity.formatBitRate(8.1e6) == "8.1mbps")
+        #expect(Quantity.formatBitRate(675_000) == "675kbps")
+        #expect(Quantity.formatPower(0.594) == "594mW")
+        #expect(Quantity.formatPower(1.21) == "1.21W")
+        #expect(Quantity.trimmed(0.123456) == "0.1235")
+    }
+
+    @Test("formatted durations parse back to the same value", arguments: [0.002, 0.26, 1.28, 11.456, 120, 600])
+    func roundTrip(seconds: Double) throws {
+        #expect(try Quantity.duration(Quantity.formatDuration(seconds)) == seconds)
+    }
+}
