@@ -18,15 +18,15 @@ import Testing
     }
 
     func deliveryTime(_ verdict: SendVerdict) -> Double? {
-        if case .deliver(let time, _) = verdict { return time }
+        if case .deliver(let delivery) = verdict { return delivery.at }
         return nil
     }
 
     @Test func passThroughDeliversAtOnce() {
         var device = DeviceModel(profile: .passThrough, seed: 1)
         let connection = device.openConnection(at: 0)
-        #expect(device.send(1000, .up, on: connection, at: 3) == .deliver(at: 3, radioWait: 0))
-        #expect(device.send(1000, .down, on: connection, at: 4) == .deliver(at: 4, radioWait: 0))
+        #expect(device.send(1000, .up, on: connection, at: 3) == .deliver(Delivery(at: 3, radioWait: 0, onAir: .init(start: 3, end: 3))))
+        #expect(deliveryTime(device.send(1000, .down, on: connection, at: 4)) == 4)
     }
 
     @Test func delaysAddUpToTheRoundTrip() {
@@ -40,12 +40,13 @@ import Testing
     @Test func theFirstRequestOnAnIdleLTEPhonePaysThePromotion() {
         var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters()), up: LinkParameters(delay: 0.02)), seed: 1)
         let connection = device.openConnection(at: 0)
-        guard case .deliver(let delivered, let radioWait) = device.send(100, .up, on: connection, at: 30) else {
+        guard case .deliver(let delivery) = device.send(100, .up, on: connection, at: 30) else {
             Issue.record("not delivered")
             return
         }
-        #expect(abs(delivered - 30.28) < 1e-9)
-        #expect(abs(radioWait - 0.26) < 1e-9)
+        #expect(abs(delivery.at - 30.28) < 1e-9)
+        #expect(abs(delivery.radioWait - 0.26) < 1e-9)
+        #expect(abs(delivery.onAir.start - 30.26) < 1e-9)
         #expect(device.radioReport(until: 60).promotions == 1)
         #expect(abs(device.radioWaits.promotionSeconds - 0.26) < 1e-9)
     }
@@ -72,7 +73,7 @@ import Testing
         #expect(device.advance(to: 10) == [.reset([first, second])])
         #expect(device.send(10, .up, on: first, at: 10.5) == .reset)
         let later = device.openConnection(at: 13)
-        #expect(device.send(10, .up, on: later, at: 13) == .deliver(at: 13, radioWait: 0))
+        #expect(deliveryTime(device.send(10, .up, on: later, at: 13)) == 13)
     }
 
     @Test func aBlackholeSilencesOpenConnections() {

@@ -203,3 +203,32 @@ import Testing
 }
 
 import Foundation
+
+/// Offline analysis (a capture's on-air times) must reproduce what the live run reported.
+@Suite struct RadioAnalysisConsistencyTests {
+    @Test(arguments: [RadioTechnology.lte, .umts, .nrNSA, .nrSA, .wifi])
+    func observingALiveRunsOnAirTimesReproducesItsReport(technology: RadioTechnology) {
+        let stages = RadioStages(.defaults(for: technology))!
+        var live = RadioStateMachine(stages, pagingPhase: 0.4)
+        var offline = RadioStateMachine(stages, pagingPhase: 0.4)
+        var random = SeededRandom(seed: 11)
+        var time = 0.0
+        var onAir: [(Double, Direction, Int)] = []
+        for _ in 0..<3000 {
+            // Bursts and long silences, both directions, small and large transfers.
+            time += random.unitInterval() < 0.2 ? random.unitInterval() * 30 : random.unitInterval() * 0.3
+            let direction: Direction = random.unitInterval() < 0.5 ? .up : .down
+            let bytes = random.unitInterval() < 0.7 ? 100 : 20_000
+            let admission = live.admit(at: time, direction: direction, bytes: bytes)
+            live.transmitted(from: admission.start, to: admission.start, direction: direction, bytes: bytes)
+            onAir.append((admission.start, direction, bytes))
+        }
+        for (at, direction, bytes) in onAir { offline.observe(at: at, direction: direction, bytes: bytes) }
+        let end = max(live.tailEnd, offline.tailEnd) + 1
+        let liveReport = live.report(until: end)
+        let offlineReport = offline.report(until: end)
+        #expect(liveReport.promotionsByOrigin == offlineReport.promotionsByOrigin)
+        #expect(abs(liveReport.energyJoules - offlineReport.energyJoules) / liveReport.energyJoules < 0.01)
+        #expect(abs(liveReport.wakeSeconds - offlineReport.wakeSeconds) / liveReport.wakeSeconds < 0.01)
+    }
+}

@@ -91,7 +91,7 @@ public struct DeviceModel: Sendable {
                 + uplink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let delivery = uplink.deliveryInOrder(
                 on: connection, at: gaps.deliverableTime(arrival, retransmissionTimeout: timeout))
-            return .deliver(at: delivery, radioWait: admission.totalWait)
+            return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         case .down:
             let atRadio = time + downlink.propagationDelay()
                 + downlink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
@@ -100,7 +100,7 @@ public struct DeviceModel: Sendable {
             let transmission = downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: timeout)
             radio?.transmitted(from: transmission.start, to: transmission.end, direction: .down, bytes: bytes)
             let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
-            return .deliver(at: delivery, radioWait: admission.totalWait)
+            return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         }
     }
 
@@ -236,12 +236,28 @@ public struct DeviceModel: Sendable {
 
 /// What happens to a chunk the proxy read.
 public enum SendVerdict: Sendable, Equatable {
-    /// Deliver it to the other side at this time; `radioWait` of its delay was the radio's.
-    case deliver(at: Double, radioWait: Double)
+    /// Deliver it to the other side.
+    case deliver(Delivery)
     /// The connection is dead and silent (blackholed, or its NAT mapping expired): drop it.
     case discard
     /// The connection is dead and both sides should get a RST.
     case reset
+}
+
+/// When and how a chunk reaches the other side.
+public struct Delivery: Sendable, Equatable {
+    /// When the other side gets it.
+    public var at: Double
+    /// The part of its delay the radio added (paging, promotion, DRX).
+    public var radioWait: Double
+    /// When it was on the emulated radio link (what a capture timestamps).
+    public var onAir: LinkSchedule.Transmission
+
+    public init(at: Double, radioWait: Double, onAir: LinkSchedule.Transmission) {
+        self.at = at
+        self.radioWait = radioWait
+        self.onAir = onAir
+    }
 }
 
 /// What the proxy must do at a timeline event.

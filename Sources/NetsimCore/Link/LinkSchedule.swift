@@ -6,6 +6,11 @@ public struct LinkSchedule: Sendable {
     public struct Transmission: Sendable, Equatable {
         public var start: Double
         public var end: Double
+
+        public init(start: Double, end: Double) {
+            self.start = start
+            self.end = end
+        }
     }
 
     private enum Kind: Sendable {

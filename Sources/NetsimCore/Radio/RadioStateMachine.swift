@@ -72,6 +72,7 @@ public struct RadioStateMachine: Sendable {
         latestInput = requested
         var admission = RadioAdmission(requested: requested)
         var now = requested
+        var paged = false
         while true {
             if now < promotionEnd {
                 admission.promotionWait += promotionEnd - now
@@ -121,10 +122,15 @@ public struct RadioStateMachine: Sendable {
                 rlcBuffer = (0, 0)
                 beginPromotion(at: now, from: index, promotion)
             case .dormant(let promotion, let pagingCycle):
-                if direction == .down, pagingCycle > 0 {
+                if direction == .down, pagingCycle > 0, !paged {
+                    paged = true
                     let occasion = nextPagingOccasion(atOrAfter: now, cycle: pagingCycle)
-                    admission.pagingWait += occasion - now
-                    now = occasion
+                    if occasion > now {
+                        admission.pagingWait += occasion - now
+                        now = occasion
+                        // The radio may have gone deeper (INACTIVE -> IDLE) while it waited.
+                        continue
+                    }
                 }
                 beginPromotion(at: now, from: index, promotion)
             }
@@ -151,6 +157,54 @@ public struct RadioStateMachine: Sendable {
         case .down:
             transferEnergy += description.alphaDown * megabits
             bytesMoved.down += bytes
+        }
+    }
+
+    /// Records a transmission seen in a capture at `time`, already on air (Video Optimizer's
+    /// method for offline analysis): if the radio was asleep, the promotion that must have
+    /// come first is placed just before, ending at `time`. Fed the on-air times of a live run,
+    /// this reproduces that run's figures.
+    public mutating func observe(at time: Double, direction: Direction, bytes: Int) {
+        let time = max(time, latestInput)
+        latestInput = time
+        if time >= promotionEnd {
+            promoteBefore(time, direction: direction, bytes: bytes)
+        }
+        transmitted(from: time, to: time, direction: direction, bytes: bytes)
+    }
+
+    /// Places the promotion that a transmission at `time` needed, if any. A live run promotes
+    /// from the state the radio is in when it starts promoting, `delay` before the data; so the
+    /// origin is the first sleeping state (in chain order) that the radio was in at
+    /// `time - delay` for that state's own delay. A shared channel (FACH) promoted only if the
+    /// transfer overflowed its RLC buffer then; otherwise it carried the data itself.
+    private mutating func promoteBefore(_ time: Double, direction: Direction, bytes: Int) {
+        let current = stage(at: time).index
+        for candidate in chainStage...current {
+            switch stages[candidate].behavior {
+            case .dormant(let promotion, _):
+                let start = time - promotion.delay
+                guard candidate == current || stage(at: start).index == candidate else { continue }
+                beginPromotion(at: max(start, accountedUntil), from: candidate, promotion, until: time)
+                return
+            case .sharedChannel(let thresholdUp, let thresholdDown, let drainRate, let promotion):
+                let start = time - promotion.delay
+                guard candidate == current || stage(at: start).index == candidate else { continue }
+                drainRLCBuffers(until: start, rate: drainRate)
+                let threshold = direction == .up ? thresholdUp : thresholdDown
+                if (direction == .up ? rlcBuffer.up : rlcBuffer.down) + Double(bytes) > threshold {
+                    rlcBuffer = (0, 0)
+                    beginPromotion(at: max(start, accountedUntil), from: candidate, promotion, until: time)
+                    return
+                }
+                // Carried in FACH only if the radio is still there when the data goes.
+                guard candidate == current else { continue }
+                drainRLCBuffers(until: time, rate: drainRate)
+                if direction == .up { rlcBuffer.up += Double(bytes) } else { rlcBuffer.down += Double(bytes) }
+                return
+            case .connected, .discontinuousReception:
+                continue
+            }
         }
     }
 
@@ -229,15 +283,18 @@ public struct RadioStateMachine: Sendable {
         rlcUpdated = max(rlcUpdated, time)
     }
 
-    private mutating func beginPromotion(at time: Double, from stageIndex: Int, _ promotion: Promotion) {
+    /// Promotes from `stageIndex` starting at `time`; it ends after the promotion's delay, or
+    /// at `end` when a capture shows the data earlier than a whole promotion after the tail.
+    private mutating func beginPromotion(at time: Double, from stageIndex: Int, _ promotion: Promotion, until end: Double? = nil) {
         account(until: time)
+        let end = end ?? time + promotion.delay
         promotionsByStage[stageIndex] += 1
-        promotionSeconds += promotion.delay
-        promotionEnergy += promotion.delay * promotion.power
-        timeline?.append(RadioStages.promotionStateName, from: time, to: time + promotion.delay)
+        promotionSeconds += end - time
+        promotionEnergy += (end - time) * promotion.power
+        timeline?.append(RadioStages.promotionStateName, from: time, to: end)
         lastPromotionStart = time
         stageBeforePromotion = stageIndex
-        promotionEnd = time + promotion.delay
+        promotionEnd = end
         chainStage = 0
         anchor = promotionEnd
         accountedUntil = max(accountedUntil, promotionEnd)
