@@ -1,5 +1,21 @@
 import Foundation
 
+/// Where a profile's YAML comes from.
+public enum ProfileSource: Sendable, Equatable {
+    /// One of the profiles compiled into netsim.
+    case builtin(name: String)
+    /// A file: where it is, and how to name it in messages (as the user wrote it).
+    case file(path: String, displayName: String)
+
+    /// "built-in" or the file's name as given, for listings.
+    public var displayName: String {
+        switch self {
+        case .builtin: "built-in"
+        case .file(_, let displayName): displayName
+        }
+    }
+}
+
 /// Where profiles come from, and how a name given on the command line is resolved:
 ///
 /// 1. anything containing "/" or ending in `.yaml` / `.yml` is a path (relative to the
@@ -22,40 +38,66 @@ public enum ProfileCatalog {
 
     /// A built-in profile; its traces come from the embedded trace files.
     public static func builtin(named name: String) throws -> Profile {
-        guard let yaml = builtinSource(named: name) else {
-            throw ProfileLookupError.unknownName(
-                name, suggestion: NameSuggestion.nearest(to: name, among: builtinNames), builtinNames: builtinNames)
+        try load(.builtin(name: name))
+    }
+
+    /// Resolves a name or path in the order above and loads the profile.
+    public static func resolve(_ nameOrPath: String, workingDirectory: String) throws -> Profile {
+        try load(locate(nameOrPath, workingDirectory: workingDirectory))
+    }
+
+    /// Where a name or path leads, in the order above; throws `ProfileLookupError.unknownName`
+    /// (with the nearest name) when it leads nowhere. A path is not checked for existence.
+    public static func locate(_ nameOrPath: String, workingDirectory: String) throws(ProfileLookupError) -> ProfileSource {
+        if isPath(nameOrPath) {
+            let path = nameOrPath.hasPrefix("/") ? nameOrPath : workingDirectory + "/" + nameOrPath
+            return .file(path: path, displayName: nameOrPath)
         }
-        return try ProfileLoader.load(yaml: yaml, source: "built-in/\(name).yaml") { path in
-            var relativePath = Substring(path)
-            while relativePath.hasPrefix("./") { relativePath = relativePath.dropFirst(2) }
-            guard let text = embeddedFiles[String(relativePath)] else {
-                throw ProfileLookupError.unreadable(path: path, reason: "not one of the built-in trace files")
+        let localPath = localDirectory(in: workingDirectory) + "/" + nameOrPath + ".yaml"
+        if FileManager.default.fileExists(atPath: localPath) {
+            return .file(path: localPath, displayName: "profiles/\(nameOrPath).yaml")
+        }
+        if builtinSource(named: nameOrPath) != nil { return .builtin(name: nameOrPath) }
+        let candidates = builtinNames + localNames(workingDirectory: workingDirectory)
+        throw .unknownName(
+            nameOrPath, suggestion: NameSuggestion.nearest(to: nameOrPath, among: candidates), builtinNames: builtinNames)
+    }
+
+    /// Loads a profile; a file's traces are read relative to it, a built-in's from the
+    /// embedded trace files.
+    public static func load(_ source: ProfileSource) throws -> Profile {
+        switch source {
+        case .file(let path, let displayName):
+            return try ProfileLoader.load(path: path, displayedAs: displayName)
+        case .builtin(let name):
+            return try ProfileLoader.load(yaml: try text(of: source), source: "built-in/\(name).yaml") { path in
+                var relativePath = Substring(path)
+                while relativePath.hasPrefix("./") { relativePath = relativePath.dropFirst(2) }
+                guard let text = embeddedFiles[String(relativePath)] else {
+                    throw ProfileLookupError.unreadable(path: path, reason: "not one of the built-in trace files")
+                }
+                return text
             }
-            return text
+        }
+    }
+
+    /// A profile's YAML as written.
+    public static func text(of source: ProfileSource) throws(ProfileLookupError) -> String {
+        switch source {
+        case .file(let path, let displayName):
+            return try ProfileLoader.readTextFile(path, displayedAs: displayName)
+        case .builtin(let name):
+            guard let yaml = builtinSource(named: name) else {
+                throw .unknownName(
+                    name, suggestion: NameSuggestion.nearest(to: name, among: builtinNames), builtinNames: builtinNames)
+            }
+            return yaml
         }
     }
 
     /// Whether a command-line argument names a file rather than a profile.
     public static func isPath(_ nameOrPath: String) -> Bool {
         nameOrPath.contains("/") || nameOrPath.hasSuffix(".yaml") || nameOrPath.hasSuffix(".yml")
-    }
-
-    /// Resolves a name or path in the order above. Errors name the file as it was given.
-    public static func resolve(_ nameOrPath: String, workingDirectory: String) throws -> Profile {
-        if isPath(nameOrPath) {
-            let path = nameOrPath.hasPrefix("/") ? nameOrPath : workingDirectory + "/" + nameOrPath
-            return try ProfileLoader.load(path: path, displayedAs: nameOrPath)
-        }
-        let localPath = localDirectory(in: workingDirectory) + "/" + nameOrPath + ".yaml"
-        if FileManager.default.fileExists(atPath: localPath) {
-            return try ProfileLoader.load(path: localPath, displayedAs: "profiles/\(nameOrPath).yaml")
-        }
-        if builtinSource(named: nameOrPath) != nil { return try builtin(named: nameOrPath) }
-        let candidates = builtinNames + localNames(workingDirectory: workingDirectory)
-        throw ProfileLookupError.unknownName(
-            nameOrPath, suggestion: NameSuggestion.nearest(to: nameOrPath, among: candidates),
-            builtinNames: builtinNames)
     }
 
     /// The names of the profiles in `./profiles` (its `NAME.yaml` files), sorted.

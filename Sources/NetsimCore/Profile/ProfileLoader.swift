@@ -49,7 +49,7 @@ public enum ProfileLoader {
 
     /// A file's UTF-8 text, or an error that says plainly why not, naming the file as
     /// `displayedAs` (by default its path).
-    private static func readTextFile(_ path: String, displayedAs name: String? = nil) throws(ProfileLookupError) -> String {
+    static func readTextFile(_ path: String, displayedAs name: String? = nil) throws(ProfileLookupError) -> String {
         let name = name ?? path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
