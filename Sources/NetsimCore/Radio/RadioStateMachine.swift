@@ -224,6 +224,24 @@ public struct RadioStateMachine: Sendable {
         return end
     }
 
+    /// What the radio has spent up to its latest activity. Cheap enough to read after every
+    /// `observe`: a capture analysis attributes each promotion and tail to a flow by how these
+    /// totals change across that flow's packets.
+    public var runningTotals: RadioRunningTotals {
+        var totals = RadioRunningTotals(
+            promotions: promotionsByStage.reduce(0, +), promotionSeconds: promotionSeconds,
+            promotionEnergy: promotionEnergy, transferEnergy: transferEnergy)
+        for (index, stage) in stages.enumerated() {
+            if stage.isIdle {
+                totals.idleEnergy += energyByStage[index]
+            } else {
+                totals.awakeSeconds += secondsByStage[index]
+                totals.awakeEnergy += energyByStage[index]
+            }
+        }
+        return totals
+    }
+
     /// The totals from the start until `time` (or until the latest accounted activity, if later).
     public mutating func report(until time: Double) -> RadioReport {
         account(until: time)
@@ -327,6 +345,25 @@ public struct RadioStateMachine: Sendable {
         energyByStage[index] += (end - start) * stages[index].power
         timeline?.append(stages[index].name, from: start, to: end)
     }
+}
+
+/// A radio's running totals, split the way attributing them to flows needs: promotions go to
+/// the packet that needed them, awake states to the packet before, idle time to nobody.
+public struct RadioRunningTotals: Sendable, Equatable {
+    /// Promotions from any state (IDLE, FACH, INACTIVE).
+    public var promotions: Int
+    public var promotionSeconds: Double
+    public var promotionEnergy: Double
+    /// The throughput (alpha) terms.
+    public var transferEnergy: Double
+    /// Time and energy in the states that are not idle (connected, tails, DRX, FACH).
+    public var awakeSeconds = 0.0
+    public var awakeEnergy = 0.0
+    /// Energy while idle (paging).
+    public var idleEnergy = 0.0
+
+    public var wakeSeconds: Double { promotionSeconds + awakeSeconds }
+    public var energy: Double { promotionEnergy + transferEnergy + awakeEnergy + idleEnergy }
 }
 
 /// How long a transmission waits for the radio, and why (reported apart from link delay, so a
