@@ -12,7 +12,7 @@ public struct Netsim: AsyncParsableCommand {
             RRC states), and estimates the radio's wake time and energy.
             """,
         version: NetsimVersion.current,
-        subcommands: []
+        subcommands: [RunCommand.self, ProfilesCommand.self]
     )
 
     public init() {}

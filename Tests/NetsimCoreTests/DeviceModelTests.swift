@@ -51,6 +51,18 @@ import Testing
         #expect(abs(device.radioWaits.promotionSeconds - 0.26) < 1e-9)
     }
 
+    @Test func theHandshakeStartsThePromotionAndTheFirstBytesWaitForTheRest() {
+        var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters())), seed: 1)
+        let connection = device.openConnection(at: 10)
+        #expect(abs(device.handshake(at: 10).start - 10.26) < 1e-9)
+        guard case .deliver(let delivery) = device.send(100, .up, on: connection, at: 10.1) else {
+            Issue.record("not delivered")
+            return
+        }
+        #expect(abs(delivery.radioWait - 0.16) < 1e-9)
+        #expect(device.radioReport(until: 30).promotions == 1)
+    }
+
     @Test func aStallOutageDelaysButDelivers() {
         let outage = TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .stall))
         var device = DeviceModel(profile: profile(up: LinkParameters(delay: 0.05), events: [outage]), seed: 1)

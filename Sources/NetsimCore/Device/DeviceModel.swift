@@ -53,6 +53,23 @@ public struct DeviceModel: Sendable {
         return id
     }
 
+    /// The bytes of a SYN on the wire (IPv4 + TCP with options).
+    static let handshakeBytes = 60
+
+    /// A connection's opening SYN crossing the radio. A proxy cannot delay the handshake itself
+    /// (the client's connect completes at once on loopback), but a real phone's SYN wakes the
+    /// radio: the promotion starts at connect and the first bytes wait for what is left of it.
+    /// Returns when the SYN was on air.
+    public mutating func handshake(at time: Double) -> LinkSchedule.Transmission {
+        let timeout = uplink.parameters.delay + downlink.parameters.delay + LinkDirection.minimumRetransmissionTimeout
+        let ready = gaps.deliverableTime(time, retransmissionTimeout: timeout)
+        guard let admission = radio?.admit(at: ready, direction: .up, bytes: Self.handshakeBytes) else {
+            return .init(start: ready, end: ready)
+        }
+        radio?.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: Self.handshakeBytes)
+        return .init(start: admission.start, end: admission.start)
+    }
+
     public mutating func closeConnection(_ id: ConnectionID) {
         connections[id] = nil
         uplink.forget(id)

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import NetsimCore
+
+/// The options every emulating command shares: which profile, which seed, how long.
+struct EmulationOptions: ParsableArguments {
+    @Option(help: "A built-in profile name, ./profiles/NAME.yaml, or a path to a profile file (see `netsim profiles list`).")
+    var profile = "lte-good"
+
+    @Option(help: "The seed of every random draw (jitter, loss, paging phase): the same seed replays the same conditions.")
+    var seed: UInt64 = 1
+
+    @Option(help: "How long to run, e.g. 90s or 5m. Without it, until Ctrl-C or SIGTERM.", transform: { try parseDuration($0) })
+    var duration: Double?
+
+    /// The profile, or a located error on standard error and exit status 2.
+    func loadProfile() throws -> Profile {
+        do {
+            return try ProfileCatalog.resolve(profile, workingDirectory: FileManager.default.currentDirectoryPath)
+        } catch {
+            printError("\(error)")
+            throw ExitCode(2)
+        }
+    }
+}
+
+/// Parses a duration option, turning a unit error into a usage error that names the value.
+func parseDuration(_ text: String) throws -> Double {
+    do {
+        let seconds = try Quantity.duration(text)
+        guard seconds > 0 else { throw ValidationError("the duration must be above zero, got '\(text)'") }
+        return seconds
+    } catch let error as Quantity.ParseError {
+        throw ValidationError("\(error)")
+    }
+}
+
+/// Writes `netsim: MESSAGE` to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data("netsim: \(message)\n".utf8))
+}
+
+/// Whether standard error is a terminal (live status) or not (log lines).
+var standardErrorIsTerminal: Bool { isatty(STDERR_FILENO) == 1 }

@@ -1,0 +1,73 @@
+import Foundation
+import NetsimCore
+import NetsimProxy
+
+/// How `netsim run` shows its status and results to a person, and writes its JSON report.
+enum RunSummary {
+    static func statusLine(_ status: ProxyStatus, duration: Double?) -> String {
+        var elapsed = String(format: "%.1fs", status.elapsedSeconds)
+        if let duration { elapsed += " / " + Quantity.formatDuration(duration) }
+        var line = "\(elapsed) | \(status.network) | radio \(status.radioState) | \(status.openConnections) conn"
+        line += " | up \(bytes(status.bytes.up)) down \(bytes(status.bytes.down))"
+        if status.disconnected, let event = status.lastEvent {
+            line += " | \(event.kind)\(event.mode.map { " (\($0))" } ?? "") in progress"
+        }
+        return line
+    }
+
+    static func render(_ report: RunReport, stoppedBy reason: String) -> String {
+        let radio = report.radio
+        var lines = [
+            "netsim run: profile \(report.profile), seed \(report.seed), \(String(format: "%.1f", report.durationSeconds)) s (stopped by \(reason))",
+            "connections: \(report.connections.opened) opened, \(report.connections.closed) closed, "
+                + "\(report.connections.reset) reset, \(report.connections.blackholed) blackholed",
+            "bytes: \(bytes(report.bytes.up)) up, \(bytes(report.bytes.down)) down",
+        ]
+        if radio.model != RadioTechnology.none.rawValue {
+            let share = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds * 100 : 0
+            lines.append(
+                "radio (\(radio.model)): awake \(String(format: "%.1f", radio.wakeSeconds)) s (\(String(format: "%.0f", share))%), "
+                    + "\(radio.promotions) promotion(s), \(String(format: "%.2f", radio.energyJoules)) J, "
+                    + "mean \(String(format: "%.0f", radio.meanPowerMilliwatts)) mW")
+            let states = radio.secondsByState.filter { $0.value > 0 }.sorted { $0.value > $1.value }
+                .map { "\($0.key) \(String(format: "%.1f", $0.value)) s" }
+            lines.append("  time by state: " + states.joined(separator: ", "))
+            let waits = report.radioLatency
+            lines.append(
+                "  radio latency: \(waits.delayedChunks) of \(waits.chunks) chunk(s) waited; paging "
+                    + "\(String(format: "%.2f", waits.pagingSeconds)) s, promotion \(String(format: "%.2f", waits.promotionSeconds)) s, "
+                    + "DRX \(String(format: "%.2f", waits.drxSeconds)) s in all")
+        } else {
+            lines.append("radio: none")
+        }
+        if !report.events.isEmpty {
+            lines.append("events:")
+            for event in report.events.prefix(20) { lines.append("  \(describe(event))") }
+            if report.events.count > 20 { lines.append("  ... and \(report.events.count - 20) more in the JSON report") }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func describe(_ event: DeviceEvent) -> String {
+        var text = "\(String(format: "%.1f", event.at)) s: \(event.kind)"
+        if let network = event.network { text += event.kind == "handover" ? " to \(network)" : " on \(network)" }
+        if let mode = event.mode { text += " (\(mode))" }
+        if let duration = event.durationSeconds, duration > 0 { text += " for \(Quantity.formatDuration(duration))" }
+        if let affected = event.affectedConnections, affected > 0 { text += ", \(affected) connection(s)" }
+        return text
+    }
+
+    static func json(_ report: RunReport) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(report)
+    }
+
+    static func bytes(_ count: Int) -> String {
+        switch count {
+        case ..<1000: "\(count) B"
+        case ..<1_000_000: String(format: "%.1f KB", Double(count) / 1e3)
+        default: String(format: "%.2f MB", Double(count) / 1e6)
+        }
+    }
+}

@@ -1,0 +1,129 @@
+import Foundation
+import NIOCore
+import NIOHTTP1
+import NIOPosix
+import NetsimCore
+
+/// A small HTTP API over a running proxy, so a test suite can read the live status and drive
+/// conditions from outside:
+///
+/// - `GET /status`: the live `ProxyStatus` as JSON.
+/// - `GET /report`: the `RunReport` so far.
+/// - `POST /outage?duration=10s&mode=stall|blackhole|reset`: an outage now.
+/// - `POST /handover?to=NETWORK&mode=reset|blackhole|keep&gap=1s`: a handover now.
+///
+/// Every answer is JSON; a bad request gets a 400 with `{"error": "..."}` saying what is wrong.
+public final class AdminServer: Sendable {
+    private let channel: any Channel
+    public let address: HostPort
+
+    private init(channel: any Channel, address: HostPort) {
+        self.channel = channel
+        self.address = address
+    }
+
+    public static func start(at address: HostPort, proxy: NetsimProxy, group: any EventLoopGroup) async throws -> AdminServer {
+        do {
+            let channel = try await ServerBootstrap(group: group)
+                .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .childChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.configureHTTPServerPipeline()
+                        try channel.pipeline.syncOperations.addHandler(AdminRequestHandler(proxy: proxy))
+                    }
+                }
+                .bind(host: address.host, port: address.port)
+                .get()
+            return AdminServer(channel: channel, address: HostPort(host: address.host, port: channel.localAddress?.port ?? address.port))
+        } catch {
+            throw ProxyError.cannotListen(address, reason: "\(error)")
+        }
+    }
+
+    public func stop() async {
+        try? await channel.close()
+    }
+}
+
+/// Answers one request per connection.
+private final class AdminRequestHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    private let proxy: NetsimProxy
+    private var head: HTTPRequestHead?
+
+    init(proxy: NetsimProxy) {
+        self.proxy = proxy
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head): self.head = head
+        case .body: break
+        case .end:
+            if let request = head {
+                head = nil
+                Self.startResponse(to: request, on: context.channel, proxy: proxy)
+            }
+        }
+    }
+
+    private static func startResponse(to request: HTTPRequestHead, on channel: any Channel, proxy: NetsimProxy) {
+        Task { await respond(to: request, on: channel, proxy: proxy) }
+    }
+
+    private static func respond(to head: HTTPRequestHead, on channel: any Channel, proxy: NetsimProxy) async {
+        let (status, body) = await answer(head, proxy: proxy)
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "content-length", value: "\(body.utf8.count)")
+        headers.add(name: "connection", value: "close")
+        let response = HTTPResponseHead(version: head.version, status: status, headers: headers)
+        channel.write(HTTPServerResponsePart.head(response), promise: nil)
+        channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
+        channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
+    }
+
+    private static func answer(_ head: HTTPRequestHead, proxy: NetsimProxy) async -> (HTTPResponseStatus, String) {
+        let components = URLComponents(string: head.uri)
+        let query = Dictionary(
+            (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        do {
+            switch (head.method, components?.path ?? head.uri) {
+            case (.GET, "/status"): return (.ok, try json(try await proxy.status()))
+            case (.GET, "/report"): return (.ok, try json(try await proxy.report()))
+            case (.POST, "/outage"):
+                let duration = try Quantity.duration(query["duration"] ?? "10s")
+                guard let mode = OutageMode(rawValue: query["mode"] ?? "stall") else {
+                    throw AdminError("mode must be one of \(OutageMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                return (.ok, try json(try await proxy.trigger(.outage(duration: duration, mode: mode))))
+            case (.POST, "/handover"):
+                guard let target = query["to"], proxy.profile.network(named: target) != nil else {
+                    throw AdminError("'to' must name one of the profile's networks: \(proxy.profile.networks.map(\.name).joined(separator: ", "))")
+                }
+                guard let mode = HandoverMode(rawValue: query["mode"] ?? "keep") else {
+                    throw AdminError("mode must be one of \(HandoverMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                let gap = try Quantity.duration(query["gap"] ?? "0s")
+                return (.ok, try json(try await proxy.trigger(.handover(to: target, mode: mode, gap: gap))))
+            default:
+                return (.notFound, #"{"error": "unknown endpoint; try GET /status, GET /report, POST /outage, POST /handover"}"#)
+            }
+        } catch {
+            return (.badRequest, (try? json(["error": "\(error)"])) ?? #"{"error": "bad request"}"#)
+        }
+    }
+
+    private static func json(_ value: some Encodable) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+private struct AdminError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

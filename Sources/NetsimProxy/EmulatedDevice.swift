@@ -1,0 +1,168 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NetsimCore
+
+/// One emulated phone inside the proxy: the pure `DeviceModel` driven by the wall clock, and
+/// every connection of every forward rule. All of it lives on one event loop, so the model is
+/// never shared between threads and its answers come in the order the bytes arrived.
+final class EmulatedDevice {
+    let loop: any EventLoop
+    let clock: ProxyClock
+    let options: ProxyOptions
+    let logger: Logger
+    private var model: DeviceModel
+    private var connections: [ConnectionID: ProxiedConnection] = [:]
+    private var timelineTimer: Scheduled<Void>?
+    private(set) var counters = ConnectionCounters()
+    private var bytesDelivered = RadioReport.ByteTotals(up: 0, down: 0)
+    private var stopped = false
+
+    init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, logger: Logger) {
+        self.model = model
+        self.loop = loop
+        self.clock = clock
+        self.options = options
+        self.logger = logger
+    }
+
+    // MARK: Connections
+
+    /// Takes a freshly accepted client channel (on this device's loop) and dials its upstream.
+    func accept(_ client: Channel, upstream: SocketAddress) throws {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        let id = model.openConnection(at: now)
+        _ = model.handshake(at: now)
+        let connection = ProxiedConnection(id: id, device: self)
+        try connection.attach(client, as: .client)
+        connections[id] = connection
+        counters.opened += 1
+        logger.debug("connection \(id) from \(client.remoteAddress?.description ?? "?") to \(upstream)")
+
+        let bound = NIOLoopBound(connection, eventLoop: loop)
+        ClientBootstrap(group: loop)
+            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .connectTimeout(.seconds(10))
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try bound.value.attach(channel, as: .upstream) }
+            }
+            .connect(to: upstream)
+            .assumeIsolated()
+            .whenFailure { [self] error in
+                logger.warning("connection \(id): upstream \(upstream) unreachable (\(error)); closing the client connection")
+                connection.upstreamUnreachable()
+            }
+    }
+
+    func send(_ buffer: ByteBuffer, _ direction: Direction, on connection: ProxiedConnection) -> SendVerdict {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        return model.send(buffer.readableBytes, direction, on: connection.id, at: now)
+    }
+
+    /// The FIN of a half-close, crossing the path as a header-only packet.
+    func sendEnd(_ direction: Direction, on connection: ProxiedConnection) -> SendVerdict {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        return model.send(0, direction, on: connection.id, at: now)
+    }
+
+    func linkHasRoom(_ direction: Direction) -> Bool {
+        guard let limit = model.queueLimit(direction) else { return true }
+        return model.backlog(direction, at: clock.now()) < limit
+    }
+
+    func delivered(_ bytes: Int, _ direction: Direction) {
+        if direction == .up { bytesDelivered.up += bytes } else { bytesDelivered.down += bytes }
+    }
+
+    func connectionWasReset(_ connection: ProxiedConnection) {
+        counters.reset += 1
+    }
+
+    func connectionWasSilenced(_ connection: ProxiedConnection) {
+        counters.blackholed += 1
+    }
+
+    func remove(_ connection: ProxiedConnection) {
+        guard connections.removeValue(forKey: connection.id) != nil else { return }
+        model.closeConnection(connection.id)
+        counters.closed += 1
+    }
+
+    // MARK: Timeline
+
+    func startTimeline() {
+        scheduleNextEvent()
+    }
+
+    /// Applies an event now (the admin API), with the same effects a scripted one has.
+    func trigger(_ kind: TimelineEvent.Kind) -> DeviceEvent? {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        perform(model.trigger(kind, at: now))
+        return model.events.last
+    }
+
+    private func scheduleNextEvent() {
+        timelineTimer?.cancel()
+        guard !stopped, let next = model.nextEventTime else { return }
+        timelineTimer = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(next)) { [self] in
+            applyTimeline(upTo: max(clock.now(), next))
+            scheduleNextEvent()
+        }
+    }
+
+    private func applyTimeline(upTo time: Double) {
+        let before = model.events.count
+        perform(model.advance(to: time))
+        for event in model.events[before...] {
+            logger.info("\(Self.describe(event))")
+        }
+    }
+
+    private func perform(_ actions: [DeviceAction]) {
+        for action in actions {
+            switch action {
+            case .reset(let ids): for id in ids { connections[id]?.reset() }
+            case .silence(let ids): for id in ids { connections[id]?.silence() }
+            }
+        }
+    }
+
+    static func describe(_ event: DeviceEvent) -> String {
+        var text = "\(Quantity.formatDuration(event.at)): \(event.kind)"
+        if let network = event.network { text += " \(event.kind == "handover" ? "to " : "on ")\(network)" }
+        if let mode = event.mode { text += " (\(mode))" }
+        if let duration = event.durationSeconds, duration > 0 { text += " for \(Quantity.formatDuration(duration))" }
+        if let affected = event.affectedConnections, affected > 0 { text += ", \(affected) connection(s) affected" }
+        return text
+    }
+
+    // MARK: Status and report
+
+    func status() -> ProxyStatus {
+        let now = clock.now()
+        return ProxyStatus(
+            elapsedSeconds: now, network: model.network.name, radioState: model.radioStateName(at: now),
+            openConnections: connections.count, bytes: bytesDelivered, disconnected: model.isDisconnected(at: now),
+            lastEvent: model.events.last)
+    }
+
+    func report(profile: String, seed: UInt64) -> RunReport {
+        let now = clock.now()
+        return RunReport(
+            netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
+            connections: counters, bytes: bytesDelivered, radio: model.radioReport(until: now),
+            radioLatency: model.radioWaits, events: model.events)
+    }
+
+    /// Stops the timeline and closes every connection.
+    func stop() {
+        stopped = true
+        timelineTimer?.cancel()
+        for connection in connections.values { connection.close() }
+    }
+}

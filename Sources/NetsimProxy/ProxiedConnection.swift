@@ -1,0 +1,270 @@
+import Logging
+import NIOCore
+import NetsimCore
+
+/// One client connection and its upstream, carried through the device's radio and links.
+///
+/// Bytes read from one side are handed to the device model, which says when they reach the
+/// other side; they wait in that direction's `DelayLine` until then. A side is read only while
+/// the line it feeds has room, its destination is writable and the emulated link's queue is
+/// under its limit. A FIN travels like data, after the bytes before it. Lives on its device's
+/// event loop, like everything of that device.
+final class ProxiedConnection {
+    enum Side: CaseIterable {
+        /// The app, on the phone.
+        case client
+        /// The server the app talks to.
+        case upstream
+
+        /// The direction of the bytes this side sends.
+        var direction: Direction { self == .client ? .up : .down }
+        var opposite: Side { self == .client ? .upstream : .client }
+    }
+
+    private enum State {
+        /// Dialing the upstream: the client is held unread.
+        case connecting
+        case open
+        /// Blackholed or forgotten by the NAT: bytes are read and dropped, nothing reaches either
+        /// side, nobody is told.
+        case silenced
+        /// Reset or fully closed: waiting for both channels to go.
+        case closing
+    }
+
+    /// One direction: what waits to be delivered and the timer that delivers it.
+    private struct Flow {
+        var line = DelayLine()
+        var timer: Scheduled<Void>?
+        var sawEnd = false
+        var deliveredEnd = false
+    }
+
+    let id: ConnectionID
+    private unowned let device: EmulatedDevice
+    private var state = State.connecting
+    private var channels: [Side: Channel] = [:]
+    private var handlers: [Side: ProxySideHandler] = [:]
+    private var flows: [Direction: Flow] = [.up: Flow(), .down: Flow()]
+    private var active: Set<Side> = []
+    private var backlogRecheck: Scheduled<Void>?
+
+    init(id: ConnectionID, device: EmulatedDevice) {
+        self.id = id
+        self.device = device
+    }
+
+    /// Adds this side's handler to its channel. Call on the device's event loop.
+    func attach(_ channel: Channel, as side: Side) throws {
+        let handler = ProxySideHandler(side: side, connection: self)
+        try channel.pipeline.syncOperations.addHandler(handler)
+        channels[side] = channel
+        handlers[side] = handler
+        active.insert(side)
+        if side == .upstream, state == .connecting {
+            state = .open
+            handlers[.client]?.resumeReading()
+        }
+    }
+
+    /// The upstream could not be reached: the client is closed at once.
+    func upstreamUnreachable() {
+        state = .closing
+        channels[.client]?.close(promise: nil)
+    }
+
+    // MARK: Events from the handlers
+
+    func received(_ buffer: ByteBuffer, from side: Side) {
+        guard state == .open else { return }
+        let direction = side.direction
+        switch device.send(buffer, direction, on: self) {
+        case .deliver(let delivery):
+            flows[direction]!.line.append(.data(buffer), due: device.clock.deadline(delivery.at))
+            armDelivery(direction)
+        case .discard:
+            silence()
+        case .reset:
+            reset()
+        }
+    }
+
+    func mayRead(from side: Side) -> Bool {
+        switch state {
+        case .connecting, .closing: return false
+        case .silenced: return true
+        case .open: break
+        }
+        let direction = side.direction
+        guard flows[direction]!.line.bytes < device.options.bufferLimit,
+            channels[side.opposite]?.isWritable ?? false
+        else { return false }
+        guard device.linkHasRoom(direction) else {
+            recheckBacklog(for: side)
+            return false
+        }
+        return true
+    }
+
+    func writabilityChanged(of side: Side) {
+        guard channels[side]?.isWritable == true else { return }
+        deliverDue(side.opposite.direction)
+        handlers[side.opposite]?.resumeReading()
+    }
+
+    func inputClosed(on side: Side) {
+        let direction = side.direction
+        guard state == .open, !flows[direction]!.sawEnd else { return }
+        flows[direction]!.sawEnd = true
+        // The FIN is a packet too: it crosses the radio and the link like data.
+        switch device.sendEnd(direction, on: self) {
+        case .deliver(let delivery):
+            flows[direction]!.line.append(.end, due: device.clock.deadline(delivery.at))
+            armDelivery(direction)
+        case .discard:
+            silence()
+        case .reset:
+            reset()
+        }
+    }
+
+    func inactive(_ side: Side) {
+        active.remove(side)
+        channels[side] = nil
+        handlers[side] = nil
+        if active.isEmpty {
+            finish()
+            return
+        }
+        guard state == .open else {
+            if state == .closing { channels[side.opposite]?.close(promise: nil) }
+            return
+        }
+        // Nothing more can reach this side; what it sent still goes, then the other side closes.
+        flows[side.opposite.direction]!.line.removeAll()
+        let direction = side.direction
+        if !flows[direction]!.sawEnd {
+            flows[direction]!.sawEnd = true
+            flows[direction]!.line.append(.end, due: .now())
+        }
+        armDelivery(direction)
+    }
+
+    func failed(_ side: Side, _ error: any Error) {
+        device.logger.debug("connection \(id): \(side) side failed: \(error)")
+    }
+
+    // MARK: Actions from the device
+
+    /// Both sides get a RST and nothing queued is delivered.
+    func reset() {
+        guard state != .closing else { return }
+        state = .closing
+        dropQueues()
+        for channel in channels.values {
+            // SO_LINGER with a zero timeout makes close() send a RST instead of a FIN.
+            guard let socket = channel as? any SocketOptionProvider else {
+                channel.close(promise: nil)
+                continue
+            }
+            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
+        }
+        device.connectionWasReset(self)
+    }
+
+    /// Nothing reaches either side any more and nobody is told; both sides are read and
+    /// dropped so that neither blocks, until each gives up on its own.
+    func silence() {
+        guard state == .open || state == .connecting else { return }
+        let wasConnecting = state == .connecting
+        state = .silenced
+        dropQueues()
+        device.connectionWasSilenced(self)
+        for handler in handlers.values { handler.resumeReading() }
+        if wasConnecting { channels[.upstream]?.close(promise: nil) }
+    }
+
+    /// Closes both sides now (the run is over).
+    func close() {
+        dropQueues()
+        state = .closing
+        for channel in channels.values { channel.close(promise: nil) }
+    }
+
+    // MARK: Delivery
+
+    private func armDelivery(_ direction: Direction) {
+        guard flows[direction]!.timer == nil, let due = flows[direction]!.line.nextDue else { return }
+        flows[direction]!.timer = device.loop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            flows[direction]!.timer = nil
+            deliverDue(direction)
+        }
+    }
+
+    private func deliverDue(_ direction: Direction) {
+        guard state == .open else { return }
+        let source: Side = direction == .up ? .client : .upstream
+        guard let destination = channels[source.opposite] else { return }
+        let now = NIODeadline.now()
+        var wrote = false
+        while destination.isWritable, let item = flows[direction]!.line.popDue(now: now) {
+            switch item {
+            case .data(let buffer):
+                device.delivered(buffer.readableBytes, direction)
+                destination.write(buffer, promise: nil)
+                wrote = true
+            case .end:
+                if wrote { destination.flush() }
+                wrote = false
+                flows[direction]!.deliveredEnd = true
+                if active.contains(source) {
+                    destination.close(mode: .output, promise: nil)
+                } else {
+                    destination.close(promise: nil)
+                }
+            }
+        }
+        if wrote { destination.flush() }
+        if flows[.up]!.deliveredEnd && flows[.down]!.deliveredEnd {
+            state = .closing
+            for channel in channels.values { channel.close(promise: nil) }
+            return
+        }
+        armDelivery(direction)
+        if mayRead(from: source) { handlers[source]?.resumeReading() }
+    }
+
+    /// The emulated link's queue is full: look again shortly, since other connections'
+    /// bytes may be what is draining.
+    private func recheckBacklog(for side: Side) {
+        guard backlogRecheck == nil else { return }
+        backlogRecheck = device.loop.assumeIsolated().scheduleTask(in: .milliseconds(5)) { [self] in
+            backlogRecheck = nil
+            if mayRead(from: side) { handlers[side]?.resumeReading() }
+        }
+    }
+
+    private func dropQueues() {
+        for direction in Direction.allCases {
+            flows[direction]!.timer?.cancel()
+            flows[direction]!.timer = nil
+            flows[direction]!.line.removeAll()
+        }
+        backlogRecheck?.cancel()
+        backlogRecheck = nil
+    }
+
+    private func finish() {
+        dropQueues()
+        state = .closing
+        device.remove(self)
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Musl)
+    import Musl
+#endif

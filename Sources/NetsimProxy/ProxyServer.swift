@@ -1,0 +1,165 @@
+import Logging
+import NIOCore
+import NIOPosix
+import NetsimCore
+
+/// A host and port as users write them: `127.0.0.1:8080`, `localhost:80`, `[::1]:443`, or
+/// `:8080` (loopback).
+public struct HostPort: Sendable, Equatable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    public init?(_ text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
+            (0...65535).contains(port)
+        else { return nil }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        self.host = host.isEmpty ? "127.0.0.1" : host
+        self.port = port
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+/// One listening address and the upstream its connections are forwarded to.
+public struct ForwardRule: Sendable, Equatable {
+    public var listen: HostPort
+    public var upstream: HostPort
+
+    public init(listen: HostPort, upstream: HostPort) {
+        self.listen = listen
+        self.upstream = upstream
+    }
+}
+
+public struct ProxyOptions: Sendable {
+    /// The most bytes one direction of one connection may hold between reading and delivering;
+    /// at the limit the proxy stops reading from the sender.
+    public var bufferLimit = 4 * 1024 * 1024
+    /// Keep every radio state change (for charts).
+    public var recordsRadioTimeline = false
+
+    public init() {}
+}
+
+public enum ProxyError: Error, CustomStringConvertible, Equatable {
+    case cannotListen(HostPort, reason: String)
+    case cannotResolve(HostPort, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
+        case .cannotResolve(let address, let reason): "cannot resolve \(address): \(reason)"
+        }
+    }
+}
+
+/// A running emulating proxy: one emulated device behind one or more forward rules.
+public final class NetsimProxy: Sendable {
+    public let profile: Profile
+    public let seed: UInt64
+    /// The addresses actually bound, in rule order (a port 0 becomes the port the system chose).
+    public let listeningAddresses: [HostPort]
+    private let device: NIOLoopBound<EmulatedDevice>
+    private let listeners: [any Channel]
+
+    private init(profile: Profile, seed: UInt64, device: NIOLoopBound<EmulatedDevice>, listeners: [any Channel], addresses: [HostPort]) {
+        self.profile = profile
+        self.seed = seed
+        self.device = device
+        self.listeners = listeners
+        self.listeningAddresses = addresses
+    }
+
+    /// Starts listening on every rule's address. The device and all its connections share one
+    /// event loop of `group`.
+    public static func start(
+        profile: Profile, seed: UInt64, forwards: [ForwardRule], options: ProxyOptions = ProxyOptions(),
+        group: any EventLoopGroup, logger: Logger
+    ) async throws -> NetsimProxy {
+        let loop = group.next()
+        var upstreams: [SocketAddress] = []
+        for rule in forwards {
+            do {
+                upstreams.append(try SocketAddress.makeAddressResolvingHost(rule.upstream.host, port: rule.upstream.port))
+            } catch {
+                throw ProxyError.cannotResolve(rule.upstream, reason: "\(error)")
+            }
+        }
+        let device = try await loop.submit {
+            let model = DeviceModel(profile: profile, seed: seed, recordsRadioTimeline: options.recordsRadioTimeline)
+            return NIOLoopBound(
+                EmulatedDevice(model: model, loop: loop, clock: ProxyClock(), options: options, logger: logger), eventLoop: loop)
+        }.get()
+
+        var listeners: [any Channel] = []
+        var addresses: [HostPort] = []
+        do {
+            for (rule, upstream) in zip(forwards, upstreams) {
+                let channel = try await ServerBootstrap(group: loop, childGroup: loop)
+                    .serverChannelOption(ChannelOptions.backlog, value: 1024)
+                    .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                    .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+                    .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+                    .childChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture { try device.value.accept(channel, upstream: upstream) }
+                    }
+                    .bind(host: rule.listen.host, port: rule.listen.port)
+                    .get()
+                listeners.append(channel)
+                addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
+            }
+        } catch {
+            for listener in listeners { try? await listener.close() }
+            let failed = forwards[listeners.count].listen
+            throw ProxyError.cannotListen(failed, reason: Self.describe(error))
+        }
+        try await loop.submit { device.value.startTimeline() }.get()
+        return NetsimProxy(profile: profile, seed: seed, device: device, listeners: listeners, addresses: addresses)
+    }
+
+    public func status() async throws -> ProxyStatus {
+        try await device.eventLoop.submit { [device] in device.value.status() }.get()
+    }
+
+    /// The report so far, without stopping.
+    public func report() async throws -> RunReport {
+        try await device.eventLoop.submit { [device, profile, seed] in device.value.report(profile: profile.name, seed: seed) }.get()
+    }
+
+    /// Triggers an outage or a handover now, as if the timeline had it at this moment.
+    public func trigger(_ kind: TimelineEvent.Kind) async throws -> DeviceEvent? {
+        try await device.eventLoop.submit { [device] in device.value.trigger(kind) }.get()
+    }
+
+    /// Stops listening, closes every connection, and returns the final report.
+    public func stop() async throws -> RunReport {
+        for listener in listeners { try? await listener.close() }
+        return try await device.eventLoop.submit { [device, profile, seed] in
+            let report = device.value.report(profile: profile.name, seed: seed)
+            device.value.stop()
+            return report
+        }.get()
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        if let error = error as? IOError {
+            return error.errnoCode == EADDRINUSE ? "the address is already in use" : "\(error)"
+        }
+        return "\(error)"
+    }
+}
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#elseif canImport(Musl)
+    import Musl
+#endif

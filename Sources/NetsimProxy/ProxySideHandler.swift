@@ -1,0 +1,69 @@
+import NIOCore
+
+/// The handler in each of a proxied connection's two channels. It only translates channel
+/// events into calls on the connection, and holds back the channel's reads while the
+/// connection says this side must wait (backpressure: reads are pulled, never pushed).
+final class ProxySideHandler: ChannelDuplexHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    private let side: ProxiedConnection.Side
+    private let connection: ProxiedConnection
+    private var context: ChannelHandlerContext?
+    private var readPending = false
+
+    init(side: ProxiedConnection.Side, connection: ProxiedConnection) {
+        self.side = side
+        self.connection = connection
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        connection.received(unwrapInboundIn(data), from: side)
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        connection.writabilityChanged(of: side)
+        context.fireChannelWritabilityChanged()
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            connection.inputClosed(on: side)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        connection.inactive(side)
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        connection.failed(side, error)
+        context.close(promise: nil)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if connection.mayRead(from: side) {
+            context.read()
+        } else {
+            readPending = true
+        }
+    }
+
+    /// Called by the connection when this side may read again.
+    func resumeReading() {
+        guard readPending, let context else { return }
+        readPending = false
+        context.read()
+    }
+}
