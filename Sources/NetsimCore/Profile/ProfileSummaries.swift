@@ -1,3 +1,5 @@
+import Foundation
+
 /// One-line, human-readable renderings of profile values in profile units, for
 /// `netsim profiles show` and `list`, run banners and reports.
 extension Quantity {
@@ -16,15 +18,28 @@ extension Quantity {
 }
 
 extension LinkCapacity {
-    /// "12mbps", "unlimited", or "trace traces/x.down (4.39mbps mean, 30s period)".
+    /// "12mbps", "unlimited", or "trace traces/x.down (~4.4mbps mean, 30s period)".
     public var summary: String {
+        guard case .trace(let trace) = self else { return shortSummary }
+        return "trace \(trace.source) (~\(Self.approximate(trace.meanBitsPerSecond)) mean,"
+            + " \(Quantity.formatDuration(trace.period)) period)"
+    }
+
+    /// "12mbps", "unlimited", or "trace ~4.4mbps", for tables.
+    public var shortSummary: String {
         switch self {
         case .unlimited: "unlimited"
         case .rate(let bitsPerSecond): Quantity.formatBitRate(bitsPerSecond)
-        case .trace(let trace):
-            "trace \(trace.source) (\(Quantity.formatBitRate(trace.meanBitsPerSecond)) mean,"
-                + " \(Quantity.formatDuration(trace.period)) period)"
+        case .trace(let trace): "trace ~\(Self.approximate(trace.meanBitsPerSecond))"
         }
+    }
+
+    /// A trace's mean rate to two significant digits: more would suggest a precision a
+    /// variable link does not have.
+    private static func approximate(_ bitsPerSecond: Double) -> String {
+        guard bitsPerSecond > 0 else { return Quantity.formatBitRate(bitsPerSecond) }
+        let unit = pow(10, (log10(bitsPerSecond)).rounded(.down) - 1)
+        return Quantity.formatBitRate((bitsPerSecond / unit).rounded() * unit)
     }
 }
 

@@ -1,0 +1,68 @@
+import ArgumentParser
+import Foundation
+import NetsimCore
+
+extension ProfilesCommand {
+    /// `netsim profiles list`: every profile a NAME can mean here, one line each.
+    public struct List: ParsableCommand {
+        public static let configuration = CommandConfiguration(
+            abstract: "List the built-in profiles and those in ./profiles, one line each.",
+            discussion: "Rates and delay are those of the network the device starts on; DELAY is one way."
+        )
+
+        public init() {}
+
+        public func run() {
+            print(Self.table(workingDirectory: FileManager.default.currentDirectoryPath))
+        }
+
+        /// The listing: built-ins and ./profiles, a local file shadowing a built-in of its name.
+        static func table(workingDirectory: String) -> String {
+            let names = Set(ProfileCatalog.builtinNames + ProfileCatalog.localNames(workingDirectory: workingDirectory))
+            var rows = [["NAME", "RADIO", "DOWN / UP", "DELAY", "TIMELINE", "NAT", "SOURCE"]]
+            for name in names.sorted() {
+                do {
+                    let source = try ProfileCatalog.locate(name, workingDirectory: workingDirectory)
+                    rows.append(row(name: name, profile: try ProfileCatalog.load(source), source: source))
+                } catch {
+                    rows.append([name, "invalid: \(error)"])
+                }
+            }
+            return alignedColumns(rows)
+        }
+
+        static func row(name: String, profile: Profile, source: ProfileSource) -> [String] {
+            let radios = profile.networks.map(\.radio.technology.rawValue).reduce(into: [String]()) { unique, radio in
+                if !unique.contains(radio) { unique.append(radio) }
+            }
+            let start = profile.network(named: profile.start) ?? profile.networks[0]
+            let delay = start.down.delay == start.up.delay
+                ? Quantity.formatDuration(start.down.delay)
+                : "\(Quantity.formatDuration(start.down.delay)) / \(Quantity.formatDuration(start.up.delay))"
+            let events = profile.timeline.events.count
+            var timeline = events == 0 ? "-" : "\(events) event\(events == 1 ? "" : "s")"
+            if let period = profile.timeline.repeatPeriod { timeline += ", every \(Quantity.formatDuration(period))" }
+            let nat = profile.nat.map { "\(Quantity.formatDuration($0.idleTimeout)) \($0.mode.rawValue)" } ?? "-"
+            return [
+                name, radios.joined(separator: "+"), "\(start.down.capacity.shortSummary) / \(start.up.capacity.shortSummary)",
+                delay, timeline, nat, source.displayName,
+            ]
+        }
+
+        /// Rows padded so columns line up; the last cell of a row is not padded.
+        private static func alignedColumns(_ rows: [[String]]) -> String {
+            var widths: [Int] = []
+            for row in rows {
+                for (column, cell) in row.enumerated().dropLast() {
+                    if column == widths.count { widths.append(0) }
+                    widths[column] = max(widths[column], cell.count)
+                }
+            }
+            return rows.map { row in
+                row.enumerated().map { column, cell in
+                    column == row.count - 1 ? cell : cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0)
+                }.joined()
+            }.joined(separator: "\n")
+        }
+    }
+}
