@@ -30,6 +30,8 @@ extension ProfilesCommand {
                     print("\(file): ok")
                 } catch {
                     anyInvalid = true
+                    // Not printError: without its "netsim: " prefix, editors and CI annotators
+                    // can read FILE:LINE:COLUMN.
                     FileHandle.standardError.write(Data("\(error)\n".utf8))
                 }
             }

@@ -123,6 +123,28 @@ struct ProfileLoaderTests {
         #expect(profile.networks[0].radio == RadioParameters.defaults(for: technology))
     }
 
+    @Test("anchors, aliases and merge keys share settings; explicit keys win over merged ones")
+    func anchorsAndMerges() throws {
+        let profile = try loadProfile(
+            """
+            name: test
+            description: d
+            networks:
+              a:
+                radio: lte
+                link: &shared {delay: 25ms, down: {rate: 12mbps}}
+              b:
+                radio: lte
+                link: *shared
+              c:
+                radio: lte
+                link: {<<: *shared, delay: 40ms}
+            """)
+        #expect(profile.networks[0].down == profile.networks[1].down)
+        #expect(profile.networks[2].down == LinkParameters(capacity: .rate(bitsPerSecond: 12e6), delay: 0.04))
+        #expect(profile.networks[2].up == LinkParameters(delay: 0.04))
+    }
+
     @Test("independent loss given as a mapping equals the plain percentage")
     func independentLoss() throws {
         let mapping = try loadProfile(profileHeader + "    link: {loss: {model: independent, probability: 2%}}")
@@ -185,6 +207,17 @@ struct ProfileErrorTests {
             profileError("name: t\ndescription: d\nnetworks:\n  nr:\n    radio: {model: nr-nsa, inactiveTail: 1s}"))
         #expect((inactiveOnNSA.line, inactiveOnNSA.column) == (5, 28))
         #expect(inactiveOnNSA.message.hasPrefix("unknown key 'inactiveTail' in the radio of network 'nr' (valid keys: "))
+    }
+
+    @Test("a merged key that is not valid is reported where it was written")
+    func badMergedKey() {
+        expectError(
+            profileHeader.replacingOccurrences(of: "radio: lte", with: "radio: &r {model: lte}")
+                + "  b:\n    radio: lte\n    link: {<<: *r}",
+            line: 5, column: 16,
+            "unknown key 'model' in the link of network 'b' (valid keys: rate, trace, delay, jitter, loss, queue, up, down)")
+        expectError(
+            profileHeader + "    link: {'': 5ms}", line: 6, column: 12, "a key in the link of network 'lte' must be a name, not ''")
     }
 
     @Test("a value of the wrong type says what was expected and what was found")

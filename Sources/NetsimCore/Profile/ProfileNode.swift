@@ -48,15 +48,27 @@ struct ProfileNode {
 
     /// The node as a mapping, keys not checked yet (for mappings whose valid keys depend on
     /// one of their values, such as a radio's `model`).
+    ///
+    /// YAML merge keys are applied (`<<: *common`, or a list of aliases): a profile can define
+    /// a link once and share it between networks. Keys given explicitly win, as in YAML 1.1.
     func mapping() throws(ProfileError) -> ProfileMapping {
         guard case .mapping(let mapping) = node else { throw mismatch(expected: "a mapping") }
         var entries: [ProfileMapping.Entry] = []
+        var merged: [ProfileMapping.Entry] = []
         for (keyNode, valueNode) in mapping {
             let key = ProfileNode(node: keyNode, place: "a key in \(place)", file: file)
-            guard case .scalar(let scalar) = keyNode, !key.isNull else { throw key.mismatch(expected: "a name") }
-            entries.append(
-                .init(key: scalar.string, keyNode: key, value: ProfileNode(node: valueNode, place: "'\(scalar.string)' in \(place)", file: file)))
+            guard case .scalar(let scalar) = keyNode, !key.isNull, !scalar.string.isEmpty else {
+                throw key.mismatch(expected: "a name")
+            }
+            let value = ProfileNode(node: valueNode, place: "'\(scalar.string)' in \(place)", file: file)
+            if scalar.string == "<<", scalar.style == .plain {
+                let sources = if case .sequence = valueNode { try value.sequence() } else { [value] }
+                for source in sources { merged += try source.named(place).mapping().entries }
+            } else {
+                entries.append(.init(key: scalar.string, keyNode: key, value: value))
+            }
         }
+        for entry in merged where !entries.contains(where: { $0.key == entry.key }) { entries.append(entry) }
         return ProfileMapping(node: self, entries: entries)
     }
 
