@@ -44,8 +44,9 @@ extension ProfilesCommand {
             if let period = profile.timeline.repeatPeriod { timeline += ", every \(Quantity.formatDuration(period))" }
             let nat = profile.nat.map { "\(Quantity.formatDuration($0.idleTimeout)) \($0.mode.rawValue)" } ?? "-"
             return [
-                name, radios.joined(separator: "+"), "\(start.down.capacity.shortSummary) / \(start.up.capacity.shortSummary)",
-                delay, timeline, nat, source.displayName,
+                name, radios.joined(separator: "+"),
+                "\(start.down.capacity.shortSummary) / \(start.up.capacity.shortSummary)", delay, timeline, nat,
+                source.displayName,
             ]
         }
 
@@ -60,7 +61,7 @@ extension ProfilesCommand {
             }
             return rows.map { row in
                 row.enumerated().map { column, cell in
-                    column == row.count - 1 ? cell : cell.padding(toLength: widths[column] + 2, withPad: " ", startingAt: 0)
+                    column == row.count - 1 ? cell : cell.padded(to: widths[column] + 2)
                 }.joined()
             }.joined(separator: "\n")
         }

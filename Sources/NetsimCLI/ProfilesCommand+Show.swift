@@ -36,14 +36,15 @@ extension ProfilesCommand {
                 let fields = network.radio.formattedFields
                 let keyWidth = fields.map(\.key.count).max() ?? 0
                 for field in fields {
-                    lines.append("    \(field.key.padding(toLength: keyWidth + 2, withPad: " ", startingAt: 0))\(field.value)")
+                    lines.append("    \(field.key.padded(to: keyWidth + 2))\(field.value)")
                 }
                 lines.append("  link up:    \(network.up.summary)")
                 lines.append("  link down:  \(network.down.summary)")
             }
             lines.append("")
             if let nat = profile.nat {
-                lines.append("NAT: mappings expire after \(Quantity.formatDuration(nat.idleTimeout)) idle, \(nat.mode.rawValue)")
+                let timeout = Quantity.formatDuration(nat.idleTimeout)
+                lines.append("NAT: mappings expire after \(timeout) idle, \(nat.mode.rawValue)")
             } else {
                 lines.append("NAT: none (idle connections never expire)")
             }
@@ -64,7 +65,7 @@ extension ProfilesCommand {
             }
             let width = times.map(\.count).max() ?? 0
             for (time, event) in zip(times, timeline.events) {
-                lines.append("  \(time.padding(toLength: width + 2, withPad: " ", startingAt: 0))\(event.summary)")
+                lines.append("  \(time.padded(to: width + 2))\(event.summary)")
             }
             return lines
         }

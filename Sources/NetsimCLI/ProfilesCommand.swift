@@ -18,3 +18,10 @@ public struct ProfilesCommand: ParsableCommand {
 
     public init() {}
 }
+
+extension String {
+    /// The text followed by spaces up to `width` characters, for aligned columns.
+    func padded(to width: Int) -> String {
+        padding(toLength: max(width, count), withPad: " ", startingAt: 0)
+    }
+}

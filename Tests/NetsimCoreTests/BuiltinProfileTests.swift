@@ -170,7 +170,9 @@ struct ProfileCatalogTests {
             let error = try #require(throws: ProfileError.self) {
                 try ProfileCatalog.resolve("mine.yml", workingDirectory: directory)
             }
-            #expect(error.description.hasPrefix("mine.yml:6:26: 'trace' in link 'down' of network 'wired': cannot read trace file '../traces/t.down': "))
+            #expect(
+                error.description.hasPrefix(
+                    "mine.yml:6:26: 'trace' in link 'down' of network 'wired': cannot read trace file '../traces/t.down': "))
             #expect(error.description.hasSuffix("/../traces/t.down: no such file"))
             #expect(throws: ProfileLookupError.unreadable(path: "./nothing.yaml", reason: "no such file")) {
                 try ProfileCatalog.resolve("./nothing.yaml", workingDirectory: directory)
@@ -188,7 +190,9 @@ struct ProfileCatalogTests {
                 try ProfileCatalog.resolve("lte-god", workingDirectory: directory)
             }
             let error = ProfileLookupError.unknownName("x", suggestion: nil, builtinNames: ["a", "b"])
-            #expect(error.description == "no profile named 'x': no profiles/x.yaml here and no built-in of that name (built-in profiles: a, b)")
+            #expect(
+                error.description
+                    == "no profile named 'x': no profiles/x.yaml here and no built-in of that name (built-in profiles: a, b)")
         }
     }
 

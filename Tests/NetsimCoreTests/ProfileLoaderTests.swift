@@ -202,7 +202,10 @@ struct ProfileErrorTests {
                     radio: {model: lte, promotionTme: 400ms}
                 """))
         #expect((error.line, error.column) == (5, 25))
-        #expect(error.message.hasPrefix("unknown key 'promotionTme' in the radio of network 'lte'; did you mean 'promotionTime'? (valid keys: model, promotionTime, "))
+        #expect(
+            error.message.hasPrefix(
+                "unknown key 'promotionTme' in the radio of network 'lte'; did you mean 'promotionTime'?"
+                    + " (valid keys: model, promotionTime, "))
         let inactiveOnNSA = try #require(
             profileError("name: t\ndescription: d\nnetworks:\n  nr:\n    radio: {model: nr-nsa, inactiveTail: 1s}"))
         #expect((inactiveOnNSA.line, inactiveOnNSA.column) == (5, 28))
