@@ -220,6 +220,9 @@ struct ProfileErrorTests {
             line: 5, column: 16,
             "unknown key 'model' in the link of network 'b' (valid keys: rate, trace, delay, jitter, loss, queue, up, down)")
         expectError(
+            profileHeader + "    link: {<<: 5ms}", line: 6, column: 16,
+            "'<<' in the link of network 'lte' must be a mapping to merge, not '5ms'")
+        expectError(
             profileHeader + "    link: {'': 5ms}", line: 6, column: 12, "a key in the link of network 'lte' must be a name, not ''")
     }
 

@@ -63,7 +63,10 @@ struct ProfileNode {
             let value = ProfileNode(node: valueNode, place: "'\(scalar.string)' in \(place)", file: file)
             if scalar.string == "<<", scalar.style == .plain {
                 let sources = if case .sequence = valueNode { try value.sequence() } else { [value] }
-                for source in sources { merged += try source.named(place).mapping().entries }
+                for source in sources {
+                    guard case .mapping = source.node else { throw source.mismatch(expected: "a mapping to merge") }
+                    merged += try source.named(place).mapping().entries
+                }
             } else {
                 entries.append(.init(key: scalar.string, keyNode: key, value: value))
             }
