@@ -37,7 +37,8 @@ final class ProxiedConnection {
         var line = DelayLine()
         var timer: Scheduled<Void>?
         var sawEnd = false
-        var deliveredEnd = false
+        /// The FIN was written after every byte before it.
+        var closedOutput = false
     }
 
     let id: ConnectionID
@@ -214,24 +215,32 @@ final class ProxiedConnection {
                 destination.write(buffer, promise: nil)
                 wrote = true
             case .end:
-                if wrote { destination.flush() }
                 wrote = false
-                flows[direction]!.deliveredEnd = true
-                if active.contains(source) {
-                    destination.close(mode: .output, promise: nil)
-                } else {
-                    destination.close(promise: nil)
+                // The FIN goes only after every byte before it is written: on a channel whose
+                // input is already closed, NIO turns an output close into a full close, which
+                // fails pending writes. A zero-length write completes after all earlier ones.
+                destination.writeAndFlush(ByteBuffer()).assumeIsolated().whenComplete { [self] _ in
+                    destination.close(mode: .output).assumeIsolated().whenComplete { [self] _ in
+                        outputClosed(towards: source.opposite)
+                    }
                 }
             }
         }
         if wrote { destination.flush() }
-        if flows[.up]!.deliveredEnd && flows[.down]!.deliveredEnd {
-            state = .closing
-            for channel in channels.values { channel.close(promise: nil) }
-            return
-        }
+        // An unwritable destination resumes delivery through `writabilityChanged`.
+        guard destination.isWritable else { return }
         armDelivery(direction)
         if mayRead(from: source) { handlers[source]?.resumeReading() }
+    }
+
+    /// A FIN reached `side`. Once both directions have passed theirs on, or the side that sent
+    /// this one is gone, the connection is over.
+    private func outputClosed(towards side: Side) {
+        flows[side.opposite.direction]!.closedOutput = true
+        if !active.contains(side.opposite) || (flows[.up]!.closedOutput && flows[.down]!.closedOutput) {
+            state = .closing
+            for channel in channels.values { channel.close(promise: nil) }
+        }
     }
 
     /// The emulated link's queue is full: look again shortly, since other connections'

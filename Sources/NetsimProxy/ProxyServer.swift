@@ -44,6 +44,8 @@ public struct ProxyOptions: Sendable {
     public var bufferLimit = 4 * 1024 * 1024
     /// Keep every radio state change (for charts).
     public var recordsRadioTimeline = false
+    /// Emulated seconds per wall-clock second (tests raise it to play long timelines quickly).
+    public var timeScale = 1.0
 
     public init() {}
 }
@@ -95,7 +97,7 @@ public final class NetsimProxy: Sendable {
         let device = try await loop.submit {
             let model = DeviceModel(profile: profile, seed: seed, recordsRadioTimeline: options.recordsRadioTimeline)
             return NIOLoopBound(
-                EmulatedDevice(model: model, loop: loop, clock: ProxyClock(), options: options, logger: logger), eventLoop: loop)
+                EmulatedDevice(model: model, loop: loop, clock: ProxyClock(timeScale: options.timeScale), options: options, logger: logger), eventLoop: loop)
         }.get()
 
         var listeners: [any Channel] = []

@@ -1,1 +1,188 @@
+import Foundation
+import NIOCore
+import NetsimCore
+import NetsimProxy
+import Synchronization
 import Testing
+
+/// The proxy on loopback with an echo upstream: timings with tolerances, and integrity.
+/// Serialized: timing tolerances of a few milliseconds need the 2 cores to themselves.
+@Suite(.serialized) struct ProxyEndToEndTests {
+    func profile(
+        radio: RadioParameters = .none, up: LinkParameters = LinkParameters(), down: LinkParameters = LinkParameters(),
+        events: [TimelineEvent] = []
+    ) -> Profile {
+        Profile(
+            name: "test", description: "", networks: [Network(name: "net", radio: radio, up: up, down: down)], start: "net",
+            timeline: Timeline(events: events))
+    }
+
+    @Test func fiftyMillisecondsEachWayGiveAHundredMillisecondEcho() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(
+            profile(up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05)), upstreamPort: serverPort)
+        let channel = try await Loopback.connect(port: port)
+        var trips: [Double] = []
+        try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            for _ in 0..<7 { trips.append(try await Loopback.roundTrip(100, inbound: &iterator, outbound: outbound).seconds) }
+        }
+        let median = trips.sorted()[trips.count / 2]
+        #expect(abs(median - 0.100) < 0.005, "median echo round trip \(median) s")
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
+    @Test func aMegabitPerSecondLinkMovesAMegabyteInAboutEightSeconds() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(
+            profile(up: LinkParameters(capacity: .rate(bitsPerSecond: 1e6))), upstreamPort: serverPort)
+        let payload = Loopback.randomBytes(1_000_000, seed: 3)
+        let start = ContinuousClock.now
+        let (received, ending) = try await Loopback.echo(payload, port: port)
+        let elapsed = (ContinuousClock.now - start).seconds
+        #expect(ending == .finished)
+        #expect(received == payload)
+        #expect(abs(elapsed - 8.0) / 8.0 < 0.03, "1 MB at 1 Mbit/s took \(elapsed) s")
+        let report = try await proxy.stop()
+        #expect(report.bytes.up == 1_000_000)
+        try await server.close()
+    }
+
+    @Test func theFirstRequestAfterALongIdlePaysTheLTEPromotion() async throws {
+        var lte = LTERadioParameters()
+        lte.longDRXTime = 1  // A short tail, so "long idle" is 2 s.
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(
+            profile(radio: .lte(lte), up: LinkParameters(delay: 0.01), down: LinkParameters(delay: 0.01)), upstreamPort: serverPort)
+        let channel = try await Loopback.connect(port: port)
+        var afterIdle = 0.0
+        var awake = 0.0
+        try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            try await Task.sleep(for: .seconds(2))
+            afterIdle = try await Loopback.roundTrip(100, inbound: &iterator, outbound: outbound).seconds
+            awake = try await Loopback.roundTrip(100, inbound: &iterator, outbound: outbound).seconds
+        }
+        let report = try await proxy.stop()
+        #expect(afterIdle > 0.26 + 0.02 && afterIdle < 0.26 + 0.02 + 0.02, "first request after idle: \(afterIdle) s")
+        #expect(awake < 0.04, "the radio is awake for the next one: \(awake) s")
+        // One promotion for the connection's SYN, one for the request after the idle.
+        #expect(report.radio.promotions == 2)
+        #expect(abs(report.radioLatency.promotionSeconds - 0.26) < 0.01)
+        try await server.close()
+    }
+
+    @Test func aStallOutageDelaysButDeliversEveryByte() async throws {
+        let outage = TimelineEvent(at: 1, kind: .outage(duration: 2, mode: .stall))
+        let link = LinkParameters(capacity: .rate(bitsPerSecond: 2e6), delay: 0.02)
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile(up: link, down: link, events: [outage]), upstreamPort: serverPort)
+        let payload = Loopback.randomBytes(1_000_000, seed: 4)
+        let start = ContinuousClock.now
+        let (received, ending) = try await Loopback.echo(payload, port: port, idleTimeout: .seconds(10))
+        let elapsed = (ContinuousClock.now - start).seconds
+        #expect(ending == .finished)
+        #expect(received == payload)
+        #expect(elapsed > 4 + 2, "4 s of transfer plus at least the 2 s outage: \(elapsed) s")
+        let report = try await proxy.stop()
+        #expect(report.events.map(\.kind) == ["outage"])
+        try await server.close()
+    }
+
+    @Test func aResetOutageResetsOpenConnectionsAndNewOnesWork() async throws {
+        let outage = TimelineEvent(at: 1, kind: .outage(duration: 0.5, mode: .reset))
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile(events: [outage]), upstreamPort: serverPort)
+        let channel = try await Loopback.connect(port: port)
+        var sawReset = false
+        try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+            try await Task.sleep(for: .seconds(1.5))
+            do {
+                _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+            } catch {
+                sawReset = true
+            }
+        }
+        #expect(sawReset)
+        let (received, ending) = try await Loopback.echo([1, 2, 3], port: port)
+        #expect(ending == .finished && received == [1, 2, 3])
+        let report = try await proxy.stop()
+        #expect(report.connections.reset == 1)
+        try await server.close()
+    }
+
+    @Test func aBlackholeSilencesOpenConnectionsAndNewOnesWork() async throws {
+        let outage = TimelineEvent(at: 0.5, kind: .outage(duration: 0.5, mode: .blackhole))
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile(events: [outage]), upstreamPort: serverPort)
+        let channel = try await Loopback.connect(port: port)
+        let answered = Loopback.Progress()
+        try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+            try await Task.sleep(for: .seconds(1))
+            try await outbound.write(ByteBuffer(bytes: [9]))
+            // Neither an answer nor a FIN nor a RST may come: wait a second and give up.
+            let reader = Task { [iterator] in
+                var iterator = iterator
+                _ = try? await iterator.next()
+                answered.state.withLock { $0.silent = true }
+            }
+            try await Task.sleep(for: .seconds(1))
+            #expect(!answered.state.withLock { $0.silent })
+            reader.cancel()
+        }
+        let (received, ending) = try await Loopback.echo([1, 2, 3], port: port)
+        #expect(ending == .finished && received == [1, 2, 3])
+        let report = try await proxy.stop()
+        #expect(report.connections.blackholed == 1)
+        try await server.close()
+    }
+
+    @Test func anUnreachableUpstreamClosesTheClientAtOnce() async throws {
+        let (closed, closedPort) = try await Loopback.echoServer()
+        try await closed.close()
+        let (proxy, port) = try await Loopback.proxy(profile(), upstreamPort: closedPort)
+        let start = ContinuousClock.now
+        let (received, ending) = try await Loopback.echo([1, 2, 3], port: port)
+        #expect(received.isEmpty && ending == .failed)
+        #expect((ContinuousClock.now - start).seconds < 1)
+        _ = try await proxy.stop()
+    }
+
+    @Test func aPortInUseIsAClearError() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        await #expect(throws: ProxyError.cannotListen(HostPort(host: "127.0.0.1", port: serverPort), reason: "the address is already in use")) {
+            _ = try await NetsimProxy.start(
+                profile: .passThrough, seed: 1,
+                forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: serverPort), upstream: HostPort(host: "127.0.0.1", port: 1))],
+                group: Loopback.group, logger: Loopback.logger)
+        }
+        try await server.close()
+    }
+
+    /// 10 MB of random bytes through every built-in profile, its timeline played 100 times
+    /// faster than real time. Where the profile kills the connection (reset, blackhole, NAT),
+    /// what arrived must still be an unaltered prefix of what was sent.
+    @Test(arguments: ProfileCatalog.builtinNames)
+    func tenMegabytesSurviveBuiltInProfile(name: String) async throws {
+        let builtin = try ProfileCatalog.builtin(named: name)
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(builtin, upstreamPort: serverPort, timeScale: 100)
+        let payload = Loopback.randomBytes(10_000_000, seed: 5)
+        let (received, ending) = try await Loopback.echo(payload, port: port, idleTimeout: .seconds(5))
+        let report = try await proxy.stop()
+        #expect(Array(payload.prefix(received.count)) == received, "what arrived is a prefix of what was sent")
+        if ending == .finished {
+            #expect(received == payload)
+        } else {
+            #expect(
+                report.connections.reset + report.connections.blackholed > 0,
+                "only the profile may kill a connection: \(ending) after \(received.count) bytes, \(report.bytes), \(report.connections)")
+        }
+        try await server.close()
+    }
+}
