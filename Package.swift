@@ -23,10 +23,18 @@ let package = Package(
             name: "NetsimCore",
             dependencies: [.product(name: "Yams", package: "Yams")]
         ),
+        .systemLibrary(
+            name: "CPcap",
+            path: "Sources/CPcap",
+            pkgConfig: "libpcap",
+            providers: [.apt(["libpcap-dev"]), .brew(["libpcap"])]
+        ),
+        .target(name: "NetsimPcap", dependencies: ["NetsimCore", "CPcap"]),
         .target(
             name: "NetsimCLI",
             dependencies: [
                 "NetsimCore",
+                "NetsimPcap",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -35,6 +43,7 @@ let package = Package(
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "NetsimCoreTests", dependencies: ["NetsimCore"]),
+        .testTarget(name: "NetsimPcapTests", dependencies: ["NetsimPcap", "NetsimCore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "NetsimCLITests",
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]

@@ -1,0 +1,90 @@
+import NetsimCore
+
+/// What `netsim analyze` found in a capture. Its JSON form is the `analyze --format json`
+/// output; `radio` is the same object every netsim report carries.
+public struct CaptureAnalysis: Sendable, Equatable, Codable {
+    public var capture: CaptureSummary
+    public var radio: RadioReport
+    /// Energy spent idle (paging): the floor no flow is charged for. The flows' energies and
+    /// this add up to `radio.energyJoules`.
+    public var idleEnergyJoules: Double
+    /// The device's flows, the most energy first.
+    public var flows: [FlowReport]
+    /// Flows that repeat at a fixed period, the most energy per hour first.
+    public var periodicTransfers: [PeriodicTransfer]
+}
+
+public struct CaptureSummary: Sendable, Equatable, Codable {
+    public var file: String
+    /// `pcap` or `pcapng`.
+    public var format: String
+    public var linkType: String
+    /// Every packet in the file.
+    public var packets: Int
+    /// The packets to or from the device, fed to the radio model.
+    public var devicePackets: Int
+    /// Frames without IP (ARP, LLDP...).
+    public var nonIPPackets: Int
+    /// IP packets between other hosts.
+    public var otherHostPackets: Int
+    /// Frames whose headers could not be decoded, and the first of them.
+    public var undecodablePackets: Int
+    public var firstUndecodable: String?
+    /// Packets whose timestamp is earlier than one before them; the radio model takes them as
+    /// happening at the latest time seen.
+    public var outOfOrderPackets: Int
+    /// The first packet's time, seconds since 1970. Every other time in the analysis is in
+    /// seconds from this packet.
+    public var startTime: Double?
+    /// From the first packet to the last.
+    public var durationSeconds: Double
+    public var deviceAddresses: [String]
+    /// `given` (`--device-ip`) or `inferred` (see `DeviceAddressInference`).
+    public var deviceAddressSource: String
+}
+
+/// One flow's traffic and what the radio spent for it: the promotions its packets needed, the
+/// awake time after its packets until the next packet of any flow or the radio's sleep (its
+/// tails), and its throughput energy.
+public struct FlowReport: Sendable, Equatable, Codable {
+    /// 1-based rank by energy; periodic transfers refer to flows by it.
+    public var id: Int
+    /// `tcp`, `udp`, `icmp`, `icmpv6` or `ip-N`.
+    public var transport: String
+    public var device: String
+    public var remote: String
+    /// From the TLS SNI, HTTP Host or HTTP/2 :authority the flow carried.
+    public var serverName: String?
+    public var packets: Int
+    /// Transport payload bytes, as the radio model counts them.
+    public var bytesUp: Int
+    public var bytesDown: Int
+    public var firstPacketSeconds: Double
+    public var lastPacketSeconds: Double
+    /// Promotions (from any sleeping state) its packets triggered.
+    public var wakeUps: Int
+    public var wakeSeconds: Double
+    public var energyJoules: Double
+    public var promotionEnergyJoules: Double
+    public var tailEnergyJoules: Double
+    public var transferEnergyJoules: Double
+    /// Its share of all energy, the idle floor included.
+    public var energyShare: Double
+}
+
+/// A flow's repeating transfer (a keepalive, a poll) and what it costs.
+public struct PeriodicTransfer: Sendable, Equatable, Codable {
+    public var flow: Int
+    public var remote: String
+    public var serverName: String?
+    public var periodSeconds: Double
+    /// Bursts that followed the period.
+    public var repetitions: Int
+    /// Per repetition, on average: the radio's wake time and energy it was charged.
+    public var wakeSecondsPerRepetition: Double
+    public var energyJoulesPerRepetition: Double
+    /// At this period, per hour of the app running.
+    public var wakeSecondsPerHour: Double
+    public var energyJoulesPerHour: Double
+    public var meanPowerMilliwatts: Double
+}

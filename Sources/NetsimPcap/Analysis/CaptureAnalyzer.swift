@@ -1,0 +1,325 @@
+import NetsimCore
+
+public struct CaptureAnalysisOptions: Sendable {
+    /// The radio model to run the capture through.
+    public var radio: RadioStages
+    /// The device's addresses; empty to infer them (`DeviceAddressInference`).
+    public var deviceAddresses: [IPAddress]
+    /// Packets of one flow less than this apart belong to one burst; periodic transfers are
+    /// found among the gaps between bursts.
+    public var burstGap: Double
+
+    public init(radio: RadioStages, deviceAddresses: [IPAddress] = [], burstGap: Double = 1.0) {
+        self.radio = radio
+        self.deviceAddresses = deviceAddresses
+        self.burstGap = burstGap
+    }
+}
+
+extension CaptureAnalysis {
+    /// Reads and analyzes the capture at `path`, one packet at a time.
+    public static func analyze(file path: String, options: CaptureAnalysisOptions) throws -> CaptureAnalysis {
+        let reader = try CaptureReader(path: path)
+        var analyzer = CaptureAnalyzer(options: options)
+        try reader.forEachPacket { analyzer.add($0, linkType: reader.linkType) }
+        return analyzer.finish(file: path, format: reader.format, linkType: reader.linkType)
+    }
+}
+
+/// Streams a capture's packets through the radio model (`RadioStateMachine.observe`, Video
+/// Optimizer's method: a packet that finds the radio asleep is preceded by its promotion), and
+/// charges what the radio spends to flows: a promotion and the throughput energy to the flow
+/// whose packet needed them, the awake time after a packet (until the next packet of any flow,
+/// or sleep) to that packet's flow. Memory holds per-flow summaries, not packets (except the
+/// first `DeviceAddressInference.window` packets' summaries while the device is inferred).
+public struct CaptureAnalyzer {
+    private struct Burst {
+        var start: Double
+        var energy = 0.0
+        var wakeSeconds = 0.0
+    }
+
+    private struct FlowState {
+        let key: FlowKey
+        /// Whether the device is endpoint `a`; nil for a flow between other hosts, or while the
+        /// device is not yet known.
+        var deviceIsA: Bool?
+        var sniffer: FlowNameSniffer?
+        var serverName: String?
+        var packets = 0
+        var bytesUp = 0
+        var bytesDown = 0
+        var firstTime = 0.0
+        var lastTime = 0.0
+        var wakeUps = 0
+        var promotionSeconds = 0.0
+        var promotionEnergy = 0.0
+        var transferEnergy = 0.0
+        var tailSeconds = 0.0
+        var tailEnergy = 0.0
+        var burst = Burst(start: 0)
+        var earlierBursts: [Burst] = []
+
+        var energy: Double { promotionEnergy + transferEnergy + tailEnergy }
+
+        mutating func notePacket(at time: Double, burstGap: Double) {
+            if packets == 0 {
+                firstTime = time
+                burst = Burst(start: time)
+            } else if time - lastTime > burstGap {
+                earlierBursts.append(burst)
+                burst = Burst(start: time)
+            }
+            lastTime = time
+            packets += 1
+        }
+
+        mutating func chargeTail(seconds: Double, energy: Double) {
+            tailSeconds += seconds
+            tailEnergy += energy
+            burst.wakeSeconds += seconds
+            burst.energy += energy
+        }
+    }
+
+    /// Summaries of the packets seen while the device is being inferred.
+    private struct PendingPacket {
+        var time: Double
+        var flow: Int
+        var sentByA: Bool
+        var payloadBytes: Int
+    }
+
+    private let options: CaptureAnalysisOptions
+    private var deviceAddresses: [IPAddress]?
+    private var inference = DeviceAddressInference()
+    private var pending: [PendingPacket] = []
+
+    private var flows: [FlowState] = []
+    private var flowIndices: [FlowKey: Int] = [:]
+    private var cachedFlow: (key: FlowKey, index: Int)?
+
+    /// Replaced at the device's first packet by a machine started one promotion before it, so
+    /// that packet gets a whole promotion as Video Optimizer gives it.
+    private var radio: RadioStateMachine
+    private var radioStarted = false
+    private var chargedTotals: RadioRunningTotals
+    private var lastChargedFlow: Int?
+    private var latestDeviceTime = -Double.infinity
+
+    private var timeBase: (seconds: Int, nanoseconds: Int)?
+    private var latestTime = 0.0
+    private var packets = 0
+    private var devicePackets = 0
+    private var nonIPPackets = 0
+    private var otherHostPackets = 0
+    private var undecodablePackets = 0
+    private var firstUndecodable: String?
+    private var outOfOrderPackets = 0
+
+    public init(options: CaptureAnalysisOptions) {
+        self.options = options
+        self.deviceAddresses = options.deviceAddresses.isEmpty ? nil : options.deviceAddresses
+        self.radio = RadioStateMachine(options.radio)
+        self.chargedTotals = radio.runningTotals
+    }
+
+    public mutating func add(_ packet: CapturedPacket, linkType: LinkType) {
+        packets += 1
+        let time = relativeTime(of: packet)
+        latestTime = max(latestTime, time)
+        let decoded: DecodedPacket
+        switch PacketDecoder.decode(packet.bytes, originalLength: packet.originalLength, linkType: linkType) {
+        case .ip(let ip):
+            decoded = ip
+        case .notIP:
+            nonIPPackets += 1
+            return
+        case .malformed(let reason):
+            undecodablePackets += 1
+            if firstUndecodable == nil { firstUndecodable = "packet \(packet.number): \(reason)" }
+            return
+        }
+
+        var sentByA = false
+        let key = FlowKey(decoded, sentByA: &sentByA)
+        let flow = flowIndex(for: key)
+        if let tcp = decoded.tcp, decoded.payloadLength > 0, flows[flow].sniffer != nil,
+            let payload = packet.bytes.slice(at: decoded.payloadOffset, length: decoded.capturedPayloadLength)
+        {
+            sniffServerName(flow, payload, payloadLength: decoded.payloadLength, sequence: tcp.sequence, sentByA: sentByA)
+        }
+
+        if deviceAddresses != nil {
+            feed(at: time, flow: flow, sentByA: sentByA, payloadBytes: decoded.payloadLength)
+        } else {
+            inference.add(source: decoded.source, destination: decoded.destination)
+            pending.append(PendingPacket(time: time, flow: flow, sentByA: sentByA, payloadBytes: decoded.payloadLength))
+            if inference.isComplete { settleDevice(inference.deviceAddresses()) }
+        }
+    }
+
+    /// Ends the timeline when the last packet's tail has ended, and reports.
+    public mutating func finish(file: String, format: String, linkType: LinkType) -> CaptureAnalysis {
+        let inferred = deviceAddresses == nil
+        if inferred { settleDevice(inference.deviceAddresses()) }
+        let report = radio.report(until: radioStarted ? radio.tailEnd : 0)
+        chargeTailSinceLastPacket()
+
+        let energy = report.energyJoules
+        let deviceFlows = flows.filter { $0.deviceIsA != nil && $0.packets > 0 }
+            .sorted { ($0.energy, -$0.firstTime) > ($1.energy, -$1.firstTime) }
+        var flowReports: [FlowReport] = []
+        var periodicTransfers: [PeriodicTransfer] = []
+        for (rank, flow) in deviceFlows.enumerated() {
+            let deviceIsA = flow.deviceIsA ?? true
+            let flowReport = FlowReport(
+                id: rank + 1, transport: flow.key.protocolName, device: flow.key.endpointDescription(a: deviceIsA),
+                remote: flow.key.endpointDescription(a: !deviceIsA), serverName: flow.serverName, packets: flow.packets,
+                bytesUp: flow.bytesUp, bytesDown: flow.bytesDown, firstPacketSeconds: flow.firstTime,
+                lastPacketSeconds: flow.lastTime, wakeUps: flow.wakeUps, wakeSeconds: flow.promotionSeconds + flow.tailSeconds,
+                energyJoules: flow.energy, promotionEnergyJoules: flow.promotionEnergy, tailEnergyJoules: flow.tailEnergy,
+                transferEnergyJoules: flow.transferEnergy, energyShare: energy > 0 ? flow.energy / energy : 0)
+            flowReports.append(flowReport)
+            if let periodic = Self.periodicTransfer(flow, report: flowReport) { periodicTransfers.append(periodic) }
+        }
+        periodicTransfers.sort { $0.energyJoulesPerHour > $1.energyJoulesPerHour }
+
+        let summary = CaptureSummary(
+            file: file, format: format, linkType: linkType.description, packets: packets, devicePackets: devicePackets,
+            nonIPPackets: nonIPPackets, otherHostPackets: otherHostPackets, undecodablePackets: undecodablePackets,
+            firstUndecodable: firstUndecodable, outOfOrderPackets: outOfOrderPackets,
+            startTime: timeBase.map { Double($0.seconds) + Double($0.nanoseconds) / 1e9 }, durationSeconds: latestTime,
+            deviceAddresses: (deviceAddresses ?? []).map(\.description), deviceAddressSource: inferred ? "inferred" : "given")
+        return CaptureAnalysis(
+            capture: summary, radio: report, idleEnergyJoules: radio.runningTotals.idleEnergy, flows: flowReports,
+            periodicTransfers: periodicTransfers)
+    }
+
+    // MARK: Packets
+
+    /// Seconds since the file's first packet, computed in integers first so nanoseconds survive.
+    private mutating func relativeTime(of packet: CapturedPacket) -> Double {
+        guard let base = timeBase else {
+            timeBase = (packet.seconds, packet.nanoseconds)
+            return 0
+        }
+        return Double(packet.seconds - base.seconds) + Double(packet.nanoseconds - base.nanoseconds) * 1e-9
+    }
+
+    private mutating func flowIndex(for key: FlowKey) -> Int {
+        if let cachedFlow, cachedFlow.key == key { return cachedFlow.index }
+        let index: Int
+        if let known = flowIndices[key] {
+            index = known
+        } else {
+            index = flows.count
+            flows.append(
+                FlowState(
+                    key: key, deviceIsA: deviceAddresses.flatMap { Self.deviceSide(of: key, devices: $0) },
+                    sniffer: key.ipProtocol == 6 ? FlowNameSniffer() : nil))
+            flowIndices[key] = index
+        }
+        cachedFlow = (key, index)
+        return index
+    }
+
+    private static func deviceSide(of key: FlowKey, devices: [IPAddress]) -> Bool? {
+        if devices.contains(key.a) { return true }
+        if devices.contains(key.b) { return false }
+        return nil
+    }
+
+    private mutating func sniffServerName(
+        _ flow: Int, _ payload: UnsafeRawBufferPointer, payloadLength: Int, sequence: UInt32, sentByA: Bool
+    ) {
+        guard var sniffer = flows[flow].sniffer else { return }
+        flows[flow].sniffer = nil  // moved out while it changes, so its buffers are not copied
+        if let name = sniffer.inspect(payload, payloadLength: payloadLength, sequence: sequence, sentByA: sentByA) {
+            flows[flow].serverName = name
+            return
+        }
+        if !sniffer.isDone { flows[flow].sniffer = sniffer }
+    }
+
+    private mutating func settleDevice(_ addresses: [IPAddress]) {
+        deviceAddresses = addresses
+        for index in flows.indices {
+            flows[index].deviceIsA = Self.deviceSide(of: flows[index].key, devices: addresses)
+        }
+        for packet in pending {
+            feed(at: packet.time, flow: packet.flow, sentByA: packet.sentByA, payloadBytes: packet.payloadBytes)
+        }
+        pending = []
+    }
+
+    // MARK: Radio and charging
+
+    private mutating func feed(at time: Double, flow: Int, sentByA: Bool, payloadBytes: Int) {
+        guard let deviceIsA = flows[flow].deviceIsA else {
+            otherHostPackets += 1
+            return
+        }
+        devicePackets += 1
+        if !radioStarted {
+            radio = RadioStateMachine(options.radio, start: time - Self.idlePromotionDelay(options.radio), recordsTimeline: true)
+            chargedTotals = radio.runningTotals
+            radioStarted = true
+        }
+        if time < latestDeviceTime { outOfOrderPackets += 1 }
+        latestDeviceTime = max(latestDeviceTime, time)
+
+        radio.observe(at: time, direction: sentByA == deviceIsA ? .up : .down, bytes: payloadBytes)
+        // The awake time since the previous packet is that packet's tail; it is charged before
+        // this packet may start a new burst of the same flow.
+        chargeTailSinceLastPacket()
+        let totals = radio.runningTotals
+        let previous = chargedTotals
+        flows[flow].notePacket(at: latestDeviceTime, burstGap: options.burstGap)
+        let promotionSeconds = totals.promotionSeconds - previous.promotionSeconds
+        let packetEnergy = totals.promotionEnergy - previous.promotionEnergy + totals.transferEnergy - previous.transferEnergy
+        flows[flow].wakeUps += totals.promotions - previous.promotions
+        flows[flow].promotionSeconds += promotionSeconds
+        flows[flow].promotionEnergy += totals.promotionEnergy - previous.promotionEnergy
+        flows[flow].transferEnergy += totals.transferEnergy - previous.transferEnergy
+        flows[flow].burst.wakeSeconds += promotionSeconds
+        flows[flow].burst.energy += packetEnergy
+        if sentByA == deviceIsA { flows[flow].bytesUp += payloadBytes } else { flows[flow].bytesDown += payloadBytes }
+        chargedTotals = totals
+        lastChargedFlow = flow
+    }
+
+    /// Charges the awake time and energy added since the last charged packet to its flow.
+    private mutating func chargeTailSinceLastPacket() {
+        let totals = radio.runningTotals
+        if let flow = lastChargedFlow {
+            flows[flow].chargeTail(
+                seconds: totals.awakeSeconds - chargedTotals.awakeSeconds, energy: totals.awakeEnergy - chargedTotals.awakeEnergy)
+        }
+        chargedTotals.awakeSeconds = totals.awakeSeconds
+        chargedTotals.awakeEnergy = totals.awakeEnergy
+    }
+
+    /// How long waking from the final (IDLE) state takes.
+    private static func idlePromotionDelay(_ stages: RadioStages) -> Double {
+        if case .dormant(let promotion, _) = stages.stages.last?.behavior { return promotion.delay }
+        return 0
+    }
+
+    // MARK: Periodic transfers
+
+    private static func periodicTransfer(_ flow: FlowState, report: FlowReport) -> PeriodicTransfer? {
+        let bursts = flow.earlierBursts + [flow.burst]
+        guard let pattern = PeriodicTransferDetector.detect(burstStarts: bursts.map(\.start)) else { return nil }
+        let repeated = pattern.gapIndices.map { bursts[$0 + 1] }
+        let count = Double(repeated.count)
+        let wakePerRepetition = repeated.reduce(0) { $0 + $1.wakeSeconds } / count
+        let energyPerRepetition = repeated.reduce(0) { $0 + $1.energy } / count
+        let perHour = 3600 / pattern.period
+        return PeriodicTransfer(
+            flow: report.id, remote: report.remote, serverName: report.serverName, periodSeconds: pattern.period,
+            repetitions: repeated.count, wakeSecondsPerRepetition: wakePerRepetition,
+            energyJoulesPerRepetition: energyPerRepetition, wakeSecondsPerHour: wakePerRepetition * perHour,
+            energyJoulesPerHour: energyPerRepetition * perHour, meanPowerMilliwatts: energyPerRepetition * perHour / 3.6)
+    }
+}

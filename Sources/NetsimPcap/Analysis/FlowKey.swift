@@ -1,0 +1,37 @@
+/// A flow's 5-tuple with its two endpoints in a fixed order (the lower address and port is
+/// `a`), so both directions of a conversation find the same flow.
+struct FlowKey: Hashable {
+    var a: IPAddress
+    var b: IPAddress
+    var aPort: UInt16
+    var bPort: UInt16
+    var ipProtocol: UInt8
+
+    /// The key of the packet's flow, and whether the packet was sent by endpoint `a`.
+    init(_ packet: DecodedPacket, sentByA: inout Bool) {
+        sentByA = (packet.source, packet.sourcePort) <= (packet.destination, packet.destinationPort)
+        if sentByA {
+            (a, aPort, b, bPort) = (packet.source, packet.sourcePort, packet.destination, packet.destinationPort)
+        } else {
+            (a, aPort, b, bPort) = (packet.destination, packet.destinationPort, packet.source, packet.sourcePort)
+        }
+        ipProtocol = packet.ipProtocol
+    }
+
+    var protocolName: String {
+        switch ipProtocol {
+        case 6: "tcp"
+        case 17: "udp"
+        case 1: "icmp"
+        case 58: "icmpv6"
+        default: "ip-\(ipProtocol)"
+        }
+    }
+
+    var hasPorts: Bool { ipProtocol == 6 || ipProtocol == 17 }
+
+    func endpointDescription(a isA: Bool) -> String {
+        let address = isA ? a : b
+        return hasPorts ? address.description(port: isA ? aPort : bPort) : address.description
+    }
+}

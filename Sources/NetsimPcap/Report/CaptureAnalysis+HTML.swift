@@ -1,0 +1,135 @@
+import Foundation
+import NetsimCore
+
+extension CaptureAnalysis {
+    /// One self-contained HTML page (no scripts, no external files): the summary, the state
+    /// timeline as inline SVG (one lane per state), the flows and the periodic transfers.
+    public func htmlReport(maximumFlows: Int = 100) -> String {
+        let title = "netsim analyze: \(capture.file)"
+        var body = "<h1>\(escaped(title))</h1>\n"
+        body += "<pre>\(escaped(captureSection() + "\n\n" + radioSection()))</pre>\n"
+        body += "<h2>State timeline</h2>\n" + timelineSVG() + "\n"
+        body += "<h2>Flows by energy</h2>\n" + flowTable(maximumFlows: maximumFlows) + "\n"
+        if !periodicTransfers.isEmpty { body += "<h2>Periodic transfers</h2>\n" + periodicTable() + "\n" }
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(escaped(title))</title>
+            <style>
+            body { font-family: system-ui, sans-serif; margin: 2em; color: #222; }
+            pre { background: #f6f6f6; padding: 1em; overflow-x: auto; }
+            table { border-collapse: collapse; font-size: 0.9em; }
+            th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
+            th:nth-child(-n+5), td:nth-child(-n+5) { text-align: left; }
+            svg text { font-size: 11px; fill: #333; }
+            </style></head>
+            <body>
+            \(body)</body></html>
+
+            """
+    }
+
+    /// Lane colours, most awake first; states beyond them reuse the last.
+    private static let laneColors = ["#d62728", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#1f77b4", "#aec7e8"]
+
+    private func timelineSVG() -> String {
+        guard let timeline = radio.timeline, let first = timeline.first, let last = timeline.last else {
+            return "<p>No radio activity.</p>"
+        }
+        let lanes = stateOrder().filter { state in timeline.contains { $0.state == state } }
+        let labelWidth = 170.0
+        let plotWidth = 1000.0
+        let laneHeight = 22.0
+        let axisHeight = 24.0
+        let start = first.start
+        let span = max(last.end - start, 1e-9)
+        let height = Double(lanes.count) * laneHeight + axisHeight
+        func x(_ time: Double) -> Double { labelWidth + (time - start) / span * plotWidth }
+
+        var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + plotWidth + 20))\" "
+        svg += "height=\"\(Int(height))\" role=\"img\" aria-label=\"radio state timeline\">\n"
+        for (lane, state) in lanes.enumerated() {
+            let y = Double(lane) * laneHeight
+            svg += "<text x=\"4\" y=\"\(format(y + 15))\">\(escaped(state))</text>\n"
+            svg += "<line x1=\"\(format(labelWidth))\" x2=\"\(format(labelWidth + plotWidth))\" y1=\"\(format(y + laneHeight))\" "
+            svg += "y2=\"\(format(y + laneHeight))\" stroke=\"#eee\"/>\n"
+        }
+        for segment in timeline {
+            guard let lane = lanes.firstIndex(of: segment.state) else { continue }
+            let color = Self.laneColors[min(lane, Self.laneColors.count - 1)]
+            // At least half a pixel wide, so a short promotion in a long capture stays visible.
+            let width = max(0.5, x(segment.end) - x(segment.start))
+            svg += "<rect x=\"\(format(x(segment.start)))\" y=\"\(format(Double(lane) * laneHeight + 3))\" "
+            svg += "width=\"\(format(width))\" height=\"\(format(laneHeight - 6))\" fill=\"\(color)\">"
+            svg += "<title>\(escaped(segment.state)) \(Format.number(segment.start, decimals: 3))–"
+            svg += "\(Format.number(segment.end, decimals: 3)) s</title></rect>\n"
+        }
+        let axisY = Double(lanes.count) * laneHeight
+        let step = Self.tickStep(for: span)
+        var tick = (start / step).rounded(.up) * step
+        while tick <= last.end {
+            svg += "<line x1=\"\(format(x(tick)))\" x2=\"\(format(x(tick)))\" y1=\"0\" y2=\"\(format(axisY + 4))\" stroke=\"#ccc\"/>"
+            svg += "<text x=\"\(format(x(tick)))\" y=\"\(format(axisY + 16))\" text-anchor=\"middle\">"
+            svg += "\(Format.number(tick, decimals: step < 1 ? 2 : 0)) s</text>\n"
+            tick += step
+        }
+        return svg + "</svg>"
+    }
+
+    /// A round step (1, 2 or 5 times a power of ten) giving about ten ticks over `span`.
+    static func tickStep(for span: Double) -> Double {
+        let rough = span / 10
+        let magnitude = pow(10, floor(log10(rough)))
+        for multiple in [1.0, 2, 5] where rough <= multiple * magnitude { return multiple * magnitude }
+        return 10 * magnitude
+    }
+
+    private func flowTable(maximumFlows: Int) -> String {
+        guard !flows.isEmpty else { return "<p>No flows to or from the device.</p>" }
+        var html = "<table><tr><th>#</th><th>Proto</th><th>Device</th><th>Remote</th><th>Server</th><th>Packets</th>"
+        html += "<th>Up B</th><th>Down B</th><th>Wake-ups</th><th>Wake s</th><th>Energy J</th><th>Share</th></tr>\n"
+        for flow in flows.prefix(maximumFlows) {
+            let cells = [
+                "\(flow.id)", flow.transport, flow.device, flow.remote, flow.serverName ?? "-", "\(flow.packets)",
+                "\(flow.bytesUp)", "\(flow.bytesDown)", "\(flow.wakeUps)", Format.number(flow.wakeSeconds, decimals: 2),
+                Format.number(flow.energyJoules, decimals: 2), Format.percent(flow.energyShare),
+            ]
+            html += "<tr>" + cells.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
+        }
+        if flows.count > maximumFlows {
+            html += "<tr><td colspan=\"12\">\(flows.count - maximumFlows) more flows in --format json</td></tr>\n"
+        }
+        return html + "</table>"
+    }
+
+    private func periodicTable() -> String {
+        var html = "<table><tr><th>Flow</th><th>Server</th><th>Period s</th><th>Repeats</th><th>Wake s/repeat</th>"
+        html += "<th>J/repeat</th><th>Wake s/h</th><th>J/h</th><th>Mean mW</th></tr>\n"
+        for transfer in periodicTransfers {
+            let cells = [
+                "\(transfer.flow)", transfer.serverName ?? transfer.remote, Format.number(transfer.periodSeconds, decimals: 1),
+                "\(transfer.repetitions)", Format.number(transfer.wakeSecondsPerRepetition, decimals: 2),
+                Format.number(transfer.energyJoulesPerRepetition, decimals: 2),
+                Format.number(transfer.wakeSecondsPerHour, decimals: 0), Format.number(transfer.energyJoulesPerHour, decimals: 0),
+                Format.number(transfer.meanPowerMilliwatts, decimals: 1),
+            ]
+            html += "<tr>" + cells.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
+        }
+        return html + "</table>"
+    }
+
+    private func format(_ value: Double) -> String { Format.number(value, decimals: 1) }
+
+    private func escaped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            switch character {
+            case "&": result += "&amp;"
+            case "<": result += "&lt;"
+            case ">": result += "&gt;"
+            case "\"": result += "&quot;"
+            default: result.append(character)
+            }
+        }
+        return result
+    }
+}

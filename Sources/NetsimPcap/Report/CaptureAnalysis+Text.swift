@@ -1,0 +1,134 @@
+import Foundation
+import NetsimCore
+
+extension CaptureAnalysis {
+    /// The readable report `netsim analyze` prints: summary, radio, flows, periodic
+    /// transfers, and the start of the state timeline.
+    public func textReport(maximumFlows: Int = 20, maximumTimelineRows: Int = 40) -> String {
+        var sections = [captureSection(), radioSection()]
+        sections.append(flowSection(maximumFlows: maximumFlows))
+        if !periodicTransfers.isEmpty { sections.append(periodicSection()) }
+        if let timeline = radio.timeline, !timeline.isEmpty {
+            sections.append(timelineSection(timeline, maximumRows: maximumTimelineRows))
+        }
+        return sections.joined(separator: "\n\n")
+    }
+
+    func captureSection() -> String {
+        let summary = capture
+        var lines = [
+            "Capture  \(summary.file) (\(summary.format), \(summary.linkType)): \(summary.packets) packets over "
+                + "\(Format.seconds(summary.durationSeconds))",
+            "Device   \(summary.deviceAddresses.isEmpty ? "none found" : summary.deviceAddresses.joined(separator: ", ")) "
+                + "(\(summary.deviceAddressSource)); \(summary.devicePackets) packets to or from it",
+        ]
+        var skipped: [String] = []
+        if summary.nonIPPackets > 0 { skipped.append("\(summary.nonIPPackets) without IP") }
+        if summary.otherHostPackets > 0 { skipped.append("\(summary.otherHostPackets) between other hosts") }
+        if summary.undecodablePackets > 0 {
+            skipped.append("\(summary.undecodablePackets) undecodable (first: \(summary.firstUndecodable ?? "?"))")
+        }
+        if !skipped.isEmpty { lines.append("Skipped  " + skipped.joined(separator: ", ")) }
+        if summary.outOfOrderPackets > 0 {
+            lines.append("Note     \(summary.outOfOrderPackets) packets are timestamped before one earlier in the file")
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    func radioSection() -> String {
+        let share = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds : 0
+        let origins = radio.promotionsByOrigin.sorted { $0.key < $1.key }.map { "\($0.value) from \($0.key)" }
+        var lines = [
+            "Radio model \(radio.model), until the last packet's tail ended",
+            "  duration     \(Format.seconds(radio.durationSeconds))",
+            "  wake time    \(Format.seconds(radio.wakeSeconds)) (\(Format.percent(share)))",
+            "  promotions   \(origins.isEmpty ? "none" : origins.joined(separator: ", "))",
+            "  energy       \(Format.joules(radio.energyJoules)), mean power \(Format.milliwatts(radio.meanPowerMilliwatts)) "
+                + "(throughput \(Format.joules(radio.transferEnergyJoules)), idle \(Format.joules(idleEnergyJoules)))",
+            "  bytes        \(radio.bytes.up) up, \(radio.bytes.down) down (transport payload)",
+            "",
+        ]
+        var table = TextTable(header: ["STATE", "SECONDS", "SHARE", "ENERGY J"], rightAligned: [1, 2, 3])
+        for state in stateOrder() {
+            let seconds = radio.secondsByState[state] ?? 0
+            table.rows.append([
+                state, Format.number(seconds, decimals: 3),
+                Format.percent(radio.durationSeconds > 0 ? seconds / radio.durationSeconds : 0),
+                Format.number(radio.energyJoulesByState[state] ?? 0, decimals: 3),
+            ])
+        }
+        lines.append(table.rendered())
+        return lines.joined(separator: "\n")
+    }
+
+    /// States in the order the radio walks them, as the timeline shows them first; states
+    /// never entered come last.
+    func stateOrder() -> [String] {
+        var order: [String] = []
+        for segment in radio.timeline ?? [] where !order.contains(segment.state) { order.append(segment.state) }
+        for state in radio.secondsByState.keys.sorted() where !order.contains(state) { order.append(state) }
+        return order
+    }
+
+    private func flowSection(maximumFlows: Int) -> String {
+        guard !flows.isEmpty else { return "Flows: none" }
+        var table = TextTable(
+            header: ["#", "PROTO", "DEVICE", "REMOTE", "SERVER", "PKTS", "UP B", "DOWN B", "WAKE-UPS", "WAKE S", "ENERGY J", "SHARE"],
+            rightAligned: [0, 5, 6, 7, 8, 9, 10, 11])
+        for flow in flows.prefix(maximumFlows) {
+            table.rows.append([
+                "\(flow.id)", flow.transport, flow.device, flow.remote, flow.serverName ?? "-", "\(flow.packets)",
+                "\(flow.bytesUp)", "\(flow.bytesDown)", "\(flow.wakeUps)", Format.number(flow.wakeSeconds, decimals: 2),
+                Format.number(flow.energyJoules, decimals: 2), Format.percent(flow.energyShare),
+            ])
+        }
+        let title =
+            flows.count > maximumFlows
+            ? "Flows by energy (top \(maximumFlows) of \(flows.count); all in --format json)"
+            : "Flows by energy"
+        return title + " (promotions charged to the packet that needed them, tails to the packet before)\n"
+            + table.rendered()
+    }
+
+    private func periodicSection() -> String {
+        var table = TextTable(
+            header: ["FLOW", "SERVER", "PERIOD S", "REPEATS", "WAKE S/REPEAT", "J/REPEAT", "WAKE S/H", "J/H", "MEAN MW"],
+            rightAligned: [0, 2, 3, 4, 5, 6, 7, 8])
+        for transfer in periodicTransfers {
+            table.rows.append([
+                "\(transfer.flow)", transfer.serverName ?? transfer.remote, Format.number(transfer.periodSeconds, decimals: 1),
+                "\(transfer.repetitions)", Format.number(transfer.wakeSecondsPerRepetition, decimals: 2),
+                Format.number(transfer.energyJoulesPerRepetition, decimals: 2),
+                Format.number(transfer.wakeSecondsPerHour, decimals: 0), Format.number(transfer.energyJoulesPerHour, decimals: 0),
+                Format.number(transfer.meanPowerMilliwatts, decimals: 1),
+            ])
+        }
+        return "Periodic transfers (cost per hour at their period)\n" + table.rendered()
+    }
+
+    private func timelineSection(_ timeline: [RadioStateSegment], maximumRows: Int) -> String {
+        var table = TextTable(header: ["FROM S", "TO S", "STATE"], rightAligned: [0, 1])
+        for segment in timeline.prefix(maximumRows) {
+            table.rows.append([
+                Format.number(segment.start, decimals: 3), Format.number(segment.end, decimals: 3), segment.state,
+            ])
+        }
+        let title =
+            timeline.count > maximumRows
+            ? "State timeline (first \(maximumRows) of \(timeline.count) spans; all in --format json or html)"
+            : "State timeline"
+        return title + " (seconds from the first packet)\n" + table.rendered()
+    }
+}
+
+/// Number formats shared by the text and HTML reports.
+enum Format {
+    static func number(_ value: Double, decimals: Int) -> String {
+        String(format: "%.\(decimals)f", value)
+    }
+
+    static func seconds(_ value: Double) -> String { number(value, decimals: 2) + " s" }
+    static func joules(_ value: Double) -> String { number(value, decimals: 2) + " J" }
+    static func milliwatts(_ value: Double) -> String { number(value, decimals: 1) + " mW" }
+    static func percent(_ share: Double) -> String { number(share * 100, decimals: 1) + "%" }
+}

@@ -1,0 +1,105 @@
+/// One synthesized TCP segment, everything its frame needs.
+struct TCPSegmentFields {
+    var source: IPAddress
+    var sourcePort: UInt16
+    var destination: IPAddress
+    var destinationPort: UInt16
+    var sequence: UInt32
+    var acknowledgment: UInt32
+    var flags: UInt8
+    var ipIdentification: UInt16
+    /// RFC 7323 timestamps (a TCP option on every segment but a RST, as Linux sends them).
+    var timestampValue: UInt32
+    var timestampEcho: UInt32
+    var payload: ArraySlice<UInt8>
+    var fromDevice: Bool
+}
+
+/// Encodes segments as Ethernet + IPv4/IPv6 + TCP frames with correct checksums.
+///
+/// Segments carry the timestamps option (12 bytes), which is why a 1500-byte MTU gives the
+/// 1448-byte segments real captures show; SYNs also carry MSS 1460. The window is a fixed
+/// 65535 without scaling: the synthesized receiver acknowledges every second segment at once,
+/// so no more than two segments are ever in flight and Wireshark sees no window trouble.
+enum FrameEncoder {
+    static let deviceMAC: [UInt8] = [0x02, 0x00, 0x00, 0x00, 0x00, 0x02]
+    static let gatewayMAC: [UInt8] = [0x02, 0x00, 0x00, 0x00, 0x00, 0x01]
+    static let window: UInt16 = 65_535
+    static let announcedMSS: UInt16 = 1460
+
+    /// Writes the frame into `frame`, replacing what it held (its capacity is reused).
+    static func encode(_ segment: TCPSegmentFields, into frame: inout [UInt8]) {
+        frame.removeAll(keepingCapacity: true)
+        let isIPv4 = segment.source.isIPv4
+        frame.append(contentsOf: segment.fromDevice ? gatewayMAC : deviceMAC)
+        frame.append(contentsOf: segment.fromDevice ? deviceMAC : gatewayMAC)
+        append(isIPv4 ? PacketDecoder.ipv4EtherType : PacketDecoder.ipv6EtherType, to: &frame)
+
+        var options: [UInt8] = []
+        if segment.flags & DecodedPacket.TCPFields.syn != 0 {
+            options += [2, 4, UInt8(announcedMSS >> 8), UInt8(announcedMSS & 0xFF)]
+        }
+        if segment.flags & DecodedPacket.TCPFields.rst == 0 {
+            options += [1, 1, 8, 10]
+            withUnsafeBytes(of: segment.timestampValue.bigEndian) { options += $0 }
+            withUnsafeBytes(of: segment.timestampEcho.bigEndian) { options += $0 }
+        }
+        let tcpLength = 20 + options.count + segment.payload.count
+
+        let ipStart = frame.count
+        if isIPv4 {
+            frame += [0x45, 0x00]
+            append(UInt16(truncatingIfNeeded: 20 + tcpLength), to: &frame)
+            append(segment.ipIdentification, to: &frame)
+            frame += [0x40, 0x00, 64, 6, 0, 0]  // don't fragment, TTL 64, TCP, checksum later
+            append(UInt32(truncatingIfNeeded: segment.source.low), to: &frame)
+            append(UInt32(truncatingIfNeeded: segment.destination.low), to: &frame)
+            let checksum = frame.withUnsafeBytes { bytes in
+                var sum = InternetChecksum()
+                sum.add(UnsafeRawBufferPointer(rebasing: bytes[ipStart..<(ipStart + 20)]))
+                return sum.value
+            }
+            put(checksum, at: ipStart + 10, in: &frame)
+        } else {
+            frame += [0x60, 0x00, 0x00, 0x00]
+            append(UInt16(truncatingIfNeeded: tcpLength), to: &frame)
+            frame += [6, 64]
+            for word in [segment.source.high, segment.source.low, segment.destination.high, segment.destination.low] {
+                append(UInt32(truncatingIfNeeded: word >> 32), to: &frame)
+                append(UInt32(truncatingIfNeeded: word), to: &frame)
+            }
+        }
+
+        let tcpStart = frame.count
+        append(segment.sourcePort, to: &frame)
+        append(segment.destinationPort, to: &frame)
+        append(segment.sequence, to: &frame)
+        append(segment.acknowledgment, to: &frame)
+        frame += [UInt8((20 + options.count) / 4) << 4, segment.flags]
+        append(window, to: &frame)
+        frame += [0, 0, 0, 0]  // checksum later, urgent pointer
+        frame += options
+        frame += segment.payload
+        let checksum = frame.withUnsafeBytes { bytes in
+            var sum = InternetChecksum()
+            PacketDecoder.addPseudoHeader(
+                to: &sum, source: segment.source, destination: segment.destination, ipProtocol: 6, length: tcpLength)
+            sum.add(UnsafeRawBufferPointer(rebasing: bytes[tcpStart...]))
+            return sum.value
+        }
+        put(checksum, at: tcpStart + 16, in: &frame)
+    }
+
+    private static func append(_ value: UInt16, to frame: inout [UInt8]) {
+        frame += [UInt8(value >> 8), UInt8(value & 0xFF)]
+    }
+
+    private static func append(_ value: UInt32, to frame: inout [UInt8]) {
+        withUnsafeBytes(of: value.bigEndian) { frame += $0 }
+    }
+
+    private static func put(_ value: UInt16, at offset: Int, in frame: inout [UInt8]) {
+        frame[offset] = UInt8(value >> 8)
+        frame[offset + 1] = UInt8(value & 0xFF)
+    }
+}

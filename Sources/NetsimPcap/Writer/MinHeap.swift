@@ -1,0 +1,40 @@
+/// A binary min-heap: the writer holds planned segments in it to write them in time order.
+struct MinHeap<Element> {
+    private var elements: [Element] = []
+    private let areInIncreasingOrder: (Element, Element) -> Bool
+
+    init(by areInIncreasingOrder: @escaping (Element, Element) -> Bool) {
+        self.areInIncreasingOrder = areInIncreasingOrder
+    }
+
+    var count: Int { elements.count }
+    var minimum: Element? { elements.first }
+
+    mutating func insert(_ element: Element) {
+        elements.append(element)
+        var child = elements.count - 1
+        while child > 0 {
+            let parent = (child - 1) / 2
+            guard areInIncreasingOrder(elements[child], elements[parent]) else { break }
+            elements.swapAt(child, parent)
+            child = parent
+        }
+    }
+
+    mutating func removeMinimum() -> Element? {
+        guard !elements.isEmpty else { return nil }
+        elements.swapAt(0, elements.count - 1)
+        let minimum = elements.removeLast()
+        var parent = 0
+        while true {
+            let left = 2 * parent + 1
+            let right = left + 1
+            var smallest = parent
+            if left < elements.count, areInIncreasingOrder(elements[left], elements[smallest]) { smallest = left }
+            if right < elements.count, areInIncreasingOrder(elements[right], elements[smallest]) { smallest = right }
+            guard smallest != parent else { return minimum }
+            elements.swapAt(parent, smallest)
+            parent = smallest
+        }
+    }
+}

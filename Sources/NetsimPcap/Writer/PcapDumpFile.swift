@@ -1,0 +1,71 @@
+import CPcap
+
+/// Why a capture cannot be written.
+public struct CaptureWriterError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var detail: String
+
+    public var description: String { "cannot write the capture \(path): \(detail)" }
+}
+
+/// An Ethernet pcap file with nanosecond timestamps, written through libpcap.
+///
+/// Owned by one thread at a time: `CaptureWriter` creates it (so an unwritable path fails at
+/// once, on the caller's thread) and then hands it to its writer thread, the only user after.
+final class PcapDumpFile: @unchecked Sendable {
+    let path: String
+    private let deadHandle: OpaquePointer
+    private let dumper: OpaquePointer
+    private let snapshotLength: Int
+    /// Seconds since 1970 of the run clock's zero, split so nanoseconds survive the addition.
+    private let originSeconds: Int
+    private let originNanoseconds: Int
+
+    init(path: String, snapshotLength: Int, wallClockOrigin: Double) throws(CaptureWriterError) {
+        guard let deadHandle = pcap_open_dead_with_tstamp_precision(
+            DLT_EN10MB, Int32(clamping: snapshotLength), UInt32(PCAP_TSTAMP_PRECISION_NANO))
+        else { throw CaptureWriterError(path: path, detail: "libpcap cannot create a capture handle") }
+        guard let dumper = pcap_dump_open(deadHandle, path) else {
+            let message = String(cString: pcap_geterr(deadHandle))
+            pcap_close(deadHandle)
+            throw CaptureWriterError(path: path, detail: message)
+        }
+        self.path = path
+        self.deadHandle = deadHandle
+        self.dumper = dumper
+        self.snapshotLength = snapshotLength
+        let whole = wallClockOrigin.rounded(.down)
+        self.originSeconds = Int(whole)
+        self.originNanoseconds = Int(((wallClockOrigin - whole) * 1e9).rounded())
+    }
+
+    /// Writes a frame that crossed the link at `time` on the run's clock.
+    func write(_ frame: [UInt8], at time: Double) {
+        let whole = time.rounded(.down)
+        var nanoseconds = originNanoseconds + Int(((time - whole) * 1e9).rounded())
+        var seconds = originSeconds + Int(whole)
+        seconds += nanoseconds / 1_000_000_000
+        nanoseconds %= 1_000_000_000
+        var header = pcap_pkthdr()
+        header.ts.tv_sec = .init(seconds)
+        header.ts.tv_usec = .init(nanoseconds)  // nanoseconds: the file is in nanosecond precision
+        header.caplen = UInt32(min(frame.count, snapshotLength))
+        header.len = UInt32(frame.count)
+        frame.withUnsafeBufferPointer { bytes in
+            pcap_dump(UnsafeMutablePointer<UInt8>(dumper), &header, bytes.baseAddress)
+        }
+    }
+
+    /// Pushes buffered frames to the file; false if the system refused them (disk full).
+    func flush() -> Bool {
+        pcap_dump_flush(dumper) == 0
+    }
+
+    /// Flushes and closes; false if anything failed to reach the file.
+    func close() -> Bool {
+        let flushed = flush()
+        pcap_dump_close(dumper)
+        pcap_close(deadHandle)
+        return flushed
+    }
+}
