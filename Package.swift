@@ -17,11 +17,23 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.3"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
     ],
     targets: [
         .target(
             name: "NetsimCore",
             dependencies: [.product(name: "Yams", package: "Yams")]
+        ),
+        .target(
+            name: "NetsimProxy",
+            dependencies: [
+                "NetsimCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .systemLibrary(
             name: "CPcap",
@@ -34,6 +46,7 @@ let package = Package(
             name: "NetsimCLI",
             dependencies: [
                 "NetsimCore",
+                "NetsimProxy",
                 "NetsimPcap",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
@@ -43,6 +56,14 @@ let package = Package(
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "NetsimCoreTests", dependencies: ["NetsimCore"]),
+        .testTarget(
+            name: "NetsimProxyTests",
+            dependencies: [
+                "NetsimProxy",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]
+        ),
         .testTarget(name: "NetsimPcapTests", dependencies: ["NetsimPcap", "NetsimCore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "NetsimCLITests",
