@@ -42,19 +42,10 @@ enum RunSummary {
         }
         if !report.events.isEmpty {
             lines.append("events:")
-            for event in report.events.prefix(20) { lines.append("  \(describe(event))") }
+            for event in report.events.prefix(20) { lines.append("  \(event)") }
             if report.events.count > 20 { lines.append("  ... and \(report.events.count - 20) more in the JSON report") }
         }
         return lines.joined(separator: "\n")
-    }
-
-    static func describe(_ event: DeviceEvent) -> String {
-        var text = "\(String(format: "%.1f", event.at)) s: \(event.kind)"
-        if let network = event.network { text += event.kind == "handover" ? " to \(network)" : " on \(network)" }
-        if let mode = event.mode { text += " (\(mode))" }
-        if let duration = event.durationSeconds, duration > 0 { text += " for \(Quantity.formatDuration(duration))" }
-        if let affected = event.affectedConnections, affected > 0 { text += ", \(affected) connection(s)" }
-        return text
     }
 
     static func json(_ report: RunReport) throws -> Data {

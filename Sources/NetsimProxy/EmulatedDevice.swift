@@ -16,6 +16,7 @@ final class EmulatedDevice {
     private var timelineTimer: Scheduled<Void>?
     private(set) var counters = ConnectionCounters()
     private var bytesDelivered = RadioReport.ByteTotals(up: 0, down: 0)
+    private var segmentsDelivered = SegmentCounts()
     private var stopped = false
 
     init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, logger: Logger) {
@@ -76,6 +77,7 @@ final class EmulatedDevice {
 
     func delivered(_ bytes: Int, _ direction: Direction) {
         if direction == .up { bytesDelivered.up += bytes } else { bytesDelivered.down += bytes }
+        segmentsDelivered.add(bytes, direction)
     }
 
     func connectionWasReset(_ connection: ProxiedConnection) {
@@ -119,7 +121,7 @@ final class EmulatedDevice {
         let before = model.events.count
         perform(model.advance(to: time))
         for event in model.events[before...] {
-            logger.info("\(Self.describe(event))")
+            logger.info("\(event)")
         }
     }
 
@@ -130,15 +132,6 @@ final class EmulatedDevice {
             case .silence(let ids): for id in ids { connections[id]?.silence() }
             }
         }
-    }
-
-    static func describe(_ event: DeviceEvent) -> String {
-        var text = "\(Quantity.formatDuration(event.at)): \(event.kind)"
-        if let network = event.network { text += " \(event.kind == "handover" ? "to " : "on ")\(network)" }
-        if let mode = event.mode { text += " (\(mode))" }
-        if let duration = event.durationSeconds, duration > 0 { text += " for \(Quantity.formatDuration(duration))" }
-        if let affected = event.affectedConnections, affected > 0 { text += ", \(affected) connection(s) affected" }
-        return text
     }
 
     // MARK: Status and report
@@ -155,7 +148,7 @@ final class EmulatedDevice {
         let now = clock.now()
         return RunReport(
             netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
-            connections: counters, bytes: bytesDelivered, radio: model.radioReport(until: now),
+            connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
             radioLatency: model.radioWaits, events: model.events)
     }
 

@@ -130,6 +130,13 @@ enum Loopback {
         let state = Mutex((at: ContinuousClock.now, silent: false))
     }
 
+    /// A flag set from another task.
+    final class Flag: Sendable {
+        private let state = Mutex(false)
+        var isSet: Bool { state.withLock { $0 } }
+        func set() { state.withLock { $0 = true } }
+    }
+
     static func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
         var random = SeededRandom(seed: seed)
         var bytes = [UInt8](repeating: 0, count: count)

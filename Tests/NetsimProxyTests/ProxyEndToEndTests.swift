@@ -119,7 +119,7 @@ import Testing
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(profile(events: [outage]), upstreamPort: serverPort)
         let channel = try await Loopback.connect(port: port)
-        let answered = Loopback.Progress()
+        let answered = Loopback.Flag()
         try await channel.executeThenClose { inbound, outbound in
             var iterator = inbound.makeAsyncIterator()
             _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
@@ -129,10 +129,10 @@ import Testing
             let reader = Task { [iterator] in
                 var iterator = iterator
                 _ = try? await iterator.next()
-                answered.state.withLock { $0.silent = true }
+                answered.set()
             }
             try await Task.sleep(for: .seconds(1))
-            #expect(!answered.state.withLock { $0.silent })
+            #expect(!answered.isSet)
             reader.cancel()
         }
         let (received, ending) = try await Loopback.echo([1, 2, 3], port: port)

@@ -313,6 +313,18 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
     }
 }
 
+extension DeviceEvent: CustomStringConvertible {
+    /// One line for logs and summaries: `40s: outage on lte (stall) for 30s`.
+    public var description: String {
+        var text = "\(Quantity.formatDuration(at)): \(kind)"
+        if let network { text += kind == "handover" ? " to \(network)" : " on \(network)" }
+        if let mode { text += " (\(mode))" }
+        if let durationSeconds, durationSeconds > 0 { text += " for \(Quantity.formatDuration(durationSeconds))" }
+        if let affectedConnections, affectedConnections > 0 { text += ", \(affectedConnections) connection(s) affected" }
+        return text
+    }
+}
+
 /// The radio's share of added latency, summed over chunks.
 public struct RadioWaitTotals: Sendable, Equatable, Codable {
     public var chunks = 0
