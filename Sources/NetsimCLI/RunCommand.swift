@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NetsimCore
+import NetsimPcap
 import NetsimProxy
 
 /// `netsim run`: the emulating proxy, one device behind one or more forward rules.
@@ -36,6 +37,9 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(help: "Write the JSON report here at the end (schema in docs/run-report.md).")
     var report: String?
+
+    @Option(help: "Write what crossed the emulated link to this pcap file (synthesized TCP/IP, timestamped when on air).")
+    var pcap: String?
 
     @Option(help: "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, trigger outages and handovers.")
     var admin: String?
@@ -99,6 +103,16 @@ public struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "netsim.run")
         var options = ProxyOptions()
         options.bufferLimit = bufferLimit
+        var capture: CaptureWriter?
+        if let pcap {
+            do {
+                capture = try CaptureWriter(path: pcap, wallClockOrigin: Date().timeIntervalSince1970)
+            } catch {
+                printError("cannot write the capture \(pcap): \(error)")
+                throw ExitCode(1)
+            }
+            options.observer = capture.map { CaptureLinkObserver(writer: $0) }
+        }
 
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         let proxy: NetsimProxy
@@ -130,6 +144,16 @@ public struct RunCommand: AsyncParsableCommand {
         await adminServer?.stop()
         let report = try await proxy.stop()
         try? await group.shutdownGracefully()
+        if let capture {
+            do {
+                try capture.finish()
+            } catch {
+                printError("the capture \(capture.path) is incomplete: \(error)")
+            }
+            if capture.droppedRecords > 0 {
+                printError("the capture dropped \(capture.droppedRecords) record(s): the disk was slower than the link")
+            }
+        }
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
         print(RunSummary.render(report, stoppedBy: stopReason))
         if let path = self.report {

@@ -34,7 +34,9 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         let id = model.openConnection(at: now)
-        _ = model.handshake(at: now)
+        let handshake = model.handshake(at: now)
+        options.observer?.opened(
+            id, clientPort: client.remoteAddress?.port ?? 0, upstream: upstream, handshakeOnAir: handshake.start)
         let connection = ProxiedConnection(id: id, device: self)
         try connection.attach(client, as: .client)
         connections[id] = connection
@@ -60,14 +62,20 @@ final class EmulatedDevice {
     func send(_ buffer: ByteBuffer, _ direction: Direction, on connection: ProxiedConnection) -> SendVerdict {
         let now = clock.now()
         applyTimeline(upTo: now)
-        return model.send(buffer.readableBytes, direction, on: connection.id, at: now)
+        let verdict = model.send(buffer.readableBytes, direction, on: connection.id, at: now)
+        if case .deliver(let delivery) = verdict {
+            options.observer?.carried(connection.id, direction, buffer, onAir: delivery.onAir, at: now)
+        }
+        return verdict
     }
 
     /// The FIN of a half-close, crossing the path as a header-only packet.
     func sendEnd(_ direction: Direction, on connection: ProxiedConnection) -> SendVerdict {
         let now = clock.now()
         applyTimeline(upTo: now)
-        return model.send(0, direction, on: connection.id, at: now)
+        let verdict = model.send(0, direction, on: connection.id, at: now)
+        if case .deliver(let delivery) = verdict { connection.lastFinOnAir = max(connection.lastFinOnAir, delivery.onAir.end) }
+        return verdict
     }
 
     func linkHasRoom(_ direction: Direction) -> Bool {
@@ -82,16 +90,20 @@ final class EmulatedDevice {
 
     func connectionWasReset(_ connection: ProxiedConnection) {
         counters.reset += 1
+        options.observer?.closed(connection.id, reset: true, at: clock.now())
     }
 
     func connectionWasSilenced(_ connection: ProxiedConnection) {
         counters.blackholed += 1
     }
 
-    func remove(_ connection: ProxiedConnection) {
+    /// The connection is over. A capture shows its FINs only if both were passed on: a
+    /// blackholed or reset connection, or one cut at the end of the run, shows none.
+    func remove(_ connection: ProxiedConnection, finished: Bool) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         model.closeConnection(connection.id)
         counters.closed += 1
+        if finished { options.observer?.closed(connection.id, reset: false, at: connection.lastFinOnAir) }
     }
 
     // MARK: Timeline

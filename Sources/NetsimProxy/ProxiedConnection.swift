@@ -49,6 +49,8 @@ final class ProxiedConnection {
     private var flows: [Direction: Flow] = [.up: Flow(), .down: Flow()]
     private var active: Set<Side> = []
     private var backlogRecheck: Scheduled<Void>?
+    /// When the later of the connection's FINs was on the emulated radio (for captures).
+    var lastFinOnAir = -Double.infinity
 
     init(id: ConnectionID, device: EmulatedDevice) {
         self.id = id
@@ -265,8 +267,9 @@ final class ProxiedConnection {
 
     private func finish() {
         dropQueues()
+        let finished = flows[.up]!.closedOutput && flows[.down]!.closedOutput
         state = .closing
-        device.remove(self)
+        device.remove(self, finished: finished)
     }
 }
 

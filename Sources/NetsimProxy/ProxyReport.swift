@@ -9,6 +9,9 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var connections: ConnectionCounters
     /// Payload bytes delivered through the proxy, per direction.
     public var bytes: RadioReport.ByteTotals
+    /// How those bytes were delivered: chunks and the TCP segments they make on the emulated path
+    /// (what an on-the-wire estimate needs besides the payload: headers per segment, ACKs per burst).
+    public var segments: SegmentCounts
     public var radio: RadioReport
     /// Delay the radio added to chunks (paging, promotion, DRX), apart from the links' delay.
     public var radioLatency: RadioWaitTotals
@@ -22,6 +25,34 @@ public struct ConnectionCounters: Sendable, Codable, Equatable {
     public var reset = 0
     /// Silenced by the profile (blackhole outage or handover, or the NAT forgetting them).
     public var blackholed = 0
+}
+
+/// Delivered chunks and segments per direction.
+public struct SegmentCounts: Sendable, Codable, Equatable {
+    /// The TCP payload of one full segment on a 1500-byte MTU path: 1500 less 20 bytes of IPv4,
+    /// 20 of TCP and 12 of the timestamp option.
+    public static let maximumSegmentSize = 1448
+
+    public var up = DirectionCounts()
+    public var down = DirectionCounts()
+
+    public struct DirectionCounts: Sendable, Codable, Equatable {
+        /// Chunks the proxy delivered: each is a burst of back-to-back segments.
+        public var bursts = 0
+        /// Full or partial segments of at most `maximumSegmentSize` bytes those chunks make.
+        public var segments = 0
+    }
+
+    mutating func add(_ bytes: Int, _ direction: Direction) {
+        let segments = max(1, (bytes + Self.maximumSegmentSize - 1) / Self.maximumSegmentSize)
+        if direction == .up {
+            up.bursts += 1
+            up.segments += segments
+        } else {
+            down.bursts += 1
+            down.segments += segments
+        }
+    }
 }
 
 /// The live state, for the status line and the admin API.

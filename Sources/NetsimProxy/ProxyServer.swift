@@ -46,6 +46,8 @@ public struct ProxyOptions: Sendable {
     public var recordsRadioTimeline = false
     /// Emulated seconds per wall-clock second (tests raise it to play long timelines quickly).
     public var timeScale = 1.0
+    /// Sees what crosses the link (a capture writer).
+    public var observer: (any LinkObserver)?
 
     public init() {}
 }
