@@ -1,0 +1,159 @@
+import Synchronization
+
+/// The app's side of one device, whatever its transport: the events it received (for
+/// delivery accounting and resumption) and its outbox of uplink messages.
+///
+/// The outbox keeps each message until the server acknowledges it and is bounded
+/// (`Workload.outboxLimit`, dropping the oldest). A message is sent once per connection
+/// ("generation"): after a reconnect every unacknowledged one goes again, and the server
+/// ignores a repeat by its id.
+final class DeviceLedger: Sendable {
+    struct Message: Sendable, Equatable {
+        var id: UInt64
+        /// Seconds on the bench clock, when the app produced it.
+        var createdAt: Double
+        var payload: String
+    }
+
+    /// What the app saw over the run.
+    struct Record: Sendable {
+        /// When each event (sequence - 1) was delivered to the app, and when it was created.
+        var deliveries: [Delivery?]
+        var duplicateEvents = 0
+        var outOfOrderEvents = 0
+        /// Events with a sequence the schedule never had (a server bug if ever above zero).
+        var unexpectedEvents = 0
+        var messagesProduced = 0
+        var messagesDroppedFromOutbox = 0
+        /// Events the gRPC client's bounded receive buffer dropped.
+        var receiveBufferDrops = 0
+        /// Attempts to connect, poll or stream that failed.
+        var failedAttempts = 0
+        /// gRPC calls ended by their deadline and opened again.
+        var callRenewals = 0
+    }
+
+    struct Delivery: Sendable, Equatable {
+        var createdAt: Double
+        var deliveredAt: Double
+    }
+
+    private struct State {
+        var record: Record
+        var highestSequence: UInt64 = 0
+        var outbox: [Message] = []
+        var sentInGeneration: [UInt64: Int] = [:]
+        var generation = 0
+    }
+
+    let device: Int
+    let outboxLimit: Int
+    private let state: Mutex<State>
+    private let outboxSignal = SignalSlot()
+
+    init(device: Int, schedule: DeviceSchedule, outboxLimit: Int) {
+        self.device = device
+        self.outboxLimit = outboxLimit
+        state = Mutex(State(record: Record(deliveries: Array(repeating: nil, count: schedule.eventTimes.count))))
+    }
+
+    // MARK: Events
+
+    /// The sequence to resume after: the highest the app has received.
+    var lastReceivedSequence: UInt64 { state.withLock { $0.highestSequence } }
+
+    /// Delivers an event to the app.
+    func receive(sequence: UInt64, createdAt: Double, at time: Double) {
+        state.withLock { state in
+            let index = Int(clamping: sequence) - 1
+            guard state.record.deliveries.indices.contains(index) else {
+                state.record.unexpectedEvents += 1
+                return
+            }
+            guard state.record.deliveries[index] == nil else {
+                state.record.duplicateEvents += 1
+                return
+            }
+            if sequence < state.highestSequence { state.record.outOfOrderEvents += 1 }
+            state.record.deliveries[index] = Delivery(createdAt: createdAt, deliveredAt: time)
+            state.highestSequence = max(state.highestSequence, sequence)
+        }
+    }
+
+    // MARK: Outbox
+
+    /// The app produces a message: it waits in the outbox until acknowledged.
+    func produceMessage(createdAt: Double, payloadLength: Int) {
+        state.withLock { state in
+            state.record.messagesProduced += 1
+            let id = UInt64(state.record.messagesProduced)
+            let payload = Workload.payload("message", device: device, number: id, length: payloadLength)
+            state.outbox.append(Message(id: id, createdAt: createdAt, payload: payload))
+            if state.outbox.count > outboxLimit {
+                let dropped = state.outbox.removeFirst()
+                state.sentInGeneration[dropped.id] = nil
+                state.record.messagesDroppedFromOutbox += 1
+            }
+        }
+        outboxSignal.signal()
+    }
+
+    /// Starts a new connection: every unacknowledged message is due again on it.
+    func beginConnection() -> Int {
+        state.withLock { state in
+            state.generation += 1
+            return state.generation
+        }
+    }
+
+    /// The oldest message not yet sent on connection `generation`, marked as sent on it.
+    func nextMessage(for generation: Int) -> Message? {
+        state.withLock { state in
+            guard let message = state.outbox.first(where: { (state.sentInGeneration[$0.id] ?? 0) < generation }) else { return nil }
+            state.sentInGeneration[message.id] = generation
+            return message
+        }
+    }
+
+    func acknowledge(_ id: UInt64) {
+        state.withLock { state in
+            state.outbox.removeAll { $0.id == id }
+            state.sentInGeneration[id] = nil
+        }
+    }
+
+    /// Wake-ups when a message is produced, for the current connection's writer.
+    func outboxWakeUps() -> AsyncStream<Void> {
+        outboxSignal.subscribe()
+    }
+
+    /// Sends every message due on connection `generation` through `write`, then each new one as
+    /// the app produces it, until the next connection subscribes or the task is cancelled. The
+    /// WebSocket and gRPC clients share it.
+    func sendMessages(on generation: Int, write: (Message) async throws -> Void) async throws {
+        var wakeUps = outboxWakeUps().makeAsyncIterator()
+        repeat {
+            while let message = nextMessage(for: generation) { try await write(message) }
+        } while await wakeUps.next() != nil && !Task.isCancelled
+    }
+
+    // MARK: Counters
+
+    func countFailedAttempt() { state.withLock { $0.record.failedAttempts += 1 } }
+    func countCallRenewal() { state.withLock { $0.record.callRenewals += 1 } }
+    func countReceiveBufferDrop() { state.withLock { $0.record.receiveBufferDrops += 1 } }
+
+    /// Whether every event created so far has been delivered and every message acknowledged:
+    /// the bench's drain waits for this.
+    func isSettled(eventsCreated: Int) -> Bool {
+        state.withLock { state in
+            state.outbox.isEmpty && state.record.deliveries.prefix(eventsCreated).allSatisfy { $0 != nil }
+        }
+    }
+
+    var deliveredEventCount: Int { state.withLock { state in state.record.deliveries.count { $0 != nil } } }
+
+    var record: Record { state.withLock { $0.record } }
+
+    func stop() { outboxSignal.close() }
+}

@@ -1,0 +1,173 @@
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import Logging
+import Synchronization
+
+/// The gRPC bidi app on one device, the mobile client the field recommends: a reconnection
+/// state machine with exponential backoff that resumes from the last offset, keepalive, a
+/// per-call deadline (reached: the call is renewed at once), a bounded receive buffer between
+/// the network and the app (full: the oldest event is dropped and counted), and suspension
+/// while the phone reports no network (as a mobile OS's reachability callback would).
+struct GRPCDeviceClient: Sendable {
+    let device: Int
+    let port: Int
+    let ledger: DeviceLedger
+    let settings: ClientSettings.GRPCClientSettings
+    let clock: BenchClock
+    let seed: UInt64
+    let logger: Logger
+    /// Whether the phone has a network now (the emulated device's connectivity).
+    let networkIsUp: @Sendable () async -> Bool
+
+    private enum Input: Sendable {
+        case callOpened
+        case callEnded
+        case retryDue
+        case network(available: Bool)
+    }
+
+    func run() async {
+        let transport: HTTP2ClientTransport.Posix
+        do {
+            transport = try HTTP2ClientTransport.Posix(
+                target: .ipv4(address: "127.0.0.1", port: port), transportSecurity: .plaintext,
+                config: .defaults { config in
+                    config.connection.keepalive = .init(
+                        time: .seconds(settings.keepaliveTime), timeout: .seconds(settings.keepaliveTimeout),
+                        allowWithoutCalls: settings.permitWithoutCalls)
+                    config.backoff = .init(
+                        initial: .seconds(settings.backoff.initial), max: .seconds(settings.backoff.maximum),
+                        multiplier: settings.backoff.multiplier, jitter: settings.backoff.jitter)
+                })
+        } catch {
+            logger.error("device \(device): cannot create the gRPC transport: \(error)")
+            return
+        }
+        // At most one call, one timer and one network change are outstanding at a time.
+        let (inputs, input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingOldest(16))
+        let (received, receiver) = AsyncStream.makeStream(
+            of: Netsim_Bench_ServerEvent.self, bufferingPolicy: .bufferingNewest(settings.receiveBuffer))
+        let networkOffset = HighestSequence()
+
+        try? await withGRPCClient(transport: transport) { client in
+            let stub = Netsim_Bench_EventStream.Client(wrapping: client)
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask {
+                    // The app: takes events off the receive buffer.
+                    for await event in received {
+                        ledger.receive(sequence: event.sequenceID, createdAt: event.createdAt, at: clock.now())
+                    }
+                }
+                group.addTask {
+                    var available = true
+                    while !Task.isCancelled {
+                        let now = await networkIsUp()
+                        if now != available {
+                            available = now
+                            input.yield(.network(available: now))
+                        }
+                        try? await Task.sleep(for: .milliseconds(250))
+                    }
+                }
+                var machine = ReconnectionStateMachine<ContinuousClock>(backoff: settings.backoff, seed: seed)
+                var call: Task<Void, Never>?
+                var timer: Task<Void, Never>?
+                func perform(_ action: ReconnectionStateMachine<ContinuousClock>.Action) {
+                    switch action {
+                    case .openCall(let resumeFrom):
+                        call = Task {
+                            await runCall(stub: stub, resumeFrom: resumeFrom, input: input, receiver: receiver, networkOffset: networkOffset)
+                        }
+                    case .scheduleRetry(let deadline):
+                        timer?.cancel()
+                        timer = Task {
+                            do {
+                                try await Task.sleep(until: deadline, clock: .continuous)
+                                input.yield(.retryDue)
+                            } catch {}
+                        }
+                    case .cancelRetry:
+                        timer?.cancel()
+                    case .doNothing:
+                        break
+                    }
+                }
+                perform(machine.start())
+                for await next in inputs {
+                    switch next {
+                    case .callOpened: perform(machine.callOpened())
+                    case .callEnded: perform(machine.callEnded(lastOffset: networkOffset.value, now: .now))
+                    case .retryDue: perform(machine.retryDue(now: .now))
+                    case .network(let available): perform(machine.networkChanged(available: available))
+                    }
+                }
+                perform(machine.stop())
+                call?.cancel()
+                receiver.finish()
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// One streaming call: subscribe from `resumeFrom`, send the outbox, feed events to the
+    /// receive buffer and acknowledgements to the outbox, until the call ends.
+    private func runCall(
+        stub: Netsim_Bench_EventStream.Client<HTTP2ClientTransport.Posix>, resumeFrom: UInt64,
+        input: AsyncStream<Input>.Continuation, receiver: AsyncStream<Netsim_Bench_ServerEvent>.Continuation,
+        networkOffset: HighestSequence
+    ) async {
+        var options = CallOptions.defaults
+        options.timeout = settings.callTimeLimit.map { .seconds($0) }
+        // Fail fast while the transport cannot connect: the state machine owns the retries.
+        options.waitForReady = false
+        let generation = ledger.beginConnection()
+        let device = UInt32(device)
+        do {
+            try await stub.session(
+                options: options,
+                requestProducer: { writer in
+                    try await writer.write(.with { $0.subscribe = .with { $0.device = device; $0.resumeFrom = resumeFrom } })
+                    try await ledger.sendMessages(on: generation) { message in
+                        try await writer.write(.with {
+                            $0.message = .with {
+                                $0.id = message.id
+                                $0.createdAt = message.createdAt
+                                $0.payload = message.payload
+                            }
+                        })
+                    }
+                },
+                onResponse: { response in
+                    guard case .success = response.accepted else { return }
+                    input.yield(.callOpened)
+                    for try await frame in response.messages {
+                        switch frame.frame {
+                        case .event(let event):
+                            networkOffset.raise(to: event.sequenceID)
+                            if case .dropped = receiver.yield(event) { ledger.countReceiveBufferDrop() }
+                        case .ack(let ack):
+                            ledger.acknowledge(ack.messageID)
+                        case nil:
+                            break
+                        }
+                    }
+                })
+            ledger.countFailedAttempt()
+        } catch let error as RPCError where error.code == .deadlineExceeded {
+            ledger.countCallRenewal()
+        } catch {
+            if !Task.isCancelled { ledger.countFailedAttempt() }
+        }
+        input.yield(.callEnded)
+    }
+}
+
+/// The highest event sequence that came off the network: where a new call resumes, even while
+/// some of those events still wait in the receive buffer.
+final class HighestSequence: Sendable {
+    private let highest = Mutex<UInt64>(0)
+
+    func raise(to sequence: UInt64) { highest.withLock { $0 = max($0, sequence) } }
+
+    var value: UInt64 { highest.withLock { $0 } }
+}

@@ -1,0 +1,106 @@
+import NetsimCore
+
+/// The gRPC client's reconnection logic as a value: inputs in, actions out. It does no I/O and
+/// never reads a clock (callers pass `now`), so tests drive it with a mock clock; the client
+/// around it only opens calls and arms timers as told.
+///
+/// - A lost call is reopened at once (attempt 1), resuming from the last offset received.
+/// - A failed attempt n waits `backoff.delay(afterAttempt: n)` (exponential, jittered), then
+///   tries attempt n + 1.
+/// - While the phone reports no network, it is suspended: no attempts, no growing backoff;
+///   when the network returns it tries at once.
+struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
+    enum State: Equatable {
+        case idle
+        /// A call is being opened; `attempt` counts tries since the last call that opened.
+        case reconnecting(attempt: Int, lastOffset: UInt64)
+        case connected(lastOffset: UInt64)
+        case backingOff(attempt: Int, lastOffset: UInt64, until: C.Instant)
+        case suspended(lastOffset: UInt64)
+        case stopped
+    }
+
+    enum Action: Equatable {
+        case openCall(resumeFrom: UInt64)
+        case scheduleRetry(at: C.Instant)
+        case cancelRetry
+        case doNothing
+    }
+
+    private(set) var state = State.idle
+    let backoff: Backoff
+    private var random: SeededRandom
+    private var networkAvailable = true
+
+    init(backoff: Backoff, seed: UInt64) {
+        self.backoff = backoff
+        self.random = SeededRandom(seed: seed)
+    }
+
+    mutating func start() -> Action {
+        guard state == .idle else { return .doNothing }
+        return reconnect(attempt: 1, lastOffset: 0)
+    }
+
+    /// The server accepted the call.
+    mutating func callOpened() -> Action {
+        guard case .reconnecting(_, let offset) = state else { return .doNothing }
+        state = .connected(lastOffset: offset)
+        return .doNothing
+    }
+
+    /// The call ended (failed, refused, or reached its deadline); `lastOffset` is the last
+    /// sequence received.
+    mutating func callEnded(lastOffset: UInt64, now: C.Instant) -> Action {
+        switch state {
+        case .connected:
+            return reconnect(attempt: 1, lastOffset: lastOffset)
+        case .reconnecting(let attempt, _):
+            guard networkAvailable else {
+                state = .suspended(lastOffset: lastOffset)
+                return .doNothing
+            }
+            let until = now.advanced(by: .seconds(backoff.delay(afterAttempt: attempt, random: &random)))
+            state = .backingOff(attempt: attempt, lastOffset: lastOffset, until: until)
+            return .scheduleRetry(at: until)
+        case .idle, .backingOff, .suspended, .stopped:
+            return .doNothing
+        }
+    }
+
+    /// The retry timer fired (perhaps early: then it is armed again for the rest).
+    mutating func retryDue(now: C.Instant) -> Action {
+        guard case .backingOff(let attempt, let offset, let until) = state else { return .doNothing }
+        guard now >= until else { return .scheduleRetry(at: until) }
+        return reconnect(attempt: attempt + 1, lastOffset: offset)
+    }
+
+    /// The phone's network went away or came back.
+    mutating func networkChanged(available: Bool) -> Action {
+        networkAvailable = available
+        switch (state, available) {
+        case (.backingOff(_, let offset, _), false):
+            state = .suspended(lastOffset: offset)
+            return .cancelRetry
+        case (.suspended(let offset), true):
+            return reconnect(attempt: 1, lastOffset: offset)
+        default:
+            // A live call may survive a stall; an attempt in flight ends by itself.
+            return .doNothing
+        }
+    }
+
+    mutating func stop() -> Action {
+        state = .stopped
+        return .cancelRetry
+    }
+
+    private mutating func reconnect(attempt: Int, lastOffset: UInt64) -> Action {
+        guard networkAvailable else {
+            state = .suspended(lastOffset: lastOffset)
+            return .doNothing
+        }
+        state = .reconnecting(attempt: attempt, lastOffset: lastOffset)
+        return .openCall(resumeFrom: lastOffset)
+    }
+}

@@ -1,0 +1,147 @@
+import Histogram
+import NetsimCore
+import NetsimProxy
+
+/// What one device of one transport left behind at the end of a run.
+struct DeviceMeasurement: Sendable {
+    var app: DeviceLedger.Record
+    var server: EventStore.DeviceRecord
+    var proxy: RunReport
+    /// The bench-clock time the proxy started, to place its events (which are in proxy time).
+    var proxyOrigin: Double
+    var timeScale: Double
+}
+
+/// A point of a latency CDF: this fraction of samples took at most `milliseconds`.
+public struct CDFPoint: Sendable, Equatable {
+    public var milliseconds: Double
+    public var fraction: Double
+}
+
+/// What the HTML charts draw for one transport, beyond its JSON report.
+public struct TransportCharts: Sendable {
+    /// Each device's radio states, in seconds since its proxy started.
+    public var timelines: [[RadioStateSegment]]
+    public var latencyCDF: [CDFPoint]
+    public var uplinkLatencyCDF: [CDFPoint]
+}
+
+/// Turns a fleet's raw measurements into its report: pooled latency histograms, delivery
+/// accounting against what the server created and the app produced, recovery after gaps,
+/// bytes, and the radio as fleet totals and per-device spreads.
+enum BenchAnalysis {
+    /// Latencies are recorded in microseconds, up to an hour, to three significant digits.
+    static func makeHistogram() -> Histogram<UInt64> {
+        Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    }
+
+    static func summarize(_ devices: [DeviceMeasurement]) -> (BenchReport.TransportReport, TransportCharts) {
+        var downlink = makeHistogram()
+        var uplink = makeHistogram()
+        var events = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, duplicated: 0, outOfOrder: 0)
+        var messages = events
+        var recoveries: [Double] = []
+        var counters = BenchReport.ClientCounters(failedAttempts: 0, callRenewals: 0, receiveBufferDrops: 0, outboxDrops: 0)
+        for device in devices {
+            var deviceDownlink = makeHistogram()
+            var deviceUplink = makeHistogram()
+            let deliveries = device.app.deliveries.prefix(device.server.events.count).compactMap { $0 }
+            for delivery in deliveries { _ = deviceDownlink.record(microseconds(delivery.deliveredAt - delivery.createdAt)) }
+            let arrivals = device.server.messageArrivals.compactMap { $0 }
+            for arrival in arrivals { _ = deviceUplink.record(microseconds(arrival.arrivedAt - arrival.createdAt)) }
+            downlink.add(deviceDownlink)
+            uplink.add(deviceUplink)
+
+            events.sent += device.server.events.count
+            events.delivered += deliveries.count
+            events.duplicated += device.app.duplicateEvents
+            events.outOfOrder += device.app.outOfOrderEvents
+            messages.sent += device.app.messagesProduced
+            messages.delivered += arrivals.count
+            messages.duplicated += device.server.duplicateMessages
+
+            let completions = deliveries.map { ($0.createdAt, $0.deliveredAt) } + arrivals.map { ($0.createdAt, $0.arrivedAt) }
+            recoveries += recoveryTimes(after: connectivityReturns(device), completions: completions)
+
+            counters.failedAttempts += device.app.failedAttempts
+            counters.callRenewals += device.app.callRenewals
+            counters.receiveBufferDrops += device.app.receiveBufferDrops
+            counters.outboxDrops += device.app.messagesDroppedFromOutbox
+        }
+        events.lost = events.sent - events.delivered
+        messages.lost = messages.sent - messages.delivered
+
+        let reports = devices.map(\.proxy)
+        let minutes = reports.map { max($0.durationSeconds, 1e-9) / 60 }
+        let wire = reports.map { WireEstimate(payload: $0.bytes, segments: $0.segments, connections: $0.connections.opened) }
+        let payloadPerMinute = zip(reports, minutes).map { Double($0.bytes.up + $0.bytes.down) / $1 }
+        let wirePerMinute = zip(wire, minutes).map { Double($0.up + $0.down) / $1 }
+        let reconnects = reports.map { max(0, $0.connections.opened - 1) }
+        let payloadTotal = reports.reduce(0) { $0 + $1.bytes.up + $1.bytes.down }
+        let delivered = events.delivered + messages.delivered
+        let mean = { (values: [Double]) in Spread(values).mean }
+
+        var radio = RadioReport.sequential(reports.map(\.radio))
+        radio.timeline = nil
+        let states = Set(reports.flatMap { $0.radio.secondsByState.keys })
+        let report = BenchReport.TransportReport(
+            bytes: BenchReport.Bytes(
+                up: mean(reports.map { Double($0.bytes.up) }), down: mean(reports.map { Double($0.bytes.down) }),
+                perMinute: mean(payloadPerMinute),
+                perDeliveredMessage: delivered > 0 ? Double(payloadTotal) / Double(delivered) : 0,
+                wire: BenchReport.Wire(
+                    up: mean(wire.map { Double($0.up) }), down: mean(wire.map { Double($0.down) }), perMinute: mean(wirePerMinute))),
+            latencyMs: latency(downlink), uplinkLatencyMs: latency(uplink), events: events, messages: messages,
+            reconnects: reconnects.reduce(0, +),
+            recoverySeconds: BenchReport.Recovery(count: recoveries.count, mean: mean(recoveries), max: recoveries.max() ?? 0),
+            radio: radio,
+            perDevice: BenchReport.PerDevice(
+                bytesPerMinute: Spread(payloadPerMinute), wireBytesPerMinute: Spread(wirePerMinute),
+                wakeSeconds: Spread(reports.map(\.radio.wakeSeconds)), promotions: Spread(reports.map { Double($0.radio.promotions) }),
+                energyJoules: Spread(reports.map(\.radio.energyJoules)),
+                meanPowerMilliwatts: Spread(reports.map(\.radio.meanPowerMilliwatts)),
+                reconnects: Spread(reconnects.map(Double.init)),
+                secondsByState: Dictionary(
+                    uniqueKeysWithValues: states.map { state in (state, Spread(reports.map { $0.radio.secondsByState[state] ?? 0 })) })),
+            client: counters)
+        let charts = TransportCharts(
+            timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: cdf(downlink), uplinkLatencyCDF: cdf(uplink))
+        return (report, charts)
+    }
+
+    /// When, on the bench clock, the device's network came back after each outage or handover.
+    static func connectivityReturns(_ device: DeviceMeasurement) -> [Double] {
+        device.proxy.events.compactMap { event in
+            guard let gap = event.durationSeconds, gap > 0 else { return nil }
+            return device.proxyOrigin + (event.at + gap) / device.timeScale
+        }
+    }
+
+    /// For each return time, the seconds until the last message created before it and still in
+    /// flight at it arrived; a gap that held nothing up has no recovery to measure.
+    static func recoveryTimes(after returns: [Double], completions: [(created: Double, completed: Double)]) -> [Double] {
+        returns.compactMap { back in
+            let held = completions.filter { $0.created < back && $0.completed > back }
+            return held.map { $0.completed - back }.max()
+        }
+    }
+
+    static func latency(_ histogram: Histogram<UInt64>) -> BenchReport.Latency {
+        guard histogram.totalCount > 0 else { return BenchReport.Latency(count: 0, p50: 0, p95: 0, p99: 0, max: 0) }
+        let milliseconds = { (value: UInt64) in Double(value) / 1000 }
+        return BenchReport.Latency(
+            count: Int(histogram.totalCount), p50: milliseconds(histogram.valueAtPercentile(50)),
+            p95: milliseconds(histogram.valueAtPercentile(95)), p99: milliseconds(histogram.valueAtPercentile(99)),
+            max: milliseconds(histogram.max))
+    }
+
+    static func cdf(_ histogram: Histogram<UInt64>) -> [CDFPoint] {
+        guard histogram.totalCount > 0 else { return [] }
+        let percentiles = Array(stride(from: 0.0, through: 99.0, by: 1.0)) + [99.5, 99.9, 100]
+        return percentiles.map { CDFPoint(milliseconds: Double(histogram.valueAtPercentile($0)) / 1000, fraction: $0 / 100) }
+    }
+
+    static func microseconds(_ seconds: Double) -> UInt64 {
+        UInt64(max(1, (seconds * 1e6).rounded()))
+    }
+}

@@ -1,0 +1,34 @@
+import NetsimCore
+import NetsimProxy
+
+/// Bytes on the wire, estimated from what the proxy delivered: the payload, plus
+/// - 52 bytes of IPv4 + TCP header (20 + 20 + 12 of timestamp option) on every data segment
+///   (payload cut at an MSS of 1448 bytes, per delivered chunk);
+/// - one pure ACK (52 bytes) in the other direction per two data segments of a burst, rounded
+///   up (delayed ACKs; piggybacking on data is ignored, so this leans high);
+/// - per connection, the handshake (SYN 60 bytes up, SYN-ACK 60 down, ACK 52 up) and the
+///   close (FIN and ACK each way, 104 bytes per direction).
+/// Radio-layer overhead (PDCP, RLC, MAC headers) is not included.
+public struct WireEstimate: Sendable, Equatable {
+    public static let headerBytes = 52
+    public static let synBytes = 60
+    public static let closeBytesPerDirection = 104
+
+    public var up: Int
+    public var down: Int
+
+    public init(payload: RadioReport.ByteTotals, segments: SegmentCounts, connections: Int) {
+        let acksForUp = Self.acks(segments.up)
+        let acksForDown = Self.acks(segments.down)
+        up = payload.up + Self.headerBytes * (segments.up.segments + acksForDown)
+            + connections * (Self.synBytes + Self.headerBytes + Self.closeBytesPerDirection)
+        down = payload.down + Self.headerBytes * (segments.down.segments + acksForUp)
+            + connections * (Self.synBytes + Self.closeBytesPerDirection)
+    }
+
+    /// Delayed ACKs for one direction: one per two segments of each burst, rounded up per burst
+    /// (bursts are mostly one segment, so the sum is close to (segments + bursts) / 2).
+    static func acks(_ counts: SegmentCounts.DirectionCounts) -> Int {
+        (counts.segments + counts.bursts + 1) / 2
+    }
+}

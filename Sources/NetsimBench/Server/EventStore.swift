@@ -1,0 +1,100 @@
+import Synchronization
+
+/// One transport server's state, shared by its request handlers: each device's events (created
+/// on the workload's schedule) and the uplink messages it received. Sizes are fixed by the
+/// schedules, so nothing here grows beyond the workload.
+final class EventStore: Sendable {
+    struct Event: Sendable, Equatable {
+        var sequence: UInt64
+        /// Seconds on the bench clock.
+        var createdAt: Double
+        var payload: String
+    }
+
+    /// What a device's server side saw over the run.
+    struct DeviceRecord: Sendable {
+        var events: [Event] = []
+        /// Each uplink message (id - 1) at its first arrival; nil if it never arrived.
+        var messageArrivals: [Arrival?]
+        /// Messages that arrived again after their first arrival (acknowledged, not kept).
+        var duplicateMessages = 0
+    }
+
+    struct Arrival: Sendable, Equatable {
+        /// When the app produced it and when it arrived, on the bench clock.
+        var createdAt: Double
+        var arrivedAt: Double
+    }
+
+    private let devices: Mutex<[DeviceRecord]>
+    private let signals: [SignalSlot]
+
+    init(schedules: [DeviceSchedule]) {
+        devices = Mutex(schedules.map { DeviceRecord(messageArrivals: Array(repeating: nil, count: $0.messageTimes.count)) })
+        signals = schedules.map { _ in SignalSlot() }
+    }
+
+    var deviceCount: Int { signals.count }
+
+    /// Creates the device's next event now and wakes its live session, if any.
+    func publish(device: Int, createdAt: Double, payloadLength: Int) {
+        devices.withLock { records in
+            let sequence = UInt64(records[device].events.count + 1)
+            let payload = Workload.payload("event", device: device, number: sequence, length: payloadLength)
+            records[device].events.append(Event(sequence: sequence, createdAt: createdAt, payload: payload))
+        }
+        signals[device].signal()
+    }
+
+    /// The device's events after `sequence`, at most `limit` of them.
+    func events(device: Int, after sequence: UInt64, limit: Int) -> [Event] {
+        devices.withLock { records in
+            let events = records[device].events
+            let start = min(Int(clamping: sequence), events.count)
+            return Array(events[start..<min(events.count, start + limit)])
+        }
+    }
+
+    /// Records an uplink message's arrival; false when it had arrived before (or is not one of
+    /// the device's). Either way the sender should be acknowledged.
+    @discardableResult
+    func receive(device: Int, messageID: UInt64, createdAt: Double, at time: Double) -> Bool {
+        devices.withLock { records in
+            let index = Int(clamping: messageID) - 1
+            guard records.indices.contains(device), records[device].messageArrivals.indices.contains(index) else { return false }
+            guard records[device].messageArrivals[index] == nil else {
+                records[device].duplicateMessages += 1
+                return false
+            }
+            records[device].messageArrivals[index] = Arrival(createdAt: createdAt, arrivedAt: time)
+            return true
+        }
+    }
+
+    /// Sends the device's events after `sequence` through `write`, then each new one as it is
+    /// created, until a newer session for the device takes over or the task is cancelled. This
+    /// is the push side the WebSocket and gRPC servers share.
+    func push(device: Int, after sequence: UInt64, write: (Event) async throws -> Void) async throws {
+        var wakeUps = signals[device].subscribe().makeAsyncIterator()
+        var sent = sequence
+        repeat {
+            while true {
+                let batch = events(device: device, after: sent, limit: 64)
+                guard !batch.isEmpty else { break }
+                for event in batch {
+                    try await write(event)
+                    sent = event.sequence
+                }
+            }
+        } while await wakeUps.next() != nil && !Task.isCancelled
+    }
+
+    func record(device: Int) -> DeviceRecord {
+        devices.withLock { $0[device] }
+    }
+
+    /// Ends every live push (the bench is over).
+    func closeSessions() {
+        for signal in signals { signal.close() }
+    }
+}

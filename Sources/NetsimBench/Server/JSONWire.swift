@@ -1,0 +1,39 @@
+/// The JSON bodies and frames of the REST and WebSocket transports (gRPC has its protobuf
+/// contract in Protos/bench.proto). Keys are short, as an app's would be.
+enum JSONWire {
+    struct Event: Codable, Sendable, Equatable {
+        var seq: UInt64
+        var createdAt: Double
+        var payload: String
+    }
+
+    struct Message: Codable, Sendable, Equatable {
+        var id: UInt64
+        var createdAt: Double
+        var payload: String
+    }
+
+    /// A REST poll's answer.
+    struct EventBatch: Codable, Sendable {
+        var events: [Event]
+    }
+
+    /// What the server sends: an event (WebSocket push) or the acknowledgement of a message
+    /// (WebSocket frame, or a REST POST's answer).
+    struct ServerFrame: Codable, Sendable, Equatable {
+        var event: Event?
+        var ack: UInt64?
+    }
+}
+
+extension JSONWire.Event {
+    init(_ event: EventStore.Event) {
+        self.init(seq: event.sequence, createdAt: event.createdAt, payload: event.payload)
+    }
+}
+
+extension JSONWire.Message {
+    init(_ message: DeviceLedger.Message) {
+        self.init(id: message.id, createdAt: message.createdAt, payload: message.payload)
+    }
+}

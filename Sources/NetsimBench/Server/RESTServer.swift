@@ -1,0 +1,45 @@
+import Foundation
+import Hummingbird
+import Logging
+import NIOCore
+
+/// The REST polling transport's server: `GET /events?device=D&after=SEQ` answers the device's
+/// events after SEQ (at most `batchLimit`), `POST /messages?device=D` takes one uplink message
+/// and acknowledges it.
+enum RESTServer {
+    static let batchLimit = 100
+
+    static func application(
+        store: EventStore, clock: BenchClock, logger: Logger, onRunning: @escaping @Sendable (Int) async -> Void
+    ) -> some ApplicationProtocol {
+        let router = Router()
+        router.get("events") { request, _ -> Response in
+            let device = try deviceParameter(request, store: store)
+            let after = request.uri.queryParameters.get("after", as: UInt64.self) ?? 0
+            let events = store.events(device: device, after: after, limit: batchLimit).map(JSONWire.Event.init)
+            return try json(JSONWire.EventBatch(events: events))
+        }
+        router.post("messages") { request, context -> Response in
+            let device = try deviceParameter(request, store: store)
+            let message = try await request.decode(as: JSONWire.Message.self, context: context)
+            store.receive(device: device, messageID: message.id, createdAt: message.createdAt, at: clock.now())
+            return try json(JSONWire.ServerFrame(ack: message.id))
+        }
+        return Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "netsim-bench-rest"),
+            onServerRunning: { channel in await onRunning(channel.localAddress?.port ?? 0) }, logger: logger)
+    }
+
+    static func deviceParameter(_ request: Request, store: EventStore) throws -> Int {
+        guard let device = request.uri.queryParameters.get("device", as: Int.self), (0..<store.deviceCount).contains(device) else {
+            throw HTTPError(.badRequest, message: "device must be 0..<\(store.deviceCount)")
+        }
+        return device
+    }
+
+    static func json(_ value: some Encodable) throws -> Response {
+        Response(
+            status: .ok, headers: [.contentType: "application/json"],
+            body: .init(byteBuffer: ByteBuffer(data: try JSONEncoder().encode(value))))
+    }
+}
