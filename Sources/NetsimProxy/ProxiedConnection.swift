@@ -179,12 +179,10 @@ final class ProxiedConnection {
     /// dropped so that neither blocks, until each gives up on its own.
     func silence() {
         guard state == .open || state == .connecting else { return }
-        let wasConnecting = state == .connecting
         state = .silenced
         dropQueues()
         device.connectionWasSilenced(self)
         for handler in handlers.values { handler.resumeReading() }
-        if wasConnecting { channels[.upstream]?.close(promise: nil) }
     }
 
     /// Closes both sides now (the run is over).
