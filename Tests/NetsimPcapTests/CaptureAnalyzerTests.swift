@@ -1,0 +1,224 @@
+import Foundation
+import NetsimCore
+import Testing
+
+@testable import NetsimPcap
+
+@Suite struct CaptureAnalyzerTests {
+    /// A chunk on the emulated radio, as a live run computed it.
+    struct OnAirChunk {
+        var connection: ConnectionID
+        var direction: Direction
+        var bytes: Int
+        var start: Double
+        var end: Double
+    }
+
+    /// A live run's radio and its on-air chunks: bursts of requests and responses on a few
+    /// connections, with silences long enough for the radio to sleep, serialized at 2 Mbit/s.
+    static func liveRun(_ technology: RadioTechnology, seed: UInt64) -> (report: RadioReport, opens: [(ConnectionID, Double)], chunks: [OnAirChunk]) {
+        let stages = RadioStages(.defaults(for: technology))!
+        var live = RadioStateMachine(stages)
+        var random = SeededRandom(seed: seed)
+        var linkFree = (up: 0.0, down: 0.0)
+        var opens: [(ConnectionID, Double)] = []
+        var chunks: [OnAirChunk] = []
+        var time = 5.0
+        for connection in ConnectionID(1)...6 {
+            // A connection's SYN goes on air as netsim run sends it: an uplink admission.
+            let syn = live.admit(at: time, direction: .up, bytes: 60)
+            live.transmitted(from: syn.start, to: syn.start, direction: .up, bytes: 60)
+            opens.append((connection, syn.start))
+            time = syn.start
+            for _ in 0..<40 {
+                time += random.unitInterval() < 0.25 ? 5 + random.unitInterval() * 25 : random.unitInterval() * 0.4
+                let direction: Direction = random.unitInterval() < 0.4 ? .up : .down
+                let bytes = random.unitInterval() < 0.6 ? 200 + Int(random.unitInterval() * 800) : 20_000 + Int(random.unitInterval() * 80_000)
+                let admission = live.admit(at: time, direction: direction, bytes: bytes)
+                let free = direction == .up ? linkFree.up : linkFree.down
+                let start = max(admission.start, free)
+                let end = start + Double(bytes) * 8 / 2e6
+                if direction == .up { linkFree.up = end } else { linkFree.down = end }
+                live.transmitted(from: start, to: end, direction: direction, bytes: bytes)
+                chunks.append(OnAirChunk(connection: connection, direction: direction, bytes: bytes, start: start, end: end))
+            }
+        }
+        return (live.report(until: live.tailEnd), opens, chunks)
+    }
+
+    /// Writes a live run's chunks as netsim run's capture would: in the run's time order, each
+    /// connection closed at its last chunk's end (the live run's connections follow each other).
+    static func writeCapture(opens: [(ConnectionID, Double)], chunks: [OnAirChunk], to path: String) throws {
+        let writer = try CaptureWriter(path: path, wallClockOrigin: 1_700_000_000)
+        for (connection, openedAt) in opens {
+            writer.open(connection, CaptureEndpoints(clientPort: 40_000 + UInt16(connection), server: Frames.server, serverPort: 443), at: openedAt)
+            let own = chunks.filter { $0.connection == connection }
+            for chunk in own {
+                writer.data(
+                    connection, chunk.direction, [UInt8](repeating: 0x55, count: chunk.bytes), onAirStart: chunk.start,
+                    onAirEnd: chunk.end, at: chunk.start)
+            }
+            writer.close(connection, reset: false, at: own.map(\.end).max() ?? openedAt)
+        }
+        try writer.finish()
+    }
+
+    static func options(_ technology: RadioTechnology, device: [IPAddress] = []) -> CaptureAnalysisOptions {
+        CaptureAnalysisOptions(radio: RadioStages(.defaults(for: technology))!, deviceAddresses: device)
+    }
+
+    static func expectClose(_ actual: Double, _ expected: Double, within tolerance: Double = 0.01, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(abs(actual - expected) <= tolerance * abs(expected), "\(actual) vs \(expected)", sourceLocation: sourceLocation)
+    }
+
+    @Test(arguments: [RadioTechnology.lte, .umts, .nrNSA, .nrSA, .wifi])
+    func analyzingTheCaptureGivesTheLiveRunsRadioFigures(technology: RadioTechnology) throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("run.pcap")
+        let run = Self.liveRun(technology, seed: 7)
+        try Self.writeCapture(opens: run.opens, chunks: run.chunks, to: path)
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(technology))
+        #expect(analysis.radio.model == run.report.model)
+        #expect(analysis.radio.promotionsByOrigin == run.report.promotionsByOrigin)
+        Self.expectClose(analysis.radio.energyJoules, run.report.energyJoules)
+        Self.expectClose(analysis.radio.wakeSeconds, run.report.wakeSeconds)
+        Self.expectClose(analysis.radio.durationSeconds, run.report.durationSeconds)
+        #expect(analysis.radio.bytes.up + analysis.radio.bytes.down == run.chunks.map(\.bytes).reduce(0, +))
+        #expect(analysis.capture.deviceAddresses == ["10.0.0.2"])
+        #expect(analysis.capture.outOfOrderPackets == 0)
+    }
+
+    @Test func flowChargesAddUpToTheRadiosTotals() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("run.pcap")
+        let run = Self.liveRun(.lte, seed: 3)
+        try Self.writeCapture(opens: run.opens, chunks: run.chunks, to: path)
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte))
+        #expect(analysis.flows.count == 6)
+        let charged = analysis.flows.map(\.energyJoules).reduce(0, +) + analysis.idleEnergyJoules
+        Self.expectClose(charged, analysis.radio.energyJoules, within: 1e-9)
+        Self.expectClose(analysis.flows.map(\.wakeSeconds).reduce(0, +), analysis.radio.wakeSeconds, within: 1e-9)
+        #expect(analysis.flows.map(\.wakeUps).reduce(0, +) == analysis.radio.promotionsByOrigin.values.reduce(0, +))
+        #expect(analysis.flows.map(\.energyJoules) == analysis.flows.map(\.energyJoules).sorted(by: >))
+        #expect(analysis.flows.map(\.id) == Array(1...6))
+    }
+
+    /// A 60 s keepalive on an otherwise idle LTE phone: each costs a promotion and a whole
+    /// tail, about 11.4 J (radio-parameters.md), about 190 mW on average.
+    @Test func aSixtySecondKeepaliveIsFoundWithItsHourlyCost() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("keepalive.pcap")
+        let writer = try CaptureWriter(path: path, wallClockOrigin: 1_700_000_000)
+        let keepalive = CaptureEndpoints(clientPort: 41_000, server: Frames.server, serverPort: 5222)
+        let browsing = CaptureEndpoints(clientPort: 41_001, server: IPAddress("198.51.100.7")!, serverPort: 443)
+        writer.open(1, keepalive, at: 0)
+        writer.open(2, browsing, at: 0)
+        var random = SeededRandom(seed: 5)
+        for minute in 0..<60 {
+            let time = Double(minute) * 60 + 30 + (random.unitInterval() - 0.5)  // ±0.5 s timer jitter
+            writer.data(1, .up, [UInt8](repeating: 1, count: 40), onAirStart: time, onAirEnd: time, at: time)
+            writer.data(1, .down, [UInt8](repeating: 2, count: 40), onAirStart: time + 0.08, onAirEnd: time + 0.08, at: time + 0.08)
+        }
+        for visit in [100.0, 700, 1500, 1620, 2900] {
+            writer.data(2, .up, [UInt8](repeating: 3, count: 500), onAirStart: visit + 12, onAirEnd: visit + 12, at: visit + 12)
+        }
+        writer.close(1, reset: false, at: 3600)
+        writer.close(2, reset: false, at: 3600)
+        try writer.finish()
+
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte))
+        let periodic = try #require(analysis.periodicTransfers.first)
+        #expect(analysis.periodicTransfers.count == 1)
+        #expect(periodic.serverName == nil && periodic.remote == "93.184.216.34:5222")
+        #expect(abs(periodic.periodSeconds - 60) < 1)
+        #expect(periodic.repetitions >= 50)
+        // A promotion (0.31 J) and the whole tail: 0.1 s at 1.2 W, short and long DRX.
+        Self.expectClose(periodic.energyJoulesPerRepetition, 11.37, within: 0.02)
+        Self.expectClose(periodic.energyJoulesPerHour, 682, within: 0.03)
+        Self.expectClose(periodic.meanPowerMilliwatts, 190, within: 0.03)
+        Self.expectClose(periodic.wakeSecondsPerRepetition, 0.26 + 0.08 + 10.12, within: 0.02)
+    }
+
+    @Test func theDeviceIsInferredOrGivenAndSetsTheDirection() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("private.pcap")
+        let writer = try CaptureWriter(path: path, wallClockOrigin: 0)
+        // Both ends private, one flow: the counts tie, and the SYN's sender is the device.
+        writer.open(1, CaptureEndpoints(clientPort: 40_000, server: IPAddress("192.168.1.1")!, serverPort: 80), at: 0)
+        writer.data(1, .up, [UInt8](repeating: 1, count: 100), onAirStart: 0.1, onAirEnd: 0.1, at: 0.1)
+        writer.data(1, .down, [UInt8](repeating: 1, count: 3000), onAirStart: 0.2, onAirEnd: 0.3, at: 0.2)
+        try writer.finish()
+        let inferred = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte))
+        #expect(inferred.capture.deviceAddresses == ["10.0.0.2"] && inferred.capture.deviceAddressSource == "inferred")
+        #expect(inferred.flows.first?.bytesUp == 100 && inferred.flows.first?.bytesDown == 3000)
+        let given = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte, device: [IPAddress("192.168.1.1")!]))
+        #expect(given.capture.deviceAddressSource == "given")
+        #expect(given.flows.first?.bytesUp == 3000 && given.flows.first?.device == "192.168.1.1:80")
+        let nobody = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte, device: [IPAddress("172.16.0.9")!]))
+        #expect(nobody.flows.isEmpty && nobody.capture.otherHostPackets == nobody.capture.packets)
+        #expect(nobody.radio.energyJoules == 0)
+    }
+
+    @Test func flowsAreNamedFromSNIHostAndAuthority() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("names.pcap")
+        let writer = try CaptureWriter(path: path, wallClockOrigin: 0)
+        let requests: [(UInt16, [UInt8])] = [
+            (443, ServerNameSnifferTests.clientHello(host: "cdn.example.net", padding: 2500)),
+            (80, Array("GET / HTTP/1.1\r\nHost: plain.example.com\r\n\r\n".utf8)),
+            (50_051, GRPCExchange.frames[0].1),
+        ]
+        for (index, (port, request)) in requests.enumerated() {
+            let connection = ConnectionID(index + 1)
+            writer.open(connection, CaptureEndpoints(clientPort: 40_000 + port % 1000, server: Frames.server, serverPort: port), at: 0)
+            writer.data(connection, .up, request, onAirStart: 0.1, onAirEnd: 0.2, at: 0.1)
+        }
+        try writer.finish()
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte))
+        let names = Dictionary(uniqueKeysWithValues: analysis.flows.map { ($0.remote, $0.serverName) })
+        #expect(names["93.184.216.34:443"] == "cdn.example.net")
+        #expect(names["93.184.216.34:80"] == "plain.example.com")
+        #expect(names["93.184.216.34:50051"] == GRPCExchange.authority)
+    }
+
+    @Test func theJSONRadioObjectIsTheRunReportsAndTheHTMLDrawsTheTimeline() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("run.pcap")
+        let run = Self.liveRun(.umts, seed: 9)
+        try Self.writeCapture(opens: run.opens, chunks: run.chunks, to: path)
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.umts))
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let json = try encoder.encode(analysis)
+        struct RadioOnly: Decodable { var radio: RadioReport }
+        #expect(try JSONDecoder().decode(RadioOnly.self, from: json).radio == analysis.radio)
+        #expect(try JSONDecoder().decode(CaptureAnalysis.self, from: json) == analysis)
+
+        let html = analysis.htmlReport()
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("<svg"))
+        for state in ["PROMOTION", "DCH", "FACH", "IDLE"] { #expect(html.contains(">\(state)</text>")) }
+        #expect(html.components(separatedBy: "<rect").count - 1 == analysis.radio.timeline?.count)
+        #expect(!html.contains("<script"))
+
+        let text = analysis.textReport()
+        #expect(text.contains("Radio model umts"))
+        #expect(text.contains("Flows by energy"))
+    }
+
+    @Test func anEmptyCaptureHasNothingToCharge() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("empty.pcap")
+        try PcapBytes(linkType: 1).bytes.write(to: path)
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte))
+        #expect(analysis.capture.packets == 0 && analysis.flows.isEmpty && analysis.radio.energyJoules == 0)
+        #expect(analysis.textReport().contains("Flows: none"))
+        #expect(analysis.htmlReport().contains("No radio activity"))
+    }
+}
