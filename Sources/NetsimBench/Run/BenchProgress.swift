@@ -1,0 +1,20 @@
+/// A snapshot of a running bench, for the progress display.
+public struct BenchProgress: Sendable {
+    public var elapsedSeconds: Double
+    public var durationSeconds: Double
+    /// Past the duration, waiting for messages still in flight.
+    public var draining: Bool
+    public var transports: [Transport]
+
+    public struct Transport: Sendable {
+        public var transport: BenchTransport
+        public var eventsDelivered: Int
+        public var eventsCreated: Int
+        public var messagesDelivered: Int
+        public var messagesProduced: Int
+        /// How many of the fleet's radios are in each state now.
+        public var radioStates: [String: Int]
+        /// Devices without a network now (in an outage or a handover gap).
+        public var disconnectedDevices: Int
+    }
+}

@@ -1,0 +1,227 @@
+import Logging
+import NIOPosix
+import NetsimCore
+import NetsimProxy
+
+/// A finished bench: the JSON report and what the HTML charts draw besides.
+public struct BenchResult: Sendable {
+    public var report: BenchReport
+    public var profile: Profile
+    public var workload: Workload
+    public var clientSettings: ClientSettings
+    public var charts: [BenchTransport: TransportCharts]
+    /// The profile's events as device 0 of the first transport saw them (every device runs the
+    /// same timeline), in seconds since its proxy started.
+    public var profileEvents: [DeviceEvent]
+}
+
+/// Runs one bench: every transport's server, one proxy (an emulated phone) and one client per
+/// device, all at once, the same seeded workload for each transport; then the drain, and the
+/// analysis.
+public enum BenchRunner {
+    public static func run(
+        _ configuration: BenchConfiguration, logger: Logger, onProgress: @escaping @Sendable (BenchProgress) -> Void
+    ) async throws -> BenchResult {
+        let schedules = (0..<configuration.devices).map {
+            configuration.workload.schedule(device: $0, seed: configuration.seed, duration: configuration.duration)
+        }
+        let clock = BenchClock()
+        let servers = try await BenchServers.start(
+            configuration.transports, schedules: schedules, client: configuration.client, clock: clock, logger: logger)
+        var proxyLogger = logger
+        proxyLogger.logLevel = max(logger.logLevel, .warning)
+        var started: [Fleet] = []
+        do {
+            for transport in configuration.transports {
+                started.append(
+                    try await Fleet.start(
+                        transport, configuration: configuration, schedules: schedules, serverPort: servers.ports[transport]!,
+                        store: servers.stores[transport]!, clock: clock, logger: proxyLogger))
+            }
+        } catch {
+            for fleet in started { _ = await fleet.stopProxies() }
+            await servers.stop()
+            throw error
+        }
+        let fleets = started
+
+        await withTaskGroup(of: Void.self) { group in
+            for fleet in fleets {
+                group.addTask { await produceEvents(fleet.store, schedules: schedules, workload: configuration.workload, clock: clock) }
+                for device in fleet.devices {
+                    group.addTask {
+                        await produceMessages(device.ledger, schedule: schedules[device.index], workload: configuration.workload, clock: clock)
+                    }
+                    group.addTask { await device.runClient(configuration: configuration, clock: clock, logger: logger) }
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    onProgress(await progress(fleets, configuration: configuration, clock: clock))
+                    try? await Task.sleep(for: .seconds(1))
+                }
+            }
+            try? await clock.sleep(until: configuration.duration)
+            await drain(fleets, schedules: schedules, until: configuration.duration + configuration.drainTimeout, clock: clock)
+            onProgress(await progress(fleets, configuration: configuration, clock: clock))
+            for fleet in fleets { fleet.stopClients() }
+            group.cancelAll()
+        }
+
+        var charts: [BenchTransport: TransportCharts] = [:]
+        var transports: [String: BenchReport.TransportReport] = [:]
+        var profileEvents: [DeviceEvent] = []
+        for fleet in fleets {
+            let measurements = await fleet.stopProxies()
+            if profileEvents.isEmpty { profileEvents = measurements.first?.proxy.events ?? [] }
+            let (report, chart) = BenchAnalysis.summarize(measurements)
+            transports[fleet.transport.rawValue] = report
+            charts[fleet.transport] = chart
+        }
+        await servers.stop()
+        let workload = configuration.workload
+        let report = BenchReport(
+            netsimVersion: NetsimVersion.current, profile: configuration.profile.name, seed: configuration.seed,
+            durationSeconds: configuration.duration, devicesPerTransport: configuration.devices,
+            workload: BenchReport.WorkloadSummary(
+                eventMeanGapSeconds: workload.eventMeanGap, eventPayloadBytes: workload.eventPayloadBytes,
+                messageIntervalSeconds: workload.messageInterval, messagePayloadBytes: workload.messagePayloadBytes,
+                outboxLimit: workload.outboxLimit),
+            client: configuration.client.source, transports: transports)
+        return BenchResult(
+            report: report, profile: configuration.profile, workload: workload, clientSettings: configuration.client,
+            charts: charts, profileEvents: profileEvents)
+    }
+
+    /// Creates every device's events at their scheduled times (one task per transport, so each
+    /// server's events are stamped by its own clock reading).
+    static func produceEvents(_ store: EventStore, schedules: [DeviceSchedule], workload: Workload, clock: BenchClock) async {
+        let timeline = schedules.enumerated().flatMap { device, schedule in schedule.eventTimes.map { ($0, device) } }.sorted { $0 < $1 }
+        for (time, device) in timeline {
+            do { try await clock.sleep(until: time) } catch { return }
+            store.publish(device: device, createdAt: clock.now(), payloadLength: workload.eventPayloadBytes)
+        }
+    }
+
+    /// The app's uplink messages, produced at their scheduled times into the device's outbox.
+    static func produceMessages(_ ledger: DeviceLedger, schedule: DeviceSchedule, workload: Workload, clock: BenchClock) async {
+        for time in schedule.messageTimes {
+            do { try await clock.sleep(until: time) } catch { return }
+            ledger.produceMessage(createdAt: clock.now(), payloadLength: workload.messagePayloadBytes)
+        }
+    }
+
+    /// Waits until every device has every event and every message acknowledged, or `deadline`.
+    static func drain(_ fleets: [Fleet], schedules: [DeviceSchedule], until deadline: Double, clock: BenchClock) async {
+        while clock.now() < deadline {
+            let settled = fleets.allSatisfy { fleet in
+                fleet.devices.allSatisfy { $0.ledger.isSettled(eventsCreated: schedules[$0.index].eventTimes.count) }
+            }
+            if settled { return }
+            try? await Task.sleep(for: .milliseconds(100))
+        }
+    }
+
+    static func progress(_ fleets: [Fleet], configuration: BenchConfiguration, clock: BenchClock) async -> BenchProgress {
+        let now = clock.now()
+        var transports: [BenchProgress.Transport] = []
+        for fleet in fleets {
+            var states: [String: Int] = [:]
+            var disconnected = 0
+            for device in fleet.devices {
+                guard let status = try? await device.proxy.status() else { continue }
+                states[status.radioState, default: 0] += 1
+                if status.disconnected { disconnected += 1 }
+            }
+            let records = fleet.devices.map { ($0.ledger, fleet.store.record(device: $0.index)) }
+            transports.append(
+                BenchProgress.Transport(
+                    transport: fleet.transport, eventsDelivered: records.reduce(0) { $0 + $1.0.deliveredEventCount },
+                    eventsCreated: records.reduce(0) { $0 + $1.1.events.count },
+                    messagesDelivered: records.reduce(0) { $0 + $1.1.messageArrivals.count { $0 != nil } },
+                    messagesProduced: records.reduce(0) { $0 + $1.0.record.messagesProduced },
+                    radioStates: states, disconnectedDevices: disconnected))
+        }
+        return BenchProgress(
+            elapsedSeconds: now, durationSeconds: configuration.duration, draining: now > configuration.duration,
+            transports: transports)
+    }
+}
+
+/// One transport's fleet: its devices (proxy, ledger) and its server's store.
+struct Fleet: Sendable {
+    let transport: BenchTransport
+    let store: EventStore
+    let devices: [Device]
+    let timeScale: Double
+
+    struct Device: Sendable {
+        let index: Int
+        let transport: BenchTransport
+        let proxy: NetsimProxy
+        let ledger: DeviceLedger
+        /// When the proxy started, on the bench clock.
+        let proxyOrigin: Double
+        let seed: UInt64
+
+        func runClient(configuration: BenchConfiguration, clock: BenchClock, logger: Logger) async {
+            let port = proxy.listeningAddresses[0].port
+            let settings = configuration.client
+            switch transport {
+            case .rest:
+                await RESTClient(device: index, port: port, ledger: ledger, settings: settings.rest, clock: clock, seed: seed).run()
+            case .ws:
+                await WebSocketDeviceClient(
+                    device: index, port: port, ledger: ledger, settings: settings.webSocket, clock: clock, seed: seed, logger: logger
+                ).run()
+            case .grpc:
+                await GRPCDeviceClient(
+                    device: index, port: port, ledger: ledger, settings: settings.grpc, clock: clock, seed: seed, logger: logger,
+                    networkIsUp: { [proxy] in (try? await proxy.status()).map { !$0.disconnected } ?? true }
+                ).run()
+            }
+        }
+    }
+
+    static func start(
+        _ transport: BenchTransport, configuration: BenchConfiguration, schedules: [DeviceSchedule], serverPort: Int,
+        store: EventStore, clock: BenchClock, logger: Logger
+    ) async throws -> Fleet {
+        var options = ProxyOptions()
+        options.recordsRadioTimeline = true
+        options.timeScale = configuration.timeScale
+        var devices: [Device] = []
+        for index in 0..<configuration.devices {
+            // Device i of every transport gets the same seed: the same jitter and loss draws.
+            let seed = configuration.seed &+ UInt64(index)
+            let origin = clock.now()
+            let proxy = try await NetsimProxy.start(
+                profile: configuration.profile, seed: seed,
+                forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
+                options: options, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
+            devices.append(
+                Device(
+                    index: index, transport: transport, proxy: proxy,
+                    ledger: DeviceLedger(device: index, schedule: schedules[index], outboxLimit: configuration.workload.outboxLimit),
+                    proxyOrigin: origin, seed: seed))
+        }
+        return Fleet(transport: transport, store: store, devices: devices, timeScale: configuration.timeScale)
+    }
+
+    func stopClients() {
+        for device in devices { device.ledger.stop() }
+    }
+
+    /// Stops every proxy and gathers each device's measurements.
+    func stopProxies() async -> [DeviceMeasurement] {
+        var measurements: [DeviceMeasurement] = []
+        for device in devices {
+            guard let report = try? await device.proxy.stop() else { continue }
+            measurements.append(
+                DeviceMeasurement(
+                    app: device.ledger.record, server: store.record(device: device.index), proxy: report,
+                    proxyOrigin: device.proxyOrigin, timeScale: timeScale))
+        }
+        return measurements
+    }
+}

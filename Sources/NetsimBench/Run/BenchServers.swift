@@ -1,0 +1,82 @@
+import GRPCCore
+import GRPCNIOTransportHTTP2Posix
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The transports' servers, one per transport, run together in a ServiceGroup on loopback.
+struct BenchServers {
+    /// Each transport's store and bound port.
+    let stores: [BenchTransport: EventStore]
+    let ports: [BenchTransport: Int]
+    private let group: ServiceGroup
+    private let running: Task<Void, any Error>
+
+    struct StartFailure: Error, CustomStringConvertible {
+        let transport: BenchTransport
+        var description: String { "the \(transport.title) server did not start" }
+    }
+
+    static func start(
+        _ transports: [BenchTransport], schedules: [DeviceSchedule], client: ClientSettings, clock: BenchClock, logger: Logger
+    ) async throws -> BenchServers {
+        let (bound, binding) = AsyncStream.makeStream(of: (BenchTransport, Int).self)
+        var stores: [BenchTransport: EventStore] = [:]
+        var services: [any Service] = []
+        var grpcTransport: HTTP2ServerTransport.Posix?
+        for transport in transports {
+            let store = EventStore(schedules: schedules)
+            stores[transport] = store
+            switch transport {
+            case .rest:
+                services.append(
+                    RESTServer.application(store: store, clock: clock, logger: logger) { port in binding.yield((.rest, port)) })
+            case .ws:
+                services.append(
+                    WebSocketServer.application(
+                        store: store, clock: clock, pingInterval: client.webSocket.pingInterval, logger: logger
+                    ) { port in binding.yield((.ws, port)) })
+            case .grpc:
+                let serverTransport = EventStreamService.transport(client: client.grpc)
+                grpcTransport = serverTransport
+                let server = GRPCServer(transport: serverTransport, services: [EventStreamService(store: store, clock: clock)])
+                services.append(GRPCServerService(server: server))
+            }
+        }
+        let group = ServiceGroup(services: services, logger: logger)
+        let running = Task { try await group.run() }
+        var ports: [BenchTransport: Int] = [:]
+        if let grpcTransport {
+            guard let port = try await grpcTransport.listeningAddress.ipv4?.port else {
+                throw StartFailure(transport: .grpc)
+            }
+            ports[.grpc] = port
+        }
+        var pending = Set(transports).subtracting(ports.keys)
+        for await (transport, port) in bound where pending.contains(transport) {
+            ports[transport] = port
+            pending.remove(transport)
+            if pending.isEmpty { break }
+        }
+        return BenchServers(stores: stores, ports: ports, group: group, running: running)
+    }
+
+    func stop() async {
+        for store in stores.values { store.closeSessions() }
+        await group.triggerGracefulShutdown()
+        _ = await running.result
+    }
+}
+
+/// A gRPC server as a ServiceLifecycle service: graceful shutdown lets open calls finish.
+struct GRPCServerService: Service {
+    let server: GRPCServer<HTTP2ServerTransport.Posix>
+
+    func run() async throws {
+        try await withGracefulShutdownHandler {
+            try await server.serve()
+        } onGracefulShutdown: {
+            server.beginGracefulShutdown()
+        }
+    }
+}
