@@ -1,0 +1,89 @@
+import Foundation
+import NetsimCore
+
+/// The HTML report: one self-contained file (inline CSS and SVG, no scripts) with the
+/// comparison table, the charts (radio state timelines with the profile's events, latency
+/// CDFs, bytes per minute), and the details the Markdown report has.
+public enum HTMLReport {
+    public static func render(_ result: BenchResult) -> String {
+        let report = result.report
+        let transports = report.orderedTransports
+        let escape = SVGCharts.escape
+        var body: [String] = [
+            "<h1>netsim bench: \(escape(report.profile))</h1>",
+            "<p>\(report.devicesPerTransport) devices per transport, \(Quantity.formatDuration(report.durationSeconds)), "
+                + "seed \(report.seed), netsim \(escape(report.netsimVersion)).</p>",
+            "<table><tr><th></th>" + transports.map { "<th>\(escape($0.0.title))</th>" }.joined() + "</tr>",
+        ]
+        for (label, cells) in ReportFormatting.comparisonRows(report) {
+            body.append("<tr><th>\(escape(label))</th>" + cells.map { "<td>\(escape($0))</td>" }.joined() + "</tr>")
+        }
+        body.append("</table>")
+        body.append(
+            "<p class=\"note\">Bandwidth, wake time and energy are per device (mean ± standard deviation); latencies are pooled "
+                + "over the fleet; delivery counts and reconnects are fleet totals.</p>")
+
+        let timelineEnd = transports.flatMap { transport in
+            result.charts[transport.0]?.timelines.compactMap { $0.last?.end } ?? []
+        }.max() ?? report.durationSeconds
+        let states = Set(transports.flatMap { result.charts[$0.0]?.timelines.flatMap { $0.map(\.state) } ?? [] })
+        body.append("<h2>Radio state timelines</h2><p>\(SVGCharts.stateLegend(states))</p>")
+        body.append("<p class=\"note\">Shaded: the profile's outages and handover gaps; dashed lines: its events.</p>")
+        for (transport, _) in transports {
+            guard let charts = result.charts[transport] else { continue }
+            body.append("<h3>\(escape(transport.title))</h3>")
+            body.append(SVGCharts.radioTimeline(charts.timelines, events: result.profileEvents, duration: timelineEnd))
+        }
+        let legend = transports.map { transport, _ in
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(SVGCharts.transportColors[transport]!)\"></span>\(escape(transport.title))</span>"
+        }.joined(separator: " ")
+        body.append("<h2>Latency, server events (creation to delivery in the app)</h2><p>\(legend)</p>")
+        body.append(SVGCharts.latencyCDF(transports.map { ($0.0, result.charts[$0.0]?.latencyCDF ?? []) }))
+        body.append("<h2>Latency, client messages (production to arrival at the server)</h2><p>\(legend)</p>")
+        body.append(SVGCharts.latencyCDF(transports.map { ($0.0, result.charts[$0.0]?.uplinkLatencyCDF ?? []) }))
+        body.append("<h2>Bytes per minute per device</h2>")
+        body.append(SVGCharts.bytesPerMinute(transports.map { ($0.0, payload: $0.1.bytes.perMinute, wire: $0.1.bytes.wire.perMinute) }))
+
+        body.append("<h2>Details</h2>")
+        for (transport, details) in transports {
+            body.append(list(MarkdownReport.details(transport, details)))
+        }
+        body.append("<h2>Profile</h2><p><b>\(escape(result.profile.name))</b>: \(escape(result.profile.description))</p>")
+        if !result.profileEvents.isEmpty {
+            body.append("<ul>" + result.profileEvents.map { "<li>\(escape("\($0)"))</li>" }.joined() + "</ul>")
+        }
+        body.append("<h2>Workload and clients</h2>" + list(MarkdownReport.settings(result)))
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>netsim bench: \(escape(report.profile))</title>
+            <style>
+            body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #222; max-width: 960px; }
+            table { border-collapse: collapse; margin: 12px 0; }
+            th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; font-size: 14px; }
+            th:first-child { text-align: left; }
+            .note { color: #555; font-size: 13px; }
+            .key { margin-right: 12px; font-size: 13px; white-space: nowrap; }
+            .swatch { display: inline-block; width: 12px; height: 12px; margin-right: 4px; vertical-align: middle; }
+            svg { display: block; margin: 6px 0 16px; font-family: inherit; }
+            </style></head>
+            <body>
+            \(body.joined(separator: "\n"))
+            </body></html>
+
+            """
+    }
+
+    /// Markdown lines (a `### title` and `- item`s) as HTML.
+    static func list(_ lines: [String]) -> String {
+        var html: [String] = []
+        var items: [String] = []
+        for line in lines {
+            if line.hasPrefix("### ") {
+                html.append("<h3>\(SVGCharts.escape(String(line.dropFirst(4))))</h3>")
+            } else if line.hasPrefix("- ") {
+                items.append("<li>\(SVGCharts.escape(String(line.dropFirst(2))))</li>")
+            }
+        }
+        return html.joined() + "<ul>" + items.joined() + "</ul>"
+    }
+}

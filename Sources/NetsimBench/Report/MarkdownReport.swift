@@ -1,0 +1,94 @@
+import Foundation
+import NetsimCore
+
+/// The Markdown report, fit for a CI job summary: the comparison table first, then each
+/// transport's details, then the profile, workload and client settings used.
+public enum MarkdownReport {
+    public static func render(_ result: BenchResult) -> String {
+        let report = result.report
+        let transports = report.orderedTransports
+        var lines = [
+            "## netsim bench: \(report.profile), \(report.devicesPerTransport) devices per transport, "
+                + "\(Quantity.formatDuration(report.durationSeconds)) (seed \(report.seed))",
+            "",
+            "| | " + transports.map { $0.0.title }.joined(separator: " | ") + " |",
+            "|---|" + transports.map { _ in "---:|" }.joined(),
+        ]
+        for (label, cells) in ReportFormatting.comparisonRows(report) {
+            lines.append("| \(label) | " + cells.joined(separator: " | ") + " |")
+        }
+        lines += [
+            "",
+            "Bandwidth, wake time and energy are per device (mean ± standard deviation over the fleet); latencies are pooled "
+                + "over the fleet; delivery counts and reconnects are fleet totals. Wire bytes are an estimate (TCP/IP headers, "
+                + "ACKs, handshakes; see docs/bench.md).",
+        ]
+        for (transport, details) in transports {
+            lines += [""] + self.details(transport, details)
+        }
+        lines += ["", "### Profile", "", "**\(result.profile.name)**: \(result.profile.description)"]
+        if !result.profileEvents.isEmpty {
+            lines.append("")
+            for event in result.profileEvents { lines.append("- \(event)") }
+        }
+        lines += ["", "### Workload and clients", ""] + settings(result)
+        return lines.joined(separator: "\n") + "\n"
+    }
+
+    static func details(_ transport: BenchTransport, _ report: BenchReport.TransportReport) -> [String] {
+        let format = ReportFormatting.self
+        let radio = report.perDevice
+        let states = radio.secondsByState.sorted { $0.value.mean > $1.value.mean }
+            .map { "\($0.key) \(format.plusMinus($0.value)) s" }.joined(separator: ", ")
+        return [
+            "### \(transport.title)",
+            "",
+            "- Bytes per device: \(format.bytes(report.bytes.up)) up, \(format.bytes(report.bytes.down)) down "
+                + "(wire est. \(format.bytes(report.bytes.wire.up)) up, \(format.bytes(report.bytes.wire.down)) down); "
+                + "\(format.bytes(report.bytes.perDeliveredMessage)) per delivered event or message",
+            "- Event latency (\(report.latencyMs.count) samples): " + latencies(report.latencyMs),
+            "- Message latency (\(report.uplinkLatencyMs.count) samples): " + latencies(report.uplinkLatencyMs),
+            "- Events: \(report.events.sent) sent, \(report.events.delivered) delivered, \(report.events.lost) lost, "
+                + "\(report.events.duplicated) duplicated, \(report.events.outOfOrder) out of order",
+            "- Messages: \(report.messages.sent) sent, \(report.messages.delivered) delivered, \(report.messages.lost) lost, "
+                + "\(report.messages.duplicated) sent again and ignored by id",
+            "- Reconnects: \(report.reconnects) (per device \(format.plusMinus(radio.reconnects)), max "
+                + "\(Int(radio.reconnects.max))); recoveries after a gap: \(report.recoverySeconds.count), mean "
+                + "\(format.seconds(report.recoverySeconds.mean)), max \(format.seconds(report.recoverySeconds.max))",
+            "- Client: \(report.client.failedAttempts) failed attempts, \(report.client.callRenewals) call renewals, "
+                + "\(report.client.receiveBufferDrops) receive-buffer drops, \(report.client.outboxDrops) outbox drops",
+            "- Radio per device (\(report.radio.model)): awake \(format.plusMinus(radio.wakeSeconds)) s, "
+                + "\(format.plusMinus(radio.promotions)) promotions, \(format.plusMinus(radio.energyJoules, "%.2f")) J, "
+                + "\(format.plusMinus(radio.meanPowerMilliwatts, "%.0f")) mW",
+            "- Time by state per device: \(states.isEmpty ? "no radio" : states)",
+        ]
+    }
+
+    static func latencies(_ latency: BenchReport.Latency) -> String {
+        let format = ReportFormatting.milliseconds
+        return "p50 \(format(latency.p50)), p95 \(format(latency.p95)), p99 \(format(latency.p99)), max \(format(latency.max))"
+    }
+
+    static func settings(_ result: BenchResult) -> [String] {
+        let workload = result.workload
+        let client = result.clientSettings
+        let grpc = client.grpc
+        let backoff = { (backoff: Backoff) in
+            "\(Quantity.formatDuration(backoff.initial)) ×\(Quantity.trimmed(backoff.multiplier)) up to "
+                + "\(Quantity.formatDuration(backoff.maximum)), jitter ±\(Quantity.trimmed(backoff.jitter * 100))%"
+        }
+        return [
+            "- Server events: a Poisson process per device, mean gap \(Quantity.formatDuration(workload.eventMeanGap)), "
+                + "\(workload.eventPayloadBytes) B payload",
+            "- Client messages: one every \(Quantity.formatDuration(workload.messageInterval)) per device, "
+                + "\(workload.messagePayloadBytes) B payload; outbox of \(workload.outboxLimit)",
+            "- Client settings: \(client.source)",
+            "- REST: poll every \(Quantity.formatDuration(client.rest.pollInterval)), request timeout "
+                + "\(Quantity.formatDuration(client.rest.requestTimeout)), backoff \(backoff(client.rest.backoff))",
+            "- WebSocket: ping every \(Quantity.formatDuration(client.webSocket.pingInterval)), backoff \(backoff(client.webSocket.backoff))",
+            "- gRPC: keepalive \(Quantity.formatDuration(grpc.keepaliveTime)) / \(Quantity.formatDuration(grpc.keepaliveTimeout)), "
+                + "permit without calls \(grpc.permitWithoutCalls), backoff \(backoff(grpc.backoff)), call time limit "
+                + "\(grpc.callTimeLimit.map(Quantity.formatDuration) ?? "none"), receive buffer \(grpc.receiveBuffer)",
+        ]
+    }
+}

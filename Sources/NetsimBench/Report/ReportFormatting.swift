@@ -1,0 +1,61 @@
+import Foundation
+
+/// Number formats the Markdown and HTML reports share, so both say the same thing.
+enum ReportFormatting {
+    static func kilobytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1000) }
+
+    static func bytes(_ count: Double) -> String {
+        switch count {
+        case ..<1000: String(format: "%.0f B", count)
+        case ..<1_000_000: String(format: "%.1f KB", count / 1e3)
+        default: String(format: "%.2f MB", count / 1e6)
+        }
+    }
+
+    static func milliseconds(_ value: Double) -> String {
+        value >= 10_000 ? String(format: "%.1f s", value / 1000) : String(format: "%.0f ms", value)
+    }
+
+    static func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+
+    static func plusMinus(_ spread: Spread, _ format: String = "%.1f") -> String {
+        String(format: format, spread.mean) + " ± " + String(format: format, spread.standardDeviation)
+    }
+
+    static func delivery(_ delivery: BenchReport.Delivery) -> String {
+        "\(delivery.delivered)/\(delivery.sent) (lost \(delivery.lost), dup \(delivery.duplicated))"
+    }
+
+    static func recovery(_ report: BenchReport.TransportReport) -> String {
+        let recovery = report.recoverySeconds
+        let time = recovery.count == 0 ? "no gap held anything up" : "recovery \(seconds(recovery.mean)) mean, \(seconds(recovery.max)) max"
+        return "\(report.reconnects); \(time)"
+    }
+
+    static func wake(_ report: BenchReport.TransportReport, duration: Double) -> String {
+        let spread = report.perDevice.wakeSeconds
+        let share = duration > 0 ? spread.mean / duration * 100 : 0
+        return "\(plusMinus(spread)) s (\(String(format: "%.0f", share))%)"
+    }
+
+    static func energy(_ report: BenchReport.TransportReport) -> String {
+        "\(plusMinus(report.perDevice.energyJoules)) J (\(String(format: "%.0f", report.radio.meanPowerMilliwatts)) mW)"
+    }
+
+    /// The comparison table's rows: a label, and a cell per transport.
+    static func comparisonRows(_ report: BenchReport) -> [(String, [String])] {
+        let transports = report.orderedTransports.map(\.1)
+        let duration = transports.first.map { $0.radio.durationSeconds / Double(max(1, report.devicesPerTransport)) } ?? 0
+        return [
+            ("Bandwidth per device, KB/min (payload / wire est.)",
+             transports.map { "\(kilobytes($0.bytes.perMinute)) / \(kilobytes($0.bytes.wire.perMinute))" }),
+            ("p95 latency, events / messages",
+             transports.map { "\(milliseconds($0.latencyMs.p95)) / \(milliseconds($0.uplinkLatencyMs.p95))" }),
+            ("Delivery, events", transports.map { delivery($0.events) }),
+            ("Delivery, messages", transports.map { delivery($0.messages) }),
+            ("Reconnects (fleet); recovery", transports.map(recovery)),
+            ("Radio wake time per device", transports.map { wake($0, duration: duration) }),
+            ("Energy per device (mean power)", transports.map(energy)),
+        ]
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import NetsimCore
+
+/// The HTML report's charts, drawn as inline SVG (no scripts, no external files).
+enum SVGCharts {
+    static let width = 900.0
+    static let transportColors: [BenchTransport: String] = [.rest: "#d62728", .ws: "#1f77b4", .grpc: "#2ca02c"]
+
+    /// Colors for the radio states of every technology: awake states warm, idle ones grey.
+    static let stateColors: [String: String] = [
+        "PROMOTION": "#7b3294", "CONTINUOUS_RECEPTION": "#d7191c", "CONNECTED": "#d7191c", "DCH": "#d7191c",
+        "ACTIVE": "#d7191c", "SHORT_DRX": "#fdae61", "FACH": "#fdae61", "LONG_DRX": "#fee08b", "INACTIVE": "#abd9e9",
+        "IDLE": "#e0e0e0",
+    ]
+
+    static func stateColor(_ state: String) -> String { stateColors[state] ?? "#999999" }
+
+    /// One strip per device (at most `maximumRows`), the profile's outages and handover gaps
+    /// shaded and its events marked.
+    static func radioTimeline(_ timelines: [[RadioStateSegment]], events: [DeviceEvent], duration: Double, maximumRows: Int = 10) -> String {
+        let rows = Array(timelines.prefix(maximumRows))
+        let left = 70.0
+        let rowHeight = 12.0
+        let top = 18.0
+        let plotWidth = width - left - 10
+        let height = top + Double(rows.count) * (rowHeight + 3) + 28
+        let x = { (time: Double) in left + min(max(time, 0), duration) / max(duration, 1e-9) * plotWidth }
+        var svg = [svgOpen(height: height)]
+        for event in events {
+            let start = x(event.at)
+            if let gap = event.durationSeconds, gap > 0 {
+                svg.append(rect(start, top - 4, max(1, x(event.at + gap) - start), height - top - 24, fill: "#000", opacity: 0.12))
+            }
+            svg.append(line(start, top - 6, start, height - 26, stroke: "#333", dashed: true))
+            svg.append(text(start + 2, top - 8, event.kind, size: 10))
+        }
+        for (index, segments) in rows.enumerated() {
+            let y = top + Double(index) * (rowHeight + 3)
+            svg.append(text(4, y + rowHeight - 2, "device \(index)", size: 10))
+            for segment in segments where segment.end > segment.start {
+                let start = x(segment.start)
+                svg.append(rect(start, y, max(0.5, x(segment.end) - start), rowHeight, fill: stateColor(segment.state)))
+            }
+        }
+        svg.append(timeAxis(left: left, plotWidth: plotWidth, y: height - 22, duration: duration))
+        svg.append("</svg>")
+        return svg.joined()
+    }
+
+    /// A legend of the states that occur.
+    static func stateLegend(_ states: Set<String>) -> String {
+        states.sorted().map { state in
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(stateColor(state))\"></span>\(escape(state))</span>"
+        }.joined(separator: " ")
+    }
+
+    /// Latency CDFs on a logarithmic time axis, one line per transport.
+    static func latencyCDF(_ curves: [(BenchTransport, [CDFPoint])]) -> String {
+        let left = 50.0
+        let top = 10.0
+        let plotWidth = width - left - 20
+        let plotHeight = 220.0
+        let values = curves.flatMap { $0.1.map(\.milliseconds) }.filter { $0 > 0 }
+        guard let smallest = values.min(), let largest = values.max() else { return "<p>No samples.</p>" }
+        let low = pow(10, floor(log10(smallest)))
+        let high = pow(10, ceil(log10(max(largest, low * 10))))
+        let x = { (ms: Double) in left + (log10(max(ms, low)) - log10(low)) / (log10(high) - log10(low)) * plotWidth }
+        let y = { (fraction: Double) in top + (1 - fraction) * plotHeight }
+        var svg = [svgOpen(height: top + plotHeight + 40)]
+        for fraction in stride(from: 0.0, through: 1.0, by: 0.25) {
+            svg.append(line(left, y(fraction), left + plotWidth, y(fraction), stroke: "#ddd"))
+            svg.append(text(4, y(fraction) + 4, String(format: "%.0f%%", fraction * 100), size: 10))
+        }
+        var decade = low
+        while decade <= high * 1.0001 {
+            svg.append(line(x(decade), top, x(decade), top + plotHeight, stroke: "#ddd"))
+            svg.append(text(x(decade) - 14, top + plotHeight + 14, ReportFormatting.milliseconds(decade), size: 10))
+            decade *= 10
+        }
+        for (transport, points) in curves where !points.isEmpty {
+            let path = points.map { String(format: "%.1f,%.1f", x($0.milliseconds), y($0.fraction)) }.joined(separator: " ")
+            svg.append("<polyline fill=\"none\" stroke=\"\(transportColors[transport]!)\" stroke-width=\"2\" points=\"\(path)\"/>")
+        }
+        svg.append(text(left + plotWidth / 2 - 40, top + plotHeight + 32, "latency (log scale)", size: 11))
+        svg.append("</svg>")
+        return svg.joined()
+    }
+
+    /// Bytes per minute per device, payload and estimated wire, one pair of bars per transport.
+    static func bytesPerMinute(_ bars: [(BenchTransport, payload: Double, wire: Double)]) -> String {
+        let left = 110.0
+        let barHeight = 14.0
+        let plotWidth = width - left - 90
+        let largest = max(bars.map(\.wire).max() ?? 0, bars.map(\.payload).max() ?? 0, 1)
+        let height = Double(bars.count) * (2 * barHeight + 14) + 10
+        var svg = [svgOpen(height: height)]
+        for (index, bar) in bars.enumerated() {
+            let y = 5 + Double(index) * (2 * barHeight + 14)
+            let color = transportColors[bar.0]!
+            svg.append(text(4, y + barHeight + 4, bar.0.title, size: 11))
+            svg.append(rect(left, y, bar.payload / largest * plotWidth, barHeight, fill: color))
+            svg.append(text(left + bar.payload / largest * plotWidth + 4, y + 11, "\(ReportFormatting.kilobytes(bar.payload)) KB payload", size: 10))
+            svg.append(rect(left, y + barHeight, bar.wire / largest * plotWidth, barHeight, fill: color, opacity: 0.45))
+            svg.append(text(left + bar.wire / largest * plotWidth + 4, y + barHeight + 11, "\(ReportFormatting.kilobytes(bar.wire)) KB wire", size: 10))
+        }
+        svg.append("</svg>")
+        return svg.joined()
+    }
+
+    static func timeAxis(left: Double, plotWidth: Double, y: Double, duration: Double) -> String {
+        let steps = [1.0, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]
+        let step = steps.first { duration / $0 <= 12 } ?? 3600
+        var parts = [line(left, y, left + plotWidth, y, stroke: "#333")]
+        var tick = 0.0
+        while tick <= duration + 1e-9 {
+            let x = left + tick / max(duration, 1e-9) * plotWidth
+            parts.append(line(x, y, x, y + 4, stroke: "#333"))
+            parts.append(text(x - 8, y + 16, Quantity.formatDuration(tick), size: 10))
+            tick += step
+        }
+        return parts.joined()
+    }
+
+    static func svgOpen(height: Double) -> String {
+        String(format: "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">", width, height, width, height)
+    }
+
+    static func rect(_ x: Double, _ y: Double, _ width: Double, _ height: Double, fill: String, opacity: Double = 1) -> String {
+        String(format: "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%@\" fill-opacity=\"%.2f\"/>", x, y, width, height, fill, opacity)
+    }
+
+    static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, dashed: Bool = false) -> String {
+        String(format: "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%@\"%@/>", x1, y1, x2, y2, stroke, dashed ? " stroke-dasharray=\"3,3\"" : "")
+    }
+
+    static func text(_ x: Double, _ y: Double, _ content: String, size: Double) -> String {
+        String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\">", x, y, size) + escape(content) + "</text>"
+    }
+
+    static func escape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+    }
+}
