@@ -7,6 +7,11 @@ public struct SettingsError: Error, Equatable, CustomStringConvertible {
     public let source: String
     public let message: String
 
+    public init(source: String, message: String) {
+        self.source = source
+        self.message = message
+    }
+
     public var description: String { "\(source): \(message)" }
 }
 

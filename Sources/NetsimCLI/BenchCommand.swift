@@ -1,0 +1,206 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NetsimBench
+import NetsimCore
+
+/// `netsim bench`: the same seeded workload over REST polling, WebSocket and gRPC bidi, each
+/// through its own fleet of emulated phones on one profile, measured side by side.
+public struct BenchCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "bench",
+        abstract: "Compare REST polling, WebSocket and gRPC bidi streaming through emulated phones.",
+        discussion: """
+            Every transport gets its own server and a fleet of --devices emulated phones (one \
+            proxy each: its own radio and links on the profile), all running at once, with the \
+            same seeded workload: server events as a Poisson process and client messages at a \
+            fixed interval. Reports go to --out as bench-PROFILE.md, .json and .html; the \
+            Markdown report is also printed.
+
+            Exit status: 0 when every gate holds; 1 when the run failed; 2 for a bad profile, \
+            workload or client file; 3 when a --fail-if threshold or the --baseline comparison \
+            was breached (each breach is printed).
+
+            Example: netsim bench --profile lte-tunnel --duration 2m --fail-if 'grpc.latencyMs.p95 > 300'
+            """
+    )
+
+    enum ReportFormat: String, CaseIterable {
+        case md, json, html
+    }
+
+    @Option(help: "A built-in profile name, ./profiles/NAME.yaml, or a profile file (see `netsim profiles list`).")
+    var profile = "lte-tunnel"
+
+    @Option(help: "The transports to compare, comma-separated: rest, ws, grpc.")
+    var transports = "rest,ws,grpc"
+
+    @Option(help: "Emulated phones per transport, each with its own radio, links and client.")
+    var devices = 10
+
+    @Option(help: "How long the workload runs, e.g. 90s or 5m.", transform: { try parseDuration($0) })
+    var duration = 120.0
+
+    @Option(help: "The seed of the workload and every emulated device.")
+    var seed: UInt64 = 1
+
+    @Option(help: "A workload file (YAML; see docs/bench.md). Default: events every 30 s on average, a message every 60 s.")
+    var workload: String?
+
+    @Option(help: "A client settings file (YAML), e.g. clients/grpc-alternative.yaml. Default: clients/grpc-tuned.yaml's values.")
+    var client: String?
+
+    @Option(help: "Where to write the reports.")
+    var out = "reports"
+
+    @Option(help: "Report formats, comma-separated: md, json, html.")
+    var format = "md,json,html"
+
+    @Option(name: .customLong("fail-if"), help: "Fail (exit 3) when this holds, e.g. 'grpc.latencyMs.p95 > 300' (repeatable; keys of the JSON report).")
+    var failIf: [String] = []
+
+    @Option(help: "An earlier JSON report to compare with; regressions beyond --max-regression fail (exit 3).")
+    var baseline: String?
+
+    @Option(name: .customLong("max-regression"), help: "With --baseline: the largest allowed increase, in percent.")
+    var maxRegression = 10.0
+
+    @Flag(help: "No progress display; only warnings and the report.")
+    var quiet = false
+
+    public init() {}
+
+    public func validate() throws {
+        let chosen = try chosenTransports()
+        _ = try chosenFormats()
+        guard (1...1000).contains(devices) else { throw ValidationError("--devices must be from 1 to 1000, got \(devices)") }
+        for threshold in try thresholds() {
+            if let transport = BenchTransport(rawValue: threshold.path[0]), !chosen.contains(transport) {
+                throw ValidationError("--fail-if '\(threshold)': \(transport.rawValue) is not among --transports")
+            }
+        }
+        guard maxRegression >= 0 else { throw ValidationError("--max-regression must be at least 0") }
+        if let baseline { _ = try loadBaseline(baseline) }
+    }
+
+    func chosenTransports() throws -> [BenchTransport] {
+        let names = transports.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let chosen = try names.map { name in
+            guard let transport = BenchTransport(rawValue: name) else {
+                throw ValidationError("--transports: unknown '\(name)' (known: rest, ws, grpc)")
+            }
+            return transport
+        }
+        guard !chosen.isEmpty else { throw ValidationError("--transports: name at least one of rest, ws, grpc") }
+        return Array(Set(chosen)).sorted()
+    }
+
+    func chosenFormats() throws -> Set<ReportFormat> {
+        Set(try format.split(separator: ",").map { name in
+            guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
+            }
+            return format
+        })
+    }
+
+    func thresholds() throws -> [Threshold] {
+        try failIf.map { expression in
+            do { return try Threshold(parsing: expression) } catch { throw ValidationError("--fail-if \(error)") }
+        }
+    }
+
+    func loadBaseline(_ path: String) throws -> Any {
+        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--baseline: cannot read \(path)") }
+        guard let json = try? JSONSerialization.jsonObject(with: data), (json as? [String: Any])?["transports"] != nil else {
+            throw ValidationError("--baseline: \(path) is not a netsim bench JSON report")
+        }
+        return json
+    }
+
+    public func run() async throws {
+        var configuration = BenchConfiguration(profile: try loadProfile())
+        configuration.transports = try chosenTransports()
+        configuration.devices = devices
+        configuration.duration = duration
+        configuration.seed = seed
+        if let workload { configuration.workload = try loadSettings(workload, Workload.load) }
+        if let client { configuration.client = try loadSettings(client, ClientSettings.load) }
+
+        let logger = Logger(label: "netsim.bench") { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let display = BenchProgressDisplay(mode: quiet ? .off : standardErrorIsTerminal ? .terminal : .lines)
+        printError(
+            "bench: \(configuration.transports.map(\.title).joined(separator: ", ")) on \(configuration.profile.name), "
+                + "\(devices) device(s) each, \(Quantity.formatDuration(duration)) (seed \(seed))")
+        let result: BenchResult
+        do {
+            result = try await BenchRunner.run(configuration, logger: logger) { display.show($0) }
+        } catch {
+            printError("the bench failed: \(error)")
+            throw ExitCode(1)
+        }
+
+        let markdown = MarkdownReport.render(result)
+        let json = try result.report.json()
+        try write(result, markdown: markdown, json: json)
+        print(markdown, terminator: "")
+        try gate(json)
+    }
+
+    private func loadProfile() throws -> Profile {
+        do {
+            return try ProfileCatalog.resolve(profile, workingDirectory: FileManager.default.currentDirectoryPath)
+        } catch {
+            printError("\(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    private func loadSettings<Settings>(_ path: String, _ load: (String, String) throws(SettingsError) -> Settings) throws -> Settings {
+        do {
+            guard let data = FileManager.default.contents(atPath: path) else {
+                throw SettingsError(source: path, message: "cannot read the file")
+            }
+            return try load(String(decoding: data, as: UTF8.self), path)
+        } catch {
+            printError("\(error)")
+            throw ExitCode(2)
+        }
+    }
+
+    private func write(_ result: BenchResult, markdown: String, json: Data) throws {
+        let formats = try chosenFormats()
+        let directory = URL(fileURLWithPath: out, isDirectory: true)
+        let base = directory.appendingPathComponent("bench-\(result.report.profile)")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            if formats.contains(.md) { try Data(markdown.utf8).write(to: base.appendingPathExtension("md")) }
+            if formats.contains(.json) { try json.write(to: base.appendingPathExtension("json")) }
+            if formats.contains(.html) { try Data(HTMLReport.render(result).utf8).write(to: base.appendingPathExtension("html")) }
+        } catch {
+            printError("cannot write the reports to \(out): \(error)")
+            throw ExitCode(1)
+        }
+        printError("reports: " + ReportFormat.allCases.filter(formats.contains).map { base.appendingPathExtension($0.rawValue).relativePath }.joined(separator: ", "))
+    }
+
+    /// Applies --fail-if and --baseline; any breach exits with status 3.
+    private func gate(_ json: Data) throws {
+        let current = try JSONSerialization.jsonObject(with: json)
+        var breaches = try thresholds().compactMap { $0.breach(in: current) }.map { "threshold breached: \($0)" }
+        if let baseline {
+            let comparison = BaselineComparison.compare(
+                current: current, baseline: try loadBaseline(baseline), maxRegressionPercent: maxRegression)
+            for note in comparison.notes { printError("baseline: \(note)") }
+            breaches += comparison.regressions.map { "regression against \(baseline): \($0)" }
+        }
+        guard breaches.isEmpty else {
+            for breach in breaches { printError(breach) }
+            throw ExitCode(3)
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+import NetsimBench
+import Synchronization
+
+/// The bench's progress: on a terminal, one line per transport redrawn in place every second;
+/// otherwise a plain log line per transport every ten seconds.
+final class BenchProgressDisplay: Sendable {
+    enum Mode {
+        case off, terminal, lines
+    }
+
+    private let mode: Mode
+    /// Lines drawn last time (to move back over them) and when a log line was last written.
+    private let state = Mutex((drawnLines: 0, lastLogged: -Double.infinity))
+
+    init(mode: Mode) {
+        self.mode = mode
+    }
+
+    func show(_ progress: BenchProgress) {
+        switch mode {
+        case .off:
+            return
+        case .terminal:
+            let lines = Self.lines(progress)
+            let drawn = state.withLock { state in
+                defer { state.drawnLines = lines.count }
+                return state.drawnLines
+            }
+            let rewind = drawn > 0 ? "\u{1B}[\(drawn)A" : ""
+            FileHandle.standardError.write(Data((rewind + lines.map { "\r\u{1B}[2K\($0)\n" }.joined()).utf8))
+        case .lines:
+            let due = state.withLock { state in
+                guard progress.elapsedSeconds - state.lastLogged >= 10 else { return false }
+                state.lastLogged = progress.elapsedSeconds
+                return true
+            }
+            if due { FileHandle.standardError.write(Data(Self.lines(progress).map { "netsim: \($0)\n" }.joined().utf8)) }
+        }
+    }
+
+    static func lines(_ progress: BenchProgress) -> [String] {
+        let clock = String(format: "%5.1fs / %@", min(progress.elapsedSeconds, progress.durationSeconds), formatSeconds(progress.durationSeconds))
+            + (progress.draining ? " (draining)" : "")
+        return progress.transports.map { transport in
+            let states = transport.radioStates.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            var line = "\(transport.transport.title.padding(toLength: 12, withPad: " ", startingAt: 0)) \(clock) | "
+                + "events \(transport.eventsDelivered)/\(transport.eventsCreated) | messages \(transport.messagesDelivered)/\(transport.messagesProduced)"
+            if !states.isEmpty { line += " | radio \(states)" }
+            if transport.disconnectedDevices > 0 { line += " | \(transport.disconnectedDevices) offline" }
+            return line
+        }
+    }
+
+    static func formatSeconds(_ seconds: Double) -> String { String(format: "%.0fs", seconds) }
+}
