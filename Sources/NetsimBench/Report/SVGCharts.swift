@@ -58,7 +58,7 @@ enum SVGCharts {
     static func latencyCDF(_ curves: [(BenchTransport, [CDFPoint])]) -> String {
         let left = 50.0
         let top = 10.0
-        let plotWidth = width - left - 20
+        let plotWidth = width - left - 40
         let plotHeight = 220.0
         let values = curves.flatMap { $0.1.map(\.milliseconds) }.filter { $0 > 0 }
         guard let smallest = values.min(), let largest = values.max() else { return "<p>No samples.</p>" }

@@ -1,0 +1,79 @@
+import Foundation
+import NetsimCore
+import NetsimProxy
+import Testing
+
+@testable import NetsimBench
+
+/// The three reports of one short run on an LTE radio with an outage, and the wire estimate.
+@Suite(.serialized) struct ReportRenderingTests {
+    static func shortRun() async throws -> BenchResult {
+        var lte = LTERadioParameters()
+        lte.longDRXTime = 1
+        let link = LinkParameters(capacity: .rate(bitsPerSecond: 5e6), delay: 0.02)
+        let profile = Profile(
+            name: "short-lte", description: "LTE <radio> & a short outage", networks: [Network(name: "lte", radio: .lte(lte), up: link, down: link)],
+            start: "lte", timeline: Timeline(events: [TimelineEvent(at: 1, kind: .outage(duration: 0.5, mode: .stall))]))
+        var configuration = BenchEndToEndTests.configuration(profile, duration: 3)
+        configuration.devices = 1
+        return try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+    }
+
+    @Test func markdownJSONAndHTML() async throws {
+        let result = try await Self.shortRun()
+
+        let markdown = MarkdownReport.render(result)
+        #expect(markdown.contains("| | REST polling | WebSocket | gRPC bidi |"))
+        for row in ["Bandwidth per device, KB/min", "p95 latency", "Delivery, events", "Reconnects", "Radio wake time", "Energy per device"] {
+            #expect(markdown.contains("| \(row)"), "row \(row)")
+        }
+        #expect(markdown.contains("### Profile") && markdown.contains("### Workload and clients"))
+
+        let json = try JSONSerialization.jsonObject(with: result.report.json()) as! [String: Any]
+        #expect(json["profile"] as? String == "short-lte")
+        #expect(json["seed"] as? Int == 1)
+        #expect(json["durationSeconds"] as? Double == 3)
+        let transports = json["transports"] as! [String: [String: Any]]
+        #expect(Set(transports.keys) == ["rest", "ws", "grpc"])
+        for (name, transport) in transports {
+            #expect(Set((transport["bytes"] as! [String: Any]).keys).isSuperset(of: ["up", "down", "perMinute"]), "\(name)")
+            #expect(Set((transport["latencyMs"] as! [String: Any]).keys).isSuperset(of: ["p50", "p95", "p99", "max"]))
+            #expect(Set((transport["events"] as! [String: Any]).keys).isSuperset(of: ["sent", "delivered", "lost", "duplicated"]))
+            #expect(transport["reconnects"] is Int)
+            let radio = transport["radio"] as! [String: Any]
+            #expect(radio["model"] as? String == "lte")
+            #expect(Set(radio.keys).isSuperset(of: ["wakeSeconds", "promotions", "energyJoules", "meanPowerMilliwatts", "secondsByState"]))
+        }
+        // The report decodes back to itself: the schema is stable both ways.
+        #expect(try JSONDecoder().decode(BenchReport.self, from: result.report.json()) == result.report)
+
+        let html = HTMLReport.render(result)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
+        #expect(html.components(separatedBy: "<svg ").count - 1 == 6, "3 timelines, 2 CDFs, 1 bar chart")
+        #expect(html.components(separatedBy: "<svg ").count == html.components(separatedBy: "</svg>").count)
+        #expect(html.contains("LTE &lt;radio&gt; &amp; a short outage"))
+        #expect(!html.contains("<script"))
+        #expect(html.contains(SVGCharts.stateColor("PROMOTION")) && html.contains(">outage</text>"))
+    }
+
+    @Test func wireEstimateAddsHeadersAcksAndHandshakes() {
+        var segments = SegmentCountsFixture.make(upBursts: 2, upSegments: 3, downBursts: 1, downSegments: 1)
+        let estimate = WireEstimate(payload: .init(up: 2000, down: 100), segments: segments, connections: 1)
+        // Up: payload + 3 headers + 1 ACK for the one down segment + SYN, ACK and close.
+        #expect(estimate.up == 2000 + 52 * (3 + 1) + 60 + 52 + 104)
+        // Down: payload + 1 header + 3 ACKs for up's (3 + 2) / 2 + SYN-ACK and close.
+        #expect(estimate.down == 100 + 52 * (1 + 3) + 60 + 104)
+        segments.up.bursts = 0
+        #expect(WireEstimate.acks(segments.up) == 2)
+    }
+}
+
+/// Segment counts as a proxy report carries them (decoded: the type has no public initializer).
+enum SegmentCountsFixture {
+    static func make(upBursts: Int, upSegments: Int, downBursts: Int, downSegments: Int) -> SegmentCounts {
+        let json = """
+            {"up": {"bursts": \(upBursts), "segments": \(upSegments)}, "down": {"bursts": \(downBursts), "segments": \(downSegments)}}
+            """
+        return try! JSONDecoder().decode(SegmentCounts.self, from: Data(json.utf8))
+    }
+}

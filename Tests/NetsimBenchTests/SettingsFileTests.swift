@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+@testable import NetsimBench
+
+struct SettingsFileTests {
+    static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func shipped(_ path: String) throws -> String {
+        try String(contentsOf: repository.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    @Test func theSameSeedGivesEveryTransportTheSameSchedule() {
+        let workload = Workload()
+        let first = workload.schedule(device: 3, seed: 42, duration: 600)
+        #expect(first == workload.schedule(device: 3, seed: 42, duration: 600))
+        #expect(first != workload.schedule(device: 4, seed: 42, duration: 600))
+        #expect(first != workload.schedule(device: 3, seed: 43, duration: 600))
+        // A longer run extends the schedule without changing its beginning.
+        #expect(workload.schedule(device: 3, seed: 42, duration: 1200).eventTimes.prefix(first.eventTimes.count) == first.eventTimes[...])
+    }
+
+    @Test func eventsArriveAsAPoissonProcessAndMessagesAtTheirInterval() {
+        let workload = Workload()
+        let gaps = (0..<50).flatMap { device in
+            let times = workload.schedule(device: device, seed: 1, duration: 3600).eventTimes
+            return zip(times.dropFirst(), times).map { $0 - $1 }
+        }
+        let mean = gaps.reduce(0, +) / Double(gaps.count)
+        #expect(abs(mean - 30) < 1.5, "mean gap \(mean) s")
+        let messages = workload.schedule(device: 0, seed: 1, duration: 600).messageTimes
+        #expect(messages.count == 10)
+        #expect(zip(messages.dropFirst(), messages).allSatisfy { abs($0 - $1 - 60) < 1e-9 })
+    }
+
+    @Test func payloadsHaveTheirLength() {
+        #expect(Workload.payload("event", device: 7, number: 12, length: 256).utf8.count == 256)
+        #expect(Workload.payload("event", device: 7, number: 12, length: 5) == "event")
+    }
+
+    @Test func theShippedWorkloadIsTheDefault() throws {
+        #expect(try Workload.load(yaml: Self.shipped("workloads/chat.yaml"), source: "chat.yaml") == Workload())
+    }
+
+    @Test func theShippedClientFiles() throws {
+        var tuned = try ClientSettings.load(yaml: Self.shipped("clients/grpc-tuned.yaml"), source: "tuned")
+        tuned.source = ClientSettings().source
+        #expect(tuned == ClientSettings())
+        let alternative = try ClientSettings.load(yaml: Self.shipped("clients/grpc-alternative.yaml"), source: "alternative").grpc
+        #expect(alternative.keepaliveTime == 30 && alternative.keepaliveTimeout == 10 && !alternative.permitWithoutCalls)
+        #expect(alternative.backoff == Backoff(initial: 1, maximum: 60, multiplier: 1.6, jitter: 0.2))
+        #expect(alternative.callTimeLimit == 30)
+        #expect(try ClientSettings.load(yaml: "grpc: {callTimeLimit: none}", source: "x").grpc.callTimeLimit == nil)
+    }
+
+    @Test(arguments: [
+        ("serverEvents: {meanGap: 30s, payloadSize: 1KB}", "unknown key 'serverEvents.payloadSize'"),
+        ("serverEvents: {meanGap: soon}", "'serverEvents.meanGap'"),
+        ("outboxLimit: 0", "'outboxLimit' must be a whole number from 1"),
+        ("- 1\n- 2", "the top level must be a mapping"),
+    ])
+    func workloadErrorsNameTheKey(yaml: String, message: String) {
+        #expect {
+            try Workload.load(yaml: yaml, source: "w.yaml")
+        } throws: { error in
+            "\(error)".hasPrefix("w.yaml: ") && "\(error)".contains(message)
+        }
+    }
+
+    @Test func clientErrorsNameTheKey() {
+        #expect {
+            try ClientSettings.load(yaml: "grpc: {keepalive: {time: 60s, permit: true}}", source: "c.yaml")
+        } throws: { error in
+            "\(error)".contains("unknown key 'grpc.keepalive.permit'")
+        }
+        #expect {
+            try ClientSettings.load(yaml: "rest: {backoff: {multiplier: 0.5}}", source: "c.yaml")
+        } throws: { error in
+            "\(error)".contains("'rest.backoff.multiplier' must be a number from 1 to 10")
+        }
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import Testing
+
+@testable import NetsimBench
+
+struct ThresholdTests {
+    @Test func parsesKeyOperatorAndNumber() throws {
+        let threshold = try Threshold(parsing: "grpc.latencyMs.p95 > 300")
+        #expect(threshold.path == ["grpc", "latencyMs", "p95"])
+        #expect(threshold.comparison == .above)
+        #expect(threshold.limit == 300)
+        #expect(try Threshold(parsing: "rest.bytes.perMinute<=1.5e4").comparison == .atMost)
+        #expect(try Threshold(parsing: "ws.events.lost != 0").comparison == .notEqual)
+        #expect(try Threshold(parsing: "grpc.perDevice.secondsByState.IDLE.mean < 10").path.count == 5)
+        #expect(try Threshold(parsing: "durationSeconds >= 60").path == ["durationSeconds"])
+    }
+
+    @Test(arguments: [
+        ("grpc.latencyMs.p95 300", "no comparison"),
+        ("grpc.latencyMs.p95 > fast", "is not a number"),
+        ("> 3", "no key"),
+        ("grpc.latencyMs.p96 > 3", "no key 'p96' there"),
+        ("grpc.latency.p95 > 3", "no key 'latency' there"),
+        ("grpc.latencyMs > 3", "is an object, not a number"),
+        ("grpc.latencyMs.p95.x > 3", "is a number, not an object"),
+        ("grpc..p95 > 3", "empty key part"),
+    ])
+    func refusesBadExpressions(expression: String, reason: String) {
+        #expect {
+            try Threshold(parsing: expression)
+        } throws: { error in
+            "\(error)".contains(reason)
+        }
+    }
+
+    static var report: [String: Any] { [
+        "durationSeconds": 120,
+        "transports": [
+            "grpc": ["latencyMs": ["p95": 412.5], "events": ["lost": 0]],
+            "rest": ["latencyMs": ["p95": 950.0], "events": ["lost": 2]],
+        ],
+    ] }
+
+    @Test func evaluatesAgainstTheReport() throws {
+        #expect(try Threshold(parsing: "grpc.latencyMs.p95 > 300").breach(in: Self.report) == "grpc.latencyMs.p95 = 412.5, which is > 300")
+        #expect(try Threshold(parsing: "grpc.latencyMs.p95 > 500").breach(in: Self.report) == nil)
+        #expect(try Threshold(parsing: "rest.events.lost > 0").breach(in: Self.report) != nil)
+        #expect(try Threshold(parsing: "grpc.events.lost > 0").breach(in: Self.report) == nil)
+        #expect(try Threshold(parsing: "durationSeconds < 60").breach(in: Self.report) == nil)
+        // A key the report lacks (a transport that did not run) is a breach, not a pass.
+        #expect(try Threshold(parsing: "ws.latencyMs.p95 > 300").breach(in: Self.report)?.contains("not in the report") == true)
+    }
+
+    @Test func baselineFlagsRegressionsBeyondTheAllowance() {
+        let baseline: [String: Any] = [
+            "profile": "lte-tunnel", "durationSeconds": 120, "devicesPerTransport": 10, "seed": 1,
+            "transports": ["grpc": ["latencyMs": ["p95": 300.0], "bytes": ["perMinute": 1000.0], "events": ["lost": 0]]],
+        ]
+        let current: [String: Any] = [
+            "profile": "lte-tunnel", "durationSeconds": 120, "devicesPerTransport": 10, "seed": 1,
+            "transports": ["grpc": ["latencyMs": ["p95": 320.0], "bytes": ["perMinute": 1200.0], "events": ["lost": 1]]],
+        ]
+        let comparison = BaselineComparison.compare(current: current, baseline: baseline, maxRegressionPercent: 10)
+        #expect(comparison.notes.isEmpty)
+        #expect(comparison.regressions.count == 2)
+        #expect(comparison.regressions.contains { $0.hasPrefix("grpc.bytes.perMinute: 1200, baseline 1000 (+20.0%") })
+        #expect(comparison.regressions.contains { $0.hasPrefix("grpc.events.lost: 1, baseline 0") })
+        #expect(BaselineComparison.compare(current: current, baseline: current, maxRegressionPercent: 0).regressions.isEmpty)
+    }
+
+    @Test func baselineNotesRunsThatDiffer() {
+        let a: [String: Any] = ["profile": "lte-good", "durationSeconds": 120, "devicesPerTransport": 10, "seed": 1, "transports": [:]]
+        var b = a
+        b["profile"] = "lte-tunnel"
+        #expect(BaselineComparison.compare(current: a, baseline: b, maxRegressionPercent: 10).notes.count == 1)
+    }
+}
