@@ -127,4 +127,12 @@ if ProcessInfo.processInfo.environment["NETSIM_BENCHMARKS"] != nil {
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         )
     )
+    package.targets.append(
+        .executableTarget(
+            name: "AnalyzeBenchmarks",
+            dependencies: ["NetsimPcap", "NetsimCore", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/Analyze",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    )
 }

@@ -163,6 +163,29 @@ import Testing
         #expect(nobody.radio.energyJoules == 0)
     }
 
+    /// Past the inference window the device is settled and later packets are fed at once.
+    @Test func inferenceSettlesAfterItsWindowAndKeepsCounting() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        var file = PcapBytes(linkType: 1)
+        let packets = DeviceAddressInference.window + 500
+        for index in 0..<packets {
+            let fromDevice = index % 3 != 0
+            let frame = Frames.tcp(
+                from: fromDevice ? CaptureEndpoints.deviceIPv4 : Frames.server, to: fromDevice ? Frames.server : CaptureEndpoints.deviceIPv4,
+                sourcePort: fromDevice ? 50_000 : 443, destinationPort: fromDevice ? 443 : 50_000, payload: [1], fromDevice: fromDevice)
+            file.add(frame, seconds: UInt32(index / 100))
+        }
+        let path = directory.file("long.pcap")
+        try file.bytes.write(to: path)
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte))
+        #expect(analysis.capture.deviceAddresses == ["10.0.0.2"] && analysis.capture.deviceAddressSource == "inferred")
+        #expect(analysis.capture.devicePackets == packets)
+        let flow = try #require(analysis.flows.first)
+        let fromServer = (packets + 2) / 3
+        #expect(flow.bytesUp == packets - fromServer && flow.bytesDown == fromServer)
+    }
+
     @Test func flowsAreNamedFromSNIHostAndAuthority() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

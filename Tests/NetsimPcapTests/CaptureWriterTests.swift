@@ -149,6 +149,25 @@ import Testing
         #expect(data.allSatisfy { $0.payload.count == 10 })
     }
 
+    @Test func timesAPcapCannotHoldAreDroppedAndCounted() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("times.pcap")
+        let writer = try CaptureWriter(path: path, wallClockOrigin: 0)
+        writer.open(1, Self.endpoints, at: 0)
+        writer.data(1, .up, [1, 2, 3], onAirStart: .nan, onAirEnd: 1, at: 1)
+        writer.data(1, .up, [4, 5], onAirStart: 2, onAirEnd: .infinity, at: 2)
+        writer.data(1, .up, [6], onAirStart: 3, onAirEnd: 3, at: 3)
+        writer.close(1, reset: false, at: 1e300)
+        try writer.finish()
+        #expect(writer.droppedRecords == 3)
+        let packets = try readAll(path).packets
+        let last = try #require(packets.last { !$0.payload.isEmpty })
+        #expect(last.payload == [6] && last.decoded.tcp!.sequence == packets[0].decoded.tcp!.sequence &+ 1 &+ 5)
+        #expect(throws: CaptureWriterError.self) { _ = try CaptureWriter(path: path, wallClockOrigin: .nan) }
+        #expect(throws: CaptureWriterError.self) { _ = try CaptureWriter(path: path, wallClockOrigin: 0, snapshotLength: 0) }
+    }
+
     @Test func anUnwritablePathFailsAtOnce() {
         #expect(throws: CaptureWriterError.self) {
             _ = try CaptureWriter(path: "/nonexistent-directory/capture.pcap", wallClockOrigin: 0)

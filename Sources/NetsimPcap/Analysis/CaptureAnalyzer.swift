@@ -91,6 +91,7 @@ public struct CaptureAnalyzer {
     }
 
     private let options: CaptureAnalysisOptions
+    /// The device's addresses once known: given, or inferred after the inference window.
     private var deviceAddresses: [IPAddress]?
     private var inference = DeviceAddressInference()
     private var pending: [PendingPacket] = []
@@ -161,8 +162,7 @@ public struct CaptureAnalyzer {
 
     /// Ends the timeline when the last packet's tail has ended, and reports.
     public mutating func finish(file: String, format: String, linkType: LinkType) -> CaptureAnalysis {
-        let inferred = deviceAddresses == nil
-        if inferred { settleDevice(inference.deviceAddresses()) }
+        if deviceAddresses == nil { settleDevice(inference.deviceAddresses()) }
         let report = radio.report(until: radioStarted ? radio.tailEnd : 0)
         chargeTailSinceLastPacket()
 
@@ -190,7 +190,7 @@ public struct CaptureAnalyzer {
             nonIPPackets: nonIPPackets, otherHostPackets: otherHostPackets, undecodablePackets: undecodablePackets,
             firstUndecodable: firstUndecodable, outOfOrderPackets: outOfOrderPackets,
             startTime: timeBase.map { Double($0.seconds) + Double($0.nanoseconds) / 1e9 }, durationSeconds: latestTime,
-            deviceAddresses: (deviceAddresses ?? []).map(\.description), deviceAddressSource: inferred ? "inferred" : "given")
+            deviceAddresses: (deviceAddresses ?? []).map(\.description), deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given")
         return CaptureAnalysis(
             capture: summary, radio: report, idleEnergyJoules: radio.runningTotals.idleEnergy, flows: flowReports,
             periodicTransfers: periodicTransfers)

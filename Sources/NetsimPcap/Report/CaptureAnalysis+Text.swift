@@ -84,9 +84,9 @@ extension CaptureAnalysis {
         }
         let title =
             flows.count > maximumFlows
-            ? "Flows by energy (top \(maximumFlows) of \(flows.count); all in --format json)"
+            ? "Flows by energy, top \(maximumFlows) of \(flows.count) (all in --format json)"
             : "Flows by energy"
-        return title + " (promotions charged to the packet that needed them, tails to the packet before)\n"
+        return title + "; a promotion is charged to the packet that needed it, a tail to the packet before it\n"
             + table.rendered()
     }
 

@@ -76,7 +76,7 @@ public final class CaptureWriter: Sendable {
         at time: Double
     ) {
         guard !bytes.isEmpty else { return }
-        queue.enqueue(at: time, bytes: bytes.count) { state in
+        queue.enqueue(at: time, onAir: (onAirStart, onAirEnd), bytes: bytes.count) { state in
             guard var entry = state.connections[connection] else { return nil }
             let offset = direction == .up ? entry.bytesUp : entry.bytesDown
             if direction == .up { entry.bytesUp += bytes.count } else { entry.bytesDown += bytes.count }
@@ -98,7 +98,8 @@ public final class CaptureWriter: Sendable {
         }
     }
 
-    /// Records dropped because the queue was full, for the run's report.
+    /// Records dropped because the queue was full (or their times were not finite), for the
+    /// run's report.
     public var droppedRecords: Int {
         queue.droppedRecords
     }
@@ -137,18 +138,24 @@ private final class CaptureQueue: Sendable {
     var droppedRecords: Int { state.withLock { $0.dropped } }
     var writeError: CaptureWriterError? { outcome.withLock { $0.error } }
 
-    /// Adds the record `make` builds (nil: nothing to record) unless the queue is full; the
-    /// stream offsets advance either way, so later records keep their true sequence numbers.
-    func enqueue(at time: Double, bytes: Int = 0, _ make: (inout State) -> CaptureRecord?) {
+    /// Adds the record `make` builds (nil: nothing to record) unless the queue is full or one of
+    /// its times is not one a pcap can hold (not finite, or beyond 31 years); the stream offsets
+    /// advance either way, so later records keep their true sequence numbers.
+    func enqueue(
+        at time: Double, onAir: (start: Double, end: Double)? = nil, bytes: Int = 0,
+        _ make: (inout State) -> CaptureRecord?
+    ) {
+        func isPlausible(_ time: Double) -> Bool { time.isFinite && abs(time) < 1e9 }
+        let plausible = isPlausible(time) && onAir.map { isPlausible($0.start) && isPlausible($0.end) } ?? true
         let wakeWriterThread = state.withLock { state -> Bool in
             guard !state.isFinishing, let record = make(&state) else { return false }
-            state.latestTime = max(state.latestTime, time)
-            guard state.records.count < limits.maximumQueuedRecords,
+            guard plausible, state.records.count < limits.maximumQueuedRecords,
                 state.queuedBytes + bytes <= limits.maximumQueuedBytes
             else {
                 state.dropped += 1
                 return false
             }
+            state.latestTime = max(state.latestTime, time)
             state.records.append(record)
             state.queuedBytes += bytes
             guard state.writerThreadIsWaiting else { return false }

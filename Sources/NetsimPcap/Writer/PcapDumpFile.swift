@@ -22,6 +22,12 @@ final class PcapDumpFile: @unchecked Sendable {
     private let originNanoseconds: Int
 
     init(path: String, snapshotLength: Int, wallClockOrigin: Double) throws(CaptureWriterError) {
+        guard wallClockOrigin.isFinite, abs(wallClockOrigin) < 1e12 else {
+            throw CaptureWriterError(path: path, detail: "the wall-clock origin \(wallClockOrigin) is not a time")
+        }
+        guard snapshotLength > 0 else {
+            throw CaptureWriterError(path: path, detail: "the snapshot length must be positive, not \(snapshotLength)")
+        }
         guard let deadHandle = pcap_open_dead_with_tstamp_precision(
             DLT_EN10MB, Int32(clamping: snapshotLength), UInt32(PCAP_TSTAMP_PRECISION_NANO))
         else { throw CaptureWriterError(path: path, detail: "libpcap cannot create a capture handle") }

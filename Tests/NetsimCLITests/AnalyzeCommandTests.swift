@@ -1,0 +1,48 @@
+import ArgumentParser
+import Foundation
+import NetsimCore
+import NetsimPcap
+import Testing
+
+@testable import NetsimCLI
+
+@Suite("netsim analyze")
+struct AnalyzeCommandTests {
+    @Test("parses its options and refuses unknown radios and addresses")
+    func parsing() throws {
+        let command = try #require(
+            try Netsim.parseAsRoot(["analyze", "trace.pcapng", "--radio", "nr-sa", "--device-ip", "10.1.2.3", "--device-ip", "fd00::2", "--format", "html", "--out", "r.html"])
+                as? AnalyzeCommand)
+        #expect(command.file == "trace.pcapng" && command.radio == "nr-sa" && command.format == .html && command.out == "r.html")
+        #expect(command.deviceIPs == ["10.1.2.3", "fd00::2"])
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--radio", "none"]) }
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--device-ip", "10.0.0"]) }
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--format", "csv"]) }
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze"]) }
+    }
+
+    @Test("writes JSON whose radio object decodes as a RadioReport, and fails on a file that is not a capture")
+    func runs() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-analyze-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let capture = directory + "/run.pcap"
+        let writer = try CaptureWriter(path: capture, wallClockOrigin: 1_700_000_000)
+        writer.open(1, CaptureEndpoints(clientPort: 40_000, server: IPAddress("192.0.2.10")!, serverPort: 443), at: 0)
+        writer.data(1, .down, [UInt8](repeating: 7, count: 5000), onAirStart: 0.1, onAirEnd: 0.2, at: 0.05)
+        writer.close(1, reset: false, at: 0.3)
+        try writer.finish()
+
+        let report = directory + "/report.json"
+        let command = try #require(try Netsim.parseAsRoot(["analyze", capture, "--format", "json", "--out", report]) as? AnalyzeCommand)
+        try command.run()
+        struct Output: Decodable { var radio: RadioReport }
+        let output = try JSONDecoder().decode(Output.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+        #expect(output.radio.model == "lte" && output.radio.promotions == 1 && output.radio.bytes.down == 5000)
+
+        let notCapture = directory + "/notes.txt"
+        try "hello".write(toFile: notCapture, atomically: true, encoding: .utf8)
+        let failing = try #require(try Netsim.parseAsRoot(["analyze", notCapture]) as? AnalyzeCommand)
+        #expect(throws: CaptureError.self) { try failing.run() }
+    }
+}
