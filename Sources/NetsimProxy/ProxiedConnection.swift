@@ -194,8 +194,15 @@ final class ProxiedConnection {
 
     // MARK: Delivery
 
-    private func armDelivery(_ direction: Direction) {
+    /// Delivers what is due now, or arms the timer for the next item. `immediately: false`
+    /// always goes through the timer (from within a delivery pass, so passes never nest).
+    private func armDelivery(_ direction: Direction, immediately: Bool = true) {
         guard flows[direction]!.timer == nil, let due = flows[direction]!.line.nextDue else { return }
+        // Already due (an unshaped link): deliver now rather than through a timer's extra hop.
+        if immediately, due <= NIODeadline.now() {
+            deliverDue(direction)
+            return
+        }
         flows[direction]!.timer = device.loop.assumeIsolated().scheduleTask(deadline: due) { [self] in
             flows[direction]!.timer = nil
             deliverDue(direction)
@@ -229,7 +236,7 @@ final class ProxiedConnection {
         if wrote { destination.flush() }
         // An unwritable destination resumes delivery through `writabilityChanged`.
         guard destination.isWritable else { return }
-        armDelivery(direction)
+        armDelivery(direction, immediately: false)
         if mayRead(from: source) { handlers[source]?.resumeReading() }
     }
 
