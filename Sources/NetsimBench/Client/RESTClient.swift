@@ -26,6 +26,8 @@ struct RESTClient: Sendable {
         var generation = ledger.beginConnection()
         let base = "http://127.0.0.1:\(port)"
         while !Task.isCancelled {
+            // Subscribed before the outbox is emptied, so a message produced meanwhile wakes the wait.
+            let wakeUps = ledger.outboxWakeUps()
             do {
                 while let message = ledger.nextMessage(for: generation) {
                     try await post(message, to: "\(base)/messages?device=\(device)", with: http)
@@ -36,7 +38,7 @@ struct RESTClient: Sendable {
                 for event in batch.events { ledger.receive(sequence: event.seq, createdAt: event.createdAt, at: now) }
                 failures = 0
                 // A full batch means more are waiting: ask again at once.
-                if batch.events.count < RESTServer.batchLimit { await waitForPollOrMessage() }
+                if batch.events.count < RESTServer.batchLimit { await waitForPollOrMessage(wakeUps) }
             } catch {
                 if Task.isCancelled { break }
                 ledger.countFailedAttempt()
@@ -49,8 +51,7 @@ struct RESTClient: Sendable {
     }
 
     /// Sleeps for the poll interval, or less when the app produces a message.
-    private func waitForPollOrMessage() async {
-        let wakeUps = ledger.outboxWakeUps()
+    private func waitForPollOrMessage(_ wakeUps: AsyncStream<Void>) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await Task.sleep(for: .seconds(settings.pollInterval)) }
             group.addTask { for await _ in wakeUps { return } }

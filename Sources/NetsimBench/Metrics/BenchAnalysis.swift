@@ -59,6 +59,7 @@ enum BenchAnalysis {
             messages.sent += device.app.messagesProduced
             messages.delivered += arrivals.count
             messages.duplicated += device.server.duplicateMessages
+            messages.outOfOrder += device.server.outOfOrderMessages
 
             let completions = deliveries.map { ($0.createdAt, $0.deliveredAt) } + arrivals.map { ($0.createdAt, $0.arrivedAt) }
             recoveries += recoveryTimes(after: connectivityReturns(device), completions: completions)

@@ -18,6 +18,9 @@ final class EventStore: Sendable {
         var messageArrivals: [Arrival?]
         /// Messages that arrived again after their first arrival (acknowledged, not kept).
         var duplicateMessages = 0
+        /// Messages that first arrived after a later one (a resend after a reconnect can do it).
+        var outOfOrderMessages = 0
+        var highestMessageID: UInt64 = 0
     }
 
     struct Arrival: Sendable, Equatable {
@@ -67,6 +70,8 @@ final class EventStore: Sendable {
                 return false
             }
             records[device].messageArrivals[index] = Arrival(createdAt: createdAt, arrivedAt: time)
+            if messageID < records[device].highestMessageID { records[device].outOfOrderMessages += 1 }
+            records[device].highestMessageID = max(records[device].highestMessageID, messageID)
             return true
         }
     }

@@ -11,7 +11,8 @@ enum WebSocketServer {
         store: EventStore, clock: BenchClock, pingInterval: Double, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
-        let configuration = WebSocketServerConfiguration(autoPing: .enabled(timePeriod: .seconds(pingInterval)))
+        let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
+            ws: WebSocketServerConfiguration(autoPing: .enabled(timePeriod: .seconds(pingInterval))))
         return Application(
             router: Router(),
             server: .http1WebSocketUpgrade(configuration: configuration) { request, _, _ in
