@@ -187,7 +187,8 @@ import Testing
         // The second block's length field says 4 bytes, less than any block.
         bytes[blockStart + 4] = 4
         bytes[blockStart + 5] = 0
-        try Self.expectError(bytes, .corrupt, packet: 2, offset: blockStart)
+        // pcapng errors give where reading stopped: after the block's 8-byte type and length.
+        try Self.expectError(bytes, .corrupt, packet: 2, offset: blockStart + 8)
     }
 
     @Test func malformedHeadersInsideAGoodFileAreCountedNotFatal() throws {

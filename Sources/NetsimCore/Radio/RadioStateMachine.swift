@@ -231,8 +231,9 @@ public struct RadioStateMachine: Sendable {
         var totals = RadioRunningTotals(
             promotions: promotionsByStage.reduce(0, +), promotionSeconds: promotionSeconds,
             promotionEnergy: promotionEnergy, transferEnergy: transferEnergy)
-        for (index, stage) in stages.enumerated() {
-            if stage.isIdle {
+        // By index: read per packet, so the stages (names included) are not copied.
+        for index in stages.indices {
+            if stages[index].isIdle {
                 totals.idleEnergy += energyByStage[index]
             } else {
                 totals.awakeSeconds += secondsByStage[index]

@@ -164,7 +164,8 @@ public struct CaptureAnalyzer {
     public mutating func finish(file: String, format: String, linkType: LinkType) -> CaptureAnalysis {
         if deviceAddresses == nil { settleDevice(inference.deviceAddresses()) }
         let report = radio.report(until: radioStarted ? radio.tailEnd : 0)
-        chargeTailSinceLastPacket()
+        let totals = radio.runningTotals
+        chargeTail(upTo: totals)
 
         let energy = report.energyJoules
         let deviceFlows = flows.filter { $0.deviceIsA != nil && $0.packets > 0 }
@@ -192,7 +193,7 @@ public struct CaptureAnalyzer {
             startTime: timeBase.map { Double($0.seconds) + Double($0.nanoseconds) / 1e9 }, durationSeconds: latestTime,
             deviceAddresses: (deviceAddresses ?? []).map(\.description), deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given")
         return CaptureAnalysis(
-            capture: summary, radio: report, idleEnergyJoules: radio.runningTotals.idleEnergy, flows: flowReports,
+            capture: summary, radio: report, idleEnergyJoules: totals.idleEnergy, flows: flowReports,
             periodicTransfers: periodicTransfers)
     }
 
@@ -270,10 +271,10 @@ public struct CaptureAnalyzer {
         latestDeviceTime = max(latestDeviceTime, time)
 
         radio.observe(at: time, direction: sentByA == deviceIsA ? .up : .down, bytes: payloadBytes)
+        let totals = radio.runningTotals
         // The awake time since the previous packet is that packet's tail; it is charged before
         // this packet may start a new burst of the same flow.
-        chargeTailSinceLastPacket()
-        let totals = radio.runningTotals
+        chargeTail(upTo: totals)
         let previous = chargedTotals
         flows[flow].notePacket(at: latestDeviceTime, burstGap: options.burstGap)
         let promotionSeconds = totals.promotionSeconds - previous.promotionSeconds
@@ -289,9 +290,9 @@ public struct CaptureAnalyzer {
         lastChargedFlow = flow
     }
 
-    /// Charges the awake time and energy added since the last charged packet to its flow.
-    private mutating func chargeTailSinceLastPacket() {
-        let totals = radio.runningTotals
+    /// Charges the awake time and energy added since the last charged packet, up to the radio's
+    /// `totals` now, to that packet's flow.
+    private mutating func chargeTail(upTo totals: RadioRunningTotals) {
         if let flow = lastChargedFlow {
             flows[flow].chargeTail(
                 seconds: totals.awakeSeconds - chargedTotals.awakeSeconds, energy: totals.awakeEnergy - chargedTotals.awakeEnergy)

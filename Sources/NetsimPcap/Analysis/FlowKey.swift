@@ -18,6 +18,13 @@ struct FlowKey: Hashable {
         ipProtocol = packet.ipProtocol
     }
 
+    /// Three words instead of eight fields: the flow table hashes a key per packet.
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(a.low ^ (b.low &* 0x9E37_79B9_7F4A_7C15))
+        hasher.combine(a.high ^ (b.high &* 0x9E37_79B9_7F4A_7C15))
+        hasher.combine(UInt64(aPort) << 32 | UInt64(bPort) << 16 | UInt64(ipProtocol))
+    }
+
     var protocolName: String {
         switch ipProtocol {
         case 6: "tcp"

@@ -19,7 +19,8 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
     public var kind: Kind
     /// The 1-based number of the packet whose record failed; nil for the file header.
     public var packetNumber: Int?
-    /// Where in the file the failing header or record starts.
+    /// Where in the file the failing header or record starts (pcapng records: where reading
+    /// stopped; see `CaptureReader.forEachPacket`).
     public var byteOffset: Int
     public var detail: String
 
