@@ -2,11 +2,11 @@
 # Analysis throughput: `netsim analyze` (release build) side by side with
 # `tcpdump -r FILE -w /dev/null` on the same generated capture, in packets per second.
 #
-#   scripts/bench-analyze.sh [PACKETS]     default 4,000,000 (about 470 MB in .build/bench)
+#   scripts/bench-analyze.sh [PACKETS]     default 4,000,000 (about 450 MB in .build/bench)
 #
 # The capture comes from scripts/make-bench-capture.py (a phone's interleaved HTTP downloads,
-# snapshot length 128). Timing uses hyperfine when installed (mean of 5 runs after a warm-up
-# run, so both read from the page cache), else the best of 3 runs by `date`.
+# snapshot length 128). hyperfine times each command (mean of 5 runs after a warm-up run, so all
+# read the file from the page cache). tcpdump and hyperfine are installed with apt if missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packets="${1:-4000000}"
@@ -14,10 +14,12 @@ out=.build/bench
 mkdir -p "$out"
 capture="$out/analyze-$packets.pcap"
 
-if ! command -v tcpdump >/dev/null; then
-    echo "installing tcpdump..."
-    if [ "$(id -u)" = 0 ]; then apt-get install -y tcpdump >/dev/null; else sudo apt-get install -y tcpdump >/dev/null; fi
-fi
+for tool in tcpdump hyperfine; do
+    if ! command -v "$tool" >/dev/null; then
+        echo "installing $tool..."
+        if [ "$(id -u)" = 0 ]; then apt-get install -y "$tool" >/dev/null; else sudo apt-get install -y "$tool" >/dev/null; fi
+    fi
+done
 tcpdump="$(command -v tcpdump)"
 
 echo "building netsim (release)..."
@@ -30,33 +32,24 @@ if [ ! -f "$capture" ]; then
 fi
 echo "capture: $capture ($(du -h "$capture" | cut -f1))"
 
-analyze="$netsim analyze $capture --format json --out /dev/null"
-dump="$tcpdump -r $capture -w /dev/null"
-if command -v hyperfine >/dev/null; then
-    hyperfine --warmup 1 --runs 5 --export-json "$out/analyze-hyperfine.json" \
-        --command-name "netsim analyze" "$analyze" --command-name "tcpdump -r -w /dev/null" "$dump" >&2
-    seconds=$(python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' \
-        "$out/analyze-hyperfine.json")
-else
-    best() {
-        local best=""
-        for _ in 1 2 3; do
-            local start end
-            start=$(date +%s.%N)
-            "$@" 2>/dev/null
-            end=$(date +%s.%N)
-            best=$(python3 -c "import sys; t=float(sys.argv[2])-float(sys.argv[1]); b=sys.argv[3]; print(t if not b else min(t, float(b)))" "$start" "$end" "$best")
-        done
-        echo "$best"
-    }
-    # shellcheck disable=SC2086
-    seconds="$(best $analyze) $(best $dump)"
-fi
-read -r analyze_seconds dump_seconds <<<"$seconds"
-python3 - "$packets" "$analyze_seconds" "$dump_seconds" <<'PY'
+# The text report (the default) prints summaries; JSON also encodes every flow and every
+# state change, which Foundation's JSONEncoder takes a while over on millions of packets.
+commands=("netsim analyze" "$netsim analyze $capture --out /dev/null"
+    "netsim analyze --format json" "$netsim analyze $capture --format json --out /dev/null"
+    "tcpdump -r FILE -w /dev/null" "$tcpdump -r $capture -w /dev/null")
+names=()
+arguments=()
+for ((i = 0; i < ${#commands[@]}; i += 2)); do
+    names+=("${commands[i]}")
+    arguments+=(--command-name "${commands[i]}" "${commands[i + 1]}")
+done
+hyperfine --warmup 1 --runs 5 --export-json "$out/analyze-hyperfine.json" "${arguments[@]}" >&2
+seconds=$(python3 -c 'import json,sys; print(" ".join(str(r["mean"]) for r in json.load(open(sys.argv[1]))["results"]))' \
+    "$out/analyze-hyperfine.json")
+python3 - "$packets" "$seconds" "${names[@]}" <<'PY'
 import sys
-packets, analyze, dump = int(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3])
-print(f"{'':28}{'seconds':>10}{'packets/s':>16}")
-print(f"{'netsim analyze':28}{analyze:10.3f}{packets / analyze:16,.0f}")
-print(f"{'tcpdump -r FILE -w /dev/null':28}{dump:10.3f}{packets / dump:16,.0f}")
+packets, seconds, names = int(sys.argv[1]), [float(s) for s in sys.argv[2].split()], sys.argv[3:]
+print(f"{'':32}{'seconds':>10}{'packets/s':>16}")
+for name, time in zip(names, seconds):
+    print(f"{name:32}{time:10.3f}{packets / time:16,.0f}")
 PY
