@@ -31,7 +31,9 @@ final class BenchProgressDisplay: Sendable {
             FileHandle.standardError.write(Data((rewind + lines.map { "\r\u{1B}[2K\($0)\n" }.joined()).utf8))
         case .lines:
             let due = state.withLock { state in
-                guard progress.elapsedSeconds - state.lastLogged >= 10 else { return false }
+                // Every ten seconds, and once more when the duration is over.
+                let finished = progress.draining && state.lastLogged < progress.durationSeconds
+                guard progress.elapsedSeconds - state.lastLogged >= 10 || finished else { return false }
                 state.lastLogged = progress.elapsedSeconds
                 return true
             }

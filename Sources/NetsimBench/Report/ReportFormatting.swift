@@ -22,8 +22,12 @@ enum ReportFormatting {
         String(format: format, spread.mean) + " ± " + String(format: format, spread.standardDeviation)
     }
 
-    static func delivery(_ delivery: BenchReport.Delivery) -> String {
-        "\(delivery.delivered)/\(delivery.sent) (lost \(delivery.lost), dup \(delivery.duplicated))"
+    /// Delivered of sent, with losses and repeats. An event delivered twice reached the app
+    /// twice (`dup`); a message that arrived twice was ignored by its id the second time
+    /// (`repeats ignored`), so the app still saw it once.
+    static func delivery(_ delivery: BenchReport.Delivery, repeatsIgnored: Bool) -> String {
+        let repeats = repeatsIgnored ? "\(delivery.duplicated) repeats ignored" : "dup \(delivery.duplicated)"
+        return "\(delivery.delivered)/\(delivery.sent) (lost \(delivery.lost), \(repeats))"
     }
 
     static func recovery(_ report: BenchReport.TransportReport) -> String {
@@ -51,8 +55,8 @@ enum ReportFormatting {
              transports.map { "\(kilobytes($0.bytes.perMinute)) / \(kilobytes($0.bytes.wire.perMinute))" }),
             ("p95 latency, events / messages",
              transports.map { "\(milliseconds($0.latencyMs.p95)) / \(milliseconds($0.uplinkLatencyMs.p95))" }),
-            ("Delivery, events", transports.map { delivery($0.events) }),
-            ("Delivery, messages", transports.map { delivery($0.messages) }),
+            ("Delivery, events", transports.map { delivery($0.events, repeatsIgnored: false) }),
+            ("Delivery, messages", transports.map { delivery($0.messages, repeatsIgnored: true) }),
             ("Reconnects (fleet); recovery", transports.map(recovery)),
             ("Radio wake time per device", transports.map { wake($0, duration: duration) }),
             ("Energy per device (mean power)", transports.map(energy)),
