@@ -8,7 +8,7 @@ Nanosecond pcap, Ethernet, snapshot length 128 (headers and the start of each pa
 a pool of 4096 servers: handshake, an HTTP request naming its host, a download of 1448-byte
 segments at 20 Mbit/s with an ACK per two segments, FIN exchange. Sessions are separated by
 pauses long enough for the radio to sleep now and then, so the radio model sees promotions,
-tails and DRX as well as transfers. Deterministic (seeded).
+tails and DRX as well as transfers. Deterministic (seeded); Benchmarks/Analyze uses it too.
 """
 import random
 import struct

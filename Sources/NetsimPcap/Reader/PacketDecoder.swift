@@ -28,7 +28,6 @@ public struct DecodedPacket: Sendable, Equatable {
         public var sequence: UInt32
         public var acknowledgment: UInt32
         public var flags: UInt8
-        public var window: UInt16
 
         public static let fin: UInt8 = 0x01
         public static let syn: UInt8 = 0x02
@@ -201,8 +200,7 @@ public enum PacketDecoder {
             case 6:
                 guard let sourcePort = frame.uint16(at: transport), let destinationPort = frame.uint16(at: transport + 2),
                     let sequence = frame.uint32(at: transport + 4), let acknowledgment = frame.uint32(at: transport + 8),
-                    let offsetByte = frame.byte(at: transport + 12), let flags = frame.byte(at: transport + 13),
-                    let window = frame.uint16(at: transport + 14)
+                    let offsetByte = frame.byte(at: transport + 12), let flags = frame.byte(at: transport + 13)
                 else { return .malformed("TCP header cut short") }
                 let headerLength = Int(offsetByte >> 4) * 4
                 guard headerLength >= 20, headerLength <= packet.payloadLength else {
@@ -210,7 +208,7 @@ public enum PacketDecoder {
                 }
                 packet.sourcePort = sourcePort
                 packet.destinationPort = destinationPort
-                packet.tcp = .init(sequence: sequence, acknowledgment: acknowledgment, flags: flags, window: window)
+                packet.tcp = .init(sequence: sequence, acknowledgment: acknowledgment, flags: flags)
                 packet.transportHeaderOffset = transport
                 packet.payloadOffset = transport + headerLength
                 packet.payloadLength -= headerLength

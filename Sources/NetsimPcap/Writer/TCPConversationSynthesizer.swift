@@ -83,8 +83,6 @@ struct TCPConversationSynthesizer {
         fromDevice: true)
     private var frame: [UInt8] = []
 
-    var plannedCount: Int { planned.count }
-
     mutating func plan(_ record: CaptureRecord) {
         func add(_ time: Double, _ sender: Side, _ kind: SegmentKind) {
             planned.insert(
