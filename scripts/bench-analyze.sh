@@ -6,7 +6,8 @@
 #
 # The capture comes from scripts/make-bench-capture.py (a phone's interleaved HTTP downloads,
 # snapshot length 128). hyperfine times each command (mean of 5 runs after a warm-up run, so all
-# read the file from the page cache). tcpdump and hyperfine are installed with apt if missing.
+# read the file from the page cache). tcpdump and hyperfine are installed if missing (apt-get or
+# Homebrew).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 packets="${1:-4000000}"
@@ -14,12 +15,22 @@ out=.build/bench
 mkdir -p "$out"
 capture="$out/analyze-$packets.pcap"
 
-for tool in tcpdump hyperfine; do
-    if ! command -v "$tool" >/dev/null; then
-        echo "installing $tool..."
-        if [ "$(id -u)" = 0 ]; then apt-get install -y "$tool" >/dev/null; else sudo apt-get install -y "$tool" >/dev/null; fi
+missing=()
+for tool in tcpdump hyperfine; do command -v "$tool" >/dev/null || missing+=("$tool"); done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "installing ${missing[*]}..."
+    if command -v apt-get >/dev/null; then
+        sudo_cmd=()
+        [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+        "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -qq
+        "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
+    elif command -v brew >/dev/null; then
+        brew install "${missing[@]}"
+    else
+        echo "bench-analyze: install ${missing[*]} first" >&2
+        exit 1
     fi
-done
+fi
 tcpdump="$(command -v tcpdump)"
 
 echo "building netsim (release)..."

@@ -69,7 +69,8 @@ extension CaptureAnalysis {
         while tick <= last.end {
             svg += "<line x1=\"\(format(x(tick)))\" x2=\"\(format(x(tick)))\" y1=\"0\" y2=\"\(format(axisY + 4))\" stroke=\"#ccc\"/>"
             svg += "<text x=\"\(format(x(tick)))\" y=\"\(format(axisY + 16))\" text-anchor=\"middle\">"
-            svg += "\(Format.number(tick, decimals: step < 1 ? 2 : 0)) s</text>\n"
+            // `+ 0` turns the -0 that rounding up a small negative start gives into 0.
+            svg += "\(Format.number(tick + 0, decimals: step < 1 ? 2 : 0)) s</text>\n"
             tick += step
         }
         return svg + "</svg>"
