@@ -74,4 +74,15 @@ import Testing
             #expect(report.recoverySeconds.max < 5, "\(transport): recovered in \(report.recoverySeconds.max) s")
         }
     }
+
+    @Test func aGRPCCallReachingItsDeadlineIsRenewedWithoutLossOrDuplicate() async throws {
+        var configuration = Self.configuration(Self.profile(), duration: 4)
+        configuration.transports = [.grpc]
+        configuration.client.grpc.callTimeLimit = 1
+        let result = try await BenchRunner.run(configuration, logger: Self.logger) { _ in }
+        Self.expectEverythingDeliveredOnce(result)
+        let grpc = try #require(result.report.transports["grpc"])
+        #expect(grpc.client.callRenewals >= 2 * 3, "each of 2 devices renews about every second: \(grpc.client.callRenewals)")
+        #expect(grpc.reconnects == 0, "a renewal is a new call on the same connection")
+    }
 }

@@ -9,7 +9,6 @@ struct DeviceMeasurement: Sendable {
     var proxy: RunReport
     /// The bench-clock time the proxy started, to place its events (which are in proxy time).
     var proxyOrigin: Double
-    var timeScale: Double
 }
 
 /// A point of a latency CDF: this fraction of samples took at most `milliseconds`.
@@ -114,7 +113,7 @@ enum BenchAnalysis {
     static func connectivityReturns(_ device: DeviceMeasurement) -> [Double] {
         device.proxy.events.compactMap { event in
             guard let gap = event.durationSeconds, gap > 0 else { return nil }
-            return device.proxyOrigin + (event.at + gap) / device.timeScale
+            return device.proxyOrigin + event.at + gap
         }
     }
 

@@ -33,9 +33,6 @@ public struct BenchConfiguration: Sendable {
     /// After the duration, how long to wait at most for events and messages still in flight
     /// before counting them lost.
     public var drainTimeout: Double = 30
-    /// Emulated seconds per second in the proxies: 1 for real benches; tests raise it only where
-    /// timing does not matter (the workload and clients keep real time).
-    public var timeScale = 1.0
 
     public init(profile: Profile) {
         self.profile = profile

@@ -153,7 +153,6 @@ struct Fleet: Sendable {
     let transport: BenchTransport
     let store: EventStore
     let devices: [Device]
-    let timeScale: Double
 
     struct Device: Sendable {
         let index: Int
@@ -189,7 +188,6 @@ struct Fleet: Sendable {
     ) async throws -> Fleet {
         var options = ProxyOptions()
         options.recordsRadioTimeline = true
-        options.timeScale = configuration.timeScale
         var devices: [Device] = []
         for index in 0..<configuration.devices {
             // Device i of every transport gets the same seed: the same jitter and loss draws.
@@ -205,7 +203,7 @@ struct Fleet: Sendable {
                     ledger: DeviceLedger(device: index, schedule: schedules[index], outboxLimit: configuration.workload.outboxLimit),
                     proxyOrigin: origin, seed: seed))
         }
-        return Fleet(transport: transport, store: store, devices: devices, timeScale: configuration.timeScale)
+        return Fleet(transport: transport, store: store, devices: devices)
     }
 
     func stopClients() {
@@ -220,7 +218,7 @@ struct Fleet: Sendable {
             measurements.append(
                 DeviceMeasurement(
                     app: device.ledger.record, server: store.record(device: device.index), proxy: report,
-                    proxyOrigin: device.proxyOrigin, timeScale: timeScale))
+                    proxyOrigin: device.proxyOrigin))
         }
         return measurements
     }

@@ -45,20 +45,45 @@ struct BenchServers {
         }
         let group = ServiceGroup(services: services, logger: logger)
         let running = Task { try await group.run() }
+        // A server that fails to bind ends the group: stop waiting for ports then.
+        Task {
+            _ = await running.result
+            binding.finish()
+        }
+        do {
+            let ports = try await boundPorts(transports, grpc: grpcTransport, others: bound, running: running)
+            return BenchServers(stores: stores, ports: ports, group: group, running: running)
+        } catch {
+            await group.triggerGracefulShutdown()
+            _ = await running.result
+            throw error
+        }
+    }
+
+    /// Each transport's port: gRPC's from its transport, the others' as their servers report them.
+    private static func boundPorts(
+        _ transports: [BenchTransport], grpc: HTTP2ServerTransport.Posix?, others bound: AsyncStream<(BenchTransport, Int)>,
+        running: Task<Void, any Error>
+    ) async throws -> [BenchTransport: Int] {
         var ports: [BenchTransport: Int] = [:]
-        if let grpcTransport {
-            guard let port = try await grpcTransport.listeningAddress.ipv4?.port else {
-                throw StartFailure(transport: .grpc)
-            }
+        if let grpc {
+            guard let port = try await grpc.listeningAddress.ipv4?.port else { throw StartFailure(transport: .grpc) }
             ports[.grpc] = port
         }
         var pending = Set(transports).subtracting(ports.keys)
-        for await (transport, port) in bound where pending.contains(transport) {
-            ports[transport] = port
-            pending.remove(transport)
-            if pending.isEmpty { break }
+        if !pending.isEmpty {
+            for await (transport, port) in bound where pending.contains(transport) {
+                ports[transport] = port
+                pending.remove(transport)
+                if pending.isEmpty { break }
+            }
         }
-        return BenchServers(stores: stores, ports: ports, group: group, running: running)
+        if let missing = pending.sorted().first {
+            // The group ended before that server bound: its error says why.
+            try await running.value
+            throw StartFailure(transport: missing)
+        }
+        return ports
     }
 
     func stop() async {
