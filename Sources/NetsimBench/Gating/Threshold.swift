@@ -119,8 +119,10 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         return try! JSONSerialization.jsonObject(with: report.json())
     }
 
+    /// Whole numbers as they are, large ones without decimals, small ones to four significant digits.
     static func format(_ value: Double) -> String {
-        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(format: "%.4g", value)
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return abs(value) >= 1000 ? String(format: "%.0f", value) : String(format: "%.4g", value)
     }
 }
 
