@@ -65,6 +65,7 @@ public enum MarkdownReport {
     }
 
     static func latencies(_ latency: BenchReport.Latency) -> String {
+        guard latency.count > 0 else { return "no samples" }
         let format = ReportFormatting.milliseconds
         return "p50 \(format(latency.p50)), p95 \(format(latency.p95)), p99 \(format(latency.p99)), max \(format(latency.max))"
     }

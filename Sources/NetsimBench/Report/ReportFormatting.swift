@@ -16,6 +16,11 @@ enum ReportFormatting {
         value >= 10_000 ? String(format: "%.1f s", value / 1000) : String(format: "%.0f ms", value)
     }
 
+    /// A percentile, or "none" when nothing was measured (rather than a misleading 0 ms).
+    static func percentile(_ value: Double, of latency: BenchReport.Latency) -> String {
+        latency.count == 0 ? "none" : milliseconds(value)
+    }
+
     static func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
 
     static func plusMinus(_ spread: Spread, _ format: String = "%.1f") -> String {
@@ -54,7 +59,9 @@ enum ReportFormatting {
             ("Bandwidth per device, KB/min (payload / wire est.)",
              transports.map { "\(kilobytes($0.bytes.perMinute)) / \(kilobytes($0.bytes.wire.perMinute))" }),
             ("p95 latency, events / messages",
-             transports.map { "\(milliseconds($0.latencyMs.p95)) / \(milliseconds($0.uplinkLatencyMs.p95))" }),
+             transports.map {
+                "\(percentile($0.latencyMs.p95, of: $0.latencyMs)) / \(percentile($0.uplinkLatencyMs.p95, of: $0.uplinkLatencyMs))"
+             }),
             ("Delivery, events", transports.map { delivery($0.events, repeatsIgnored: false) }),
             ("Delivery, messages", transports.map { delivery($0.messages, repeatsIgnored: true) }),
             ("Reconnects (fleet); recovery", transports.map(recovery)),
