@@ -20,7 +20,8 @@ struct BenchServers {
     static func start(
         _ transports: [BenchTransport], schedules: [DeviceSchedule], client: ClientSettings, clock: BenchClock, logger: Logger
     ) async throws -> BenchServers {
-        let (bound, binding) = AsyncStream.makeStream(of: (BenchTransport, Int).self)
+        let (bound, binding) = AsyncStream.makeStream(
+            of: (BenchTransport, Int).self, bufferingPolicy: .bufferingOldest(BenchTransport.allCases.count))
         var stores: [BenchTransport: EventStore] = [:]
         var services: [any Service] = []
         var grpcTransport: HTTP2ServerTransport.Posix?
