@@ -57,8 +57,9 @@ import Testing
         Self.expectEverythingDeliveredOnce(result)
         for (transport, report) in result.report.orderedTransports {
             #expect(report.reconnects == 0, "\(transport) reconnected \(report.reconnects) times")
-            // Events arrive within a poll interval (REST) or a round trip (push), plus the link.
-            #expect(report.latencyMs.p50 < (transport == .rest ? 300 : 100), "\(transport) p50 \(report.latencyMs.p50) ms")
+            // Events arrive within a poll interval (REST) or a one-way trip (push), plus the link;
+            // the bounds leave room for a busy machine.
+            #expect(report.latencyMs.p50 < (transport == .rest ? 500 : 200), "\(transport) p50 \(report.latencyMs.p50) ms")
         }
     }
 
