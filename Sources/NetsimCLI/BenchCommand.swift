@@ -19,7 +19,8 @@ public struct BenchCommand: AsyncParsableCommand {
 
             Exit status: 0 when every gate holds; 1 when the run failed; 2 for a bad profile, \
             workload or client file; 3 when a --fail-if threshold or the --baseline comparison \
-            was breached (each breach is printed).
+            was breached (each breach is printed); 64 for a usage error (a bad option or \
+            --fail-if expression, found before the run starts).
 
             Example: netsim bench --profile lte-tunnel --duration 2m --fail-if 'grpc.latencyMs.p95 > 300'
             """
