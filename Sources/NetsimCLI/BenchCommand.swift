@@ -3,6 +3,8 @@ import Foundation
 import Logging
 import NetsimBench
 import NetsimCore
+import NetsimProxy
+import NetsimPcap
 
 /// `netsim bench`: the same seeded workload over REST polling, WebSocket and gRPC bidi, each
 /// through its own fleet of emulated phones on one profile, measured side by side.
@@ -66,6 +68,9 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-regression"), help: "With --baseline: the largest allowed increase, in percent.")
     var maxRegression = 10.0
 
+    @Option(name: .customLong("pcap-dir"), help: "Write each device's traffic as a pcap file here (TRANSPORT-deviceN.pcap), timestamped when on the emulated radio.")
+    var pcapDirectory: String?
+
     @Flag(help: "No progress display; only warnings and the report.")
     var quiet = false
 
@@ -128,6 +133,13 @@ public struct BenchCommand: AsyncParsableCommand {
         if let workload { configuration.workload = try loadSettings(workload, Workload.load) }
         if let client { configuration.client = try loadSettings(client, ClientSettings.load) }
 
+        let captures = try openCaptures(for: configuration)
+        if !captures.isEmpty {
+            configuration.linkObserver = { transport, device in
+                captures[Self.captureName(transport, device)].map { CaptureLinkObserver(writer: $0) }
+            }
+        }
+
         let logger = Logger(label: "netsim.bench") { label in
             var handler = StreamLogHandler.standardError(label: label)
             handler.logLevel = .warning
@@ -145,11 +157,47 @@ public struct BenchCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
 
+        finish(captures)
         let markdown = MarkdownReport.render(result)
         let json = try result.report.json()
         try write(result, markdown: markdown, json: json)
         print(markdown, terminator: "")
         try gate(json)
+    }
+
+    private static func captureName(_ transport: BenchTransport, _ device: Int) -> String {
+        "\(transport.rawValue)-device\(device).pcap"
+    }
+
+    /// One capture writer per device of every transport, by file name (`--pcap-dir`).
+    private func openCaptures(for configuration: BenchConfiguration) throws -> [String: CaptureWriter] {
+        guard let pcapDirectory else { return [:] }
+        var captures: [String: CaptureWriter] = [:]
+        do {
+            try FileManager.default.createDirectory(atPath: pcapDirectory, withIntermediateDirectories: true)
+            for transport in configuration.transports {
+                for device in 0..<configuration.devices {
+                    let name = Self.captureName(transport, device)
+                    captures[name] = try CaptureWriter(
+                        path: pcapDirectory + "/" + name, wallClockOrigin: Date().timeIntervalSince1970)
+                }
+            }
+        } catch {
+            printError("cannot write captures into \(pcapDirectory): \(error)")
+            throw ExitCode(1)
+        }
+        return captures
+    }
+
+    private func finish(_ captures: [String: CaptureWriter]) {
+        for (name, writer) in captures.sorted(by: { $0.key < $1.key }) {
+            do {
+                try writer.finish()
+            } catch {
+                printError("the capture \(name) is incomplete: \(error)")
+            }
+            if writer.droppedRecords > 0 { printError("the capture \(name) dropped \(writer.droppedRecords) record(s)") }
+        }
     }
 
     private func loadProfile() throws -> Profile {

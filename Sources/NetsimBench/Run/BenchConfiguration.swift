@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimProxy
 
 /// The three protocols a bench compares, by their keys in the JSON report and `--transports`.
 public enum BenchTransport: String, CaseIterable, Sendable, Codable, Comparable {
@@ -33,6 +34,8 @@ public struct BenchConfiguration: Sendable {
     /// After the duration, how long to wait at most for events and messages still in flight
     /// before counting them lost.
     public var drainTimeout: Double = 30
+    /// What watches each device's link (a capture writer per device with `--pcap-dir`).
+    public var linkObserver: (@Sendable (_ transport: BenchTransport, _ device: Int) -> (any LinkObserver)?)?
 
     public init(profile: Profile) {
         self.profile = profile

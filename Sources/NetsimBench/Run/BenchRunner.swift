@@ -192,6 +192,7 @@ struct Fleet: Sendable {
         for index in 0..<configuration.devices {
             // Device i of every transport gets the same seed: the same jitter and loss draws.
             let seed = configuration.seed &+ UInt64(index)
+            options.observer = configuration.linkObserver?(transport, index)
             let origin = clock.now()
             let proxy = try await NetsimProxy.start(
                 profile: configuration.profile, seed: seed,
