@@ -125,7 +125,7 @@ public struct BenchCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
-        var configuration = BenchConfiguration(profile: try loadProfile())
+        var configuration = BenchConfiguration(profile: try resolveProfile(profile))
         configuration.transports = try chosenTransports()
         configuration.devices = devices
         configuration.duration = duration
@@ -200,14 +200,6 @@ public struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    private func loadProfile() throws -> Profile {
-        do {
-            return try ProfileCatalog.resolve(profile, workingDirectory: FileManager.default.currentDirectoryPath)
-        } catch {
-            printError("\(error)")
-            throw ExitCode(2)
-        }
-    }
 
     private func loadSettings<Settings>(_ path: String, _ load: (String, String) throws(SettingsError) -> Settings) throws -> Settings {
         do {

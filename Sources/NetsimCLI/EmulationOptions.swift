@@ -15,12 +15,18 @@ struct EmulationOptions: ParsableArguments {
 
     /// The profile, or a located error on standard error and exit status 2.
     func loadProfile() throws -> Profile {
-        do {
-            return try ProfileCatalog.resolve(profile, workingDirectory: FileManager.default.currentDirectoryPath)
-        } catch {
-            printError("\(error)")
-            throw ExitCode(2)
-        }
+        try resolveProfile(profile)
+    }
+}
+
+/// A profile by name or path (see `ProfileCatalog.resolve`), or its located error on standard
+/// error and exit status 2.
+func resolveProfile(_ nameOrPath: String) throws -> Profile {
+    do {
+        return try ProfileCatalog.resolve(nameOrPath, workingDirectory: FileManager.default.currentDirectoryPath)
+    } catch {
+        printError("\(error)")
+        throw ExitCode(2)
     }
 }
 
