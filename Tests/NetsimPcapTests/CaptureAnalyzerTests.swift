@@ -116,14 +116,22 @@ import Testing
         let browsing = CaptureEndpoints(clientPort: 41_001, server: IPAddress("198.51.100.7")!, serverPort: 443)
         writer.open(1, keepalive, at: 0)
         writer.open(2, browsing, at: 0)
+        // The writer keeps order only within its reorder window, as a live run's records come:
+        // write both flows' packets in time order.
         var random = SeededRandom(seed: 5)
+        var packets: [(time: Double, connection: ConnectionID, direction: Direction, fill: UInt8, size: Int)] = []
         for minute in 0..<60 {
             let time = Double(minute) * 60 + 30 + (random.unitInterval() - 0.5)  // ±0.5 s timer jitter
-            writer.data(1, .up, [UInt8](repeating: 1, count: 40), onAirStart: time, onAirEnd: time, at: time)
-            writer.data(1, .down, [UInt8](repeating: 2, count: 40), onAirStart: time + 0.08, onAirEnd: time + 0.08, at: time + 0.08)
+            packets.append((time, 1, .up, 1, 40))
+            packets.append((time + 0.08, 1, .down, 2, 40))
         }
         for visit in [100.0, 700, 1500, 1620, 2900] {
-            writer.data(2, .up, [UInt8](repeating: 3, count: 500), onAirStart: visit + 12, onAirEnd: visit + 12, at: visit + 12)
+            packets.append((visit + 12, 2, .up, 3, 500))
+        }
+        for packet in packets.sorted(by: { $0.time < $1.time }) {
+            writer.data(
+                packet.connection, packet.direction, [UInt8](repeating: packet.fill, count: packet.size),
+                onAirStart: packet.time, onAirEnd: packet.time, at: packet.time)
         }
         writer.close(1, reset: false, at: 3600)
         writer.close(2, reset: false, at: 3600)
