@@ -44,9 +44,9 @@ final class ProxiedConnection {
     let id: ConnectionID
     private unowned let device: EmulatedDevice
     private var state = State.connecting
-    private var channels: [Side: Channel] = [:]
-    private var handlers: [Side: ProxySideHandler] = [:]
-    private var flows: [Direction: Flow] = [.up: Flow(), .down: Flow()]
+    private var channels = BothSides<Channel?>(client: nil, upstream: nil)
+    private var handlers = BothSides<ProxySideHandler?>(client: nil, upstream: nil)
+    private var flows = BothDirections(up: Flow(), down: Flow())
     private var active: Set<Side> = []
     private var backlogRecheck: Scheduled<Void>?
     /// When the later of the connection's FINs was on the emulated radio (for captures).
@@ -83,7 +83,7 @@ final class ProxiedConnection {
         let direction = side.direction
         switch device.send(buffer, direction, on: self) {
         case .deliver(let delivery):
-            flows[direction]!.line.append(.data(buffer), due: device.clock.deadline(delivery.at))
+            flows[direction].line.append(.data(buffer), due: device.clock.deadline(delivery.at))
             armDelivery(direction)
         case .discard:
             silence()
@@ -99,7 +99,7 @@ final class ProxiedConnection {
         case .open: break
         }
         let direction = side.direction
-        guard flows[direction]!.line.bytes < device.options.bufferLimit,
+        guard flows[direction].line.bytes < device.options.bufferLimit,
             channels[side.opposite]?.isWritable ?? false
         else { return false }
         guard device.linkHasRoom(direction) else {
@@ -117,12 +117,12 @@ final class ProxiedConnection {
 
     func inputClosed(on side: Side) {
         let direction = side.direction
-        guard state == .open, !flows[direction]!.sawEnd else { return }
-        flows[direction]!.sawEnd = true
+        guard state == .open, !flows[direction].sawEnd else { return }
+        flows[direction].sawEnd = true
         // The FIN is a packet too: it crosses the radio and the link like data.
         switch device.sendEnd(direction, on: self) {
         case .deliver(let delivery):
-            flows[direction]!.line.append(.end, due: device.clock.deadline(delivery.at))
+            flows[direction].line.append(.end, due: device.clock.deadline(delivery.at))
             armDelivery(direction)
         case .discard:
             silence()
@@ -144,11 +144,11 @@ final class ProxiedConnection {
             return
         }
         // Nothing more can reach this side; what it sent still goes, then the other side closes.
-        flows[side.opposite.direction]!.line.removeAll()
+        flows[side.opposite.direction].line.removeAll()
         let direction = side.direction
-        if !flows[direction]!.sawEnd {
-            flows[direction]!.sawEnd = true
-            flows[direction]!.line.append(.end, due: .now())
+        if !flows[direction].sawEnd {
+            flows[direction].sawEnd = true
+            flows[direction].line.append(.end, due: .now())
         }
         armDelivery(direction)
     }
@@ -164,7 +164,7 @@ final class ProxiedConnection {
         guard state != .closing else { return }
         state = .closing
         dropQueues()
-        for channel in channels.values {
+        for channel in channels.present() {
             // SO_LINGER with a zero timeout makes close() send a RST instead of a FIN.
             guard let socket = channel as? any SocketOptionProvider else {
                 channel.close(promise: nil)
@@ -182,14 +182,14 @@ final class ProxiedConnection {
         state = .silenced
         dropQueues()
         device.connectionWasSilenced(self)
-        for handler in handlers.values { handler.resumeReading() }
+        for handler in handlers.present() { handler.resumeReading() }
     }
 
     /// Closes both sides now (the run is over).
     func close() {
         dropQueues()
         state = .closing
-        for channel in channels.values { channel.close(promise: nil) }
+        for channel in channels.present() { channel.close(promise: nil) }
     }
 
     // MARK: Delivery
@@ -197,14 +197,14 @@ final class ProxiedConnection {
     /// Delivers what is due now, or arms the timer for the next item. `immediately: false`
     /// always goes through the timer (from within a delivery pass, so passes never nest).
     private func armDelivery(_ direction: Direction, immediately: Bool = true) {
-        guard flows[direction]!.timer == nil, let due = flows[direction]!.line.nextDue else { return }
+        guard flows[direction].timer == nil, let due = flows[direction].line.nextDue else { return }
         // Already due (an unshaped link): deliver now rather than through a timer's extra hop.
         if immediately, due <= NIODeadline.now() {
             deliverDue(direction)
             return
         }
-        flows[direction]!.timer = device.loop.assumeIsolated().scheduleTask(deadline: due) { [self] in
-            flows[direction]!.timer = nil
+        flows[direction].timer = device.loop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+            flows[direction].timer = nil
             deliverDue(direction)
         }
     }
@@ -215,7 +215,7 @@ final class ProxiedConnection {
         guard let destination = channels[source.opposite] else { return }
         let now = NIODeadline.now()
         var wrote = false
-        while destination.isWritable, let item = flows[direction]!.line.popDue(now: now) {
+        while destination.isWritable, let item = flows[direction].line.popDue(now: now) {
             switch item {
             case .data(let buffer):
                 device.delivered(buffer.readableBytes, direction)
@@ -243,10 +243,10 @@ final class ProxiedConnection {
     /// A FIN reached `side`. Once both directions have passed theirs on, or the side that sent
     /// this one is gone, the connection is over.
     private func outputClosed(towards side: Side) {
-        flows[side.opposite.direction]!.closedOutput = true
-        if !active.contains(side.opposite) || (flows[.up]!.closedOutput && flows[.down]!.closedOutput) {
+        flows[side.opposite.direction].closedOutput = true
+        if !active.contains(side.opposite) || (flows.up.closedOutput && flows.down.closedOutput) {
             state = .closing
-            for channel in channels.values { channel.close(promise: nil) }
+            for channel in channels.present() { channel.close(promise: nil) }
         }
     }
 
@@ -262,9 +262,9 @@ final class ProxiedConnection {
 
     private func dropQueues() {
         for direction in Direction.allCases {
-            flows[direction]!.timer?.cancel()
-            flows[direction]!.timer = nil
-            flows[direction]!.line.removeAll()
+            flows[direction].timer?.cancel()
+            flows[direction].timer = nil
+            flows[direction].line.removeAll()
         }
         backlogRecheck?.cancel()
         backlogRecheck = nil
@@ -272,7 +272,7 @@ final class ProxiedConnection {
 
     private func finish() {
         dropQueues()
-        let finished = flows[.up]!.closedOutput && flows[.down]!.closedOutput
+        let finished = flows.up.closedOutput && flows.down.closedOutput
         state = .closing
         device.remove(self, finished: finished)
     }
@@ -285,3 +285,38 @@ final class ProxiedConnection {
 #elseif canImport(Musl)
     import Musl
 #endif
+
+/// One value per side of a connection: two stored properties rather than a dictionary, since
+/// they are read for every chunk.
+struct BothSides<Value> {
+    var client: Value
+    var upstream: Value
+
+    subscript(side: ProxiedConnection.Side) -> Value {
+        get { side == .client ? client : upstream }
+        _modify {
+            if side == .client { yield &client } else { yield &upstream }
+        }
+    }
+}
+
+extension BothSides {
+    /// The sides that hold something.
+    func present<Wrapped>() -> [Wrapped] where Value == Wrapped? {
+        [client, upstream].compactMap { $0 }
+    }
+}
+
+/// One value per direction of a connection.
+struct BothDirections<Value> {
+    var up: Value
+    var down: Value
+
+    /// Mutates in place (a get/set pair would copy a delay line's buffer on every change).
+    subscript(direction: Direction) -> Value {
+        get { direction == .up ? up : down }
+        _modify {
+            if direction == .up { yield &up } else { yield &down }
+        }
+    }
+}
