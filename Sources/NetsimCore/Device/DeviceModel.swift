@@ -61,8 +61,7 @@ public struct DeviceModel: Sendable {
     /// radio: the promotion starts at connect and the first bytes wait for what is left of it.
     /// Returns when the SYN was on air.
     public mutating func handshake(at time: Double) -> LinkSchedule.Transmission {
-        let timeout = uplink.parameters.delay + downlink.parameters.delay + LinkDirection.minimumRetransmissionTimeout
-        let ready = gaps.deliverableTime(time, retransmissionTimeout: timeout)
+        let ready = gaps.deliverableTime(time, retransmissionTimeout: retransmissionTimeout)
         guard let admission = radio?.admit(at: ready, direction: .up, bytes: Self.handshakeBytes) else {
             return .init(start: ready, end: ready)
         }
@@ -96,8 +95,8 @@ public struct DeviceModel: Sendable {
         state.lastActivity = time
         connections[connection] = state
 
-        let roundTrip = uplink.parameters.delay + downlink.parameters.delay
-        let timeout = roundTrip + LinkDirection.minimumRetransmissionTimeout
+        let roundTrip = self.roundTrip
+        let timeout = retransmissionTimeout
         switch direction {
         case .up:
             let ready = gaps.deliverableTime(time, retransmissionTimeout: timeout)
@@ -120,6 +119,12 @@ public struct DeviceModel: Sendable {
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         }
     }
+
+    /// The round trip TCP sees on the current network: both one-way delays.
+    private var roundTrip: Double { uplink.parameters.delay + downlink.parameters.delay }
+
+    /// About Linux's RTO: the round trip plus its 200 ms minimum.
+    private var retransmissionTimeout: Double { roundTrip + LinkDirection.minimumRetransmissionTimeout }
 
     /// Bytes waiting for the link in `direction` at `time`.
     public mutating func backlog(_ direction: Direction, at time: Double) -> Int {

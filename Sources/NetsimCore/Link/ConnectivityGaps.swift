@@ -71,19 +71,17 @@ public struct ConnectivityGaps: Sendable, Equatable {
     }
 
     /// The first gap starting after `time` (absolute), for splitting a long serialization.
+    /// Called for every chunk on a rate-limited link, so it allocates nothing.
     public func nextGapStart(after time: Double) -> Double? {
-        var best = live.filter { $0.start > time }.map(\.start).min()
-        if !scripted.isEmpty {
-            let base: Double
-            if let period, period > 0 { base = (time / period).rounded(.down) * period } else { base = 0 }
-            let cycles = period == nil ? [0.0] : [base, base + period!]
-            for cycleStart in cycles {
-                for gap in scripted where gap.start + cycleStart > time {
-                    best = min(best ?? .infinity, gap.start + cycleStart)
-                    break
-                }
-            }
+        var best = Double.infinity
+        for gap in live where gap.start > time { best = min(best, gap.start) }
+        // Gaps are sorted: the first one after `time` in this repetition, else in the next.
+        let cycleStart = period.map { $0 > 0 ? (time / $0).rounded(.down) * $0 : 0 } ?? 0
+        if let gap = scripted.first(where: { $0.start + cycleStart > time }) {
+            best = min(best, gap.start + cycleStart)
+        } else if let period, let first = scripted.first {
+            best = min(best, first.start + cycleStart + period)
         }
-        return best
+        return best.isFinite ? best : nil
     }
 }
