@@ -30,8 +30,7 @@ public struct RadioStateMachine: Sendable {
     private var accountedUntil: Double
     private let startTime: Double
 
-    private var rlcBuffer: (up: Double, down: Double) = (0, 0)
-    private var rlcUpdated = 0.0
+    private var rlc: RLCBuffers
 
     private var secondsByStage: [Double]
     private var energyByStage: [Double]
@@ -56,7 +55,7 @@ public struct RadioStateMachine: Sendable {
         self.latestInput = start
         self.accountedUntil = start
         self.startTime = start
-        self.rlcUpdated = start
+        self.rlc = RLCBuffers(start: start)
         self.secondsByStage = Array(repeating: 0, count: description.stages.count)
         self.energyByStage = Array(repeating: 0, count: description.stages.count)
         self.promotionsByStage = Array(repeating: 0, count: description.stages.count)
@@ -111,15 +110,13 @@ public struct RadioStateMachine: Sendable {
                     return admission
                 }
             case .sharedChannel(let thresholdUp, let thresholdDown, let drainRate, let promotion):
-                drainRLCBuffers(until: now, rate: drainRate)
-                let threshold = direction == .up ? thresholdUp : thresholdDown
-                let filled = (direction == .up ? rlcBuffer.up : rlcBuffer.down) + Double(bytes)
-                if filled <= threshold {
-                    if direction == .up { rlcBuffer.up = filled } else { rlcBuffer.down = filled }
+                let thresholds = (up: thresholdUp, down: thresholdDown)
+                if !rlc.overflows(direction, adding: bytes, thresholds: thresholds, at: now, drainRate: drainRate) {
+                    rlc.add(bytes, direction, at: now, drainRate: drainRate)
                     admission.start = now
                     return admission
                 }
-                rlcBuffer = (0, 0)
+                rlc.empty()
                 beginPromotion(at: now, from: index, promotion)
             case .dormant(let promotion, let pagingCycle):
                 if direction == .down, pagingCycle > 0, !paged {
@@ -190,17 +187,15 @@ public struct RadioStateMachine: Sendable {
             case .sharedChannel(let thresholdUp, let thresholdDown, let drainRate, let promotion):
                 let start = time - promotion.delay
                 guard candidate == current || stage(at: start).index == candidate else { continue }
-                drainRLCBuffers(until: start, rate: drainRate)
-                let threshold = direction == .up ? thresholdUp : thresholdDown
-                if (direction == .up ? rlcBuffer.up : rlcBuffer.down) + Double(bytes) > threshold {
-                    rlcBuffer = (0, 0)
+                let thresholds = (up: thresholdUp, down: thresholdDown)
+                if rlc.overflows(direction, adding: bytes, thresholds: thresholds, at: start, drainRate: drainRate) {
+                    rlc.empty()
                     beginPromotion(at: max(start, accountedUntil), from: candidate, promotion, until: time)
                     return
                 }
                 // Carried in FACH only if the radio is still there when the data goes.
                 guard candidate == current else { continue }
-                drainRLCBuffers(until: time, rate: drainRate)
-                if direction == .up { rlcBuffer.up += Double(bytes) } else { rlcBuffer.down += Double(bytes) }
+                rlc.add(bytes, direction, at: time, drainRate: drainRate)
                 return
             case .connected, .discontinuousReception:
                 continue
@@ -296,11 +291,6 @@ public struct RadioStateMachine: Sendable {
         return max(time, pagingPhase + cycles * cycle)
     }
 
-    private mutating func drainRLCBuffers(until time: Double, rate: Double) {
-        let drained = max(0, time - rlcUpdated) * rate
-        rlcBuffer = (max(0, rlcBuffer.up - drained), max(0, rlcBuffer.down - drained))
-        rlcUpdated = max(rlcUpdated, time)
-    }
 
     /// Promotes from `stageIndex` starting at `time`; it ends after the promotion's delay, or
     /// at `end` when a capture shows the data earlier than a whole promotion after the tail.
@@ -365,6 +355,45 @@ public struct RadioRunningTotals: Sendable, Equatable {
 
     public var wakeSeconds: Double { promotionSeconds + awakeSeconds }
     public var energy: Double { promotionEnergy + transferEnergy + awakeEnergy + idleEnergy }
+}
+
+/// UMTS RLC buffers, one per direction, draining at the shared channel's rate: whether CELL_FACH
+/// carries a transfer itself or must promote to DCH.
+private struct RLCBuffers: Sendable {
+    private var up = 0.0
+    private var down = 0.0
+    private var updated: Double
+
+    init(start: Double) {
+        updated = start
+    }
+
+    /// Whether `count` more bytes would pass `direction`'s threshold at `time`.
+    mutating func overflows(
+        _ direction: Direction, adding count: Int, thresholds: (up: Double, down: Double), at time: Double, drainRate: Double
+    ) -> Bool {
+        drain(until: time, rate: drainRate)
+        return (direction == .up ? up : down) + Double(count) > (direction == .up ? thresholds.up : thresholds.down)
+    }
+
+    /// Queues `count` bytes in `direction`'s buffer at `time`.
+    mutating func add(_ count: Int, _ direction: Direction, at time: Double, drainRate: Double) {
+        drain(until: time, rate: drainRate)
+        if direction == .up { up += Double(count) } else { down += Double(count) }
+    }
+
+    /// A promotion to DCH empties both buffers.
+    mutating func empty() {
+        up = 0
+        down = 0
+    }
+
+    private mutating func drain(until time: Double, rate: Double) {
+        let drained = max(0, time - updated) * rate
+        up = max(0, up - drained)
+        down = max(0, down - drained)
+        updated = max(updated, time)
+    }
 }
 
 /// How long a transmission waits for the radio, and why (reported apart from link delay, so a
