@@ -28,7 +28,7 @@ extension ProfilesCommand {
                     rows.append([name, "invalid: \(error)"])
                 }
             }
-            return alignedColumns(rows)
+            return TextTable(header: rows[0], rows: Array(rows.dropFirst())).rendered(indent: "")
         }
 
         static func row(name: String, profile: Profile, source: ProfileSource) -> [String] {
@@ -48,22 +48,6 @@ extension ProfilesCommand {
                 "\(start.down.capacity.shortSummary) / \(start.up.capacity.shortSummary)", delay, timeline, nat,
                 source.displayName,
             ]
-        }
-
-        /// Rows padded so columns line up; the last cell of a row is not padded.
-        private static func alignedColumns(_ rows: [[String]]) -> String {
-            var widths: [Int] = []
-            for row in rows {
-                for (column, cell) in row.enumerated().dropLast() {
-                    if column == widths.count { widths.append(0) }
-                    widths[column] = max(widths[column], cell.count)
-                }
-            }
-            return rows.map { row in
-                row.enumerated().map { column, cell in
-                    column == row.count - 1 ? cell : cell.padded(to: widths[column] + 2)
-                }.joined()
-            }.joined(separator: "\n")
         }
     }
 }

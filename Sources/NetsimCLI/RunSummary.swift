@@ -8,7 +8,7 @@ enum RunSummary {
         var elapsed = String(format: "%.1fs", status.elapsedSeconds)
         if let duration { elapsed += " / " + Quantity.formatDuration(duration) }
         var line = "\(elapsed) | \(status.network) | radio \(status.radioState) | \(status.openConnections) conn"
-        line += " | up \(bytes(status.bytes.up)) down \(bytes(status.bytes.down))"
+        line += " | up \(Quantity.formatDataSize(Double(status.bytes.up))) down \(Quantity.formatDataSize(Double(status.bytes.down)))"
         if status.disconnected, let event = status.lastEvent {
             line += " | \(event.kind)\(event.mode.map { " (\($0))" } ?? "") in progress"
         }
@@ -21,7 +21,7 @@ enum RunSummary {
             "netsim run: profile \(report.profile), seed \(report.seed), \(String(format: "%.1f", report.durationSeconds)) s (stopped by \(reason))",
             "connections: \(report.connections.opened) opened, \(report.connections.closed) closed, "
                 + "\(report.connections.reset) reset, \(report.connections.blackholed) blackholed",
-            "bytes: \(bytes(report.bytes.up)) up, \(bytes(report.bytes.down)) down",
+            "bytes: \(Quantity.formatDataSize(Double(report.bytes.up))) up, \(Quantity.formatDataSize(Double(report.bytes.down))) down",
         ]
         if radio.model != RadioTechnology.none.rawValue {
             let share = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds * 100 : 0
@@ -52,13 +52,5 @@ enum RunSummary {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return try encoder.encode(report)
-    }
-
-    static func bytes(_ count: Int) -> String {
-        switch count {
-        case ..<1000: "\(count) B"
-        case ..<1_000_000: String(format: "%.1f KB", Double(count) / 1e3)
-        default: String(format: "%.2f MB", Double(count) / 1e6)
-        }
     }
 }

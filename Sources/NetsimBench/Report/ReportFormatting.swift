@@ -1,16 +1,11 @@
 import Foundation
+import NetsimCore
 
 /// Number formats the Markdown and HTML reports share, so both say the same thing.
 enum ReportFormatting {
     static func kilobytes(_ bytes: Double) -> String { String(format: "%.1f", bytes / 1000) }
 
-    static func bytes(_ count: Double) -> String {
-        switch count {
-        case ..<1000: String(format: "%.0f B", count)
-        case ..<1_000_000: String(format: "%.1f KB", count / 1e3)
-        default: String(format: "%.2f MB", count / 1e6)
-        }
-    }
+    static func bytes(_ count: Double) -> String { Quantity.formatDataSize(count) }
 
     static func milliseconds(_ value: Double) -> String {
         value >= 10_000 ? String(format: "%.1f s", value / 1000) : String(format: "%.0f ms", value)

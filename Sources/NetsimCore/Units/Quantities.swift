@@ -1,3 +1,5 @@
+import Foundation
+
 /// Parsing of the units a profile is written in: durations (`ms`, `s`, `m`, `h`), bit rates
 /// (`bps`, `kbps`, `mbps`, `gbps`), percentages (`%`), byte sizes (`B`, `KB`, `KiB`, `MB`,
 /// `MiB`, `packets` of 1500 bytes), powers (`W`, `mW`) and throughput power (`mW/Mbps`).
@@ -70,6 +72,15 @@ public enum Quantity {
 
     public static func formatPower(_ watts: Double) -> String {
         watts != 0 && abs(watts) < 1 ? "\(trimmed(watts * 1000))mW" : "\(trimmed(watts))W"
+    }
+
+    /// An amount of data for people to read: `512 B`, `12.3 KB`, `4.56 MB` (decimal units).
+    public static func formatDataSize(_ bytes: Double) -> String {
+        switch bytes {
+        case ..<1000: String(format: "%.0f B", bytes)
+        case ..<1_000_000: String(format: "%.1f KB", bytes / 1e3)
+        default: String(format: "%.2f MB", bytes / 1e6)
+        }
     }
 
     /// A number with at most four decimals and no trailing zeros.
