@@ -34,6 +34,12 @@ let package = Package(
             name: "NetsimCore",
             dependencies: [.product(name: "Yams", package: "Yams")]
         ),
+        // The model engine: the bench's workload, client settings and transports played in virtual
+        // time over NetsimCore's models. Pure like NetsimCore: no NIO, no clock.
+        .target(
+            name: "NetsimModel",
+            dependencies: ["NetsimCore", .product(name: "Yams", package: "Yams")]
+        ),
         .target(
             name: "NetsimProxy",
             dependencies: [
@@ -58,6 +64,7 @@ let package = Package(
             name: "NetsimBench",
             dependencies: [
                 "NetsimCore",
+                "NetsimModel",
                 "NetsimProxy",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -79,6 +86,7 @@ let package = Package(
             name: "NetsimCLI",
             dependencies: [
                 "NetsimCore",
+                "NetsimModel",
                 "NetsimProxy",
                 "NetsimBench",
                 "NetsimPcap",
@@ -90,6 +98,7 @@ let package = Package(
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .testTarget(name: "NetsimCoreTests", dependencies: ["NetsimCore"]),
+        .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimCore"]),
         .testTarget(
             name: "NetsimProxyTests",
             dependencies: [
@@ -103,11 +112,11 @@ let package = Package(
         .testTarget(name: "NetsimPcapTests", dependencies: ["NetsimPcap", "NetsimCore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "NetsimBenchTests",
-            dependencies: ["NetsimBench", "NetsimProxy", "NetsimCore"]
+            dependencies: ["NetsimBench", "NetsimModel", "NetsimProxy", "NetsimCore"]
         ),
         .testTarget(
             name: "NetsimCLITests",
-            dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["NetsimCLI", "NetsimModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -5,6 +5,7 @@ import NetsimBench
 import NetsimCore
 import NetsimProxy
 import NetsimPcap
+import NetsimModel
 
 /// `netsim bench`: the same seeded workload over REST polling, WebSocket and gRPC bidi, each
 /// through its own fleet of emulated phones on one profile, measured side by side.
@@ -32,8 +33,23 @@ public struct BenchCommand: AsyncParsableCommand {
         case md, json, html
     }
 
+    /// Which engine plays the bench.
+    enum Engine: String, CaseIterable, ExpressibleByArgument {
+        /// Real clients and servers through real proxies, in real time.
+        case live
+        /// The model engine: the same profiles, models and workload in virtual time.
+        case model
+    }
+
+    /// The model engine's limits: beyond them a run is a typo, not a question.
+    static let longestModelDuration = 30 * 86_400.0
+    static let mostModelDevices = 100_000
+
     @Option(help: "A built-in profile name, ./profiles/NAME.yaml, or a profile file (see `netsim profiles list`).")
     var profile = "lte-tunnel"
+
+    @Option(help: "live: real clients, servers and proxies in real time; model: virtual time (hours in seconds; see docs/model-engine.md).")
+    var engine = Engine.live
 
     @Option(help: "The transports to compare, comma-separated: rest, ws, grpc.")
     var transports = "rest,ws,grpc"
@@ -79,7 +95,19 @@ public struct BenchCommand: AsyncParsableCommand {
     public func validate() throws {
         let chosen = try chosenTransports()
         _ = try chosenFormats()
-        guard (1...1000).contains(devices) else { throw ValidationError("--devices must be from 1 to 1000, got \(devices)") }
+        switch engine {
+        case .live:
+            guard (1...1000).contains(devices) else { throw ValidationError("--devices must be from 1 to 1000, got \(devices)") }
+        case .model:
+            guard (1...Self.mostModelDevices).contains(devices) else {
+                throw ValidationError("--devices must be from 1 to \(Self.mostModelDevices) with --engine model, got \(devices)")
+            }
+            guard duration <= Self.longestModelDuration else {
+                throw ValidationError("--duration must be at most 30 days with --engine model, got \(Quantity.formatDuration(duration))")
+            }
+            guard pcapDirectory == nil else { throw ValidationError("--pcap-dir needs --engine live: the model engine carries no bytes") }
+        }
+        guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be more than 0") }
         for threshold in try thresholds() {
             if let transport = BenchTransport(rawValue: threshold.path[0]), !chosen.contains(transport) {
                 throw ValidationError("--fail-if '\(threshold)': \(transport.rawValue) is not among --transports")
@@ -147,11 +175,14 @@ public struct BenchCommand: AsyncParsableCommand {
         }
         let display = BenchProgressDisplay(mode: quiet ? .off : standardErrorIsTerminal ? .terminal : .lines)
         printError(
-            "bench: \(configuration.transports.map(\.title).joined(separator: ", ")) on \(configuration.profile.name), "
+            "bench (\(engine.rawValue)): \(configuration.transports.map(\.title).joined(separator: ", ")) on \(configuration.profile.name), "
                 + "\(devices) device(s) each, \(Quantity.formatDuration(duration)) (seed \(seed))")
         let result: BenchResult
         do {
-            result = try await BenchRunner.run(configuration, logger: logger) { display.show($0) }
+            switch engine {
+            case .live: result = try await BenchRunner.run(configuration, logger: logger) { display.show($0) }
+            case .model: result = ModelBenchRunner.run(configuration) { display.show($0) }
+            }
         } catch {
             printError("the bench failed: \(error)")
             throw ExitCode(1)

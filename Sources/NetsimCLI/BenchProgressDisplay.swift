@@ -44,6 +44,13 @@ final class BenchProgressDisplay: Sendable {
     static func lines(_ progress: BenchProgress) -> [String] {
         let clock = String(format: "%5.1fs / %@", min(progress.elapsedSeconds, progress.durationSeconds), formatSeconds(progress.durationSeconds))
             + (progress.draining ? " (draining)" : "")
+        if progress.transports.isEmpty {
+            // The model engine reports devices done, as a share of the run.
+            let fraction = progress.durationSeconds > 0 ? min(1, progress.elapsedSeconds / progress.durationSeconds) : 1
+            let filled = Int((fraction * 30).rounded(.down))
+            return ["model [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] "
+                + String(format: "%3.0f%% of the devices played", fraction * 100)]
+        }
         return progress.transports.map { transport in
             let states = transport.radioStates.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             var line = "\(transport.transport.title.padding(toLength: 12, withPad: " ", startingAt: 0)) \(clock) | "

@@ -16,6 +16,23 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// Delay the radio added to chunks (paging, promotion, DRX), apart from the links' delay.
     public var radioLatency: RadioWaitTotals
     public var events: [DeviceEvent]
+
+    public init(
+        netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
+        bytes: RadioReport.ByteTotals, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
+        events: [DeviceEvent]
+    ) {
+        self.netsimVersion = netsimVersion
+        self.profile = profile
+        self.seed = seed
+        self.durationSeconds = durationSeconds
+        self.connections = connections
+        self.bytes = bytes
+        self.segments = segments
+        self.radio = radio
+        self.radioLatency = radioLatency
+        self.events = events
+    }
 }
 
 public struct ConnectionCounters: Sendable, Codable, Equatable {
@@ -25,6 +42,13 @@ public struct ConnectionCounters: Sendable, Codable, Equatable {
     public var reset = 0
     /// Silenced by the profile (blackhole outage or handover, or the NAT forgetting them).
     public var blackholed = 0
+
+    public init(opened: Int = 0, closed: Int = 0, reset: Int = 0, blackholed: Int = 0) {
+        self.opened = opened
+        self.closed = closed
+        self.reset = reset
+        self.blackholed = blackholed
+    }
 }
 
 /// Delivered chunks and segments per direction.
@@ -36,11 +60,21 @@ public struct SegmentCounts: Sendable, Codable, Equatable {
     public var up = DirectionCounts()
     public var down = DirectionCounts()
 
+    public init(up: DirectionCounts = DirectionCounts(), down: DirectionCounts = DirectionCounts()) {
+        self.up = up
+        self.down = down
+    }
+
     public struct DirectionCounts: Sendable, Codable, Equatable {
         /// Chunks the proxy delivered: each is a burst of back-to-back segments.
         public var bursts = 0
         /// Full or partial segments of at most `maximumSegmentSize` bytes those chunks make.
         public var segments = 0
+
+        public init(bursts: Int = 0, segments: Int = 0) {
+            self.bursts = bursts
+            self.segments = segments
+        }
     }
 
     mutating func add(_ bytes: Int, _ direction: Direction) {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import NetsimBench
+@testable import NetsimModel
 
 struct SettingsFileTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

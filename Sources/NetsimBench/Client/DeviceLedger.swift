@@ -1,4 +1,5 @@
 import Synchronization
+import NetsimModel
 
 /// The app's side of one device, whatever its transport: the events it received (for
 /// delivery accounting and resumption) and its outbox of uplink messages.

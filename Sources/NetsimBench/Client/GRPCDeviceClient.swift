@@ -2,6 +2,7 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import Logging
 import Synchronization
+import NetsimModel
 
 /// The gRPC bidi app on one device, the mobile client the field recommends: a reconnection
 /// state machine with exponential backoff that resumes from the last offset, keepalive, a

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NetsimCore
+import NetsimModel
 
 /// The REST polling app on one device: every poll interval it asks `GET /events?after=SEQ` on
 /// a kept-alive connection (its own HTTP client, so its own connection), and POSTs each uplink

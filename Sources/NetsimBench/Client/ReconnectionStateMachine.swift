@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimModel
 
 /// The gRPC client's reconnection logic as a value: inputs in, actions out. It does no I/O and
 /// never reads a clock (callers pass `now`), so tests drive it with a mock clock; the client

@@ -2,6 +2,7 @@ import Foundation
 import HummingbirdWSClient
 import Logging
 import NetsimCore
+import NetsimModel
 
 /// The WebSocket app on one device: one connection that receives pushed events and sends
 /// uplink messages; the client pings every ping interval and a missing pong closes the

@@ -1,4 +1,5 @@
 import Foundation
+import NetsimModel
 
 /// `--baseline FILE.json --max-regression PCT`: compares this run's report with an earlier one,
 /// transport by transport, on the figures where lower is better. A figure more than PCT percent

@@ -1,4 +1,5 @@
 import Foundation
+import NetsimModel
 
 /// A CI gate over the JSON report: `grpc.latencyMs.p95 > 300` fails the run when the value at
 /// that key path is above 300. Operators: `<`, `<=`, `>`, `>=`, `==`, `!=`.
@@ -135,7 +136,7 @@ extension Spread {
 extension BenchReport {
     /// A report of nothing: the base of the schema sample.
     static let empty = BenchReport(
-        netsimVersion: "", profile: "", seed: 0, durationSeconds: 0, devicesPerTransport: 0,
+        netsimVersion: "", engine: "live", profile: "", seed: 0, durationSeconds: 0, devicesPerTransport: 0,
         workload: WorkloadSummary(eventMeanGapSeconds: 0, eventPayloadBytes: 0, messageIntervalSeconds: 0, messagePayloadBytes: 0, outboxLimit: 0),
         client: "", transports: [:])
 }

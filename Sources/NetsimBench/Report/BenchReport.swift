@@ -1,10 +1,14 @@
 import Foundation
 import NetsimCore
+import NetsimModel
 
 /// The JSON report of `netsim bench` (schema in docs/bench.md). Keys are stable: CI thresholds
 /// (`--fail-if`) and baselines (`--baseline`) address them by path, e.g. `grpc.latencyMs.p95`.
 public struct BenchReport: Sendable, Codable, Equatable {
     public var netsimVersion: String
+    /// `live` (real clients and servers through real proxies) or `model` (virtual time; see
+    /// docs/model-engine.md). Absent in reports written before the model engine existed.
+    public var engine: String?
     public var profile: String
     public var seed: UInt64
     /// The workload's duration (the drain after it is not included).

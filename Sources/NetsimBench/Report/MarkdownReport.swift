@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimModel
 
 /// The Markdown report, fit for a CI job summary: the comparison table first, then each
 /// transport's details, then the profile, workload and client settings used.

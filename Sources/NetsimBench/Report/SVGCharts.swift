@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimModel
 
 /// The HTML report's charts, drawn as inline SVG (no scripts, no external files).
 enum SVGCharts {

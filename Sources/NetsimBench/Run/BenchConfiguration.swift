@@ -1,24 +1,6 @@
 import NetsimCore
 import NetsimProxy
-
-/// The three protocols a bench compares, by their keys in the JSON report and `--transports`.
-public enum BenchTransport: String, CaseIterable, Sendable, Codable, Comparable {
-    case rest
-    case ws
-    case grpc
-
-    public var title: String {
-        switch self {
-        case .rest: "REST polling"
-        case .ws: "WebSocket"
-        case .grpc: "gRPC bidi"
-        }
-    }
-
-    public static func < (lhs: BenchTransport, rhs: BenchTransport) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
-    }
-}
+import NetsimModel
 
 /// Everything one bench run needs.
 public struct BenchConfiguration: Sendable {
@@ -39,5 +21,25 @@ public struct BenchConfiguration: Sendable {
 
     public init(profile: Profile) {
         self.profile = profile
+    }
+}
+
+extension BenchConfiguration {
+    /// The finished bench of either engine: its JSON report and what the charts draw.
+    func result(
+        engine: String, transports: [String: BenchReport.TransportReport], charts: [BenchTransport: TransportCharts],
+        profileEvents: [DeviceEvent]
+    ) -> BenchResult {
+        let report = BenchReport(
+            netsimVersion: NetsimVersion.current, engine: engine, profile: profile.name, seed: seed, durationSeconds: duration,
+            devicesPerTransport: devices,
+            workload: BenchReport.WorkloadSummary(
+                eventMeanGapSeconds: workload.eventMeanGap, eventPayloadBytes: workload.eventPayloadBytes,
+                messageIntervalSeconds: workload.messageInterval, messagePayloadBytes: workload.messagePayloadBytes,
+                outboxLimit: workload.outboxLimit),
+            client: client.source, transports: transports)
+        return BenchResult(
+            report: report, profile: profile, workload: workload, clientSettings: client, charts: charts,
+            profileEvents: profileEvents)
     }
 }

@@ -1,3 +1,5 @@
+import NetsimModel
+
 /// A snapshot of a running bench, for the progress display.
 public struct BenchProgress: Sendable {
     public var elapsedSeconds: Double

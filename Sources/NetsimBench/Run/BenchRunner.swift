@@ -2,6 +2,7 @@ import Logging
 import NIOPosix
 import NetsimCore
 import NetsimProxy
+import NetsimModel
 
 /// A finished bench: the JSON report and what the HTML charts draw besides.
 public struct BenchResult: Sendable {
@@ -79,18 +80,7 @@ public enum BenchRunner {
             charts[fleet.transport] = chart
         }
         await servers.stop()
-        let workload = configuration.workload
-        let report = BenchReport(
-            netsimVersion: NetsimVersion.current, profile: configuration.profile.name, seed: configuration.seed,
-            durationSeconds: configuration.duration, devicesPerTransport: configuration.devices,
-            workload: BenchReport.WorkloadSummary(
-                eventMeanGapSeconds: workload.eventMeanGap, eventPayloadBytes: workload.eventPayloadBytes,
-                messageIntervalSeconds: workload.messageInterval, messagePayloadBytes: workload.messagePayloadBytes,
-                outboxLimit: workload.outboxLimit),
-            client: configuration.client.source, transports: transports)
-        return BenchResult(
-            report: report, profile: configuration.profile, workload: workload, clientSettings: configuration.client,
-            charts: charts, profileEvents: profileEvents)
+        return configuration.result(engine: "live", transports: transports, charts: charts, profileEvents: profileEvents)
     }
 
     /// Creates every device's events at their scheduled times (one task per transport, so each

@@ -3,6 +3,7 @@ import GRPCNIOTransportHTTP2Posix
 import Hummingbird
 import Logging
 import ServiceLifecycle
+import NetsimModel
 
 /// The transports' servers, one per transport, run together in a ServiceGroup on loopback.
 struct BenchServers {

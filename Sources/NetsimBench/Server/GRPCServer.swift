@@ -1,5 +1,6 @@
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
+import NetsimModel
 
 /// The gRPC transport's service: one `Session` stream per device. The first frame subscribes
 /// (with `resume_from`); the server then pushes events after it and every new one, and

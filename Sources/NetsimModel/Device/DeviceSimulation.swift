@@ -1,0 +1,403 @@
+import NetsimCore
+
+/// Linux gives up on unacknowledged data after `tcp_retries2` = 15 retransmissions, computed
+/// from the 200 ms minimum RTO doubling up to TCP_RTO_MAX (120 s): 0.2 * (2^10 - 1) + 6 * 120.
+public let tcpRetransmissionGiveUpSeconds = 924.6
+
+/// One connection as both ends see it.
+struct ModelLink: Sendable {
+    var clientOpen = true
+    var serverOpen = true
+    /// When the profile killed it silently (blackhole, NAT expiry), for detection times.
+    var diedAt: Double?
+    /// When each side's TCP will give up on data the path swallowed, once armed.
+    var clientGivesUp = false
+    var serverGivesUp = false
+    /// The last time bytes crossed it, for the NAT's idle timer.
+    var lastActivity: Double
+}
+
+/// What one modelled device left behind: the same figures a live device's proxy, app ledger
+/// and server record give the bench's analysis.
+public struct DeviceOutcome: Sendable {
+    public var app: AppLedger.Record
+    public var server: ServerRecord
+    public var connections: Tally
+    /// Payload bytes delivered, and the bursts and segments they made, per direction.
+    public var bytes: RadioReport.ByteTotals
+    public var bursts: RadioReport.ByteTotals
+    public var segments: RadioReport.ByteTotals
+    public var radio: RadioReport
+    public var radioLatency: RadioWaitTotals
+    public var events: [DeviceEvent]
+    public var durationSeconds: Double
+
+    public struct Tally: Sendable, Equatable {
+        public var opened = 0
+        public var closed = 0
+        public var reset = 0
+        public var blackholed = 0
+    }
+}
+
+/// One phone and its app for one transport, played in virtual time: the workload creates
+/// events at the server and messages in the app, the transport's client and server state
+/// machines put frames on connections, and every frame crosses the phone's `DeviceModel`
+/// exactly as the live proxy sends a chunk (radio waits, serialization, delay, loss, outages,
+/// NAT) and arrives when the model says. A connection's death is learnt as real peers learn it:
+/// a RST, the peer's FIN, a probe left unanswered, a request timeout, or TCP giving up on
+/// unacknowledged data; a dead idle connection with nothing to send stays silent for ever.
+struct DeviceSimulation<Client: TransportClient>: Sendable {
+    private enum Occurrence: Sendable {
+        case createEvent
+        case produceMessage
+        case arrival(ConnectionID, Direction, Frame, bytes: Int)
+        /// A FIN crossing in `direction` reaches the other side.
+        case finArrival(ConnectionID, Direction)
+        case clientTimer(TransportTimer, generation: UInt64)
+        case serverTimer(ServerTimer, generation: UInt64)
+        case timeline
+        case networkCheck
+        /// The sender of `direction` gives up retransmitting.
+        case retransmissionGiveUp(ConnectionID, Direction)
+    }
+
+    private(set) var device: DeviceModel
+    private var queue = EventQueue<Occurrence>()
+    private(set) var ledger: AppLedger
+    private(set) var server: ModelServer
+    private var client: Client
+    private let wire: WireFormat
+    private let schedule: DeviceSchedule
+    private var nextEvent = 0
+    private var nextMessage = 0
+    private var current: ConnectionID?
+    private var links: [ConnectionID: ModelLink] = [:]
+    private var clientTimers: [TransportTimer: UInt64] = [:]
+    private var serverTimers: [ServerTimer: UInt64] = [:]
+    private var timerGeneration: UInt64 = 0
+    private var networkAvailable = true
+    private var tally = DeviceOutcome.Tally()
+    private var bytes = RadioReport.ByteTotals(up: 0, down: 0)
+    private var bursts = RadioReport.ByteTotals(up: 0, down: 0)
+    private var segments = RadioReport.ByteTotals(up: 0, down: 0)
+    private(set) var now = 0.0
+    /// Occurrences handled, for the engine's throughput figure.
+    private(set) var steps = 0
+
+    init(
+        device: DeviceModel, client: Client, server: ModelServer, wire: WireFormat, schedule: DeviceSchedule, outboxLimit: Int
+    ) {
+        self.device = device
+        self.client = client
+        self.server = server
+        self.wire = wire
+        self.schedule = schedule
+        self.ledger = AppLedger(outboxLimit: outboxLimit)
+    }
+
+    /// Plays the workload until `duration`, then drains until every event and message is
+    /// through or `drainDeadline`; returns when it stopped.
+    mutating func run(duration: Double, drainDeadline: Double) -> Double {
+        if let first = schedule.eventTimes.first { queue.schedule(.createEvent, at: first) }
+        if let first = schedule.messageTimes.first { queue.schedule(.produceMessage, at: first) }
+        if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
+        perform(client.start(now: 0, ledger: &ledger))
+        while let time = queue.nextTime {
+            if time > duration, isSettled || time > drainDeadline { break }
+            guard let (at, occurrence) = queue.next() else { break }
+            now = at
+            steps += 1
+            handle(occurrence)
+        }
+        if now < duration { now = duration }
+        return isSettled ? now : max(now, drainDeadline)
+    }
+
+    var isSettled: Bool {
+        nextEvent == schedule.eventTimes.count && nextMessage == schedule.messageTimes.count
+            && ledger.isSettled(eventsCreated: server.eventsCreated)
+    }
+
+    /// The device's figures, its radio up to `end` (the fleet's stop, which may be after this
+    /// device settled).
+    mutating func outcome(until end: Double) -> DeviceOutcome {
+        DeviceOutcome(
+            app: ledger.record, server: server.record, connections: tally, bytes: bytes, bursts: bursts, segments: segments,
+            radio: device.radioReport(until: end), radioLatency: device.radioWaits, events: device.events,
+            durationSeconds: end)
+    }
+
+    // MARK: Occurrences
+
+    private mutating func handle(_ occurrence: Occurrence) {
+        switch occurrence {
+        case .createEvent:
+            nextEvent += 1
+            if nextEvent < schedule.eventTimes.count { queue.schedule(.createEvent, at: schedule.eventTimes[nextEvent]) }
+            perform(server.createEvent(now: now))
+        case .produceMessage:
+            nextMessage += 1
+            if nextMessage < schedule.messageTimes.count { queue.schedule(.produceMessage, at: schedule.messageTimes[nextMessage]) }
+            _ = ledger.produceMessage()
+            perform(client.messageProduced(now: now, ledger: &ledger))
+        case .arrival(let id, let direction, let frame, let size):
+            count(size, direction)
+            arrive(frame, direction, on: id)
+        case .finArrival(let id, let direction):
+            if direction == .up {
+                guard links[id]?.serverOpen == true else { return }
+                perform(server.connectionEnded(id))
+                closeSide(.down, of: id)
+            } else {
+                guard links[id]?.clientOpen == true else { return }
+                closeSide(.up, of: id)
+                if id == current {
+                    current = nil
+                    perform(client.connectionEnded(.closedByPeer, now: now, ledger: &ledger))
+                }
+            }
+        case .clientTimer(let timer, let generation):
+            guard clientTimers[timer] == generation else { return }
+            clientTimers[timer] = nil
+            perform(client.timerFired(timer, now: now, ledger: &ledger))
+        case .serverTimer(let timer, let generation):
+            guard serverTimers[timer] == generation else { return }
+            serverTimers[timer] = nil
+            perform(server.timerFired(timer, now: now))
+        case .timeline:
+            applyTimeline()
+            if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
+        case .networkCheck:
+            let available = !device.isDisconnected(at: now)
+            guard available != networkAvailable else { return }
+            networkAvailable = available
+            perform(client.networkChanged(available: available, now: now, ledger: &ledger))
+        case .retransmissionGiveUp(let id, let direction):
+            guard links[id] != nil else { return }
+            if direction == .up {
+                guard id == current, links[id]?.clientOpen == true else { return }
+                recordDetection(of: id)
+                abandon(id)
+                current = nil
+                perform(client.connectionEnded(.timedOut, now: now, ledger: &ledger))
+            } else {
+                perform(server.connectionEnded(id))
+                abandon(id)
+            }
+        }
+    }
+
+    private mutating func arrive(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
+        if direction == .up {
+            guard links[id]?.serverOpen == true else { return }
+            let createdAt: Double = switch frame {
+            case .postRequest(let message), .message(let message):
+                schedule.messageTimes[Int(message) - 1]
+            default: 0
+            }
+            perform(server.received(frame, on: id, now: now, messageCreatedAt: createdAt))
+            return
+        }
+        guard id == current, links[id]?.clientOpen == true else { return }
+        switch frame {
+        case .event(let sequence):
+            deliverEvents(sequence...sequence)
+        case .pollResponse(let first, let last) where last >= first:
+            deliverEvents(first...last)
+        case .ack(let message), .postResponse(let message):
+            ledger.acknowledge(message)
+        default:
+            break
+        }
+        perform(client.received(frame, now: now, ledger: &ledger))
+    }
+
+    private mutating func deliverEvents(_ sequences: ClosedRange<UInt64>) {
+        for sequence in sequences {
+            ledger.receive(sequence: sequence, createdAt: server.record.eventCreatedAt[Int(sequence) - 1], at: now)
+        }
+    }
+
+    // MARK: Actions
+
+    private mutating func perform(_ actions: [TransportAction]) {
+        for action in actions {
+            switch action {
+            case .connect:
+                if let old = current {
+                    recordDetection(of: old)
+                    closeSide(.up, of: old)
+                }
+                applyTimeline()
+                let id = device.openConnection(at: now)
+                _ = device.handshake(at: now)
+                links[id] = ModelLink(lastActivity: now)
+                current = id
+                tally.opened += 1
+            case .send(let frame):
+                guard let id = current, links[id]?.clientOpen == true else { continue }
+                transmit(frame, .up, on: id)
+            case .closeConnection:
+                guard let id = current else { continue }
+                recordDetection(of: id)
+                current = nil
+                closeSide(.up, of: id)
+            case .setTimer(let timer, let time):
+                timerGeneration += 1
+                clientTimers[timer] = timerGeneration
+                queue.schedule(.clientTimer(timer, generation: timerGeneration), at: max(time, now))
+            case .cancelTimer(let timer):
+                clientTimers[timer] = nil
+            }
+        }
+    }
+
+    private mutating func perform(_ actions: [ServerAction]) {
+        for action in actions {
+            switch action {
+            case .send(let frame, let id):
+                guard links[id]?.serverOpen == true else { continue }
+                transmit(frame, .down, on: id)
+            case .close(let id):
+                closeSide(.down, of: id)
+            case .setTimer(let timer, let time):
+                timerGeneration += 1
+                serverTimers[timer] = timerGeneration
+                queue.schedule(.serverTimer(timer, generation: timerGeneration), at: max(time, now))
+            case .cancelTimer(let timer):
+                serverTimers[timer] = nil
+            }
+        }
+    }
+
+    // MARK: The path
+
+    /// Puts a frame on the connection through the device model, as the proxy does a chunk.
+    private mutating func transmit(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
+        applyTimeline()
+        guard links[id] != nil else { return }
+        let size = wire.bytes(frame)
+        noteActivity(on: id)
+        switch device.send(size, direction, on: id, at: now) {
+        case .deliver(let delivery):
+            queue.schedule(.arrival(id, direction, frame, bytes: size), at: delivery.at)
+        case .discard:
+            swallowed(direction, on: id)
+        case .reset:
+            reset(id)
+        }
+    }
+
+    /// A FIN from one side: passed on if the path still carries it.
+    private mutating func closeSide(_ direction: Direction, of id: ConnectionID) {
+        guard var link = links[id] else { return }
+        if direction == .up {
+            guard link.clientOpen else { return }
+            link.clientOpen = false
+        } else {
+            guard link.serverOpen else { return }
+            link.serverOpen = false
+        }
+        links[id] = link
+        applyTimeline()
+        if case .deliver(let delivery) = device.send(0, direction, on: id, at: now) {
+            queue.schedule(.finArrival(id, direction), at: delivery.at)
+        }
+        if !link.clientOpen && !link.serverOpen {
+            links[id] = nil
+            device.closeConnection(id)
+            tally.closed += 1
+        }
+    }
+
+    /// The path swallowed bytes (blackhole or expired NAT): the sender's TCP retransmits and,
+    /// past `tcp_retries2`, gives up.
+    private mutating func swallowed(_ direction: Direction, on id: ConnectionID) {
+        guard var link = links[id] else { return }
+        if link.diedAt == nil { link.diedAt = natExpiry(link) ?? now }
+        let armed = direction == .up ? link.clientGivesUp : link.serverGivesUp
+        if !armed {
+            if direction == .up { link.clientGivesUp = true } else { link.serverGivesUp = true }
+            queue.schedule(.retransmissionGiveUp(id, direction), at: now + tcpRetransmissionGiveUpSeconds)
+        }
+        links[id] = link
+    }
+
+    /// When the NAT forgot the connection, if that is what killed it.
+    private func natExpiry(_ link: ModelLink) -> Double? {
+        guard let nat = device.profile.nat, now - link.lastActivity > nat.idleTimeout else { return nil }
+        return link.lastActivity + nat.idleTimeout
+    }
+
+    private mutating func noteActivity(on id: ConnectionID) {
+        guard var link = links[id], link.diedAt == nil else { return }
+        if let expiry = natExpiry(link) {
+            link.diedAt = expiry
+        } else {
+            link.lastActivity = now
+        }
+        links[id] = link
+    }
+
+    /// Both sides get a RST now.
+    private mutating func reset(_ id: ConnectionID) {
+        guard var link = links[id] else { return }
+        if link.diedAt == nil {
+            link.diedAt = natExpiry(link) ?? now
+            links[id] = link
+        }
+        recordDetection(of: id)
+        tally.reset += 1
+        abandon(id)
+        perform(server.connectionEnded(id))
+        if id == current {
+            current = nil
+            perform(client.connectionEnded(.reset, now: now, ledger: &ledger))
+        }
+    }
+
+    /// Forgets a connection both sides have given up.
+    private mutating func abandon(_ id: ConnectionID) {
+        guard links.removeValue(forKey: id) != nil else { return }
+        device.closeConnection(id)
+    }
+
+    private mutating func recordDetection(of id: ConnectionID) {
+        guard id == current, let died = links[id]?.diedAt else { return }
+        ledger.recordDetection(after: now - died)
+    }
+
+    private mutating func applyTimeline() {
+        let before = device.events.count
+        for action in device.advance(to: now) {
+            switch action {
+            case .reset(let ids):
+                for id in ids { reset(id) }
+            case .silence(let ids):
+                for id in ids where links[id] != nil {
+                    tally.blackholed += 1
+                    if links[id]?.diedAt == nil { links[id]?.diedAt = now }
+                }
+            }
+        }
+        for event in device.events[before...] {
+            queue.schedule(.networkCheck, at: event.at)
+            if let gap = event.durationSeconds, gap > 0 { queue.schedule(.networkCheck, at: event.at + gap) }
+        }
+    }
+
+    private mutating func count(_ size: Int, _ direction: Direction) {
+        guard size > 0 else { return }
+        let made = max(1, (size + LinkDirection.segmentSize - 1) / LinkDirection.segmentSize)
+        if direction == .up {
+            bytes.up += size
+            bursts.up += 1
+            segments.up += made
+        } else {
+            bytes.down += size
+            bursts.down += 1
+            segments.down += made
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import NetsimCore
+
+/// What the server of one device saw over a modelled run.
+public struct ServerRecord: Sendable, Equatable {
+    /// When each event (sequence - 1) was created.
+    public var eventCreatedAt: [Double] = []
+    /// Each uplink message (id - 1) at its first arrival; nil if it never arrived.
+    public var messageArrivals: [Arrival?] = []
+    public var duplicateMessages = 0
+    public var outOfOrderMessages = 0
+    /// GOAWAY ENHANCE_YOUR_CALM "too_many_pings" sent.
+    public var tooManyPingsGoAways = 0
+    /// Client pings the server received (its load: the tuner's pings per second per client).
+    public var pingsReceived = 0
+    private var highestMessageID: UInt64 = 0
+
+    public struct Arrival: Sendable, Equatable {
+        public var createdAt: Double
+        public var arrivedAt: Double
+    }
+
+    mutating func receive(message id: UInt64, createdAt: Double, at time: Double) {
+        let index = Int(clamping: id) - 1
+        guard index >= 0 else { return }
+        if index >= messageArrivals.count {
+            messageArrivals.append(contentsOf: repeatElement(nil, count: index + 1 - messageArrivals.count))
+        }
+        guard messageArrivals[index] == nil else {
+            duplicateMessages += 1
+            return
+        }
+        messageArrivals[index] = Arrival(createdAt: createdAt, arrivedAt: time)
+        if id < highestMessageID { outOfOrderMessages += 1 }
+        highestMessageID = max(highestMessageID, id)
+    }
+}
+
+/// What the modelled server asks the engine to do.
+enum ServerAction: Sendable, Equatable {
+    case send(Frame, on: ConnectionID)
+    case close(ConnectionID)
+    case setTimer(ServerTimer, at: Double)
+    case cancelTimer(ServerTimer)
+}
+
+enum ServerTimer: Sendable, Hashable {
+    /// WebSocket auto-ping, or gRPC server keepalive, on a connection.
+    case ping(ConnectionID)
+    case pingTimeout(ConnectionID)
+}
+
+/// The server side of one device, for each transport as the live bench's servers behave:
+/// REST answers polls (at most `batchLimit` events) and acknowledges POSTs; WebSocket and gRPC
+/// push the events after the session's resume point and every new one, acknowledge each
+/// message, and a newer session for the device takes over the push. The WebSocket server
+/// auto-pings like the client; the gRPC server polices client pings and sends its own
+/// keepalive per its `GRPCServerPolicy`.
+struct ModelServer: Sendable {
+    enum Kind: Sendable {
+        case rest(batchLimit: Int)
+        case webSocket(pingInterval: Double)
+        case grpc(GRPCServerPolicy)
+    }
+
+    private struct Session: Sendable {
+        var connection: ConnectionID
+        var pushedThrough: UInt64
+    }
+
+    /// Per-connection state of the WebSocket and gRPC servers.
+    private struct ConnectionState: Sendable {
+        var awaitingPong = false
+        var callOpen = false
+        var policing = PingPolicing()
+    }
+
+    let kind: Kind
+    private(set) var record = ServerRecord()
+    private var session: Session?
+    private var connections: [ConnectionID: ConnectionState] = [:]
+
+    init(kind: Kind) {
+        self.kind = kind
+    }
+
+    var eventsCreated: Int { record.eventCreatedAt.count }
+
+    /// The workload creates the device's next event.
+    mutating func createEvent(now: Double) -> [ServerAction] {
+        record.eventCreatedAt.append(now)
+        guard let session else { return [] }
+        return push(session, now: now)
+    }
+
+    mutating func received(_ frame: Frame, on connection: ConnectionID, now: Double, messageCreatedAt: Double) -> [ServerAction] {
+        var actions = readSomething(on: connection, now: now)
+        switch frame {
+        case .pollRequest(let after):
+            guard case .rest(let limit) = kind else { return actions }
+            let first = after + 1
+            let last = min(after + UInt64(limit), UInt64(eventsCreated))
+            actions.append(.send(.pollResponse(first: first, last: last), on: connection))
+        case .postRequest(let id):
+            record.receive(message: id, createdAt: messageCreatedAt, at: now)
+            actions.append(.send(.postResponse(ack: id), on: connection))
+        case .open(let after, let newConnection):
+            if case .webSocket = kind, let old = session, old.connection != connection {
+                actions += [.send(.close, on: old.connection), .close(old.connection)] + forget(old.connection)
+            }
+            connections[connection, default: ConnectionState()].callOpen = true
+            actions += wrote(.accepted(newConnection: newConnection), on: connection)
+            if case .webSocket(let interval) = kind {
+                actions.append(.setTimer(.ping(connection), at: now + interval))
+            }
+            let opened = Session(connection: connection, pushedThrough: after)
+            session = opened
+            actions += push(opened, now: now)
+        case .message(let id):
+            record.receive(message: id, createdAt: messageCreatedAt, at: now)
+            actions += wrote(.ack(id), on: connection)
+        case .ping(fromClient: true):
+            record.pingsReceived += 1
+            if case .grpc(let policy) = kind {
+                let callOpen = connections[connection]?.callOpen ?? false
+                if connections[connection, default: ConnectionState()].policing.receivedPing(at: now, callOpen: callOpen, policy: policy) {
+                    record.tooManyPingsGoAways += 1
+                    return actions + [.send(.goAway(tooManyPings: true), on: connection), .close(connection)] + forget(connection)
+                }
+            }
+            actions.append(.send(.pong(toClient: true), on: connection))
+        case .pong(toClient: false):
+            connections[connection]?.awaitingPong = false
+            actions.append(.cancelTimer(.pingTimeout(connection)))
+            if case .grpc(let policy) = kind, let time = policy.keepaliveTime {
+                actions.append(.setTimer(.ping(connection), at: now + time))
+            }
+        case .callCancelled:
+            connections[connection]?.callOpen = false
+            if session?.connection == connection { session = nil }
+        case .close, .goAway:
+            return actions + [.close(connection)] + forget(connection)
+        default:
+            break
+        }
+        return actions
+    }
+
+    mutating func timerFired(_ timer: ServerTimer, now: Double) -> [ServerAction] {
+        switch (timer, kind) {
+        case (.ping(let connection), .webSocket(let interval)):
+            guard let state = connections[connection] else { return [] }
+            if state.awaitingPong {
+                return [.send(.close, on: connection), .close(connection)] + forget(connection)
+            }
+            connections[connection]?.awaitingPong = true
+            return [.send(.ping(fromClient: false), on: connection), .setTimer(.ping(connection), at: now + interval)]
+        case (.ping(let connection), .grpc(let policy)):
+            guard connections[connection] != nil else { return [] }
+            connections[connection]?.awaitingPong = true
+            return [.send(.ping(fromClient: false), on: connection), .setTimer(.pingTimeout(connection), at: now + policy.keepaliveTimeout)]
+        case (.pingTimeout(let connection), .grpc):
+            guard connections[connection]?.awaitingPong == true else { return [] }
+            return [.send(.goAway(tooManyPings: false), on: connection), .close(connection)] + forget(connection)
+        default:
+            return []
+        }
+    }
+
+    /// The connection is gone (reset, closed by the client, or TCP gave up).
+    mutating func connectionEnded(_ connection: ConnectionID) -> [ServerAction] {
+        forget(connection)
+    }
+
+    /// gRPC's server keepalive waits `keepaliveTime` after the last read.
+    private mutating func readSomething(on connection: ConnectionID, now: Double) -> [ServerAction] {
+        guard case .grpc(let policy) = kind, let time = policy.keepaliveTime else { return [] }
+        connections[connection, default: ConnectionState()].awaitingPong = false
+        return [.cancelTimer(.pingTimeout(connection)), .setTimer(.ping(connection), at: now + time)]
+    }
+
+    private mutating func push(_ session: Session, now: Double) -> [ServerAction] {
+        var actions: [ServerAction] = []
+        var through = session.pushedThrough
+        while through < UInt64(eventsCreated) {
+            through += 1
+            actions += wrote(.event(through), on: session.connection)
+        }
+        self.session?.pushedThrough = through
+        return actions
+    }
+
+    private mutating func wrote(_ frame: Frame, on connection: ConnectionID) -> [ServerAction] {
+        connections[connection]?.policing.wroteHeadersOrData()
+        return [.send(frame, on: connection)]
+    }
+
+    private mutating func forget(_ connection: ConnectionID) -> [ServerAction] {
+        connections[connection] = nil
+        if session?.connection == connection { session = nil }
+        return [.cancelTimer(.ping(connection)), .cancelTimer(.pingTimeout(connection))]
+    }
+}

@@ -1,0 +1,137 @@
+import Dispatch
+import NetsimCore
+
+/// Everything one model run needs: the live bench's inputs, and the gRPC server's policy.
+public struct ModelRunConfiguration: Sendable {
+    public var profile: Profile
+    public var transports: [BenchTransport] = BenchTransport.allCases
+    public var devices = 10
+    public var duration: Double = 120
+    public var seed: UInt64 = 1
+    public var workload = Workload()
+    public var client = ClientSettings()
+    /// After the duration, how long devices may take at most to deliver what is in flight.
+    public var drainTimeout: Double = 30
+    /// Nil: the live bench's server, which accepts what its clients are configured to send.
+    public var grpcServerPolicy: GRPCServerPolicy?
+    /// Devices per transport whose radio state timeline is kept for the charts.
+    public var chartedDevices = 10
+
+    public init(profile: Profile) {
+        self.profile = profile
+    }
+}
+
+/// A model run's results: every device's outcome per transport, and the engine's own figures.
+public struct ModelRunResult: Sendable {
+    public var devices: [BenchTransport: [DeviceOutcome]]
+    /// When every device had stopped (the end of the drain), in seconds of virtual time.
+    public var endSeconds: Double
+    /// Occurrences the engine handled (frames, timers, workload and timeline events).
+    public var steps: Int
+}
+
+/// Plays `netsim bench` in virtual time: each device of each transport is a `DeviceSimulation`
+/// over its own `DeviceModel`, with the seeds the live bench gives it, so the same inputs give
+/// the same results byte for byte. Devices share nothing, so they run in parallel on every core.
+public enum ModelEngine {
+    /// Runs every device; `progress` gets the fraction of devices done (from any thread).
+    public static func run(
+        _ configuration: ModelRunConfiguration, progress: @Sendable (Double) -> Void = { _ in }
+    ) -> ModelRunResult {
+        let jobs = configuration.transports.flatMap { transport in (0..<configuration.devices).map { (transport, $0) } }
+        let results = ResultSlots<(DeviceRun, Int)>(count: jobs.count)
+        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
+            let (transport, device) = jobs[index]
+            var run = DeviceRun(transport: transport, device: device, configuration: configuration)
+            let steps = run.play()
+            results.set(index, (run, steps))
+            progress(Double(results.increment()) / Double(jobs.count))
+        }
+        var runs = results.values()
+        let end = runs.map { $0.0.stoppedAt }.max() ?? configuration.duration
+        var devices: [BenchTransport: [DeviceOutcome]] = [:]
+        for index in runs.indices {
+            devices[runs[index].0.transport, default: []].append(runs[index].0.outcome(until: end))
+        }
+        return ModelRunResult(devices: devices, endSeconds: end, steps: runs.reduce(0) { $0 + $1.1 })
+    }
+}
+
+/// One device of one transport, whichever its client type.
+struct DeviceRun: Sendable {
+    let transport: BenchTransport
+    private var simulation: Simulation
+    private(set) var stoppedAt = 0.0
+    let duration: Double
+    let drainDeadline: Double
+
+    private enum Simulation: Sendable {
+        case rest(DeviceSimulation<RESTPollingClient>)
+        case ws(DeviceSimulation<WebSocketClient>)
+        case grpc(DeviceSimulation<GRPCClient>)
+    }
+
+    /// The REST server's batch limit (`RESTServer.batchLimit` in the live bench).
+    static let restBatchLimit = 100
+
+    init(transport: BenchTransport, device index: Int, configuration: ModelRunConfiguration) {
+        self.transport = transport
+        duration = configuration.duration
+        drainDeadline = configuration.duration + configuration.drainTimeout
+        // Device i of every transport gets the live bench's seeds: the same jitter, loss,
+        // paging phase and backoff draws.
+        let seed = configuration.seed &+ UInt64(index)
+        let device = DeviceModel(
+            profile: configuration.profile, seed: seed, recordsRadioTimeline: index < configuration.chartedDevices)
+        let schedule = configuration.workload.schedule(device: index, seed: configuration.seed, duration: configuration.duration)
+        let wire = WireFormat(
+            transport: transport, eventPayloadBytes: configuration.workload.eventPayloadBytes,
+            messagePayloadBytes: configuration.workload.messagePayloadBytes)
+        let outboxLimit = configuration.workload.outboxLimit
+        let client = configuration.client
+        switch transport {
+        case .rest:
+            simulation = .rest(DeviceSimulation(
+                device: device, client: RESTPollingClient(settings: client.rest, batchLimit: Self.restBatchLimit, seed: seed),
+                server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, schedule: schedule,
+                outboxLimit: outboxLimit))
+        case .ws:
+            simulation = .ws(DeviceSimulation(
+                device: device, client: WebSocketClient(settings: client.webSocket, seed: seed),
+                server: ModelServer(kind: .webSocket(pingInterval: client.webSocket.pingInterval)), wire: wire,
+                schedule: schedule, outboxLimit: outboxLimit))
+        case .grpc:
+            let policy = configuration.grpcServerPolicy ?? .matching(client.grpc)
+            simulation = .grpc(DeviceSimulation(
+                device: device, client: GRPCClient(settings: client.grpc, seed: seed), server: ModelServer(kind: .grpc(policy)),
+                wire: wire, schedule: schedule, outboxLimit: outboxLimit))
+        }
+    }
+
+    /// Plays the device to its stop; returns the occurrences it handled.
+    mutating func play() -> Int {
+        switch simulation {
+        case .rest(var simulation):
+            stoppedAt = simulation.run(duration: duration, drainDeadline: drainDeadline)
+            self.simulation = .rest(simulation)
+            return simulation.steps
+        case .ws(var simulation):
+            stoppedAt = simulation.run(duration: duration, drainDeadline: drainDeadline)
+            self.simulation = .ws(simulation)
+            return simulation.steps
+        case .grpc(var simulation):
+            stoppedAt = simulation.run(duration: duration, drainDeadline: drainDeadline)
+            self.simulation = .grpc(simulation)
+            return simulation.steps
+        }
+    }
+
+    mutating func outcome(until end: Double) -> DeviceOutcome {
+        switch simulation {
+        case .rest(var simulation): simulation.outcome(until: end)
+        case .ws(var simulation): simulation.outcome(until: end)
+        case .grpc(var simulation): simulation.outcome(until: end)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+/// What one write of a transport carries, as the model sees it: its meaning (which the peer's
+/// state machine acts on) and, through `WireFormat`, its size as TCP payload.
+public enum Frame: Sendable, Equatable {
+    // REST polling (HTTP/1.1 on one kept-alive connection).
+    /// `GET /events?device=D&after=SEQ`.
+    case pollRequest(after: UInt64)
+    /// The answer: the device's events `first...last` (empty when `first > last`).
+    case pollResponse(first: UInt64, last: UInt64)
+    /// `POST /messages?device=D` with one uplink message.
+    case postRequest(message: UInt64)
+    /// Its answer: the acknowledgement.
+    case postResponse(ack: UInt64)
+
+    // Push transports (WebSocket, gRPC bidi over HTTP/2).
+    /// Opens a session resuming after `after`: the WebSocket upgrade request, or gRPC's
+    /// connection preface, SETTINGS, and the call's HEADERS and Subscribe message.
+    case open(after: UInt64, newConnection: Bool)
+    /// The server's side of the opening: the 101 response, or SETTINGS, its ACK and the
+    /// response HEADERS.
+    case accepted(newConnection: Bool)
+    case event(UInt64)
+    case message(UInt64)
+    case ack(UInt64)
+    /// A liveness probe (WebSocket ping, HTTP/2 PING) and its answer, sent by `client` or by
+    /// the server.
+    case ping(fromClient: Bool)
+    case pong(toClient: Bool)
+    /// HTTP/2 GOAWAY; `tooManyPings` is ENHANCE_YOUR_CALM with "too_many_pings".
+    case goAway(tooManyPings: Bool)
+    /// A gRPC call ended by its deadline: the client's RST_STREAM.
+    case callCancelled
+    /// A WebSocket close frame.
+    case close
+    /// Application heartbeat or TCP keepalive probe (the tuner's plain transports).
+    case heartbeat
+    case heartbeatAck
+}

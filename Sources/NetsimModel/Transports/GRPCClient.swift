@@ -1,0 +1,176 @@
+import NetsimCore
+
+/// The gRPC bidi app as a state machine: the live bench's `GRPCDeviceClient` (its
+/// `ReconnectionStateMachine`: a lost call is reopened at once, a failed attempt waits a
+/// jittered exponential backoff, no attempts while the phone has no network) over the
+/// grpc-swift-nio-transport connection it drives:
+///
+/// - Keepalive as grpc-swift-nio-transport 2.9.2's `ClientConnectionHandler` implements gRFC A8:
+///   the timer starts at the server's first SETTINGS and again at each PING ACK, and repeats;
+///   when it fires with a call open (or `permitWithoutCalls`) it sends a PING, and no ACK within
+///   the timeout closes the connection (GOAWAY "keepalive_expired").
+/// - A GOAWAY with ENHANCE_YOUR_CALM "too_many_pings" closes the connection, and the client
+///   doubles its keepalive time, as A8 requires.
+/// - A call reaching its time limit is cancelled (RST_STREAM) and renewed at once on the same
+///   connection, resuming from the last event received.
+public struct GRPCClient: Sendable {
+    public enum Connection: Sendable, Equatable {
+        case none
+        case handshaking
+        case ready
+    }
+
+    public enum Call: Sendable, Equatable {
+        case none
+        case opening(attempt: Int)
+        case open
+        case backingOff(attempt: Int)
+        case suspended
+    }
+
+    public private(set) var connection = Connection.none
+    public private(set) var call = Call.none
+    /// The keepalive time in force: the configured one, doubled after each too_many_pings.
+    public private(set) var keepaliveTime: Double
+    let settings: ClientSettings.GRPCClientSettings
+    private var random: SeededRandom
+    private var generation = 0
+    private var networkAvailable = true
+    private var awaitingPingAck = false
+
+    public init(settings: ClientSettings.GRPCClientSettings, seed: UInt64) {
+        self.settings = settings
+        self.keepaliveTime = settings.keepaliveTime
+        self.random = SeededRandom(seed: seed)
+    }
+
+    public mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        openCall(attempt: 1, now: now, ledger: &ledger)
+    }
+
+    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        switch frame {
+        case .accepted(let newConnection):
+            var actions: [TransportAction] = []
+            if newConnection, connection == .handshaking {
+                connection = .ready
+                awaitingPingAck = false
+                actions.append(.setTimer(.ping, at: now + keepaliveTime))
+            }
+            guard case .opening = call else { return actions }
+            call = .open
+            return actions + sendOutbox(ledger: &ledger)
+        case .pong(toClient: true) where awaitingPingAck:
+            awaitingPingAck = false
+            return [.cancelTimer(.pingTimeout), .setTimer(.ping, at: now + keepaliveTime)]
+        case .ping(fromClient: false):
+            return [.send(.pong(toClient: false))]
+        case .goAway(let tooManyPings):
+            if tooManyPings { keepaliveTime *= 2 }
+            return closeConnection(now: now, ledger: &ledger)
+        default:
+            return []
+        }
+    }
+
+    public mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        call == .open ? sendOutbox(ledger: &ledger) : []
+    }
+
+    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        switch timer {
+        case .ping where connection == .ready:
+            guard call == .open || settings.permitWithoutCalls else { return [.setTimer(.ping, at: now + keepaliveTime)] }
+            awaitingPingAck = true
+            return [.send(.ping(fromClient: true)), .setTimer(.pingTimeout, at: now + settings.keepaliveTimeout)]
+        case .pingTimeout where awaitingPingAck:
+            return [.send(.goAway(tooManyPings: false))] + closeConnection(now: now, ledger: &ledger)
+        case .callDeadline where call == .open || isOpening:
+            ledger.countCallRenewal()
+            call = .none
+            return [.send(.callCancelled)] + openCall(attempt: 1, now: now, ledger: &ledger)
+        case .retry:
+            guard case .backingOff(let attempt) = call else { return [] }
+            return openCall(attempt: attempt + 1, now: now, ledger: &ledger)
+        default:
+            return []
+        }
+    }
+
+    public mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        guard connection != .none else { return [] }
+        connection = .none
+        awaitingPingAck = false
+        return [.cancelTimer(.ping), .cancelTimer(.pingTimeout)] + callFailed(now: now, ledger: &ledger)
+    }
+
+    /// The phone's network went away or came back (a mobile OS's reachability callback).
+    public mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        networkAvailable = available
+        switch (call, available) {
+        case (.backingOff, false):
+            call = .suspended
+            return [.cancelTimer(.retry)]
+        case (.suspended, true):
+            return openCall(attempt: 1, now: now, ledger: &ledger)
+        default:
+            return []
+        }
+    }
+
+    private var isOpening: Bool {
+        if case .opening = call { return true }
+        return false
+    }
+
+    private mutating func closeConnection(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        guard connection != .none else { return [] }
+        connection = .none
+        awaitingPingAck = false
+        return [.cancelTimer(.ping), .cancelTimer(.pingTimeout), .closeConnection] + callFailed(now: now, ledger: &ledger)
+    }
+
+    /// The call ended with an error: reopened at once if it had opened, else after backoff.
+    private mutating func callFailed(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        switch call {
+        case .open:
+            ledger.countFailedAttempt()
+            return [.cancelTimer(.callDeadline)] + openCall(attempt: 1, now: now, ledger: &ledger)
+        case .opening(let attempt):
+            ledger.countFailedAttempt()
+            guard networkAvailable else {
+                call = .suspended
+                return [.cancelTimer(.callDeadline)]
+            }
+            call = .backingOff(attempt: attempt)
+            let delay = settings.backoff.delay(afterAttempt: attempt, random: &random)
+            return [.cancelTimer(.callDeadline), .setTimer(.retry, at: now + delay)]
+        case .none, .backingOff, .suspended:
+            return []
+        }
+    }
+
+    private mutating func openCall(attempt: Int, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        guard networkAvailable else {
+            call = .suspended
+            return []
+        }
+        generation = ledger.beginConnection()
+        call = .opening(attempt: attempt)
+        var actions: [TransportAction] = []
+        let newConnection = connection == .none
+        if newConnection {
+            connection = .handshaking
+            actions.append(.connect)
+        }
+        actions.append(.send(.open(after: ledger.highestSequence, newConnection: newConnection)))
+        if let limit = settings.callTimeLimit { actions.append(.setTimer(.callDeadline, at: now + limit)) }
+        return actions
+    }
+
+    private mutating func sendOutbox(ledger: inout AppLedger) -> [TransportAction] {
+        var actions: [TransportAction] = []
+        while let id = ledger.nextMessage(for: generation) { actions.append(.send(.message(id))) }
+        return actions
+    }
+}

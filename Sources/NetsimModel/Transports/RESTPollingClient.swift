@@ -1,0 +1,123 @@
+import NetsimCore
+
+/// The REST polling app as a state machine, the same loop as the live bench's `RESTClient`:
+/// POST every unacknowledged message (one request at a time), then `GET /events?after=SEQ`;
+/// when the answer is not a full batch, wait the poll interval or until the app produces a
+/// message. A request that fails or outlives its timeout closes the connection (the HTTP
+/// client cannot reuse one with a request in flight), counts a failed attempt and retries after
+/// a jittered backoff on a new connection, sending the outbox again.
+///
+/// The engine delivers polled events and acknowledgements to the ledger before it hands the
+/// frame here; this machine decides only what goes on the wire next, and when.
+public struct RESTPollingClient: Sendable {
+    public enum Phase: Sendable, Equatable {
+        case idle
+        case posting(UInt64)
+        case polling
+        case waiting
+        case backingOff
+    }
+
+    public private(set) var phase = Phase.idle
+    let settings: ClientSettings.RESTSettings
+    /// Events a server answers at most per poll (`RESTServer.batchLimit`).
+    let batchLimit: Int
+    private var random: SeededRandom
+    private var failures = 0
+    private var generation = 0
+    private var hasConnection = false
+    /// A message was produced since this cycle began: the wait after the poll is skipped.
+    private var messageWaiting = false
+
+    public init(settings: ClientSettings.RESTSettings, batchLimit: Int, seed: UInt64) {
+        self.settings = settings
+        self.batchLimit = batchLimit
+        self.random = SeededRandom(seed: seed)
+    }
+
+    public mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        generation = ledger.beginConnection()
+        return cycle(now: now, ledger: &ledger)
+    }
+
+    /// The answer to the request in flight arrived (its events or acknowledgement already in
+    /// the ledger).
+    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        switch (phase, frame) {
+        case (.posting(let id), .postResponse(let ack)) where id == ack:
+            return [.cancelTimer(.requestTimeout)] + cycle(now: now, ledger: &ledger)
+        case (.polling, .pollResponse(let first, let last)):
+            failures = 0
+            let count = last >= first ? Int(last - first + 1) : 0
+            if count >= batchLimit || messageWaiting {
+                return [.cancelTimer(.requestTimeout)] + cycle(now: now, ledger: &ledger)
+            }
+            phase = .waiting
+            return [.cancelTimer(.requestTimeout), .setTimer(.poll, at: now + settings.pollInterval)]
+        default:
+            return []
+        }
+    }
+
+    public mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        guard phase == .waiting else {
+            messageWaiting = true
+            return []
+        }
+        return [.cancelTimer(.poll)] + cycle(now: now, ledger: &ledger)
+    }
+
+    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        switch (timer, phase) {
+        case (.poll, .waiting), (.retry, .backingOff):
+            return cycle(now: now, ledger: &ledger)
+        case (.requestTimeout, .posting), (.requestTimeout, .polling):
+            return fail(now: now, ledger: &ledger, closing: true)
+        default:
+            return []
+        }
+    }
+
+    public mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        hasConnection = false
+        switch phase {
+        case .posting, .polling:
+            return [.cancelTimer(.requestTimeout)] + fail(now: now, ledger: &ledger, closing: false)
+        case .idle, .waiting, .backingOff:
+            // An idle pooled connection that died is replaced by the next request, silently.
+            return []
+        }
+    }
+
+    private mutating func cycle(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        messageWaiting = false
+        var actions: [TransportAction] = []
+        if !hasConnection {
+            hasConnection = true
+            actions.append(.connect)
+        }
+        if let id = ledger.nextMessage(for: generation) {
+            phase = .posting(id)
+            actions.append(.send(.postRequest(message: id)))
+        } else {
+            phase = .polling
+            actions.append(.send(.pollRequest(after: ledger.highestSequence)))
+        }
+        actions.append(.setTimer(.requestTimeout, at: now + settings.requestTimeout))
+        return actions
+    }
+
+    private mutating func fail(now: Double, ledger: inout AppLedger, closing: Bool) -> [TransportAction] {
+        ledger.countFailedAttempt()
+        failures += 1
+        generation = ledger.beginConnection()
+        phase = .backingOff
+        var actions: [TransportAction] = []
+        if closing, hasConnection {
+            hasConnection = false
+            actions.append(.closeConnection)
+        }
+        actions.append(.setTimer(.retry, at: now + settings.backoff.delay(afterAttempt: failures, random: &random)))
+        return actions
+    }
+}

@@ -1,0 +1,40 @@
+/// What a modelled client or server asks the engine to do. The transport state machines are
+/// values that take inputs (a frame arrived, a timer fired, the connection died) and return
+/// these; the engine carries them out on the device model. Nothing in a state machine reads a
+/// clock: `now` is always an argument.
+public enum TransportAction: Sendable, Equatable {
+    /// Open a new TCP connection (its SYN crosses the radio); the frames sent after it go on it.
+    case connect
+    /// Write a frame on the current connection.
+    case send(Frame)
+    /// Close the current connection from this side (a FIN follows what was written).
+    case closeConnection
+    case setTimer(TransportTimer, at: Double)
+    case cancelTimer(TransportTimer)
+}
+
+/// The timers a client or server keeps. Setting one replaces its earlier deadline.
+public enum TransportTimer: Sendable, Hashable {
+    /// REST: the next poll.
+    case poll
+    /// REST: the request in flight gives up.
+    case requestTimeout
+    /// A reconnection attempt after backoff.
+    case retry
+    /// WebSocket auto-ping, gRPC keepalive, heartbeat: the next probe.
+    case ping
+    /// The probe in flight goes unanswered.
+    case pingTimeout
+    /// gRPC: the call reaches its deadline.
+    case callDeadline
+}
+
+/// Why the engine tells a machine its connection is gone.
+public enum ConnectionEnd: Sendable, Equatable {
+    /// A RST arrived (the profile reset it, or a NAT in reset mode).
+    case reset
+    /// The peer closed it (its FIN arrived).
+    case closedByPeer
+    /// TCP gave up retransmitting unacknowledged data (Linux: `tcp_retries2` = 15).
+    case timedOut
+}

@@ -1,0 +1,20 @@
+/// A modelled app's transport: a value that takes the app's and the network's inputs and says
+/// what to put on the wire, which timers to arm, and when to connect or give up. The engine
+/// delivers received events and acknowledgements to the `AppLedger` before it hands a frame over.
+public protocol TransportClient: Sendable {
+    mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction]
+    mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction]
+    mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction]
+    mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction]
+    mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction]
+    /// The phone's network went away or came back; only clients that watch it act on it.
+    mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction]
+}
+
+extension TransportClient {
+    public mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction] { [] }
+}
+
+extension RESTPollingClient: TransportClient {}
+extension WebSocketClient: TransportClient {}
+extension GRPCClient: TransportClient {}
