@@ -87,7 +87,7 @@ struct DeviceRun: Sendable {
         let schedule = configuration.workload.schedule(device: index, seed: configuration.seed, duration: configuration.duration)
         let wire = WireFormat(
             transport: transport, eventPayloadBytes: configuration.workload.eventPayloadBytes,
-            messagePayloadBytes: configuration.workload.messagePayloadBytes)
+            messagePayloadBytes: configuration.workload.messagePayloadBytes, device: index)
         let outboxLimit = configuration.workload.outboxLimit
         let client = configuration.client
         switch transport {

@@ -46,6 +46,8 @@ public enum BenchRunner {
         }
         let fleets = started
 
+        // Each fleet's measurements, taken when the run ends.
+        var measured: [[DeviceMeasurement]] = []
         await withTaskGroup(of: Void.self) { group in
             for fleet in fleets {
                 group.addTask { await produceEvents(fleet.store, schedules: schedules, workload: configuration.workload, clock: clock) }
@@ -65,6 +67,9 @@ public enum BenchRunner {
             try? await clock.sleep(until: configuration.duration)
             await drain(fleets, schedules: schedules, until: configuration.duration + configuration.drainTimeout, clock: clock)
             onProgress(await progress(fleets, configuration: configuration, clock: clock))
+            // The proxies stop before the clients do, so the clients' teardown (FINs, GOAWAYs)
+            // after the run is not charged to the phones' radios.
+            for fleet in fleets { measured.append(await fleet.stopProxies()) }
             for fleet in fleets { fleet.stopClients() }
             group.cancelAll()
         }
@@ -72,8 +77,7 @@ public enum BenchRunner {
         var charts: [BenchTransport: TransportCharts] = [:]
         var transports: [String: BenchReport.TransportReport] = [:]
         var profileEvents: [DeviceEvent] = []
-        for fleet in fleets {
-            let measurements = await fleet.stopProxies()
+        for (fleet, measurements) in zip(fleets, measured) {
             if profileEvents.isEmpty { profileEvents = measurements.first?.proxy.events ?? [] }
             let (report, chart) = BenchAnalysis.summarize(measurements)
             transports[fleet.transport.rawValue] = report

@@ -15,6 +15,8 @@ struct ModelLink: Sendable {
     var serverGivesUp = false
     /// The last time bytes crossed it, for the NAT's idle timer.
     var lastActivity: Double
+    /// Directions whose receiver had closed when a write reached it.
+    var wroteAfterClose: Set<Direction> = []
 }
 
 /// What one modelled device left behind: the same figures a live device's proxy, app ledger
@@ -48,10 +50,21 @@ public struct DeviceOutcome: Sendable {
 /// a RST, the peer's FIN, a probe left unanswered, a request timeout, or TCP giving up on
 /// unacknowledged data; a dead idle connection with nothing to send stays silent for ever.
 struct DeviceSimulation<Client: TransportClient>: Sendable {
+    private struct Write: Sendable {
+        var connection: ConnectionID
+        var direction: Direction
+        var bytes: Int
+        /// The frames whose last byte is in this write.
+        var frames: [Frame]
+        /// A write of its own (one of a frame's several writes), never merged with the one before.
+        var separate: Bool
+    }
+
     private enum Occurrence: Sendable {
         case createEvent
         case produceMessage
-        case arrival(ConnectionID, Direction, Frame, bytes: Int)
+        /// A write arrives, with the frames it completes.
+        case arrival(ConnectionID, Direction, [Frame], bytes: Int)
         /// A FIN crossing in `direction` reaches the other side.
         case finArrival(ConnectionID, Direction)
         case clientTimer(TransportTimer, generation: UInt64)
@@ -71,6 +84,9 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private let schedule: DeviceSchedule
     private var nextEvent = 0
     private var nextMessage = 0
+    /// Writes made while handling the current occurrence, not yet on the path: frames written
+    /// back to back on one connection leave as one chunk, as the proxy reads them.
+    private var unsent: [Write] = []
     private var current: ConnectionID?
     private var links: [ConnectionID: ModelLink] = [:]
     private var clientTimers: [TransportTimer: UInt64] = [:]
@@ -103,12 +119,14 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
         if let first = schedule.messageTimes.first { queue.schedule(.produceMessage, at: first) }
         if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
         perform(client.start(now: 0, ledger: &ledger))
+        flush()
         while let time = queue.nextTime {
             if time > duration, isSettled || time > drainDeadline { break }
             guard let (at, occurrence) = queue.next() else { break }
             now = at
             steps += 1
             handle(occurrence)
+            flush()
         }
         if now < duration { now = duration }
         return isSettled ? now : max(now, drainDeadline)
@@ -141,9 +159,19 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
             if nextMessage < schedule.messageTimes.count { queue.schedule(.produceMessage, at: schedule.messageTimes[nextMessage]) }
             _ = ledger.produceMessage()
             perform(client.messageProduced(now: now, ledger: &ledger))
-        case .arrival(let id, let direction, let frame, let size):
-            count(size, direction)
-            arrive(frame, direction, on: id)
+        case .arrival(let id, let direction, let frames, let size):
+            guard var link = links[id] else { return }
+            if direction == .up ? link.serverOpen : link.clientOpen {
+                count(size, direction)
+                for frame in frames { arrive(frame, direction, on: id) }
+            } else if !link.wroteAfterClose.contains(direction) {
+                // The proxy's first write to a socket its owner has closed still succeeds (the
+                // kernel takes it and the peer answers with a RST); later ones fail, and the
+                // live report counts only what was written.
+                link.wroteAfterClose.insert(direction)
+                links[id] = link
+                count(size, direction)
+            }
         case .finArrival(let id, let direction):
             if direction == .up {
                 guard links[id]?.serverOpen == true else { return }
@@ -229,12 +257,9 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
                     recordDetection(of: old)
                     closeSide(.up, of: old)
                 }
-                applyTimeline()
-                let id = device.openConnection(at: now)
-                _ = device.handshake(at: now)
-                links[id] = ModelLink(lastActivity: now)
-                current = id
-                tally.opened += 1
+                current = openConnection()
+            case .openSpareConnection:
+                transmit(.preface, .up, on: openConnection())
             case .send(let frame):
                 guard let id = current, links[id]?.clientOpen == true else { continue }
                 transmit(frame, .up, on: id)
@@ -273,19 +298,52 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
 
     // MARK: The path
 
-    /// Puts a frame on the connection through the device model, as the proxy does a chunk.
-    private mutating func transmit(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
+    /// A new connection; its SYN crosses the radio.
+    private mutating func openConnection() -> ConnectionID {
         applyTimeline()
-        guard links[id] != nil else { return }
-        let size = wire.bytes(frame)
-        noteActivity(on: id)
-        switch device.send(size, direction, on: id, at: now) {
-        case .deliver(let delivery):
-            queue.schedule(.arrival(id, direction, frame, bytes: size), at: delivery.at)
-        case .discard:
-            swallowed(direction, on: id)
-        case .reset:
-            reset(id)
+        let id = device.openConnection(at: now)
+        _ = device.handshake(at: now)
+        links[id] = ModelLink(lastActivity: now)
+        tally.opened += 1
+        return id
+    }
+
+    /// Writes a frame on the connection; it leaves with the frames written just before it on
+    /// the same connection and direction, when the current occurrence has been handled.
+    private mutating func transmit(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
+        let sizes = wire.chunks(frame, at: now)
+        for (index, size) in sizes.enumerated() {
+            // The peer acts on the frame when its last write arrives.
+            let frames = index == sizes.count - 1 ? [frame] : []
+            let separate = sizes.count > 1
+            if !separate, let last = unsent.last, !last.separate, last.connection == id, last.direction == direction {
+                unsent[unsent.count - 1].bytes += size
+                unsent[unsent.count - 1].frames += frames
+            } else {
+                unsent.append(Write(connection: id, direction: direction, bytes: size, frames: frames, separate: separate))
+            }
+        }
+    }
+
+    /// Puts the writes on the path through the device model, as the proxy does the chunks it reads.
+    private mutating func flush() {
+        while !unsent.isEmpty {
+            let writes = unsent
+            unsent.removeAll()
+            applyTimeline()
+            for write in writes {
+                let id = write.connection
+                guard links[id] != nil else { continue }
+                noteActivity(on: id)
+                switch device.send(write.bytes, write.direction, on: id, at: now) {
+                case .deliver(let delivery):
+                    queue.schedule(.arrival(id, write.direction, write.frames, bytes: write.bytes), at: delivery.at)
+                case .discard:
+                    swallowed(write.direction, on: id)
+                case .reset:
+                    reset(id)
+                }
+            }
         }
     }
 
@@ -300,7 +358,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
             link.serverOpen = false
         }
         links[id] = link
-        applyTimeline()
+        flush()
         if case .deliver(let delivery) = device.send(0, direction, on: id, at: now) {
             queue.schedule(.finArrival(id, direction), at: delivery.at)
         }

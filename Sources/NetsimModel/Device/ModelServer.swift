@@ -134,6 +134,8 @@ struct ModelServer: Sendable {
             if case .grpc(let policy) = kind, let time = policy.keepaliveTime {
                 actions.append(.setTimer(.ping(connection), at: now + time))
             }
+        case .preface:
+            actions.append(.send(.prefaceAccepted, on: connection))
         case .callCancelled:
             connections[connection]?.callOpen = false
             if session?.connection == connection { session = nil }

@@ -27,6 +27,10 @@ public enum Frame: Sendable, Equatable {
     case pong(toClient: Bool)
     /// HTTP/2 GOAWAY; `tooManyPings` is ENHANCE_YOUR_CALM with "too_many_pings".
     case goAway(tooManyPings: Bool)
+    /// An HTTP/2 connection opened with no call on it: the client's preface, SETTINGS and
+    /// SETTINGS ACK, answered by the server's SETTINGS and ACK.
+    case preface
+    case prefaceAccepted
     /// A gRPC call ended by its deadline: the client's RST_STREAM.
     case callCancelled
     /// A WebSocket close frame.

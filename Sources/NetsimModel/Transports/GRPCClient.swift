@@ -9,6 +9,10 @@ import NetsimCore
 ///   the timer starts at the server's first SETTINGS and again at each PING ACK, and repeats;
 ///   when it fires with a call open (or `permitWithoutCalls`) it sends a PING, and no ACK within
 ///   the timeout closes the connection (GOAWAY "keepalive_expired").
+/// - After a keepalive timeout two connections are opened, not one: the subchannel reconnects
+///   at once (grpc-swift-nio-transport's `Subchannel` on `.keepaliveTimeout`) and the call's
+///   reconnection gets its own; the captures of the live bench show both handshakes, one of
+///   them idle ever after.
 /// - A GOAWAY with ENHANCE_YOUR_CALM "too_many_pings" closes the connection, and the client
 ///   doubles its keepalive time, as A8 requires.
 /// - A call reaching its time limit is cancelled (RST_STREAM) and renewed at once on the same
@@ -84,7 +88,7 @@ public struct GRPCClient: Sendable {
             awaitingPingAck = true
             return [.send(.ping(fromClient: true)), .setTimer(.pingTimeout, at: now + settings.keepaliveTimeout)]
         case .pingTimeout where awaitingPingAck:
-            return [.send(.goAway(tooManyPings: false))] + closeConnection(now: now, ledger: &ledger)
+            return [.send(.goAway(tooManyPings: false))] + closeConnection(now: now, ledger: &ledger) + [.openSpareConnection]
         case .callDeadline where call == .open || isOpening:
             ledger.countCallRenewal()
             call = .none

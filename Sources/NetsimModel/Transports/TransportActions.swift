@@ -5,6 +5,9 @@
 public enum TransportAction: Sendable, Equatable {
     /// Open a new TCP connection (its SYN crosses the radio); the frames sent after it go on it.
     case connect
+    /// Open another connection that only starts HTTP/2 and then idles (grpc-swift's second
+    /// connection after a keepalive timeout); the current one stays current.
+    case openSpareConnection
     /// Write a frame on the current connection.
     case send(Frame)
     /// Close the current connection from this side (a FIN follows what was written).

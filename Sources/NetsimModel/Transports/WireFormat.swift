@@ -2,55 +2,79 @@ import NetsimCore
 
 /// The size, as TCP payload, of every frame the live bench's clients and servers write, so that
 /// the model's bytes (and the segments, radio time and energy they cost) are the live bench's.
-/// Measured from `netsim bench --pcap-dir` captures of the live transports (tshark, per TCP
-/// segment; docs/model-engine.md has the method and the table): fixed parts are constants here,
-/// the parts that vary (decimal sequence numbers, JSON numbers, payloads, length prefixes)
+/// Read off `netsim bench --pcap-dir` captures of the live transports (tshark, each TCP
+/// payload; docs/model-engine.md shows them): the fixed parts are constants here, the parts
+/// that vary (decimal device numbers, sequence numbers and times, payloads, length prefixes)
 /// are computed the way the encoders write them.
 public struct WireFormat: Sendable, Equatable {
     public var transport: BenchTransport
     public var eventPayloadBytes: Int
     public var messagePayloadBytes: Int
+    /// The device's index, written in decimal in REST and WebSocket URLs.
+    public var device: Int
 
-    public init(transport: BenchTransport, eventPayloadBytes: Int, messagePayloadBytes: Int) {
+    public init(transport: BenchTransport, eventPayloadBytes: Int, messagePayloadBytes: Int, device: Int = 0) {
         self.transport = transport
         self.eventPayloadBytes = eventPayloadBytes
         self.messagePayloadBytes = messagePayloadBytes
+        self.device = device
     }
 
-    public func bytes(_ frame: Frame) -> Int {
+    /// The writes a frame takes, in bytes each: most frames are one write; gRPC's connection
+    /// start is the preface with SETTINGS, the SETTINGS ACK and the call's HEADERS with its
+    /// first message (57, 9 and 133 bytes in the captures), answered by SETTINGS, its ACK and
+    /// the response HEADERS (27, 9, 23). `time` is when the frame is written: the times the
+    /// JSON carries are about then, and their decimal length is part of the size.
+    public func chunks(_ frame: Frame, at time: Double) -> [Int] {
+        switch (transport, frame) {
+        case (.grpc, .open(let after, true)):
+            return Self.clientConnectionStart + [Self.callHeaders + Self.grpcMessage(subscribe(after: after))]
+        case (.grpc, .accepted(true)):
+            return Self.serverConnectionStart + [Self.responseHeaders]
+        case (.grpc, .preface):
+            return Self.clientConnectionStart
+        case (.grpc, .prefaceAccepted):
+            return Self.serverConnectionStart
+        default:
+            return [bytes(frame, at: time)]
+        }
+    }
+
+    /// The bytes of a frame written at `time`, all its writes together.
+    public func bytes(_ frame: Frame, at time: Double = 0) -> Int {
         switch transport {
-        case .rest: restBytes(frame)
-        case .ws: webSocketBytes(frame)
+        case .rest: restBytes(frame, at: time)
+        case .ws: webSocketBytes(frame, at: time)
         case .grpc: grpcBytes(frame)
         }
     }
 
     // MARK: REST (AsyncHTTPClient -> Hummingbird, HTTP/1.1, JSON)
 
-    /// `GET /events?device=D&after=SEQ HTTP/1.1` and AsyncHTTPClient's headers, less the digits.
-    static let pollRequestHeader = 58
+    /// `GET /events?device=D&after=SEQ HTTP/1.1` and AsyncHTTPClient's `host: 127.0.0.1:PORT`
+    /// (a five-digit port), less the digits of D and SEQ.
+    static let pollRequestHeader = 62
     /// `HTTP/1.1 200 OK` with Hummingbird's Content-Type, Content-Length, Date and Server
     /// headers, less the Content-Length digits.
-    static let responseHeader = 137
-    /// `POST /messages?device=D HTTP/1.1` with its headers, less the Content-Length digits.
-    static let postRequestHeader = 121
-    /// JSON time stamps as Foundation's encoder writes seconds since the start (`73.91834519803524`).
-    static let jsonTimeLength = 17
+    static let responseHeader = 133
+    /// `POST /messages?device=D HTTP/1.1` with Content-Type, host and Content-Length, less the
+    /// digits of D and of the length.
+    static let postRequestHeader = 108
 
-    private func restBytes(_ frame: Frame) -> Int {
+    private func restBytes(_ frame: Frame, at time: Double) -> Int {
         switch frame {
         case .pollRequest(let after):
-            return Self.pollRequestHeader + Self.digits(after)
+            return Self.pollRequestHeader + Self.digits(UInt64(device)) + Self.digits(after)
         case .pollResponse(let first, let last):
             var body = 13  // {"events":[]}
             if last >= first {
-                for sequence in first...last { body += eventJSON(sequence) }
+                for sequence in first...last { body += eventJSON(sequence, at: time) }
                 body += Int(last - first)  // commas
             }
             return Self.responseHeader + Self.digits(UInt64(body)) + body
         case .postRequest(let id):
-            let body = messageJSON(id)
-            return Self.postRequestHeader + Self.digits(UInt64(body)) + body
+            let body = messageJSON(id, at: time)
+            return Self.postRequestHeader + Self.digits(UInt64(device)) + Self.digits(UInt64(body)) + body
         case .postResponse(let ack):
             let body = 8 + Self.digits(ack)  // {"ack":N}
             return Self.responseHeader + Self.digits(UInt64(body)) + body
@@ -59,33 +83,39 @@ public struct WireFormat: Sendable, Equatable {
         }
     }
 
-    /// `{"seq":N,"createdAt":T,"payload":"..."}`
-    private func eventJSON(_ sequence: UInt64) -> Int {
-        34 + Self.digits(sequence) + Self.jsonTimeLength + eventPayloadBytes
+    /// A time on the bench clock as JSON writes it: whole seconds, a point and nine decimals
+    /// (the clock reads nanoseconds; the shortest representation keeps them).
+    static func jsonTimeLength(_ time: Double) -> Int {
+        digits(UInt64(max(0, time))) + 10
     }
 
-    /// `{"id":N,"createdAt":T,"payload":"..."}`
-    private func messageJSON(_ id: UInt64) -> Int {
-        33 + Self.digits(id) + Self.jsonTimeLength + messagePayloadBytes
+    /// `{"payload":"...","seq":N,"createdAt":T}`
+    private func eventJSON(_ sequence: UInt64, at time: Double) -> Int {
+        34 + Self.digits(sequence) + Self.jsonTimeLength(time) + eventPayloadBytes
+    }
+
+    /// `{"payload":"...","id":N,"createdAt":T}`
+    private func messageJSON(_ id: UInt64, at time: Double) -> Int {
+        33 + Self.digits(id) + Self.jsonTimeLength(time) + messagePayloadBytes
     }
 
     // MARK: WebSocket (hummingbird-websocket, RFC 6455, JSON text frames)
 
-    /// The upgrade request (`GET /ws?device=D&after=SEQ` with Upgrade, Connection,
-    /// Sec-WebSocket-Key and -Version), less the digits of SEQ.
-    static let upgradeRequest = 190
+    /// The upgrade request (`GET /ws?device=D&after=SEQ` with Host, Origin, Connection, Upgrade,
+    /// Sec-WebSocket-Key and -Version), less the digits of D and SEQ.
+    static let upgradeRequest = 195
     /// `HTTP/1.1 101 Switching Protocols` with its headers.
     static let upgradeResponse = 129
     /// Auto-ping payload: 16 random bytes (swift-websocket's `pingDataSize`).
     static let pingPayload = 16
 
-    private func webSocketBytes(_ frame: Frame) -> Int {
+    private func webSocketBytes(_ frame: Frame, at time: Double) -> Int {
         switch frame {
-        case .open(let after, _): Self.upgradeRequest + Self.digits(after)
+        case .open(let after, _): Self.upgradeRequest + Self.digits(UInt64(device)) + Self.digits(after)
         case .accepted: Self.upgradeResponse
-        case .event(let sequence): Self.webSocketFrame(payload: 10 + eventJSON(sequence) + 1, masked: false)  // {"event":{...}}
+        case .event(let sequence): Self.webSocketFrame(payload: 10 + eventJSON(sequence, at: time) + 1, masked: false)  // {"event":{...}}
         case .ack(let id): Self.webSocketFrame(payload: 8 + Self.digits(id), masked: false)
-        case .message(let id): Self.webSocketFrame(payload: messageJSON(id), masked: true)
+        case .message(let id): Self.webSocketFrame(payload: messageJSON(id, at: time), masked: true)
         case .ping(let fromClient): Self.webSocketFrame(payload: Self.pingPayload, masked: fromClient)
         case .pong(let toClient): Self.webSocketFrame(payload: Self.pingPayload, masked: !toClient)
         // A close frame: status code and "Ping timeout"; the model sends it from either side.
@@ -105,16 +135,17 @@ public struct WireFormat: Sendable, Equatable {
     static let frameHeader = 9
     /// The gRPC message prefix: compressed flag and length.
     static let messagePrefix = 5
-    /// Client connection start: the preface (24), SETTINGS and a connection WINDOW_UPDATE.
-    static let clientConnectionStart = 73
-    /// Server connection start: SETTINGS, WINDOW_UPDATE and the ACK of the client's SETTINGS.
-    static let serverConnectionStart = 46
-    /// The call's request HEADERS (HPACK; a later call on the same connection is smaller, its
-    /// headers already in the dynamic table).
-    static let callHeaders = 130
+    /// Client connection start: the preface (24) with SETTINGS, then the SETTINGS ACK.
+    static let clientConnectionStart = [57, 9]
+    /// Server connection start: SETTINGS, then the ACK of the client's.
+    static let serverConnectionStart = [27, 9]
+    /// The call's request HEADERS (HPACK; 133 bytes with the Subscribe message in the captures).
+    /// A later call on the same connection finds its headers in HPACK's dynamic table: about
+    /// 30 bytes (an estimate; renewals are rare).
+    static let callHeaders = 117
     static let laterCallHeaders = 30
-    /// The response HEADERS (`:status 200`, content-type), and a later call's.
-    static let responseHeaders = 60
+    /// The response HEADERS (`:status 200`, content-type), and a later call's (an estimate).
+    static let responseHeaders = 23
     static let laterResponseHeaders = 10
     /// PING and its ACK: a 9-byte header and 8 bytes of opaque data.
     static let ping = 17
@@ -126,12 +157,10 @@ public struct WireFormat: Sendable, Equatable {
     private func grpcBytes(_ frame: Frame) -> Int {
         switch frame {
         case .open(let after, let newConnection):
-            // Subscribe{device, resume_from} in a ClientFrame.
-            let subscribe = 2 + 2 + 1 + Self.varintBytes(after) + 2
-            return (newConnection ? Self.clientConnectionStart + Self.callHeaders : Self.laterCallHeaders)
-                + Self.grpcMessage(subscribe)
+            return (newConnection ? Self.clientConnectionStart.reduce(0, +) + Self.callHeaders : Self.laterCallHeaders)
+                + Self.grpcMessage(subscribe(after: after))
         case .accepted(let newConnection):
-            return newConnection ? Self.serverConnectionStart + Self.responseHeaders : Self.laterResponseHeaders
+            return newConnection ? Self.serverConnectionStart.reduce(0, +) + Self.responseHeaders : Self.laterResponseHeaders
         case .event(let sequence):
             // ServerFrame{event: ServerEvent{sequence_id, created_at (double), payload}}.
             let event = 1 + Self.varintBytes(sequence) + 9 + 1 + Self.varintBytes(UInt64(eventPayloadBytes)) + eventPayloadBytes
@@ -143,10 +172,18 @@ public struct WireFormat: Sendable, Equatable {
             let ack = 1 + Self.varintBytes(id)
             return Self.grpcMessage(1 + 1 + ack)
         case .ping, .pong: return Self.ping
+        case .preface: return Self.clientConnectionStart.reduce(0, +)
+        case .prefaceAccepted: return Self.serverConnectionStart.reduce(0, +)
         case .goAway: return Self.goAway
         case .callCancelled: return Self.resetStream
         default: return 0
         }
+    }
+
+    /// ClientFrame{subscribe: Subscribe{device, resume_from}}; proto3 leaves out zero fields.
+    func subscribe(after: UInt64) -> Int {
+        let inner = (device > 0 ? 1 + Self.varintBytes(UInt64(device)) : 0) + (after > 0 ? 1 + Self.varintBytes(after) : 0)
+        return 1 + Self.varintBytes(UInt64(inner)) + inner
     }
 
     /// One gRPC message in one DATA frame.

@@ -1,0 +1,116 @@
+import NetsimCore
+import Testing
+
+@testable import NetsimModel
+
+/// Each transport's state machine alone: inputs in, actions out, no engine, no clock.
+struct TransportStateMachineTests {
+    @Test func restPostsTheOutboxThenPollsThenWaits() {
+        var ledger = AppLedger(outboxLimit: 8)
+        _ = ledger.produceMessage()
+        var client = RESTPollingClient(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)
+        #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.postRequest(message: 1)), .setTimer(.requestTimeout, at: 10)])
+        ledger.acknowledge(1)
+        #expect(client.received(.postResponse(ack: 1), now: 0.1, ledger: &ledger)
+            == [.cancelTimer(.requestTimeout), .send(.pollRequest(after: 0)), .setTimer(.requestTimeout, at: 10.1)])
+        #expect(client.received(.pollResponse(first: 1, last: 0), now: 0.2, ledger: &ledger)
+            == [.cancelTimer(.requestTimeout), .setTimer(.poll, at: 1.2)])
+        #expect(client.phase == .waiting)
+    }
+
+    @Test func restTimeoutClosesCountsAndBacksOff() {
+        var ledger = AppLedger(outboxLimit: 8)
+        var client = RESTPollingClient(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)
+        _ = client.start(now: 0, ledger: &ledger)
+        let actions = client.timerFired(.requestTimeout, now: 10, ledger: &ledger)
+        #expect(actions.first == .closeConnection)
+        guard case .setTimer(.retry, let at) = actions.last else {
+            Issue.record("no retry armed: \(actions)")
+            return
+        }
+        #expect(at >= 10 + 0.5 * 0.8 && at <= 10 + 0.5 * 1.2)
+        #expect(ledger.record.failedAttempts == 1)
+        #expect(client.timerFired(.retry, now: at, ledger: &ledger).first == .connect)
+    }
+
+    @Test func webSocketUnansweredPingClosesAtTheNextPing() {
+        var ledger = AppLedger(outboxLimit: 8)
+        var client = WebSocketClient(settings: ClientSettings.WebSocketSettings(), seed: 1)
+        #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.open(after: 0, newConnection: true))])
+        #expect(client.received(.accepted(newConnection: true), now: 0.5, ledger: &ledger) == [.setTimer(.ping, at: 30.5)])
+        #expect(client.timerFired(.ping, now: 30.5, ledger: &ledger) == [.send(.ping(fromClient: true)), .setTimer(.ping, at: 60.5)])
+        let actions = client.timerFired(.ping, now: 60.5, ledger: &ledger)
+        #expect(Array(actions.prefix(3)) == [.send(.close), .cancelTimer(.ping), .closeConnection])
+        #expect(client.phase == .backingOff)
+    }
+
+    @Test func grpcKeepaliveRestartsAfterTheAckAndTimesOut() {
+        var ledger = AppLedger(outboxLimit: 8)
+        var settings = ClientSettings.GRPCClientSettings()
+        settings.callTimeLimit = nil
+        var client = GRPCClient(settings: settings, seed: 1)
+        #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.open(after: 0, newConnection: true))])
+        #expect(client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger) == [.setTimer(.ping, at: 60.3)])
+        #expect(client.timerFired(.ping, now: 60.3, ledger: &ledger) == [.send(.ping(fromClient: true)), .setTimer(.pingTimeout, at: 70.3)])
+        #expect(client.received(.pong(toClient: true), now: 60.35, ledger: &ledger) == [.cancelTimer(.pingTimeout), .setTimer(.ping, at: 120.35)])
+        _ = client.timerFired(.ping, now: 120.35, ledger: &ledger)
+        let actions = client.timerFired(.pingTimeout, now: 130.35, ledger: &ledger)
+        #expect(actions.contains(.send(.goAway(tooManyPings: false))))
+        #expect(actions.contains(.closeConnection))
+        // The call had opened: it is reopened at once, on a new connection.
+        #expect(Array(actions.suffix(2)) == [.connect, .send(.open(after: 0, newConnection: true))])
+    }
+
+    /// gRFC A8: after GOAWAY ENHANCE_YOUR_CALM "too_many_pings" the client doubles its
+    /// keepalive time.
+    @Test func grpcTooManyPingsDoublesTheKeepaliveTime() {
+        var ledger = AppLedger(outboxLimit: 8)
+        var client = GRPCClient(settings: ClientSettings.GRPCClientSettings(), seed: 1)
+        _ = client.start(now: 0, ledger: &ledger)
+        _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
+        _ = client.received(.goAway(tooManyPings: true), now: 200, ledger: &ledger)
+        #expect(client.keepaliveTime == 120)
+        #expect(client.connection == .handshaking)
+    }
+
+    /// gRPC core's policy: pings closer than 5 minutes are strikes; the third strike is one
+    /// too many. Writing DATA forgives.
+    @Test func serverPolicyStrikesThenGoAway() {
+        var policing = PingPolicing()
+        let policy = GRPCServerPolicy.grpcCore
+        #expect(!policing.receivedPing(at: 0, callOpen: true, policy: policy))
+        #expect(!policing.receivedPing(at: 20, callOpen: true, policy: policy))
+        #expect(!policing.receivedPing(at: 40, callOpen: true, policy: policy))
+        #expect(policing.receivedPing(at: 60, callOpen: true, policy: policy))
+        var forgiving = PingPolicing()
+        for minute in 0..<10 {
+            #expect(!forgiving.receivedPing(at: Double(minute) * 20, callOpen: true, policy: policy))
+            forgiving.wroteHeadersOrData()
+        }
+        var withoutCalls = PingPolicing()
+        #expect(!withoutCalls.receivedPing(at: 0, callOpen: false, policy: policy))
+        #expect(!withoutCalls.receivedPing(at: 400, callOpen: false, policy: policy))
+        #expect(!withoutCalls.receivedPing(at: 800, callOpen: false, policy: policy))
+        #expect(withoutCalls.receivedPing(at: 1200, callOpen: false, policy: policy), "without calls only one ping per 2 h is allowed")
+        #expect(!PingPolicing().receivedPingAlwaysAllowed(policy: .none))
+    }
+
+    @Test func wireSizesFollowTheEncoders() {
+        let grpc = WireFormat(transport: .grpc, eventPayloadBytes: 256, messagePayloadBytes: 256)
+        #expect(grpc.bytes(.ping(fromClient: true)) == 17)
+        #expect(WireFormat.varintBytes(127) == 1)
+        #expect(WireFormat.varintBytes(128) == 2)
+        #expect(WireFormat.digits(0) == 1)
+        #expect(WireFormat.digits(1000) == 4)
+        #expect(WireFormat.webSocketFrame(payload: 125, masked: false) == 127)
+        #expect(WireFormat.webSocketFrame(payload: 126, masked: true) == 134)
+    }
+}
+
+extension PingPolicing {
+    /// Whether a policy without a minimum interval ever refuses a ping (it must not).
+    func receivedPingAlwaysAllowed(policy: GRPCServerPolicy) -> Bool {
+        var copy = self
+        return (0..<100).contains { copy.receivedPing(at: Double($0) * 0.01, callOpen: false, policy: policy) }
+    }
+}
