@@ -138,6 +138,14 @@ if ProcessInfo.processInfo.environment["NETSIM_BENCHMARKS"] != nil {
     )
     package.targets.append(
         .executableTarget(
+            name: "ModelEngineBenchmarks",
+            dependencies: ["NetsimModel", "NetsimCore", .product(name: "Benchmark", package: "benchmark")],
+            path: "Benchmarks/ModelEngine",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        )
+    )
+    package.targets.append(
+        .executableTarget(
             name: "AnalyzeBenchmarks",
             dependencies: ["NetsimPcap", "NetsimCore", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/Analyze",

@@ -57,8 +57,9 @@ struct TransportStateMachineTests {
         let actions = client.timerFired(.pingTimeout, now: 130.35, ledger: &ledger)
         #expect(actions.contains(.send(.goAway(tooManyPings: false))))
         #expect(actions.contains(.closeConnection))
-        // The call had opened: it is reopened at once, on a new connection.
-        #expect(Array(actions.suffix(2)) == [.connect, .send(.open(after: 0, newConnection: true))])
+        // The call had opened: it is reopened at once, on a new connection, and grpc-swift's
+        // subchannel opens a second one beside it.
+        #expect(Array(actions.suffix(3)) == [.connect, .send(.open(after: 0, newConnection: true)), .openSpareConnection])
     }
 
     /// gRFC A8: after GOAWAY ENHANCE_YOUR_CALM "too_many_pings" the client doubles its
@@ -76,23 +77,25 @@ struct TransportStateMachineTests {
     /// gRPC core's policy: pings closer than 5 minutes are strikes; the third strike is one
     /// too many. Writing DATA forgives.
     @Test func serverPolicyStrikesThenGoAway() {
-        var policing = PingPolicing()
         let policy = GRPCServerPolicy.grpcCore
-        #expect(!policing.receivedPing(at: 0, callOpen: true, policy: policy))
-        #expect(!policing.receivedPing(at: 20, callOpen: true, policy: policy))
-        #expect(!policing.receivedPing(at: 40, callOpen: true, policy: policy))
-        #expect(policing.receivedPing(at: 60, callOpen: true, policy: policy))
+        var policing = PingPolicing()
+        let verdicts = [0.0, 20, 40, 60].map { policing.receivedPing(at: $0, callOpen: true, policy: policy) }
+        #expect(verdicts == [false, false, false, true], "the first ping is accepted, two strikes tolerated, the third is one too many")
+
         var forgiving = PingPolicing()
-        for minute in 0..<10 {
-            #expect(!forgiving.receivedPing(at: Double(minute) * 20, callOpen: true, policy: policy))
-            forgiving.wroteHeadersOrData()
+        let forgiven = (0..<10).map { minute in
+            defer { forgiving.wroteHeadersOrData() }
+            return forgiving.receivedPing(at: Double(minute) * 20, callOpen: true, policy: policy)
         }
+        #expect(!forgiven.contains(true), "writing DATA forgives strikes")
+
         var withoutCalls = PingPolicing()
-        #expect(!withoutCalls.receivedPing(at: 0, callOpen: false, policy: policy))
-        #expect(!withoutCalls.receivedPing(at: 400, callOpen: false, policy: policy))
-        #expect(!withoutCalls.receivedPing(at: 800, callOpen: false, policy: policy))
-        #expect(withoutCalls.receivedPing(at: 1200, callOpen: false, policy: policy), "without calls only one ping per 2 h is allowed")
-        #expect(!PingPolicing().receivedPingAlwaysAllowed(policy: .none))
+        let idle = [0.0, 400, 800, 1200].map { withoutCalls.receivedPing(at: $0, callOpen: false, policy: policy) }
+        #expect(idle == [false, false, false, true], "without calls only one ping per 2 h is allowed")
+
+        var unpoliced = PingPolicing()
+        let anything = (0..<100).map { unpoliced.receivedPing(at: Double($0) * 0.01, callOpen: false, policy: .none) }
+        #expect(!anything.contains(true))
     }
 
     @Test func wireSizesFollowTheEncoders() {
@@ -104,13 +107,5 @@ struct TransportStateMachineTests {
         #expect(WireFormat.digits(1000) == 4)
         #expect(WireFormat.webSocketFrame(payload: 125, masked: false) == 127)
         #expect(WireFormat.webSocketFrame(payload: 126, masked: true) == 134)
-    }
-}
-
-extension PingPolicing {
-    /// Whether a policy without a minimum interval ever refuses a ping (it must not).
-    func receivedPingAlwaysAllowed(policy: GRPCServerPolicy) -> Bool {
-        var copy = self
-        return (0..<100).contains { copy.receivedPing(at: Double($0) * 0.01, callOpen: false, policy: policy) }
     }
 }

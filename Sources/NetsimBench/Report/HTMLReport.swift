@@ -28,12 +28,19 @@ public enum HTMLReport {
             result.charts[transport.0]?.timelines.compactMap { $0.last?.end } ?? []
         }.max() ?? report.durationSeconds
         let states = Set(transports.flatMap { result.charts[$0.0]?.timelines.flatMap { $0.map(\.state) } ?? [] })
-        body.append("<h2>Radio state timelines</h2><p>\(SVGCharts.stateLegend(states))</p>")
-        body.append("<p class=\"note\">Shaded: the profile's outages and handover gaps; dashed lines: its events.</p>")
-        for (transport, _) in transports {
-            guard let charts = result.charts[transport] else { continue }
-            body.append("<h3>\(escape(transport.title))</h3>")
-            body.append(SVGCharts.radioTimeline(charts.timelines, events: result.profileEvents, duration: timelineEnd))
+        if states.isEmpty {
+            body.append("<h2>Radio state timelines</h2>")
+            body.append(
+                "<p class=\"note\">Not recorded: the model engine keeps per-device state timelines for runs of up to "
+                    + "\(escape(Quantity.formatDuration(ModelBenchRunner.longestChartedRun))); the time by state is in the JSON report.</p>")
+        } else {
+            body.append("<h2>Radio state timelines</h2><p>\(SVGCharts.stateLegend(states))</p>")
+            body.append("<p class=\"note\">Shaded: the profile's outages and handover gaps; dashed lines: its events.</p>")
+            for (transport, _) in transports {
+                guard let charts = result.charts[transport] else { continue }
+                body.append("<h3>\(escape(transport.title))</h3>")
+                body.append(SVGCharts.radioTimeline(charts.timelines, events: result.profileEvents, duration: timelineEnd))
+            }
         }
         let legend = transports.map { transport, _ in
             "<span class=\"key\"><span class=\"swatch\" style=\"background:\(SVGCharts.transportColors[transport]!)\"></span>\(escape(transport.title))</span>"

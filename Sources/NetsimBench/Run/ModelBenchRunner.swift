@@ -6,6 +6,11 @@ import NetsimProxy
 /// its devices' outcomes analysed exactly as the live bench's measurements are, into the same
 /// report (with `"engine": "model"`).
 public enum ModelBenchRunner {
+    /// Runs up to this long keep the charted devices' radio state timelines: a day of
+    /// one-second polling is hundreds of thousands of segments per device, more than a chart
+    /// can show or a report should carry.
+    public static let longestChartedRun = 3600.0
+
     public static func run(_ configuration: BenchConfiguration, onProgress: @escaping @Sendable (BenchProgress) -> Void) -> BenchResult {
         var model = ModelRunConfiguration(profile: configuration.profile)
         model.transports = configuration.transports
@@ -15,6 +20,7 @@ public enum ModelBenchRunner {
         model.workload = configuration.workload
         model.client = configuration.client
         model.drainTimeout = configuration.drainTimeout
+        model.chartedDevices = configuration.duration <= longestChartedRun ? model.chartedDevices : 0
         let run = ModelEngine.run(model) { fraction in
             onProgress(
                 BenchProgress(

@@ -33,11 +33,14 @@ public struct LinkDirection: Sendable {
         parameters = newParameters
     }
 
-    /// Serializes a chunk behind everything queued (see `LinkSchedule.transmit`).
+    /// Serializes a chunk behind everything queued (see `LinkSchedule.transmit`). What has left
+    /// by then is dropped from the queue here, not only when someone asks for the backlog, so
+    /// the queue holds what is in flight and no more, however long the run.
     public mutating func serialize(
         _ bytes: Int, readyAt: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
     ) -> LinkSchedule.Transmission {
         let transmission = schedule.transmit(bytes, readyAt: readyAt, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+        queued.removeDeparted(before: readyAt)
         queued.append(end: transmission.end, bytes: bytes)
         return transmission
     }

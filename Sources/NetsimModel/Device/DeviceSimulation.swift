@@ -427,6 +427,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     }
 
     private mutating func applyTimeline() {
+        guard let next = device.nextEventTime, next <= now else { return }
         let before = device.events.count
         for action in device.advance(to: now) {
             switch action {

@@ -1,0 +1,35 @@
+import Benchmark
+import NetsimCore
+import NetsimModel
+
+/// The model engine at the horizons it exists for: a fleet of phones on every transport for a
+/// day of the default workload. Reports the wall time of a whole run, its peak memory, and the
+/// occurrences (frames, timers, workload and timeline events) it handles per second.
+///
+/// Run: `NETSIM_BENCHMARKS=1 swift package benchmark --target ModelEngineBenchmarks`.
+let benchmarks: @Sendable () -> Void = {
+    Benchmark.defaultConfiguration = .init(
+        metrics: [.wallClock, .peakMemoryResident, .custom("occurrences per second", polarity: .prefersLarger, useScalingFactor: false)],
+        timeUnits: .seconds,
+        maxDuration: .seconds(600),
+        maxIterations: 3)
+
+    let fleets: [(devices: Int, hours: Double)] = [(100, 24), (1000, 24)]
+    for (devices, hours) in fleets {
+        Benchmark("lte-tunnel, \(devices) devices per transport, \(Int(hours)) h, rest + ws + grpc") { benchmark in
+            var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
+            configuration.devices = devices
+            configuration.duration = hours * 3600
+            configuration.chartedDevices = 0
+            benchmark.startMeasurement()
+            let start = ContinuousClock.now
+            let result = ModelEngine.run(configuration)
+            let elapsed = ContinuousClock.now - start
+            benchmark.stopMeasurement()
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            benchmark.measurement(
+                .custom("occurrences per second", polarity: .prefersLarger, useScalingFactor: false), Int(Double(result.steps) / seconds))
+            blackHole(result)
+        }
+    }
+}
