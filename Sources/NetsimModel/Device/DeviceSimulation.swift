@@ -15,8 +15,17 @@ struct ModelLink: Sendable {
     var serverGivesUp = false
     /// The last time bytes crossed it, for the NAT's idle timer.
     var lastActivity: Double
-    /// Directions whose receiver had closed when a write reached it.
-    var wroteAfterClose: Set<Direction> = []
+    /// Whether a write reached the receiver of each direction after it had closed.
+    var wroteToClosedServer = false
+    var wroteToClosedClient = false
+
+    func wroteAfterClose(_ direction: Direction) -> Bool {
+        direction == .up ? wroteToClosedServer : wroteToClosedClient
+    }
+
+    mutating func markWrittenAfterClose(_ direction: Direction) {
+        if direction == .up { wroteToClosedServer = true } else { wroteToClosedClient = true }
+    }
 }
 
 /// What one modelled device left behind: the same figures a live device's proxy, app ledger
@@ -54,8 +63,10 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
         var connection: ConnectionID
         var direction: Direction
         var bytes: Int
-        /// The frames whose last byte is in this write.
-        var frames: [Frame]
+        /// The frames whose last byte is in this write: the first inline (the usual case), any
+        /// more merged behind it.
+        var frame: Frame?
+        var moreFrames: [Frame] = []
         /// A write of its own (one of a frame's several writes), never merged with the one before.
         var separate: Bool
     }
@@ -63,8 +74,10 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private enum Occurrence: Sendable {
         case createEvent
         case produceMessage
-        /// A write arrives, with the frames it completes.
-        case arrival(ConnectionID, Direction, [Frame], bytes: Int)
+        /// A write arrives, with the frame it completes and the key of any more in
+        /// `mergedFrames` (0: none). Plain values only, so the agenda moves them without
+        /// reference counting.
+        case arrival(ConnectionID, Direction, bytes: Int, frame: Frame?, more: UInt64)
         /// A FIN crossing in `direction` reaches the other side.
         case finArrival(ConnectionID, Direction)
         case clientTimer(TransportTimer, generation: UInt64)
@@ -87,9 +100,15 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     /// Writes made while handling the current occurrence, not yet on the path: frames written
     /// back to back on one connection leave as one chunk, as the proxy reads them.
     private var unsent: [Write] = []
+    /// `unsent`'s spare buffer, swapped in at each flush so neither is reallocated.
+    private var flushing: [Write] = []
+    /// Frames that arrive behind the first one of a merged write, by their arrival's key.
+    private var mergedFrames: [UInt64: [Frame]] = [:]
+    private var mergedKeys: UInt64 = 0
     private var current: ConnectionID?
     private var links: [ConnectionID: ModelLink] = [:]
-    private var clientTimers: [TransportTimer: UInt64] = [:]
+    /// Each client timer's armed generation (0: not armed), by `TransportTimer.rawValue`.
+    private var clientTimers = [UInt64](repeating: 0, count: TransportTimer.allCases.count)
     private var serverTimers: [ServerTimer: UInt64] = [:]
     private var timerGeneration: UInt64 = 0
     private var networkAvailable = true
@@ -159,16 +178,18 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
             if nextMessage < schedule.messageTimes.count { queue.schedule(.produceMessage, at: schedule.messageTimes[nextMessage]) }
             _ = ledger.produceMessage()
             perform(client.messageProduced(now: now, ledger: &ledger))
-        case .arrival(let id, let direction, let frames, let size):
+        case .arrival(let id, let direction, let size, let first, let more):
+            let rest = more == 0 ? [] : mergedFrames.removeValue(forKey: more) ?? []
             guard var link = links[id] else { return }
             if direction == .up ? link.serverOpen : link.clientOpen {
                 count(size, direction)
-                for frame in frames { arrive(frame, direction, on: id) }
-            } else if !link.wroteAfterClose.contains(direction) {
+                if let first { arrive(first, direction, on: id) }
+                for frame in rest { arrive(frame, direction, on: id) }
+            } else if !link.wroteAfterClose(direction) {
                 // The proxy's first write to a socket its owner has closed still succeeds (the
                 // kernel takes it and the peer answers with a RST); later ones fail, and the
                 // live report counts only what was written.
-                link.wroteAfterClose.insert(direction)
+                link.markWrittenAfterClose(direction)
                 links[id] = link
                 count(size, direction)
             }
@@ -186,8 +207,8 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
                 }
             }
         case .clientTimer(let timer, let generation):
-            guard clientTimers[timer] == generation else { return }
-            clientTimers[timer] = nil
+            guard clientTimers[timer.rawValue] == generation else { return }
+            clientTimers[timer.rawValue] = 0
             perform(client.timerFired(timer, now: now, ledger: &ledger))
         case .serverTimer(let timer, let generation):
             guard serverTimers[timer] == generation else { return }
@@ -270,10 +291,10 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
                 closeSide(.up, of: id)
             case .setTimer(let timer, let time):
                 timerGeneration += 1
-                clientTimers[timer] = timerGeneration
+                clientTimers[timer.rawValue] = timerGeneration
                 queue.schedule(.clientTimer(timer, generation: timerGeneration), at: max(time, now))
             case .cancelTimer(let timer):
-                clientTimers[timer] = nil
+                clientTimers[timer.rawValue] = 0
             }
         }
     }
@@ -314,13 +335,19 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
         let sizes = wire.chunks(frame, at: now)
         for (index, size) in sizes.enumerated() {
             // The peer acts on the frame when its last write arrives.
-            let frames = index == sizes.count - 1 ? [frame] : []
+            let completed = index == sizes.count - 1 ? frame : nil
             let separate = sizes.count > 1
             if !separate, let last = unsent.last, !last.separate, last.connection == id, last.direction == direction {
                 unsent[unsent.count - 1].bytes += size
-                unsent[unsent.count - 1].frames += frames
+                if let completed {
+                    if unsent[unsent.count - 1].frame == nil {
+                        unsent[unsent.count - 1].frame = completed
+                    } else {
+                        unsent[unsent.count - 1].moreFrames.append(completed)
+                    }
+                }
             } else {
-                unsent.append(Write(connection: id, direction: direction, bytes: size, frames: frames, separate: separate))
+                unsent.append(Write(connection: id, direction: direction, bytes: size, frame: completed, separate: separate))
             }
         }
     }
@@ -328,16 +355,23 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     /// Puts the writes on the path through the device model, as the proxy does the chunks it reads.
     private mutating func flush() {
         while !unsent.isEmpty {
-            let writes = unsent
-            unsent.removeAll()
+            swap(&flushing, &unsent)
+            defer { flushing.removeAll(keepingCapacity: true) }
             applyTimeline()
-            for write in writes {
+            for write in flushing {
                 let id = write.connection
                 guard links[id] != nil else { continue }
                 noteActivity(on: id)
                 switch device.send(write.bytes, write.direction, on: id, at: now) {
                 case .deliver(let delivery):
-                    queue.schedule(.arrival(id, write.direction, write.frames, bytes: write.bytes), at: delivery.at)
+                    var more: UInt64 = 0
+                    if !write.moreFrames.isEmpty {
+                        mergedKeys += 1
+                        more = mergedKeys
+                        mergedFrames[more] = write.moreFrames
+                    }
+                    queue.schedule(
+                        .arrival(id, write.direction, bytes: write.bytes, frame: write.frame, more: more), at: delivery.at)
                 case .discard:
                     swallowed(write.direction, on: id)
                 case .reset:

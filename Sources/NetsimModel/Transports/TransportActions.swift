@@ -17,7 +17,7 @@ public enum TransportAction: Sendable, Equatable {
 }
 
 /// The timers a client or server keeps. Setting one replaces its earlier deadline.
-public enum TransportTimer: Sendable, Hashable {
+public enum TransportTimer: Int, Sendable, Hashable, CaseIterable {
     /// REST: the next poll.
     case poll
     /// REST: the request in flight gives up.
