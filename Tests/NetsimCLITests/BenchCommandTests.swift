@@ -14,6 +14,16 @@ struct BenchCommandTests {
         #expect(bench.devices == 10)
         #expect(bench.out == "reports")
         #expect(try bench.chosenFormats() == [.md, .json, .html])
+        #expect(bench.engine == .live)
+    }
+
+    @Test("the model engine takes days and large fleets")
+    func modelEngineLimits() throws {
+        let bench = try #require(
+            try Netsim.parseAsRoot(["bench", "--engine", "model", "--devices", "100000", "--duration", "30d"]) as? BenchCommand)
+        #expect(bench.engine == .model)
+        #expect(bench.devices == 100_000)
+        #expect(bench.duration == 30 * 86_400)
     }
 
     @Test("options parse, thresholds repeat")
@@ -36,6 +46,11 @@ struct BenchCommandTests {
         ["bench", "--format", "pdf"],
         ["bench", "--devices", "0"],
         ["bench", "--baseline", "/nonexistent/base.json"],
+        ["bench", "--engine", "virtual"],
+        ["bench", "--devices", "1001"],
+        ["bench", "--engine", "model", "--devices", "100001"],
+        ["bench", "--engine", "model", "--duration", "31d"],
+        ["bench", "--engine", "model", "--pcap-dir", "captures"],
     ])
     func usageErrors(arguments: [String]) {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }

@@ -3,8 +3,8 @@ import Testing
 
 @Suite("Quantity parsing and formatting")
 struct QuantityTests {
-    @Test("durations in ms, s, m and h", arguments: [
-        ("250ms", 0.25), ("1.5s", 1.5), ("2m", 120), ("1h", 3600), (" 20ms ", 0.02), ("0s", 0),
+    @Test("durations in ms, s, m, h and d", arguments: [
+        ("250ms", 0.25), ("1.5s", 1.5), ("2m", 120), ("1h", 3600), ("2d", 172_800), (" 20ms ", 0.02), ("0s", 0),
     ])
     func durations(text: String, seconds: Double) throws {
         #expect(try Quantity.duration(text) == seconds)

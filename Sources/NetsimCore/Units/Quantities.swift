@@ -15,7 +15,7 @@ public enum Quantity {
     }
 
     public static func duration(_ text: String) throws(ParseError) -> Double {
-        try parse(text, units: ["ms": 0.001, "s": 1, "m": 60, "h": 3600], expected: "a duration such as 250ms, 1.5s or 2m")
+        try parse(text, units: ["ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86_400], expected: "a duration such as 250ms, 1.5s or 2m")
     }
 
     public static func bitRate(_ text: String) throws(ParseError) -> Double {
