@@ -86,7 +86,7 @@ struct DeviceRun: Sendable {
             profile: configuration.profile, seed: seed, recordsRadioTimeline: index < configuration.chartedDevices)
         let schedule = configuration.workload.schedule(device: index, seed: configuration.seed, duration: configuration.duration)
         let wire = WireFormat(
-            transport: transport, eventPayloadBytes: configuration.workload.eventPayloadBytes,
+            encoding: .transport(transport), eventPayloadBytes: configuration.workload.eventPayloadBytes,
             messagePayloadBytes: configuration.workload.messagePayloadBytes, device: index)
         let outboxLimit = configuration.workload.outboxLimit
         let client = configuration.client

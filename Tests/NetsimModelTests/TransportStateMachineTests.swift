@@ -99,7 +99,7 @@ struct TransportStateMachineTests {
     }
 
     @Test func wireSizesFollowTheEncoders() {
-        let grpc = WireFormat(transport: .grpc, eventPayloadBytes: 256, messagePayloadBytes: 256)
+        let grpc = WireFormat(encoding: .transport(.grpc), eventPayloadBytes: 256, messagePayloadBytes: 256)
         #expect(grpc.bytes(.ping(fromClient: true)) == 17)
         #expect(WireFormat.varintBytes(127) == 1)
         #expect(WireFormat.varintBytes(128) == 2)

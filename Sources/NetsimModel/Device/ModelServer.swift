@@ -60,6 +60,9 @@ struct ModelServer: Sendable {
         case rest(batchLimit: Int)
         case webSocket(pingInterval: Double)
         case grpc(GRPCServerPolicy)
+        /// A plain connection that answers heartbeats (TCP keepalive probes are answered by
+        /// the kernel the same way).
+        case heartbeat
     }
 
     private struct Session: Sendable {
@@ -136,6 +139,9 @@ struct ModelServer: Sendable {
             }
         case .preface:
             actions.append(.send(.prefaceAccepted, on: connection))
+        case .heartbeat:
+            record.pingsReceived += 1
+            actions.append(.send(.heartbeatAck, on: connection))
         case .callCancelled:
             connections[connection]?.callOpen = false
             if session?.connection == connection { session = nil }

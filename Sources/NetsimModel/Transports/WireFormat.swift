@@ -7,14 +7,22 @@ import NetsimCore
 /// that vary (decimal device numbers, sequence numbers and times, payloads, length prefixes)
 /// are computed the way the encoders write them.
 public struct WireFormat: Sendable, Equatable {
-    public var transport: BenchTransport
+    /// How frames are encoded: one of the bench's transports, or a plain connection whose
+    /// opening, heartbeat and answer are `probeBytes` each (2 for an application heartbeat, the
+    /// size of MQTT's PINGREQ; 1 for a TCP keepalive probe, which carries at most one byte).
+    public enum Encoding: Sendable, Equatable {
+        case transport(BenchTransport)
+        case plain(probeBytes: Int)
+    }
+
+    public var encoding: Encoding
     public var eventPayloadBytes: Int
     public var messagePayloadBytes: Int
     /// The device's index, written in decimal in REST and WebSocket URLs.
     public var device: Int
 
-    public init(transport: BenchTransport, eventPayloadBytes: Int, messagePayloadBytes: Int, device: Int = 0) {
-        self.transport = transport
+    public init(encoding: Encoding, eventPayloadBytes: Int, messagePayloadBytes: Int, device: Int = 0) {
+        self.encoding = encoding
         self.eventPayloadBytes = eventPayloadBytes
         self.messagePayloadBytes = messagePayloadBytes
         self.device = device
@@ -26,14 +34,14 @@ public struct WireFormat: Sendable, Equatable {
     /// the response HEADERS (27, 9, 23). `time` is when the frame is written: the times the
     /// JSON carries are about then, and their decimal length is part of the size.
     public func chunks(_ frame: Frame, at time: Double) -> [Int] {
-        switch (transport, frame) {
-        case (.grpc, .open(let after, true)):
+        switch (encoding, frame) {
+        case (.transport(.grpc), .open(let after, true)):
             return Self.clientConnectionStart + [Self.callHeaders + Self.grpcMessage(subscribe(after: after))]
-        case (.grpc, .accepted(true)):
+        case (.transport(.grpc), .accepted(true)):
             return Self.serverConnectionStart + [Self.responseHeaders]
-        case (.grpc, .preface):
+        case (.transport(.grpc), .preface):
             return Self.clientConnectionStart
-        case (.grpc, .prefaceAccepted):
+        case (.transport(.grpc), .prefaceAccepted):
             return Self.serverConnectionStart
         default:
             return [bytes(frame, at: time)]
@@ -42,10 +50,11 @@ public struct WireFormat: Sendable, Equatable {
 
     /// The bytes of a frame written at `time`, all its writes together.
     public func bytes(_ frame: Frame, at time: Double = 0) -> Int {
-        switch transport {
-        case .rest: restBytes(frame, at: time)
-        case .ws: webSocketBytes(frame, at: time)
-        case .grpc: grpcBytes(frame)
+        switch encoding {
+        case .transport(.rest): restBytes(frame, at: time)
+        case .transport(.ws): webSocketBytes(frame, at: time)
+        case .transport(.grpc): grpcBytes(frame)
+        case .plain(let probeBytes): probeBytes
         }
     }
 
