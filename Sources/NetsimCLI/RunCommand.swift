@@ -106,7 +106,7 @@ public struct RunCommand: AsyncParsableCommand {
         var capture: CaptureWriter?
         if let pcap {
             do {
-                capture = try CaptureWriter(path: pcap, wallClockOrigin: Date().timeIntervalSince1970)
+                capture = try CaptureWriter(path: pcap, wallClockOrigin: Date().timeIntervalSince1970, marksRunStart: true)
             } catch {
                 printError("cannot write the capture \(pcap): \(error)")
                 throw ExitCode(1)
@@ -146,7 +146,7 @@ public struct RunCommand: AsyncParsableCommand {
         try? await group.shutdownGracefully()
         if let capture {
             do {
-                try capture.finish()
+                try capture.finish(runEndedAt: report.durationSeconds)
             } catch {
                 printError("the capture \(capture.path) is incomplete: \(error)")
             }

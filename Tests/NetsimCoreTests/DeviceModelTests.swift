@@ -75,6 +75,50 @@ import Testing
         #expect(device.events.map(\.kind) == ["outage"])
     }
 
+    /// Issue 10: a run that ends inside an outage. The request sent at 51 s is held until TCP's
+    /// retransmission after the outage (45-75 s); a report at 60 s ends at 60 s, does not count
+    /// the promotion that retransmission will need, and says what is still held.
+    @Test func aRadioReportEndsWhereTheRunEndsAndSaysWhatIsStillHeld() {
+        let outage = TimelineEvent(at: 45, kind: .outage(duration: 30, mode: .stall))
+        var device = DeviceModel(
+            profile: profile(
+                radio: .lte(LTERadioParameters()), up: LinkParameters(delay: 0.025), down: LinkParameters(delay: 0.025),
+                events: [outage]),
+            seed: 1)
+        let connection = device.openConnection(at: 0)
+        _ = device.handshake(at: 0)
+        _ = device.advance(to: 51)
+        let held = deliveryTime(device.send(316, .up, on: connection, at: 51))!
+        #expect(held > 75)
+
+        let report = device.radioReport(until: 60)
+        #expect(abs(report.durationSeconds - 60) < 1e-9)
+        #expect(abs(report.secondsByState.values.reduce(0, +) - 60) < 1e-9)
+        #expect(report.wakeSeconds < 60)
+        #expect(report.promotions == 1)
+        #expect(report.bytes == .init(up: 0, down: 0))
+        #expect(report.heldAtEnd.up == .init(chunks: 1, bytes: 316))
+        #expect(report.heldAtEnd.down == .init())
+
+        // A run that outlives the retransmission counts it, and holds nothing.
+        let later = device.radioReport(until: 120)
+        #expect(later.promotions == 2)
+        #expect(later.bytes.up == 316)
+        #expect(later.heldAtEnd.isEmpty)
+    }
+
+    /// A report may be asked for while a promotion is under way: it counts the promotion up to
+    /// that time only.
+    @Test func aReportDuringAPromotionCutsIt() {
+        var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters())), seed: 1)
+        let connection = device.openConnection(at: 0)
+        _ = device.send(100, .up, on: connection, at: 10)
+        let report = device.radioReport(until: 10.1)
+        #expect(abs(report.durationSeconds - 10.1) < 1e-9)
+        #expect(abs((report.secondsByState["PROMOTION"] ?? 0) - 0.1) < 1e-9)
+        #expect(report.heldAtEnd.up == .init(chunks: 1, bytes: 100))
+    }
+
     @Test func aResetOutageResetsOpenConnectionsAndLaterOnesWork() {
         let outage = TimelineEvent(at: 10, kind: .outage(duration: 2, mode: .reset))
         var device = DeviceModel(profile: profile(events: [outage]), seed: 1)

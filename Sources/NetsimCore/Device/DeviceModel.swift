@@ -61,11 +61,13 @@ public struct DeviceModel: Sendable {
     /// radio: the promotion starts at connect and the first bytes wait for what is left of it.
     /// Returns when the SYN was on air.
     public mutating func handshake(at time: Double) -> LinkSchedule.Transmission {
+        radio?.settle(through: time)
         let ready = gaps.deliverableTime(time, retransmissionTimeout: retransmissionTimeout)
         guard let admission = radio?.admit(at: ready, direction: .up, bytes: Self.handshakeBytes) else {
             return .init(start: ready, end: ready)
         }
-        radio?.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: Self.handshakeBytes)
+        // No payload: the radio's byte counts are transport payload, as a capture's analysis counts them.
+        radio?.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 0)
         return .init(start: admission.start, end: admission.start)
     }
 
@@ -94,6 +96,7 @@ public struct DeviceModel: Sendable {
         }
         state.lastActivity = time
         connections[connection] = state
+        radio?.settle(through: time)
 
         let roundTrip = self.roundTrip
         let timeout = retransmissionTimeout
@@ -143,7 +146,8 @@ public struct DeviceModel: Sendable {
 
     /// Applies every scripted event up to `time` and says what the proxy must do.
     public mutating func advance(to time: Double) -> [DeviceAction] {
-        cursor.take(through: time).flatMap { apply($0.event.kind, at: $0.time) }
+        radio?.settle(through: time)
+        return cursor.take(through: time).flatMap { apply($0.event.kind, at: $0.time) }
     }
 
     /// Applies an event now that the timeline did not script (the admin API's triggers).
@@ -163,11 +167,10 @@ public struct DeviceModel: Sendable {
     }
 
     /// The radio figures from the start until `time`, across every network the device was on.
-    public mutating func radioReport(until time: Double) -> RadioReport {
-        let current = radio.map { radio in
-            var radio = radio
-            return radio.report(until: time)
-        } ?? .noRadio(durationSeconds: max(0, time - radioStart), bytes: .init(up: 0, down: 0))
+    /// Nothing after `time` counts: bytes scheduled to go on air later (held by an outage until
+    /// TCP's retransmission, say) are reported as `heldAtEnd`.
+    public func radioReport(until time: Double) -> RadioReport {
+        let current = radio?.report(until: time) ?? .noRadio(durationSeconds: max(0, time - radioStart), bytes: .init(up: 0, down: 0))
         return .sequential(earlierRadioReports + [current])
     }
 
@@ -233,7 +236,7 @@ public struct DeviceModel: Sendable {
 
     private mutating func switchNetwork(to name: String, at time: Double) {
         guard let next = networks[name] else { return }
-        if var radio {
+        if let radio {
             earlierRadioReports.append(radio.report(until: time))
         } else if time > radioStart {
             earlierRadioReports.append(.noRadio(durationSeconds: time - radioStart, bytes: .init(up: 0, down: 0)))

@@ -17,6 +17,10 @@ import Synchronization
 /// Frames are written in time order: chunks reach the capture when the proxy reads them but
 /// are on air later, and uplink and downlink overlap. The writer holds frames until the run's
 /// clock (the `at` of the latest call) is `reorderWindow` past them.
+///
+/// A run's capture records where the run began and ended (`RunBoundary`): `netsim analyze`
+/// then covers exactly the run. Frames the run never reached (bytes held at its end, to go on
+/// air after it) are not written.
 public final class CaptureWriter: Sendable {
     public struct Limits: Sendable {
         /// Records queued for the writer thread before new ones are dropped.
@@ -43,11 +47,15 @@ public final class CaptureWriter: Sendable {
     ///     `wallClockOrigin + time`.
     ///   - snapshotLength: the most bytes kept of each frame (as `tcpdump -s`); the default
     ///     keeps whole frames.
-    public init(path: String, wallClockOrigin: Double, snapshotLength: Int = 65_535, limits: Limits = Limits())
-        throws(CaptureWriterError)
-    {
+    ///   - marksRunStart: begin with a run-start record at time zero (a run's capture; its end
+    ///     goes in with `finish(runEndedAt:)`).
+    public init(
+        path: String, wallClockOrigin: Double, snapshotLength: Int = 65_535, limits: Limits = Limits(),
+        marksRunStart: Bool = false
+    ) throws(CaptureWriterError) {
         self.path = path
         let file = try PcapDumpFile(path: path, snapshotLength: snapshotLength, wallClockOrigin: wallClockOrigin)
+        if marksRunStart { file.write(RunBoundary.start.frame, at: 0) }
         let queue = CaptureQueue(limits: limits)
         self.queue = queue
         // The thread holds the queue, not the writer, so dropping the writer finishes the file.
@@ -106,8 +114,11 @@ public final class CaptureWriter: Sendable {
 
     /// Writes everything recorded, closes the file and stops the writer thread; later calls
     /// record nothing. Throws if frames could not be written (a full disk).
-    public func finish() throws(CaptureWriterError) {
-        queue.finishWriterThread()
+    ///
+    /// - Parameter runEndedAt: where the run ended on its clock: frames up to then are written,
+    ///   then a run-end record; later ones (bytes the run left on their way) are not.
+    public func finish(runEndedAt end: Double? = nil) throws(CaptureWriterError) {
+        queue.finishWriterThread(runEnd: end)
         if let error = queue.writeError { throw error }
     }
 }
@@ -123,6 +134,8 @@ private final class CaptureQueue: Sendable {
         var dropped = 0
         var writerThreadIsWaiting = false
         var isFinishing = false
+        /// Where the run ended, given when finishing.
+        var runEnd: Double?
     }
 
     private let limits: CaptureWriter.Limits
@@ -165,7 +178,7 @@ private final class CaptureQueue: Sendable {
         if wakeWriterThread { recordsAvailable.signal() }
     }
 
-    func finishWriterThread() {
+    func finishWriterThread(runEnd: Double? = nil) {
         let shouldWait = outcome.withLock { outcome -> Bool in
             defer { outcome.finished = true }
             return !outcome.finished
@@ -173,6 +186,7 @@ private final class CaptureQueue: Sendable {
         guard shouldWait else { return }
         let wakeWriterThread = state.withLock { state -> Bool in
             state.isFinishing = true
+            state.runEnd = runEnd
             defer { state.writerThreadIsWaiting = false }
             return state.writerThreadIsWaiting
         }
@@ -186,19 +200,22 @@ private final class CaptureQueue: Sendable {
         var synthesizer = TCPConversationSynthesizer()
         var writeFailed = false
         while true {
-            let (records, latestTime, isFinishing) = state.withLock { state in
+            let (records, latestTime, isFinishing, runEnd) = state.withLock { state in
                 let taken = state.records
                 state.records.removeAll(keepingCapacity: true)
                 state.queuedBytes = 0
                 if taken.isEmpty, !state.isFinishing { state.writerThreadIsWaiting = true }
-                return (taken, state.latestTime, state.isFinishing)
+                return (taken, state.latestTime, state.isFinishing, state.runEnd)
             }
             for record in records { synthesizer.plan(record) }
-            let writeThrough = isFinishing ? Double.infinity : latestTime - limits.reorderWindow
+            let writeThrough = isFinishing ? runEnd ?? .infinity : latestTime - limits.reorderWindow
             synthesizer.write(through: writeThrough, maximumPlanned: limits.maximumHeldSegments) { frame, time in
                 file.write(frame, at: time)
             }
-            if isFinishing { break }
+            if isFinishing {
+                if let runEnd { file.write(RunBoundary.end.frame, at: runEnd) }
+                break
+            }
             if records.isEmpty {
                 // Idle: make what is written so far readable (a user may open the file mid-run).
                 if !file.flush() { writeFailed = true }
