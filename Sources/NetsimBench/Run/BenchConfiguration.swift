@@ -31,9 +31,16 @@ public struct BenchConfiguration: Sendable {
     public var seed: UInt64 = 1
     public var workload = Workload()
     public var client = ClientSettings()
-    /// After the duration, how long to wait at most for events and messages still in flight
-    /// before counting them lost.
+    /// The drain's grace: after the workload, the bench waits for events and messages still in
+    /// flight until the profile's connectivity has settled (`Profile.connectivitySettles`: its
+    /// last outage or gap over and TCP's retransmission after it landed) and this much longer,
+    /// for clients to reconnect and resume. What has not arrived then is counted in flight.
     public var drainTimeout: Double = 30
+
+    /// How long after the workload the drain lasts at most.
+    public var drainLimit: Double {
+        profile.connectivitySettles(forTrafficUntil: duration) - duration + drainTimeout
+    }
     /// What watches each device's link (a capture writer per device with `--pcap-dir`).
     public var linkObserver: (@Sendable (_ transport: BenchTransport, _ device: Int) -> (any LinkObserver)?)?
 

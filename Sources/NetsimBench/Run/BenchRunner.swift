@@ -45,6 +45,7 @@ public enum BenchRunner {
         }
         let fleets = started
 
+        var drainEnd = configuration.duration
         await withTaskGroup(of: Void.self) { group in
             for fleet in fleets {
                 group.addTask { await produceEvents(fleet.store, schedules: schedules, workload: configuration.workload, clock: clock) }
@@ -62,7 +63,8 @@ public enum BenchRunner {
                 }
             }
             try? await clock.sleep(until: configuration.duration)
-            await drain(fleets, schedules: schedules, until: configuration.duration + configuration.drainTimeout, clock: clock)
+            await drain(fleets, schedules: schedules, until: configuration.duration + configuration.drainLimit, clock: clock)
+            drainEnd = clock.now()
             onProgress(await progress(fleets, configuration: configuration, clock: clock))
             for fleet in fleets { fleet.stopClients() }
             group.cancelAll()
@@ -82,7 +84,9 @@ public enum BenchRunner {
         let workload = configuration.workload
         let report = BenchReport(
             netsimVersion: NetsimVersion.current, profile: configuration.profile.name, seed: configuration.seed,
-            durationSeconds: configuration.duration, devicesPerTransport: configuration.devices,
+            durationSeconds: configuration.duration,
+            drain: BenchReport.Drain(limitSeconds: configuration.drainLimit, seconds: max(0, drainEnd - configuration.duration)),
+            devicesPerTransport: configuration.devices,
             workload: BenchReport.WorkloadSummary(
                 eventMeanGapSeconds: workload.eventMeanGap, eventPayloadBytes: workload.eventPayloadBytes,
                 messageIntervalSeconds: workload.messageInterval, messagePayloadBytes: workload.messagePayloadBytes,
