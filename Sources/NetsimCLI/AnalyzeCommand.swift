@@ -40,7 +40,7 @@ public struct AnalyzeCommand: ParsableCommand {
     @Option(help: "Output format: text, json (its radio object is netsim run's), html (one file, SVG timeline).")
     var format = OutputFormat.text
 
-    @Option(help: "Write the output here instead of standard output.")
+    @Option(help: "Write the output here. Default: standard output.")
     var out: String?
 
     @Option(
