@@ -161,7 +161,7 @@ final class EmulatedDevice {
         return RunReport(
             netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
             connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
-            radioLatency: model.radioWaits, events: model.events)
+            radioLatency: model.radioWaits(until: now), events: model.events)
     }
 
     /// Stops the timeline and closes every connection.

@@ -48,7 +48,7 @@ import Testing
         #expect(abs(delivery.radioWait - 0.26) < 1e-9)
         #expect(abs(delivery.onAir.start - 30.26) < 1e-9)
         #expect(device.radioReport(until: 60).promotions == 1)
-        #expect(abs(device.radioWaits.promotionSeconds - 0.26) < 1e-9)
+        #expect(abs(device.radioWaits(until: 60).promotionSeconds - 0.26) < 1e-9)
     }
 
     @Test func theHandshakeStartsThePromotionAndTheFirstBytesWaitForTheRest() {
@@ -99,6 +99,8 @@ import Testing
         #expect(report.bytes == .init(up: 0, down: 0))
         #expect(report.heldAtEnd.up == .init(chunks: 1, bytes: 316))
         #expect(report.heldAtEnd.down == .init())
+        // Nor has the held request waited for the radio yet.
+        #expect(device.radioWaits(until: 60).chunks == 0)
 
         // A run that outlives the retransmission counts it, and holds nothing.
         let later = device.radioReport(until: 120)

@@ -9,8 +9,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var seed: UInt64
     /// The workload's duration (the drain after it is not included).
     public var durationSeconds: Double
-    /// How long after the workload the bench waited for what was still in flight.
-    public var drain: Drain
+    /// How long after the workload the bench waited for what was still in flight (none when
+    /// the measurements did not come from a live run).
+    public var drain = Drain(limitSeconds: 0, seconds: 0)
     public var devicesPerTransport: Int
     public var workload: WorkloadSummary
     /// Where the client settings came from (`built-in` or a file path).
@@ -97,7 +98,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
         /// Not delivered when the bench ended, but still on its way: it would have arrived had
         /// the bench waited longer (held by an outage until TCP's retransmission, or waiting
         /// for a reconnect that resumes it).
-        public var inFlight: Int
+        public var inFlight = 0
         /// Delivered again after the first time (for messages: arrived again, acknowledged and
         /// ignored by id).
         public var duplicated: Int
