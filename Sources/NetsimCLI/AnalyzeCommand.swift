@@ -12,7 +12,7 @@ public struct AnalyzeCommand: ParsableCommand {
             Reads pcap and pcapng (Ethernet, Linux cooked SLL/SLL2, raw IP, BSD loopback; IPv4 and \
             IPv6; TCP, UDP and other IP) one packet at a time. As Video Optimizer does, a packet \
             that finds the radio asleep is preceded by a promotion, and the timeline runs until the \
-            last packet's tail has ended; a netsim run's capture (--pcap) records where the run \
+            last packet's tail has ended; a netsim capture (run --pcap, bench --pcap-dir) records where the run \
             started and ended, and the timeline covers exactly the run, as its report does. \
             --until stops any capture at a time of your choosing. Promotions and throughput energy are charged to the flow \
             whose packet needed them, the awake time after a packet to that packet's flow; flows \

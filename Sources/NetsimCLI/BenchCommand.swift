@@ -179,7 +179,7 @@ public struct BenchCommand: AsyncParsableCommand {
                 for device in 0..<configuration.devices {
                     let name = Self.captureName(transport, device)
                     captures[name] = try CaptureWriter(
-                        path: pcapDirectory + "/" + name, wallClockOrigin: Date().timeIntervalSince1970)
+                        path: pcapDirectory + "/" + name, wallClockOrigin: Date().timeIntervalSince1970, marksRunStart: true)
                 }
             }
         } catch {

@@ -146,7 +146,7 @@ public struct RunCommand: AsyncParsableCommand {
         try? await group.shutdownGracefully()
         if let capture {
             do {
-                try capture.finish(runEndedAt: report.durationSeconds)
+                try capture.finish()
             } catch {
                 printError("the capture \(capture.path) is incomplete: \(error)")
             }

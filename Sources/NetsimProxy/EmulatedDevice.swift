@@ -164,8 +164,9 @@ final class EmulatedDevice {
             radioLatency: model.radioWaits(until: now), events: model.events)
     }
 
-    /// Stops the timeline and closes every connection.
-    func stop() {
+    /// Stops the timeline and closes every connection; the run ended at `time`.
+    func stop(at time: Double) {
+        options.observer?.runEnded(at: time)
         stopped = true
         timelineTimer?.cancel()
         for connection in connections.values { connection.close() }

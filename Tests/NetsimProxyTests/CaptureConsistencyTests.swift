@@ -95,7 +95,8 @@ import Testing
             options: options, group: Loopback.group, logger: Loopback.logger)
         try await traffic(proxy.listeningAddresses[0].port)
         let report = try await proxy.stop()
-        try writer.finish(runEndedAt: report.durationSeconds)
+        // The proxy told the capture where the run ended (LinkObserver.runEnded).
+        try writer.finish()
         try await server.close()
         let analysis = try CaptureAnalysis.analyze(file: path, options: CaptureAnalysisOptions(radio: RadioStages(radio)!))
         return (report, analysis)

@@ -48,7 +48,7 @@ public final class CaptureWriter: Sendable {
     ///   - snapshotLength: the most bytes kept of each frame (as `tcpdump -s`); the default
     ///     keeps whole frames.
     ///   - marksRunStart: begin with a run-start record at time zero (a run's capture; its end
-    ///     goes in with `finish(runEndedAt:)`).
+    ///     goes in with `endRun(at:)`).
     public init(
         path: String, wallClockOrigin: Double, snapshotLength: Int = 65_535, limits: Limits = Limits(),
         marksRunStart: Bool = false
@@ -112,13 +112,17 @@ public final class CaptureWriter: Sendable {
         queue.droppedRecords
     }
 
-    /// Writes everything recorded, closes the file and stops the writer thread; later calls
-    /// record nothing. Throws if frames could not be written (a full disk).
-    ///
-    /// - Parameter runEndedAt: where the run ended on its clock: frames up to then are written,
-    ///   then a run-end record; later ones (bytes the run left on their way) are not.
-    public func finish(runEndedAt end: Double? = nil) throws(CaptureWriterError) {
-        queue.finishWriterThread(runEnd: end)
+    /// The run ended at `time` on its clock: when the capture is finished, frames up to then
+    /// are written, then a run-end record; later ones (bytes the run left on their way) are not.
+    public func endRun(at time: Double) {
+        queue.endRun(at: time)
+    }
+
+    /// Writes everything recorded (up to the run's end, if `endRun` said where), closes the
+    /// file and stops the writer thread; later calls record nothing. Throws if frames could not
+    /// be written (a full disk).
+    public func finish() throws(CaptureWriterError) {
+        queue.finishWriterThread()
         if let error = queue.writeError { throw error }
     }
 }
@@ -134,7 +138,7 @@ private final class CaptureQueue: Sendable {
         var dropped = 0
         var writerThreadIsWaiting = false
         var isFinishing = false
-        /// Where the run ended, given when finishing.
+        /// Where the run ended (`endRun`).
         var runEnd: Double?
     }
 
@@ -178,7 +182,14 @@ private final class CaptureQueue: Sendable {
         if wakeWriterThread { recordsAvailable.signal() }
     }
 
-    func finishWriterThread(runEnd: Double? = nil) {
+    func endRun(at time: Double) {
+        state.withLock { state in
+            guard !state.isFinishing, time.isFinite else { return }
+            state.runEnd = time
+        }
+    }
+
+    func finishWriterThread() {
         let shouldWait = outcome.withLock { outcome -> Bool in
             defer { outcome.finished = true }
             return !outcome.finished
@@ -186,7 +197,6 @@ private final class CaptureQueue: Sendable {
         guard shouldWait else { return }
         let wakeWriterThread = state.withLock { state -> Bool in
             state.isFinishing = true
-            state.runEnd = runEnd
             defer { state.writerThreadIsWaiting = false }
             return state.writerThreadIsWaiting
         }
