@@ -26,12 +26,14 @@ let benchmarks: @Sendable () -> Void = {
     for technology in [RadioTechnology.lte, .umts, .nrSA, .wifi] {
         let stages = RadioStages(.defaults(for: technology))!
 
-        Benchmark("\(technology.rawValue): live admission (admit + transmitted)") { benchmark in
+        Benchmark("\(technology.rawValue): live admission (settle + admit + transmitted)") { benchmark in
             var radio = RadioStateMachine(stages, pagingPhase: 0.5)
             var time = 0.0
             for iteration in benchmark.scaledIterations {
                 let event = activity[iteration & 65_535]
                 time += event.gap
+                // As the proxy does: the clock has reached the chunk's read time.
+                radio.settle(through: time)
                 let admission = radio.admit(at: time, direction: event.direction, bytes: event.bytes)
                 radio.transmitted(from: admission.start, to: admission.start, direction: event.direction, bytes: event.bytes)
             }

@@ -12,7 +12,9 @@ public struct AnalyzeCommand: ParsableCommand {
             Reads pcap and pcapng (Ethernet, Linux cooked SLL/SLL2, raw IP, BSD loopback; IPv4 and \
             IPv6; TCP, UDP and other IP) one packet at a time. As Video Optimizer does, a packet \
             that finds the radio asleep is preceded by a promotion, and the timeline runs until the \
-            last packet's tail has ended. Promotions and throughput energy are charged to the flow \
+            last packet's tail has ended; a netsim capture (run --pcap, bench --pcap-dir) records where the run \
+            started and ended, and the timeline covers exactly the run, as its report does. \
+            --until stops any capture at a time of your choosing. Promotions and throughput energy are charged to the flow \
             whose packet needed them, the awake time after a packet to that packet's flow; flows \
             that repeat at a fixed period (keepalives, polling) are reported with their cost per \
             hour. Byte counts are transport payload, as netsim run counts them.
@@ -38,8 +40,13 @@ public struct AnalyzeCommand: ParsableCommand {
     @Option(help: "Output format: text, json (its radio object is netsim run's), html (one file, SVG timeline).")
     var format = OutputFormat.text
 
-    @Option(help: "Write the output here instead of standard output.")
+    @Option(help: "Write the output here. Default: standard output.")
     var out: String?
+
+    @Option(
+        help: "Stop here, e.g. 20s: seconds from the first packet in the file. Default: a netsim run's end record, or when the last packet's tail ends.",
+        transform: { try parseDuration($0) })
+    var until: Double?
 
     public init() {}
 
@@ -56,7 +63,7 @@ public struct AnalyzeCommand: ParsableCommand {
 
     public func run() throws {
         guard let stages = radioStages() else { throw ValidationError("--radio: '\(radio)' is not a radio model") }
-        let options = CaptureAnalysisOptions(radio: stages, deviceAddresses: deviceIPs.compactMap(IPAddress.init))
+        let options = CaptureAnalysisOptions(radio: stages, deviceAddresses: deviceIPs.compactMap(IPAddress.init), until: until)
         let analysis = try CaptureAnalysis.analyze(file: file, options: options)
         let output: Data
         switch format {

@@ -57,7 +57,7 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Emulated phones per transport, each with its own radio, links and client.")
     var devices = 10
 
-    @Option(help: "How long the workload runs, e.g. 90s or 5m.", transform: { try parseDuration($0) })
+    @Option(help: "How long the workload runs, e.g. 90s or 5m (a drain for what is still on its way follows). Default: 2m.", transform: { try parseDuration($0) })
     var duration = 120.0
 
     @Option(help: "The seed of the workload and every emulated device.")
@@ -75,16 +75,16 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Report formats, comma-separated: md, json, html.")
     var format = "md,json,html"
 
-    @Option(name: .customLong("fail-if"), help: "Fail (exit 3) when this holds, e.g. 'grpc.latencyMs.p95 > 300' (repeatable; keys of the JSON report).")
+    @Option(name: .customLong("fail-if"), help: "Fail (exit 3) when this holds, e.g. 'grpc.latencyMs.p95 > 300' (repeatable; keys of the JSON report). Default: no thresholds.")
     var failIf: [String] = []
 
-    @Option(help: "An earlier JSON report to compare with; regressions beyond --max-regression fail (exit 3).")
+    @Option(help: "An earlier JSON report to compare with; regressions beyond --max-regression fail (exit 3). Default: no comparison.")
     var baseline: String?
 
     @Option(name: .customLong("max-regression"), help: "With --baseline: the largest allowed increase, in percent.")
     var maxRegression = 10.0
 
-    @Option(name: .customLong("pcap-dir"), help: "Write each device's traffic as a pcap file here (TRANSPORT-deviceN.pcap), timestamped when on the emulated radio.")
+    @Option(name: .customLong("pcap-dir"), help: "Write each device's traffic as a pcap file here (TRANSPORT-deviceN.pcap), timestamped when on the emulated radio. Default: no captures.")
     var pcapDirectory: String?
 
     @Flag(help: "No progress display; only warnings and the report.")
@@ -210,7 +210,7 @@ public struct BenchCommand: AsyncParsableCommand {
                 for device in 0..<configuration.devices {
                     let name = Self.captureName(transport, device)
                     captures[name] = try CaptureWriter(
-                        path: pcapDirectory + "/" + name, wallClockOrigin: Date().timeIntervalSince1970)
+                        path: pcapDirectory + "/" + name, wallClockOrigin: Date().timeIntervalSince1970, marksRunStart: true)
                 }
             }
         } catch {

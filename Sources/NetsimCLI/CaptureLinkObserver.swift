@@ -23,4 +23,8 @@ struct CaptureLinkObserver: LinkObserver {
     func closed(_ connection: ConnectionID, reset: Bool, at time: Double) {
         writer.close(connection, reset: reset, at: time)
     }
+
+    func runEnded(at time: Double) {
+        writer.endRun(at: time)
+    }
 }

@@ -10,7 +10,7 @@ struct EmulationOptions: ParsableArguments {
     @Option(help: "The seed of every random draw (jitter, loss, paging phase): the same seed replays the same conditions.")
     var seed: UInt64 = 1
 
-    @Option(help: "How long to run, e.g. 90s or 5m. Without it, until Ctrl-C or SIGTERM.", transform: { try parseDuration($0) })
+    @Option(help: "How long to run, e.g. 90s or 5m. Default: until Ctrl-C or SIGTERM.", transform: { try parseDuration($0) })
     var duration: Double?
 
     /// The profile, or a located error on standard error and exit status 2.

@@ -35,16 +35,16 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("forward"), help: "A further rule LISTEN=UPSTREAM (repeatable); all rules share the one device.")
     var forwards: [String] = []
 
-    @Option(help: "Write the JSON report here at the end (schema in docs/run-report.md).")
+    @Option(help: "Write the JSON report here at the end (schema in docs/run-report.md). Default: only the printed summary.")
     var report: String?
 
-    @Option(help: "Write what crossed the emulated link to this pcap file (synthesized TCP/IP, timestamped when on air).")
+    @Option(help: "Write what crossed the emulated link to this pcap file (synthesized TCP/IP, timestamped when on air, from a run-start to a run-end record). Default: no capture.")
     var pcap: String?
 
-    @Option(help: "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, trigger outages and handovers.")
+    @Option(help: "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, trigger outages and handovers. Default: no admin API.")
     var admin: String?
 
-    @Option(help: "The most bytes one direction of one connection may hold in the proxy before the sender is paused.", transform: { text in
+    @Option(help: "The most bytes one direction of one connection may hold in the proxy before the sender is paused, e.g. 1MiB. Default: 4MiB.", transform: { text in
         do { return try Quantity.byteCount(text) } catch { throw ValidationError("--buffer-limit: \(error)") }
     })
     var bufferLimit = 4 * 1024 * 1024
@@ -106,7 +106,7 @@ public struct RunCommand: AsyncParsableCommand {
         var capture: CaptureWriter?
         if let pcap {
             do {
-                capture = try CaptureWriter(path: pcap, wallClockOrigin: Date().timeIntervalSince1970)
+                capture = try CaptureWriter(path: pcap, wallClockOrigin: Date().timeIntervalSince1970, marksRunStart: true)
             } catch {
                 printError("cannot write the capture \(pcap): \(error)")
                 throw ExitCode(1)

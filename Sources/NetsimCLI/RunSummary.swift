@@ -21,7 +21,8 @@ enum RunSummary {
             "netsim run: profile \(report.profile), seed \(report.seed), \(String(format: "%.1f", report.durationSeconds)) s (stopped by \(reason))",
             "connections: \(report.connections.opened) opened, \(report.connections.closed) closed, "
                 + "\(report.connections.reset) reset, \(report.connections.blackholed) blackholed",
-            "bytes: \(Quantity.formatDataSize(Double(report.bytes.up))) up, \(Quantity.formatDataSize(Double(report.bytes.down))) down",
+            "bytes delivered: \(Quantity.formatDataSize(Double(report.bytes.up))) up, "
+                + "\(Quantity.formatDataSize(Double(report.bytes.down))) down",
         ]
         if radio.model != RadioTechnology.none.rawValue {
             let share = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds * 100 : 0
@@ -37,6 +38,14 @@ enum RunSummary {
                 "  radio latency: \(waits.delayedChunks) of \(waits.chunks) chunk(s) waited; paging "
                     + "\(String(format: "%.2f", waits.pagingSeconds)) s, promotion \(String(format: "%.2f", waits.promotionSeconds)) s, "
                     + "DRX \(String(format: "%.2f", waits.drxSeconds)) s in all")
+            if !radio.heldAtEnd.isEmpty {
+                let held = { (count: RadioReport.HeldTraffic.Count) in
+                    "\(count.chunks) chunk(s), \(Quantity.formatDataSize(Double(count.bytes)))"
+                }
+                lines.append(
+                    "  held at the end (not yet on air, not counted): up \(held(radio.heldAtEnd.up)), "
+                        + "down \(held(radio.heldAtEnd.down))")
+            }
         } else {
             lines.append("radio: none")
         }

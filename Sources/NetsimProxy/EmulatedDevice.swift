@@ -161,11 +161,12 @@ final class EmulatedDevice {
         return RunReport(
             netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
             connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
-            radioLatency: model.radioWaits, events: model.events)
+            radioLatency: model.radioWaits(until: now), events: model.events)
     }
 
-    /// Stops the timeline and closes every connection.
-    func stop() {
+    /// Stops the timeline and closes every connection; the run ended at `time`.
+    func stop(at time: Double) {
+        options.observer?.runEnded(at: time)
         stopped = true
         timelineTimer?.cancel()
         for connection in connections.values { connection.close() }

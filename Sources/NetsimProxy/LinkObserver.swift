@@ -11,4 +11,6 @@ public protocol LinkObserver: Sendable {
     func carried(_ connection: ConnectionID, _ direction: Direction, _ bytes: ByteBuffer, onAir: LinkSchedule.Transmission, at time: Double)
     /// The connection ended: both FINs passed on (the later on air at `time`), or a reset.
     func closed(_ connection: ConnectionID, reset: Bool, at time: Double)
+    /// The run stopped at `time`, where its report ends: nothing after it crossed the link.
+    func runEnded(at time: Double)
 }

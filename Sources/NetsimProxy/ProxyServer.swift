@@ -147,7 +147,7 @@ public final class NetsimProxy: Sendable {
         for listener in listeners { try? await listener.close() }
         return try await device.eventLoop.submit { [device, profile, seed] in
             let report = device.value.report(profile: profile.name, seed: seed)
-            device.value.stop()
+            device.value.stop(at: report.durationSeconds)
             return report
         }.get()
     }

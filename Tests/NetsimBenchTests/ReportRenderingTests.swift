@@ -34,14 +34,15 @@ import NetsimModel
         #expect(json["profile"] as? String == "short-lte")
         #expect(json["seed"] as? Int == 1)
         #expect(json["durationSeconds"] as? Double == 3)
+        #expect(Set((json["drain"] as! [String: Any]).keys) == ["limitSeconds", "seconds"])
         let transports = json["transports"] as! [String: [String: Any]]
         #expect(Set(transports.keys) == ["rest", "ws", "grpc"])
         for (name, transport) in transports {
             #expect(Set((transport["bytes"] as! [String: Any]).keys).isSuperset(of: ["up", "down", "perMinute"]), "\(name)")
             #expect(Set((transport["latencyMs"] as! [String: Any]).keys).isSuperset(of: ["p50", "p95", "p99", "max"]))
-            #expect(Set((transport["events"] as! [String: Any]).keys).isSuperset(of: ["sent", "delivered", "lost", "duplicated"]))
+            #expect(Set((transport["events"] as! [String: Any]).keys).isSuperset(of: ["sent", "delivered", "lost", "inFlight", "duplicated"]))
             #expect(transport["reconnects"] is Int)
-            let radio = transport["radio"] as! [String: Any]
+            let radio = transport["radioFleetTotal"] as! [String: Any]
             #expect(radio["model"] as? String == "lte")
             #expect(Set(radio.keys).isSuperset(of: ["wakeSeconds", "promotions", "energyJoules", "meanPowerMilliwatts", "secondsByState"]))
         }

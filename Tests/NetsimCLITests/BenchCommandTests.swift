@@ -26,6 +26,32 @@ struct BenchCommandTests {
         #expect(bench.duration == 30 * 86_400)
     }
 
+    /// Issue 10: `netsim help bench` showed no default for --duration. Every option that takes
+    /// a value says what it is without one (a flag is off unless given).
+    @Test("help gives every option's default", arguments: ["bench", "run", "analyze"])
+    func helpGivesEveryDefault(_ command: String) {
+        let help = switch command {
+        case "bench": BenchCommand.helpMessage(columns: 10_000)
+        case "run": RunCommand.helpMessage(columns: 10_000)
+        default: AnalyzeCommand.helpMessage(columns: 10_000)
+        }
+        // An option's entry starts at "  --NAME" and goes on over the indented lines below it.
+        var options: [String] = []
+        for line in help.components(separatedBy: "OPTIONS:")[1].split(separator: "\n") {
+            if line.hasPrefix("  -") {
+                options.append(line.trimmingCharacters(in: .whitespaces))
+            } else if !options.isEmpty {
+                options[options.count - 1] += " " + line.trimmingCharacters(in: .whitespaces)
+            }
+        }
+        // Flags, and where a run's traffic goes (a run needs one of these; nothing stands in).
+        let withoutDefault = ["--quiet", "--version", "-h,", "--listen", "--upstream", "--forward"]
+        for option in options where !withoutDefault.contains(where: { option.hasPrefix($0 + " ") || option == $0 }) {
+            #expect(option.lowercased().contains("default"), "\(command): \(option)")
+        }
+        #expect(options.count > 4)
+    }
+
     @Test("options parse, thresholds repeat")
     func options() throws {
         let bench = try #require(

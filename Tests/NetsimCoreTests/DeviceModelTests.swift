@@ -48,7 +48,7 @@ import Testing
         #expect(abs(delivery.radioWait - 0.26) < 1e-9)
         #expect(abs(delivery.onAir.start - 30.26) < 1e-9)
         #expect(device.radioReport(until: 60).promotions == 1)
-        #expect(abs(device.radioWaits.promotionSeconds - 0.26) < 1e-9)
+        #expect(abs(device.radioWaits(until: 60).promotionSeconds - 0.26) < 1e-9)
     }
 
     @Test func theHandshakeStartsThePromotionAndTheFirstBytesWaitForTheRest() {
@@ -73,6 +73,52 @@ import Testing
         let delivered = deliveryTime(device.send(100, .up, on: connection, at: 11))!
         #expect(abs(delivered - (18.75 + 0.05)) < 1e-9)
         #expect(device.events.map(\.kind) == ["outage"])
+    }
+
+    /// Issue 10: a run that ends inside an outage. The request sent at 51 s is held until TCP's
+    /// retransmission after the outage (45-75 s); a report at 60 s ends at 60 s, does not count
+    /// the promotion that retransmission will need, and says what is still held.
+    @Test func aRadioReportEndsWhereTheRunEndsAndSaysWhatIsStillHeld() {
+        let outage = TimelineEvent(at: 45, kind: .outage(duration: 30, mode: .stall))
+        var device = DeviceModel(
+            profile: profile(
+                radio: .lte(LTERadioParameters()), up: LinkParameters(delay: 0.025), down: LinkParameters(delay: 0.025),
+                events: [outage]),
+            seed: 1)
+        let connection = device.openConnection(at: 0)
+        _ = device.handshake(at: 0)
+        _ = device.advance(to: 51)
+        let held = deliveryTime(device.send(316, .up, on: connection, at: 51))!
+        #expect(held > 75)
+
+        let report = device.radioReport(until: 60)
+        #expect(abs(report.durationSeconds - 60) < 1e-9)
+        #expect(abs(report.secondsByState.values.reduce(0, +) - 60) < 1e-9)
+        #expect(report.wakeSeconds < 60)
+        #expect(report.promotions == 1)
+        #expect(report.bytes == .init(up: 0, down: 0))
+        #expect(report.heldAtEnd.up == .init(chunks: 1, bytes: 316))
+        #expect(report.heldAtEnd.down == .init())
+        // Nor has the held request waited for the radio yet.
+        #expect(device.radioWaits(until: 60).chunks == 0)
+
+        // A run that outlives the retransmission counts it, and holds nothing.
+        let later = device.radioReport(until: 120)
+        #expect(later.promotions == 2)
+        #expect(later.bytes.up == 316)
+        #expect(later.heldAtEnd.isEmpty)
+    }
+
+    /// A report may be asked for while a promotion is under way: it counts the promotion up to
+    /// that time only.
+    @Test func aReportDuringAPromotionCutsIt() {
+        var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters())), seed: 1)
+        let connection = device.openConnection(at: 0)
+        _ = device.send(100, .up, on: connection, at: 10)
+        let report = device.radioReport(until: 10.1)
+        #expect(abs(report.durationSeconds - 10.1) < 1e-9)
+        #expect(abs((report.secondsByState["PROMOTION"] ?? 0) - 0.1) < 1e-9)
+        #expect(report.heldAtEnd.up == .init(chunks: 1, bytes: 100))
     }
 
     @Test func aResetOutageResetsOpenConnectionsAndLaterOnesWork() {

@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func idleLTEAveragesAboutTwentyMilliwatts() {
-        var radio = lteRadio()
+        let radio = lteRadio()
         let report = radio.report(until: 3600)
         #expect(report.wakeSeconds == 0)
         #expect(abs(report.meanPowerMilliwatts - 19.955) < 0.01)
@@ -185,8 +185,8 @@ import Testing
     }
 
     @Test func sequentialReportsAddUp() {
-        var lte = lteRadio()
-        var wifi = RadioStateMachine(RadioStages(.wifi(WiFiRadioParameters()))!, start: 10)
+        let lte = lteRadio()
+        let wifi = RadioStateMachine(RadioStages(.wifi(WiFiRadioParameters()))!, start: 10)
         let combined = RadioReport.sequential([lte.report(until: 10), wifi.report(until: 20)])
         #expect(combined.model == "lte+wifi")
         #expect(abs(combined.durationSeconds - 20) < 1e-12)
@@ -194,7 +194,7 @@ import Testing
     }
 
     @Test func reportEncodesTheDocumentedKeys() throws {
-        var radio = lteRadio()
+        let radio = lteRadio()
         let json = try String(decoding: JSONEncoder().encode(radio.report(until: 1)), as: UTF8.self)
         for key in ["model", "wakeSeconds", "promotions", "energyJoules", "meanPowerMilliwatts", "secondsByState"] {
             #expect(json.contains("\"\(key)\""))

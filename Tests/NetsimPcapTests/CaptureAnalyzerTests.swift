@@ -16,7 +16,9 @@ import Testing
 
     /// A live run's radio and its on-air chunks: bursts of requests and responses on a few
     /// connections, with silences long enough for the radio to sleep, serialized at 2 Mbit/s.
-    static func liveRun(_ technology: RadioTechnology, seed: UInt64) -> (report: RadioReport, opens: [(ConnectionID, Double)], chunks: [OnAirChunk]) {
+    static func liveRun(
+        _ technology: RadioTechnology, seed: UInt64
+    ) -> (report: RadioReport, opens: [(ConnectionID, Double)], chunks: [OnAirChunk], radio: RadioStateMachine) {
         let stages = RadioStages(.defaults(for: technology))!
         var live = RadioStateMachine(stages)
         var random = SeededRandom(seed: seed)
@@ -43,7 +45,7 @@ import Testing
                 chunks.append(OnAirChunk(connection: connection, direction: direction, bytes: bytes, start: start, end: end))
             }
         }
-        return (live.report(until: live.tailEnd), opens, chunks)
+        return (live.report(until: live.tailEnd), opens, chunks, live)
     }
 
     /// Writes a live run's chunks as netsim run's capture would: in the run's time order, each
@@ -87,6 +89,33 @@ import Testing
         #expect(analysis.radio.bytes.up + analysis.radio.bytes.down == run.chunks.map(\.bytes).reduce(0, +))
         #expect(analysis.capture.deviceAddresses == ["10.0.0.2"])
         #expect(analysis.capture.outOfOrderPackets == 0)
+    }
+
+    /// Issue 10: `--until T` stops any capture at T, as a run stopped at T reports: later
+    /// packets are not analyzed, and a tail under way is cut there.
+    @Test func untilStopsTheAnalysisWhereALiveRunStoppedThereWould() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("run.pcap")
+        let run = Self.liveRun(.lte, seed: 5)
+        try Self.writeCapture(opens: run.opens, chunks: run.chunks, to: path)
+        // 0.3 s after a chunk in the middle: inside its tail.
+        let stop = run.chunks[run.chunks.count / 2].end + 0.3
+        let firstPacket = run.opens[0].1
+        var options = Self.options(.lte)
+        options.until = stop - firstPacket
+        let analysis = try CaptureAnalysis.analyze(file: path, options: options)
+        let live = run.radio.report(until: stop)
+
+        #expect(analysis.capture.analysisEnd == AnalysisBound(seconds: stop - firstPacket, reason: .until))
+        #expect(analysis.capture.packetsAfterEnd > 0)
+        #expect(analysis.radio.promotionsByOrigin == live.promotionsByOrigin)
+        Self.expectClose(analysis.radio.wakeSeconds, live.wakeSeconds)
+        let awake = { (report: RadioReport) in report.energyJoules - (report.energyJoulesByState["IDLE"] ?? 0) }
+        Self.expectClose(awake(analysis.radio), awake(live))
+        // What flows are charged still adds up to the radio's figures.
+        Self.expectClose(analysis.flows.map(\.wakeSeconds).reduce(0, +), analysis.radio.wakeSeconds, within: 1e-9)
+        #expect(analysis.textReport().contains("to --until"))
     }
 
     @Test func flowChargesAddUpToTheRadiosTotals() throws {

@@ -58,4 +58,92 @@ import Testing
         let offlineAwake = offline.energyJoules - (offline.energyJoulesByState["IDLE"] ?? 0)
         #expect(abs(offlineAwake - liveAwake) / liveAwake < 0.01, "energy awake \(offlineAwake) vs \(liveAwake) J")
     }
+
+    // Issue 10: a run can stop anywhere, and analyzing its capture must still give its figures.
+    // The capture records the run's start and end; analyze covers exactly that span.
+
+    /// A profile whose LTE tail lasts 1.38 s, with `events` on its timeline.
+    static func shortTailProfile(events: [TimelineEvent] = []) -> (Profile, LTERadioParameters) {
+        var lte = LTERadioParameters()
+        lte.longDRXTime = 1
+        let profile = Profile(
+            name: "capture", description: "",
+            networks: [
+                Network(
+                    name: "lte", radio: .lte(lte),
+                    up: LinkParameters(capacity: .rate(bitsPerSecond: 5e6), delay: 0.02),
+                    down: LinkParameters(capacity: .rate(bitsPerSecond: 10e6), delay: 0.02))
+            ],
+            start: "lte", timeline: Timeline(events: events))
+        return (profile, lte)
+    }
+
+    /// Runs a proxy with `profile` and a capture, drives `traffic` through it, stops it as
+    /// `netsim run` does, and analyzes the capture.
+    static func runAndAnalyze(
+        _ profile: Profile, radio: RadioParameters, traffic: (_ port: Int) async throws -> Void
+    ) async throws -> (run: RunReport, analysis: CaptureAnalysis) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970, marksRunStart: true)
+        var options = ProxyOptions()
+        options.observer = CaptureLinkObserver(writer: writer)
+        let (server, serverPort) = try await Loopback.echoServer()
+        let proxy = try await NetsimProxy.start(
+            profile: profile, seed: 3,
+            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        try await traffic(proxy.listeningAddresses[0].port)
+        let report = try await proxy.stop()
+        // The proxy told the capture where the run ended (LinkObserver.runEnded).
+        try writer.finish()
+        try await server.close()
+        let analysis = try CaptureAnalysis.analyze(file: path, options: CaptureAnalysisOptions(radio: RadioStages(radio)!))
+        return (report, analysis)
+    }
+
+    static func expectSameFigures(_ live: RadioReport, _ offline: RadioReport) {
+        #expect(abs(offline.durationSeconds - live.durationSeconds) / live.durationSeconds < 0.01,
+            "duration \(offline.durationSeconds) vs \(live.durationSeconds)")
+        #expect(offline.promotions == live.promotions)
+        #expect(abs(offline.wakeSeconds - live.wakeSeconds) / live.wakeSeconds < 0.01, "wake \(offline.wakeSeconds) vs \(live.wakeSeconds)")
+        #expect(abs(offline.energyJoules - live.energyJoules) / live.energyJoules < 0.01,
+            "energy \(offline.energyJoules) vs \(live.energyJoules) J")
+    }
+
+    @Test func aRunThatEndsInTheMiddleOfATailAnalyzesToItsOwnFigures() async throws {
+        let (profile, lte) = Self.shortTailProfile()
+        let (run, analysis) = try await Self.runAndAnalyze(profile, radio: .lte(lte)) { port in
+            let payload = Loopback.randomBytes(100_000, seed: 1)
+            let (received, ending) = try await Loopback.echo(payload, port: port)
+            #expect(ending == .finished && received == payload)
+            // Stop 0.4 s into the 1.38 s tail.
+            try await Task.sleep(for: .milliseconds(400))
+        }
+        #expect(analysis.capture.analysisEnd.reason == .runEnd)
+        #expect(analysis.capture.analysisStart.reason == .runStart)
+        #expect(run.radio.secondsByState["IDLE", default: 0] < run.radio.durationSeconds)
+        Self.expectSameFigures(run.radio, analysis.radio)
+    }
+
+    @Test func aRunThatEndsInsideAnOutageAnalyzesToItsOwnFigures() async throws {
+        let (profile, lte) = Self.shortTailProfile(events: [TimelineEvent(at: 1.5, kind: .outage(duration: 60, mode: .stall))])
+        let (run, analysis) = try await Self.runAndAnalyze(profile, radio: .lte(lte)) { port in
+            // Opened before the outage, written to inside it: those bytes are held until TCP's
+            // retransmission after the outage, which the run does not reach.
+            let channel = try await Loopback.connect(port: port)
+            try await channel.executeThenClose { _, outbound in
+                let payload = Loopback.randomBytes(50_000, seed: 2)
+                let (received, ending) = try await Loopback.echo(payload, port: port)
+                #expect(ending == .finished && received == payload)
+                try await Task.sleep(for: .seconds(2))
+                try await outbound.write(ByteBuffer(repeating: 1, count: 5000))
+                try await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        #expect(run.radio.heldAtEnd.up.bytes == 5000)
+        #expect(abs(run.radio.durationSeconds - run.durationSeconds) < 1e-6)
+        #expect(analysis.capture.analysisEnd.reason == .runEnd)
+        Self.expectSameFigures(run.radio, analysis.radio)
+    }
 }

@@ -25,7 +25,10 @@ final class DeviceLedger: Sendable {
         /// Events with a sequence the schedule never had (a server bug if ever above zero).
         var unexpectedEvents = 0
         var messagesProduced = 0
-        var messagesDroppedFromOutbox = 0
+        /// Messages dropped from the full outbox, oldest first: unless an earlier send got
+        /// through, these never arrive.
+        var droppedMessageIDs: [UInt64] = []
+        var messagesDroppedFromOutbox: Int { droppedMessageIDs.count }
         /// Events the gRPC client's bounded receive buffer dropped.
         var receiveBufferDrops = 0
         /// Attempts to connect, poll or stream that failed.
@@ -93,7 +96,7 @@ final class DeviceLedger: Sendable {
             if state.outbox.count > outboxLimit {
                 let dropped = state.outbox.removeFirst()
                 state.sentInGeneration[dropped.id] = nil
-                state.record.messagesDroppedFromOutbox += 1
+                state.record.droppedMessageIDs.append(dropped.id)
             }
         }
         outboxSignal.signal()

@@ -8,7 +8,7 @@ public enum BaselineComparison {
     /// Figures compared relatively (lower is better).
     public static let relativeKeys = [
         "latencyMs.p95", "latencyMs.p99", "uplinkLatencyMs.p95", "bytes.perMinute", "bytes.wire.perMinute",
-        "radio.wakeSeconds", "radio.energyJoules", "reconnects", "recoverySeconds.max",
+        "perDevice.wakeSeconds.mean", "perDevice.energyJoules.mean", "reconnects", "recoverySeconds.max",
     ]
     /// Figures that must not grow at all.
     public static let absoluteKeys = ["events.lost", "events.duplicated", "messages.lost"]

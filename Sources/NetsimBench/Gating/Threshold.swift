@@ -136,7 +136,8 @@ extension Spread {
 extension BenchReport {
     /// A report of nothing: the base of the schema sample.
     static let empty = BenchReport(
-        netsimVersion: "", engine: "live", profile: "", seed: 0, durationSeconds: 0, devicesPerTransport: 0,
+        netsimVersion: "", engine: "live", profile: "", seed: 0, durationSeconds: 0, drain: Drain(limitSeconds: 0, seconds: 0),
+        devicesPerTransport: 0,
         workload: WorkloadSummary(eventMeanGapSeconds: 0, eventPayloadBytes: 0, messageIntervalSeconds: 0, messagePayloadBytes: 0, outboxLimit: 0),
         client: "", transports: [:])
 }

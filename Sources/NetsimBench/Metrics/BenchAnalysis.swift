@@ -26,7 +26,8 @@ public struct TransportCharts: Sendable {
 }
 
 /// Turns a fleet's raw measurements into its report: pooled latency histograms, delivery
-/// accounting against what the server created and the app produced, recovery after gaps,
+/// accounting against what the server created and the app produced (delivered, lost for good,
+/// or still in flight when the bench ended), recovery after gaps,
 /// bytes, and the radio as fleet totals and per-device spreads.
 enum BenchAnalysis {
     /// Latencies are recorded in microseconds, up to an hour, to three significant digits.
@@ -37,7 +38,7 @@ enum BenchAnalysis {
     static func summarize(_ devices: [DeviceMeasurement]) -> (BenchReport.TransportReport, TransportCharts) {
         var downlink = makeHistogram()
         var uplink = makeHistogram()
-        var events = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, duplicated: 0, outOfOrder: 0)
+        var events = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, inFlight: 0, duplicated: 0, outOfOrder: 0)
         var messages = events
         var recoveries: [Double] = []
         var counters = BenchReport.ClientCounters(failedAttempts: 0, callRenewals: 0, receiveBufferDrops: 0, outboxDrops: 0)
@@ -51,14 +52,14 @@ enum BenchAnalysis {
             downlink.add(deviceDownlink)
             uplink.add(deviceUplink)
 
-            events.sent += device.server.events.count
-            events.delivered += deliveries.count
-            events.duplicated += device.app.duplicateEvents
-            events.outOfOrder += device.app.outOfOrderEvents
-            messages.sent += device.app.messagesProduced
-            messages.delivered += arrivals.count
-            messages.duplicated += device.server.duplicateMessages
-            messages.outOfOrder += device.server.outOfOrderMessages
+            let received = device.app.deliveries.prefix(device.server.events.count).map { $0 != nil }
+            events.add(
+                sent: device.server.events.count, delivered: deliveries.count, unrecoverable: skippedEvents(received),
+                duplicated: device.app.duplicateEvents, outOfOrder: device.app.outOfOrderEvents)
+            messages.add(
+                sent: device.app.messagesProduced, delivered: arrivals.count,
+                unrecoverable: device.app.droppedMessageIDs.count { !device.server.hasArrived(messageID: $0) },
+                duplicated: device.server.duplicateMessages, outOfOrder: device.server.outOfOrderMessages)
 
             let completions = deliveries.map { ($0.createdAt, $0.deliveredAt) } + arrivals.map { ($0.createdAt, $0.arrivedAt) }
             recoveries += recoveryTimes(after: connectivityReturns(device), completions: completions)
@@ -68,8 +69,6 @@ enum BenchAnalysis {
             counters.receiveBufferDrops += device.app.receiveBufferDrops
             counters.outboxDrops += device.app.messagesDroppedFromOutbox
         }
-        events.lost = events.sent - events.delivered
-        messages.lost = messages.sent - messages.delivered
 
         let reports = devices.map(\.proxy)
         let minutes = reports.map { max($0.durationSeconds, 1e-9) / 60 }
@@ -81,8 +80,8 @@ enum BenchAnalysis {
         let delivered = events.delivered + messages.delivered
         let mean = { (values: [Double]) in Spread(values).mean }
 
-        var radio = RadioReport.sequential(reports.map(\.radio))
-        radio.timeline = nil
+        var radioFleetTotal = RadioReport.sequential(reports.map(\.radio))
+        radioFleetTotal.timeline = nil
         let states = Set(reports.flatMap { $0.radio.secondsByState.keys })
         let report = BenchReport.TransportReport(
             bytes: BenchReport.Bytes(
@@ -94,7 +93,7 @@ enum BenchAnalysis {
             latencyMs: latency(downlink), uplinkLatencyMs: latency(uplink), events: events, messages: messages,
             reconnects: reconnects.reduce(0, +),
             recoverySeconds: BenchReport.Recovery(count: recoveries.count, mean: mean(recoveries), max: recoveries.max() ?? 0),
-            radio: radio,
+            radioFleetTotal: radioFleetTotal,
             perDevice: BenchReport.PerDevice(
                 bytesPerMinute: Spread(payloadPerMinute), wireBytesPerMinute: Spread(wirePerMinute),
                 wakeSeconds: Spread(reports.map(\.radio.wakeSeconds)), promotions: Spread(reports.map { Double($0.radio.promotions) }),
@@ -107,6 +106,17 @@ enum BenchAnalysis {
         let charts = TransportCharts(
             timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: cdf(downlink), uplinkLatencyCDF: cdf(uplink))
         return (report, charts)
+    }
+
+    /// Events the app will never get: those it did not receive, behind one it did. Every
+    /// client resumes after the latest event it received, and a server sends a device's events
+    /// in order, so an event missing behind a later one was dropped by the client (its bounded
+    /// receive buffer) and is never sent again; one missing after the latest is still to come.
+    ///
+    /// - Parameter received: per event, in sequence order, whether the app received it.
+    static func skippedEvents(_ received: [Bool]) -> Int {
+        guard let latest = received.lastIndex(of: true) else { return 0 }
+        return received[..<latest].count { !$0 }
     }
 
     /// When, on the bench clock, the device's network came back after each outage or handover.
@@ -143,5 +153,19 @@ enum BenchAnalysis {
 
     static func microseconds(_ seconds: Double) -> UInt64 {
         UInt64(max(1, (seconds * 1e6).rounded()))
+    }
+}
+
+extension BenchReport.Delivery {
+    /// Adds one device's stream: `sent` items, `delivered` of them, and of the rest
+    /// `unrecoverable` that will never arrive (lost); the others were still in flight.
+    mutating func add(sent: Int, delivered: Int, unrecoverable: Int, duplicated: Int, outOfOrder: Int) {
+        self.sent += sent
+        self.delivered += delivered
+        let missing = max(0, sent - delivered)
+        lost += min(unrecoverable, missing)
+        inFlight += missing - min(unrecoverable, missing)
+        self.duplicated += duplicated
+        self.outOfOrder += outOfOrder
     }
 }

@@ -13,12 +13,26 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var seed: UInt64
     /// The workload's duration (the drain after it is not included).
     public var durationSeconds: Double
+    /// How long after the workload the bench waited for what was still in flight (none when
+    /// the measurements did not come from a live run).
+    public var drain = Drain(limitSeconds: 0, seconds: 0)
     public var devicesPerTransport: Int
     public var workload: WorkloadSummary
     /// Where the client settings came from (`built-in` or a file path).
     public var client: String
     /// Keyed `rest`, `ws`, `grpc`; only the transports that ran.
     public var transports: [String: TransportReport]
+
+    /// The drain: after the workload, the bench waits until every event and message has arrived,
+    /// or until `limitSeconds` (after the workload's end) have passed. The limit lets the
+    /// profile's last outage or handover gap end and TCP's retransmission after it land (see
+    /// `Profile.connectivitySettles`), plus a grace for clients to reconnect; what is still
+    /// undelivered then is counted `inFlight`, not `lost`.
+    public struct Drain: Sendable, Codable, Equatable {
+        public var limitSeconds: Double
+        /// How long it took: below the limit when everything arrived.
+        public var seconds: Double
+    }
 
     public struct WorkloadSummary: Sendable, Codable, Equatable {
         public var eventMeanGapSeconds: Double
@@ -42,9 +56,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
         /// After each outage or handover gap that held messages up: seconds from the network's
         /// return until the last of them arrived.
         public var recoverySeconds: Recovery
-        /// Fleet totals: every duration, count, energy and byte figure is summed over the
-        /// devices, so `meanPowerMilliwatts` is the mean power of one device.
-        public var radio: RadioReport
+        /// The radio figures summed over the fleet: every duration, count, energy and byte figure
+        /// is the devices' total (ten phones over 120 s make 1200 s), so `meanPowerMilliwatts`
+        /// is the mean power of one device. Per device figures are under `perDevice`.
+        public var radioFleetTotal: RadioReport
         /// Per device figures: mean, min, max and standard deviation over the fleet.
         public var perDevice: PerDevice
         public var client: ClientCounters
@@ -75,12 +90,19 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var max: Double
     }
 
+    /// `sent = delivered + lost + inFlight`.
     public struct Delivery: Sendable, Codable, Equatable {
         public var sent: Int
         /// Delivered at least once (each counted once).
         public var delivered: Int
-        /// Never delivered.
+        /// Not delivered, and never will be: the client skipped it (an event its receive buffer
+        /// dropped, behind one it received: it resumes after the latest) or it was dropped
+        /// before it could arrive (a message dropped from a full outbox).
         public var lost: Int
+        /// Not delivered when the bench ended, but still on its way: it would have arrived had
+        /// the bench waited longer (held by an outage until TCP's retransmission, or waiting
+        /// for a reconnect that resumes it).
+        public var inFlight = 0
         /// Delivered again after the first time (for messages: arrived again, acknowledged and
         /// ignored by id).
         public var duplicated: Int

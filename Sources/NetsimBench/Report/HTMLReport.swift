@@ -23,6 +23,7 @@ public enum HTMLReport {
         body.append(
             "<p class=\"note\">Bandwidth, wake time and energy are per device (mean ± standard deviation); latencies are pooled "
                 + "over the fleet; delivery counts and reconnects are fleet totals.</p>")
+        body.append("<p class=\"note\">\(escape(ReportFormatting.drain(report)))</p>")
 
         let timelineEnd = transports.flatMap { transport in
             result.charts[transport.0]?.timelines.compactMap { $0.last?.end } ?? []

@@ -23,6 +23,8 @@ public enum MarkdownReport {
             "Bandwidth, wake time and energy are per device (mean ± standard deviation over the fleet); latencies are pooled "
                 + "over the fleet; delivery counts and reconnects are fleet totals. Wire bytes are an estimate (TCP/IP headers, "
                 + "ACKs, handshakes; see docs/bench.md).",
+            "",
+            ReportFormatting.drain(report),
         ]
         for (transport, details) in transports {
             lines += [""] + self.details(transport, details)
@@ -50,15 +52,15 @@ public enum MarkdownReport {
             "- Event latency (\(report.latencyMs.count) samples): " + latencies(report.latencyMs),
             "- Message latency (\(report.uplinkLatencyMs.count) samples): " + latencies(report.uplinkLatencyMs),
             "- Events: \(report.events.sent) sent, \(report.events.delivered) delivered, \(report.events.lost) lost, "
-                + "\(report.events.duplicated) duplicated, \(report.events.outOfOrder) out of order",
+                + "\(report.events.inFlight) in flight, \(report.events.duplicated) duplicated, \(report.events.outOfOrder) out of order",
             "- Messages: \(report.messages.sent) sent, \(report.messages.delivered) delivered, \(report.messages.lost) lost, "
-                + "\(report.messages.duplicated) sent again and ignored by id",
+                + "\(report.messages.inFlight) in flight, \(report.messages.duplicated) sent again and ignored by id",
             "- Reconnects: \(report.reconnects) (per device \(format.plusMinus(radio.reconnects)), max "
                 + "\(Int(radio.reconnects.max))); recoveries after a gap: \(report.recoverySeconds.count), mean "
                 + "\(format.seconds(report.recoverySeconds.mean)), max \(format.seconds(report.recoverySeconds.max))",
             "- Client: \(report.client.failedAttempts) failed attempts, \(report.client.callRenewals) call renewals, "
                 + "\(report.client.receiveBufferDrops) receive-buffer drops, \(report.client.outboxDrops) outbox drops",
-            "- Radio per device (\(report.radio.model)): awake \(format.plusMinus(radio.wakeSeconds)) s, "
+            "- Radio per device (\(report.radioFleetTotal.model)): awake \(format.plusMinus(radio.wakeSeconds)) s, "
                 + "\(format.plusMinus(radio.promotions)) promotions, \(format.plusMinus(radio.energyJoules, "%.2f")) J, "
                 + "\(format.plusMinus(radio.meanPowerMilliwatts, "%.0f")) mW",
             "- Time by state per device: \(states.isEmpty ? "no radio" : states)",

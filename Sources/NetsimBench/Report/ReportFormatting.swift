@@ -22,12 +22,22 @@ enum ReportFormatting {
         String(format: format, spread.mean) + " ± " + String(format: format, spread.standardDeviation)
     }
 
-    /// Delivered of sent, with losses and repeats. An event delivered twice reached the app
-    /// twice (`dup`); a message that arrived twice was ignored by its id the second time
-    /// (`repeats ignored`), so the app still saw it once.
+    /// Delivered of sent, with losses, what was still in flight (only when something was), and
+    /// repeats. An event delivered twice reached the app twice (`dup`); a message that arrived
+    /// twice was ignored by its id the second time (`repeats ignored`), so the app still saw it
+    /// once.
     static func delivery(_ delivery: BenchReport.Delivery, repeatsIgnored: Bool) -> String {
         let repeats = repeatsIgnored ? "\(delivery.duplicated) repeats ignored" : "dup \(delivery.duplicated)"
-        return "\(delivery.delivered)/\(delivery.sent) (lost \(delivery.lost), \(repeats))"
+        let inFlight = delivery.inFlight > 0 ? ", in flight \(delivery.inFlight)" : ""
+        return "\(delivery.delivered)/\(delivery.sent) (lost \(delivery.lost)\(inFlight), \(repeats))"
+    }
+
+    /// One sentence on the drain after the workload, for both reports.
+    static func drain(_ report: BenchReport) -> String {
+        let drain = report.drain
+        return "After the workload the bench waited \(seconds(drain.seconds)) (at most \(seconds(drain.limitSeconds)): until the "
+            + "profile's last outage or handover gap and TCP's retransmission after it were over, plus a grace for "
+            + "reconnects) for events and messages on their way; \"lost\" will never arrive, \"in flight\" had not yet."
     }
 
     static func recovery(_ report: BenchReport.TransportReport) -> String {
@@ -43,13 +53,13 @@ enum ReportFormatting {
     }
 
     static func energy(_ report: BenchReport.TransportReport) -> String {
-        "\(plusMinus(report.perDevice.energyJoules)) J (\(String(format: "%.0f", report.radio.meanPowerMilliwatts)) mW)"
+        "\(plusMinus(report.perDevice.energyJoules)) J (\(String(format: "%.0f", report.radioFleetTotal.meanPowerMilliwatts)) mW)"
     }
 
     /// The comparison table's rows: a label, and a cell per transport.
     static func comparisonRows(_ report: BenchReport) -> [(String, [String])] {
         let transports = report.orderedTransports.map(\.1)
-        let duration = transports.first.map { $0.radio.durationSeconds / Double(max(1, report.devicesPerTransport)) } ?? 0
+        let duration = transports.first.map { $0.radioFleetTotal.durationSeconds / Double(max(1, report.devicesPerTransport)) } ?? 0
         return [
             ("Bandwidth per device, KB/min (payload / wire est.)",
              transports.map { "\(kilobytes($0.bytes.perMinute)) / \(kilobytes($0.bytes.wire.perMinute))" }),

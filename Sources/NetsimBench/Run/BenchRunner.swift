@@ -48,6 +48,7 @@ public enum BenchRunner {
 
         // Each fleet's measurements, taken when the run ends.
         var measured: [[DeviceMeasurement]] = []
+        var drainEnd = configuration.duration
         await withTaskGroup(of: Void.self) { group in
             for fleet in fleets {
                 group.addTask { await produceEvents(fleet.store, schedules: schedules, workload: configuration.workload, clock: clock) }
@@ -65,7 +66,8 @@ public enum BenchRunner {
                 }
             }
             try? await clock.sleep(until: configuration.duration)
-            await drain(fleets, schedules: schedules, until: configuration.duration + configuration.drainTimeout, clock: clock)
+            await drain(fleets, schedules: schedules, until: configuration.duration + configuration.drainLimit, clock: clock)
+            drainEnd = clock.now()
             onProgress(await progress(fleets, configuration: configuration, clock: clock))
             // The proxies stop before the clients do, so the clients' teardown (FINs, GOAWAYs)
             // after the run is not charged to the phones' radios.
@@ -84,7 +86,9 @@ public enum BenchRunner {
             charts[fleet.transport] = chart
         }
         await servers.stop()
-        return configuration.result(engine: "live", transports: transports, charts: charts, profileEvents: profileEvents)
+        return configuration.result(
+            engine: "live", drainSeconds: max(0, drainEnd - configuration.duration), transports: transports, charts: charts,
+            profileEvents: profileEvents)
     }
 
     /// Creates every device's events at their scheduled times (one task per transport, so each

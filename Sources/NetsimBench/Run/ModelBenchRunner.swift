@@ -19,7 +19,7 @@ public enum ModelBenchRunner {
         model.seed = configuration.seed
         model.workload = configuration.workload
         model.client = configuration.client
-        model.drainTimeout = configuration.drainTimeout
+        model.drainTimeout = configuration.drainLimit
         model.chartedDevices = configuration.duration <= longestChartedRun ? model.chartedDevices : 0
         let run = ModelEngine.run(model) { fraction in
             onProgress(
@@ -37,7 +37,9 @@ public enum ModelBenchRunner {
             transports[transport.rawValue] = report
             charts[transport] = chart
         }
-        return configuration.result(engine: "model", transports: transports, charts: charts, profileEvents: profileEvents)
+        return configuration.result(
+            engine: "model", drainSeconds: max(0, run.endSeconds - configuration.duration), transports: transports, charts: charts,
+            profileEvents: profileEvents)
     }
 
     /// A modelled device as the analysis reads a live one: the app's record, the server's and
@@ -50,7 +52,7 @@ public enum ModelBenchRunner {
         app.duplicateEvents = outcome.app.duplicateEvents
         app.outOfOrderEvents = outcome.app.outOfOrderEvents
         app.messagesProduced = outcome.app.messagesProduced
-        app.messagesDroppedFromOutbox = outcome.app.messagesDroppedFromOutbox
+        app.droppedMessageIDs = outcome.app.droppedMessageIDs
         app.failedAttempts = outcome.app.failedAttempts
         app.callRenewals = outcome.app.callRenewals
         var server = EventStore.DeviceRecord(

@@ -22,6 +22,12 @@ final class EventStore: Sendable {
         /// Messages that first arrived after a later one (a resend after a reconnect can do it).
         var outOfOrderMessages = 0
         var highestMessageID: UInt64 = 0
+
+        /// Whether the message with `messageID` (1-based) arrived.
+        func hasArrived(messageID: UInt64) -> Bool {
+            let index = Int(clamping: messageID) - 1
+            return messageArrivals.indices.contains(index) && messageArrivals[index] != nil
+        }
     }
 
     struct Arrival: Sendable, Equatable {

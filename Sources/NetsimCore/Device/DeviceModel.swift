@@ -26,7 +26,7 @@ public struct DeviceModel: Sendable {
     /// Every timeline event that happened, in order, for reports.
     public private(set) var events: [DeviceEvent] = []
     /// Radio waits added to chunks, for reporting radio latency apart from link delay.
-    public private(set) var radioWaits = RadioWaitTotals()
+    private var radioWaits = RadioWaitLedger()
 
     public init(profile: Profile, seed: UInt64, start: Double = 0, recordsRadioTimeline: Bool = false) {
         self.profile = profile
@@ -61,11 +61,13 @@ public struct DeviceModel: Sendable {
     /// radio: the promotion starts at connect and the first bytes wait for what is left of it.
     /// Returns when the SYN was on air.
     public mutating func handshake(at time: Double) -> LinkSchedule.Transmission {
+        settle(through: time)
         let ready = gaps.deliverableTime(time, retransmissionTimeout: retransmissionTimeout)
         guard let admission = radio?.admit(at: ready, direction: .up, bytes: Self.handshakeBytes) else {
             return .init(start: ready, end: ready)
         }
-        radio?.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: Self.handshakeBytes)
+        // No payload: the radio's byte counts are transport payload, as a capture's analysis counts them.
+        radio?.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 0)
         return .init(start: admission.start, end: admission.start)
     }
 
@@ -94,6 +96,7 @@ public struct DeviceModel: Sendable {
         }
         state.lastActivity = time
         connections[connection] = state
+        settle(through: time)
 
         let roundTrip = self.roundTrip
         let timeout = retransmissionTimeout
@@ -143,7 +146,8 @@ public struct DeviceModel: Sendable {
 
     /// Applies every scripted event up to `time` and says what the proxy must do.
     public mutating func advance(to time: Double) -> [DeviceAction] {
-        cursor.take(through: time).flatMap { apply($0.event.kind, at: $0.time) }
+        settle(through: time)
+        return cursor.take(through: time).flatMap { apply($0.event.kind, at: $0.time) }
     }
 
     /// Applies an event now that the timeline did not script (the admin API's triggers).
@@ -163,15 +167,26 @@ public struct DeviceModel: Sendable {
     }
 
     /// The radio figures from the start until `time`, across every network the device was on.
-    public mutating func radioReport(until time: Double) -> RadioReport {
-        let current = radio.map { radio in
-            var radio = radio
-            return radio.report(until: time)
-        } ?? .noRadio(durationSeconds: max(0, time - radioStart), bytes: .init(up: 0, down: 0))
+    /// Nothing after `time` counts: bytes scheduled to go on air later (held by an outage until
+    /// TCP's retransmission, say) are reported as `heldAtEnd`.
+    public func radioReport(until time: Double) -> RadioReport {
+        let current = radio?.report(until: time) ?? .noRadio(durationSeconds: max(0, time - radioStart), bytes: .init(up: 0, down: 0))
         return .sequential(earlierRadioReports + [current])
     }
 
+    /// The radio latency of the chunks on air by `time`: a chunk held beyond it (by an outage,
+    /// say) has not waited yet.
+    public func radioWaits(until time: Double) -> RadioWaitTotals {
+        radioWaits.totals(until: time)
+    }
+
     // MARK: Internals
+
+    /// The clock has reached `time`: what the radio and its waits scheduled until then is past.
+    private mutating func settle(through time: Double) {
+        radio?.settle(through: time)
+        radioWaits.settle(through: time)
+    }
 
     private static func makeRadio(
         _ parameters: RadioParameters, start: Double, random: inout SeededRandom, recordsTimeline: Bool
@@ -233,7 +248,7 @@ public struct DeviceModel: Sendable {
 
     private mutating func switchNetwork(to name: String, at time: Double) {
         guard let next = networks[name] else { return }
-        if var radio {
+        if let radio {
             earlierRadioReports.append(radio.report(until: time))
         } else if time > radioStart {
             earlierRadioReports.append(.noRadio(durationSeconds: time - radioStart, bytes: .init(up: 0, down: 0)))
@@ -344,5 +359,29 @@ public struct RadioWaitTotals: Sendable, Equatable, Codable {
         pagingSeconds += admission.pagingWait
         promotionSeconds += admission.promotionWait
         drxSeconds += admission.drxWait
+    }
+}
+
+/// Chunks' radio waits, each counted once the chunk goes on air (`RadioAdmission.start`), so
+/// that a report stops where the run stopped, as the radio's figures do.
+struct RadioWaitLedger: Sendable {
+    private var settled = RadioWaitTotals()
+    /// Admissions whose chunk goes on air after the time settled so far.
+    private var scheduled: [RadioAdmission] = []
+
+    mutating func add(_ admission: RadioAdmission) {
+        scheduled.append(admission)
+    }
+
+    mutating func settle(through time: Double) {
+        guard scheduled.contains(where: { $0.start <= time }) else { return }
+        for admission in scheduled where admission.start <= time { settled.add(admission) }
+        scheduled.removeAll { $0.start <= time }
+    }
+
+    func totals(until time: Double) -> RadioWaitTotals {
+        var totals = settled
+        for admission in scheduled where admission.start <= time { totals.add(admission) }
+        return totals
     }
 }

@@ -15,8 +15,15 @@ public struct RadioReport: Sendable, Equatable, Codable {
     public var transferEnergyJoules: Double
     public var secondsByState: [String: Double]
     public var energyJoulesByState: [String: Double]
-    /// Bytes over the air.
+    /// Transport payload on air within `durationSeconds`, counted when it went on air (so also
+    /// bytes the other side had not yet received when the report ended). A run report's
+    /// top-level `bytes` counts the payload delivered to the other side; `analyze` counts the
+    /// payload of the device's packets, which is this.
     public var bytes: ByteTotals
+    /// Bytes the model had accepted but not yet put on air when the figures end: held by an
+    /// outage or a handover gap until TCP's retransmission, by a promotion, or by the link.
+    /// Neither in `bytes` nor charged: the run did not reach the time they would go on air.
+    public var heldAtEnd: HeldTraffic
     /// Every state change, when recording was asked for.
     public var timeline: [RadioStateSegment]?
 
@@ -34,11 +41,50 @@ public struct RadioReport: Sendable, Equatable, Codable {
         }
     }
 
+    /// Chunks and their bytes per direction, for traffic not yet on air.
+    public struct HeldTraffic: Sendable, Equatable, Codable {
+        public var up = Count()
+        public var down = Count()
+
+        public struct Count: Sendable, Equatable, Codable {
+            public var chunks = 0
+            public var bytes = 0
+
+            public init(chunks: Int = 0, bytes: Int = 0) {
+                self.chunks = chunks
+                self.bytes = bytes
+            }
+        }
+
+        public init() {}
+
+        public mutating func add(_ bytes: Int, _ direction: Direction) {
+            if direction == .up {
+                up.chunks += 1
+                up.bytes += bytes
+            } else {
+                down.chunks += 1
+                down.bytes += bytes
+            }
+        }
+
+        public static func + (lhs: HeldTraffic, rhs: HeldTraffic) -> HeldTraffic {
+            var sum = lhs
+            sum.up.chunks += rhs.up.chunks
+            sum.up.bytes += rhs.up.bytes
+            sum.down.chunks += rhs.down.chunks
+            sum.down.bytes += rhs.down.bytes
+            return sum
+        }
+
+        public var isEmpty: Bool { self == HeldTraffic() }
+    }
+
     public init(
         model: String, durationSeconds: Double, wakeSeconds: Double, promotions: Int,
         promotionsByOrigin: [String: Int], energyJoules: Double, transferEnergyJoules: Double,
         secondsByState: [String: Double], energyJoulesByState: [String: Double], bytes: ByteTotals,
-        timeline: [RadioStateSegment]?
+        heldAtEnd: HeldTraffic = HeldTraffic(), timeline: [RadioStateSegment]?
     ) {
         self.model = model
         self.durationSeconds = durationSeconds
@@ -50,6 +96,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
         self.secondsByState = secondsByState
         self.energyJoulesByState = energyJoulesByState
         self.bytes = bytes
+        self.heldAtEnd = heldAtEnd
         self.timeline = timeline
     }
 
@@ -77,6 +124,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
             total.energyJoulesByState.merge(report.energyJoulesByState, uniquingKeysWith: +)
             total.bytes.up += report.bytes.up
             total.bytes.down += report.bytes.down
+            total.heldAtEnd = total.heldAtEnd + report.heldAtEnd
             if let segments = report.timeline { total.timeline = (total.timeline ?? []) + segments }
         }
         total.model = models.filter { $0 != RadioTechnology.none.rawValue }.joined(separator: "+")
@@ -86,7 +134,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
 
     enum CodingKeys: String, CodingKey {
         case model, durationSeconds, wakeSeconds, promotions, promotionsByOrigin, energyJoules
-        case transferEnergyJoules, meanPowerMilliwatts, secondsByState, energyJoulesByState, bytes, timeline
+        case transferEnergyJoules, meanPowerMilliwatts, secondsByState, energyJoulesByState, bytes, heldAtEnd, timeline
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -102,6 +150,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
         try container.encode(secondsByState, forKey: .secondsByState)
         try container.encode(energyJoulesByState, forKey: .energyJoulesByState)
         try container.encode(bytes, forKey: .bytes)
+        try container.encode(heldAtEnd, forKey: .heldAtEnd)
         try container.encodeIfPresent(timeline, forKey: .timeline)
     }
 
@@ -117,6 +166,8 @@ public struct RadioReport: Sendable, Equatable, Codable {
         secondsByState = try container.decode([String: Double].self, forKey: .secondsByState)
         energyJoulesByState = try container.decode([String: Double].self, forKey: .energyJoulesByState)
         bytes = try container.decode(ByteTotals.self, forKey: .bytes)
+        // Reports written before netsim said what was held (baselines) held nothing it knew of.
+        heldAtEnd = try container.decodeIfPresent(HeldTraffic.self, forKey: .heldAtEnd) ?? HeldTraffic()
         timeline = try container.decodeIfPresent([RadioStateSegment].self, forKey: .timeline)
     }
 }

@@ -9,37 +9,36 @@
 /// Usage, per transmission: `admit(at:direction:bytes:)` says when the bytes may go on air
 /// (after a paging wait, a promotion or a DRX wait); once the caller knows when they finished
 /// (the link's serialization), `transmitted(from:to:direction:bytes:)` records the activity that
-/// restarts the tail timers.
+/// restarts the tail timers. Both may lie ahead of the caller's clock (bytes held by an outage
+/// are admitted when read and go on air after it); a live caller says how far its clock has
+/// come with `settle(through:)`, and `report(until:)` counts only what happened by then.
 public struct RadioStateMachine: Sendable {
     public let description: RadioStages
     private let stages: [RadioStage]
     /// Paging occasions are at `pagingPhase + k * cycle`; the phase is fixed per run from the seed.
     private let pagingPhase: Double
 
-    /// The radio is in `chainStage` until `anchor` (the end of the latest transmission), then
-    /// walks the following stages with their durations.
-    private var chainStage: Int
-    private var anchor: Double
+    /// Where the radio is with everything scheduled so far, future activity included: what
+    /// admissions are decided against.
+    private var position: RadioChainPosition
     private var promotionEnd = -Double.infinity
     private var lastPromotionStart = -Double.infinity
     /// The stage a promotion started from: what the radio is in until that promotion begins
     /// (a downlink promotion can be scheduled for a later paging occasion).
     private var stageBeforePromotion = 0
     private var latestInput: Double
-    /// Time up to which seconds and energy have been added up.
-    private var accountedUntil: Double
-    private let startTime: Double
 
     private var rlc: RLCBuffers
 
-    private var secondsByStage: [Double]
-    private var energyByStage: [Double]
-    private var promotionsByStage: [Int]
-    private var promotionSeconds = 0.0
-    private var promotionEnergy = 0.0
-    private var transferEnergy = 0.0
-    private var bytesMoved: (up: Int, down: Int) = (0, 0)
-    private var timeline: StateTimelineRecorder?
+    /// What the radio spent, up to `settledThrough`.
+    private var ledger: RadioLedger
+    /// Activity decided but not yet in the ledger because it lies beyond `settledThrough`, in
+    /// the order it was decided. A live run schedules ahead of its clock: bytes are admitted
+    /// when the proxy reads them, but go on air after the link's delay, a promotion, or an
+    /// outage and TCP's retransmission.
+    private var scheduled: [RadioActivity] = []
+    /// The time up to which activity is known to be past (the run's clock, via `settle`).
+    private var settledThrough: Double
 
     /// - Parameters:
     ///   - start: the time the radio starts, IDLE.
@@ -50,16 +49,11 @@ public struct RadioStateMachine: Sendable {
         self.description = description
         self.stages = description.stages
         self.pagingPhase = pagingPhase
-        self.chainStage = description.stages.count - 1
-        self.anchor = start
+        self.position = RadioChainPosition(stage: description.stages.count - 1, anchor: start)
         self.latestInput = start
-        self.accountedUntil = start
-        self.startTime = start
         self.rlc = RLCBuffers(start: start)
-        self.secondsByStage = Array(repeating: 0, count: description.stages.count)
-        self.energyByStage = Array(repeating: 0, count: description.stages.count)
-        self.promotionsByStage = Array(repeating: 0, count: description.stages.count)
-        self.timeline = recordsTimeline ? StateTimelineRecorder() : nil
+        self.ledger = RadioLedger(description, start: start, recordsTimeline: recordsTimeline)
+        self.settledThrough = start
     }
 
     // MARK: Feeding activity
@@ -138,23 +132,14 @@ public struct RadioStateMachine: Sendable {
     /// tail timers restart at `end`.
     public mutating func transmitted(from start: Double, to end: Double, direction: Direction, bytes: Int) {
         let start = max(start, promotionEnd)
-        account(until: start)
-        let (index, _) = stage(at: start)
+        let (index, _) = position.stage(at: start, in: stages)
         if case .sharedChannel = stages[index].behavior {
-            chainStage = index
+            position.stage = index
         } else {
-            chainStage = 0
+            position.stage = 0
         }
-        anchor = max(anchor, end, start)
-        let megabits = Double(bytes) * 8 / 1e6
-        switch direction {
-        case .up:
-            transferEnergy += description.alphaUp * megabits
-            bytesMoved.up += bytes
-        case .down:
-            transferEnergy += description.alphaDown * megabits
-            bytesMoved.down += bytes
-        }
+        position.anchor = max(position.anchor, end, start)
+        record(.transmission(start: start, end: end, direction: direction, bytes: bytes, stage: position.stage))
     }
 
     /// Records a transmission seen in a capture at `time`, already on air (Video Optimizer's
@@ -164,6 +149,9 @@ public struct RadioStateMachine: Sendable {
     public mutating func observe(at time: Double, direction: Direction, bytes: Int) {
         let time = max(time, latestInput)
         latestInput = time
+        // A capture's packet is past when seen; its promotion is placed before it, so the
+        // totals are not yet run up to it.
+        settleActivity(through: time)
         if time >= promotionEnd {
             promoteBefore(time, direction: direction, bytes: bytes)
         }
@@ -177,12 +165,12 @@ public struct RadioStateMachine: Sendable {
     /// transfer overflowed its RLC buffer then; otherwise it carried the data itself.
     private mutating func promoteBefore(_ time: Double, direction: Direction, bytes: Int) {
         let current = stage(at: time).index
-        for candidate in chainStage...current {
+        for candidate in position.stage...current {
             switch stages[candidate].behavior {
             case .dormant(let promotion, _):
                 let start = time - promotion.delay
                 guard candidate == current || stage(at: start).index == candidate else { continue }
-                beginPromotion(at: max(start, accountedUntil), from: candidate, promotion, until: time)
+                beginPromotion(at: max(start, ledger.accountedUntil), from: candidate, promotion, until: time)
                 return
             case .sharedChannel(let thresholdUp, let thresholdDown, let drainRate, let promotion):
                 let start = time - promotion.delay
@@ -190,7 +178,7 @@ public struct RadioStateMachine: Sendable {
                 let thresholds = (up: thresholdUp, down: thresholdDown)
                 if rlc.overflows(direction, adding: bytes, thresholds: thresholds, at: start, drainRate: drainRate) {
                     rlc.empty()
-                    beginPromotion(at: max(start, accountedUntil), from: candidate, promotion, until: time)
+                    beginPromotion(at: max(start, ledger.accountedUntil), from: candidate, promotion, until: time)
                     return
                 }
                 // Carried in FACH only if the radio is still there when the data goes.
@@ -214,76 +202,57 @@ public struct RadioStateMachine: Sendable {
 
     /// When the radio will be back in its final (IDLE) stage if nothing more is sent.
     public var tailEnd: Double {
-        var end = max(anchor, promotionEnd)
-        for stage in stages[chainStage..<(stages.count - 1)] { end += stage.duration }
+        var end = max(position.anchor, promotionEnd)
+        for stage in stages[position.stage..<(stages.count - 1)] { end += stage.duration }
         return end
     }
 
-    /// What the radio has spent up to its latest activity. Cheap enough to read after every
-    /// `observe`: a capture analysis attributes each promotion and tail to a flow by how these
-    /// totals change across that flow's packets.
-    public var runningTotals: RadioRunningTotals {
-        var totals = RadioRunningTotals(
-            promotions: promotionsByStage.reduce(0, +), promotionSeconds: promotionSeconds,
-            promotionEnergy: promotionEnergy, transferEnergy: transferEnergy)
-        // By index: read per packet, so the stages (names included) are not copied.
-        for index in stages.indices {
-            if stages[index].isIdle {
-                totals.idleEnergy += energyByStage[index]
-            } else {
-                totals.awakeSeconds += secondsByStage[index]
-                totals.awakeEnergy += energyByStage[index]
-            }
-        }
-        return totals
+    /// What the radio has spent up to its latest settled activity (all of it, offline). Cheap
+    /// enough to read after every `observe`: a capture analysis attributes each promotion and
+    /// tail to a flow by how these totals change across that flow's packets.
+    public var runningTotals: RadioRunningTotals { ledger.runningTotals }
+
+    /// Declares that the clock has reached `time`: activity decided for `time` or earlier is
+    /// past and joins the totals, which run to `time` (`runningTotals`). A live caller calls it
+    /// as its clock advances, which also keeps the activity held for later bounded by what is
+    /// in flight.
+    public mutating func settle(through time: Double) {
+        settleActivity(through: time)
+        // Not into a promotion still under way: the ledger would count that time twice.
+        ledger.account(until: min(time, scheduled.first?.start ?? time))
     }
 
-    /// The totals from the start until `time` (or until the latest accounted activity, if later).
-    public mutating func report(until time: Double) -> RadioReport {
-        account(until: time)
-        var secondsByState: [String: Double] = [:]
-        var energyByState: [String: Double] = [:]
-        var promotionsByOrigin: [String: Int] = [:]
-        var wakeSeconds = promotionSeconds
-        for (index, stage) in stages.enumerated() {
-            secondsByState[stage.name, default: 0] += secondsByStage[index]
-            energyByState[stage.name, default: 0] += energyByStage[index]
-            if promotionsByStage[index] > 0 { promotionsByOrigin[stage.name, default: 0] += promotionsByStage[index] }
-            if !stage.isIdle { wakeSeconds += secondsByStage[index] }
+    /// What the radio did from the start until `time`, and nothing after: activity scheduled
+    /// later is left out (a promotion under way is cut at `time`), and the bytes of
+    /// transmissions not yet on air are reported as `heldAtEnd`. If activity up to a later time
+    /// is already settled, the report runs to that time.
+    public func report(until time: Double) -> RadioReport {
+        var ledger = ledger
+        var held = RadioReport.HeldTraffic()
+        // The activity is in the order it was decided, which is time order for the ledger.
+        let happened = scheduled.prefix { $0.start <= time }.count
+        for activity in scheduled[..<happened] { ledger.apply(activity, clippedAt: time) }
+        for case .transmission(_, _, let direction, let bytes, _) in scheduled[happened...] where bytes > 0 {
+            held.add(bytes, direction)
         }
-        secondsByState[RadioStages.promotionStateName] = promotionSeconds
-        energyByState[RadioStages.promotionStateName] = promotionEnergy
-        let energy = energyByStage.reduce(0, +) + promotionEnergy + transferEnergy
-        return RadioReport(
-            model: description.model,
-            durationSeconds: accountedUntil - startTime,
-            wakeSeconds: wakeSeconds,
-            promotions: promotionsByOrigin["IDLE"] ?? 0,
-            promotionsByOrigin: promotionsByOrigin,
-            energyJoules: energy,
-            transferEnergyJoules: transferEnergy,
-            secondsByState: secondsByState,
-            energyJoulesByState: energyByState,
-            bytes: .init(up: bytesMoved.up, down: bytesMoved.down),
-            timeline: timeline?.segments)
+        ledger.account(until: time)
+        return ledger.report(model: description.model, held: held)
     }
 
     // MARK: Internals
 
+    /// Hands the ledger the activity that is past at `time`, in the order it was decided.
+    private mutating func settleActivity(through time: Double) {
+        guard time > settledThrough else { return }
+        settledThrough = time
+        let past = scheduled.prefix { $0.settledAt <= time }.count
+        guard past > 0 else { return }
+        for activity in scheduled[..<past] { ledger.apply(activity) }
+        scheduled.removeFirst(past)
+    }
 
-    /// The stage the radio is in at `time` and when that stage began. Before `anchor` the radio
-    /// is still in the stage of the latest transmission.
     private func stage(at time: Double) -> (index: Int, start: Double) {
-        if time < anchor { return (chainStage, anchor) }
-        var stageStart = anchor
-        var index = chainStage
-        while index < stages.count - 1 {
-            let stageEnd = stageStart + stages[index].duration
-            if time < stageEnd { break }
-            stageStart = stageEnd
-            index += 1
-        }
-        return (index, stageStart)
+        position.stage(at: time, in: stages)
     }
 
     private func nextPagingOccasion(atOrAfter time: Double, cycle: Double) -> Double {
@@ -295,46 +264,21 @@ public struct RadioStateMachine: Sendable {
     /// Promotes from `stageIndex` starting at `time`; it ends after the promotion's delay, or
     /// at `end` when a capture shows the data earlier than a whole promotion after the tail.
     private mutating func beginPromotion(at time: Double, from stageIndex: Int, _ promotion: Promotion, until end: Double? = nil) {
-        account(until: time)
         let end = end ?? time + promotion.delay
-        promotionsByStage[stageIndex] += 1
-        promotionSeconds += end - time
-        promotionEnergy += (end - time) * promotion.power
-        timeline?.append(RadioStages.promotionStateName, from: time, to: end)
+        record(.promotion(from: stageIndex, start: time, end: end, power: promotion.power))
         lastPromotionStart = time
         stageBeforePromotion = stageIndex
         promotionEnd = end
-        chainStage = 0
-        anchor = promotionEnd
-        accountedUntil = max(accountedUntil, promotionEnd)
+        position = RadioChainPosition(stage: 0, anchor: end)
     }
 
-    /// Adds up seconds and energy from `accountedUntil` to `time`, walking the stage chain.
-    private mutating func account(until time: Double) {
-        guard time > accountedUntil else { return }
-        var from = accountedUntil
-        if from < anchor {
-            let to = min(time, anchor)
-            add(stage: chainStage, from: from, to: to)
-            from = to
+    /// Hands `activity` to the ledger if it is past, or holds it until `settle` says it is.
+    private mutating func record(_ activity: RadioActivity) {
+        if scheduled.isEmpty, activity.settledAt <= settledThrough {
+            ledger.apply(activity)
+        } else {
+            scheduled.append(activity)
         }
-        var stageStart = anchor
-        var index = chainStage
-        while from < time {
-            let stageEnd = index == stages.count - 1 ? Double.infinity : stageStart + stages[index].duration
-            if stageEnd > from { add(stage: index, from: from, to: min(time, stageEnd)) }
-            from = max(from, min(time, stageEnd))
-            stageStart = stageEnd
-            index += 1
-        }
-        accountedUntil = time
-    }
-
-    private mutating func add(stage index: Int, from start: Double, to end: Double) {
-        guard end > start else { return }
-        secondsByStage[index] += end - start
-        energyByStage[index] += (end - start) * stages[index].power
-        timeline?.append(stages[index].name, from: start, to: end)
     }
 }
 

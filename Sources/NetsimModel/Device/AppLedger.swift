@@ -15,7 +15,9 @@ public struct AppLedger: Sendable {
         public var duplicateEvents = 0
         public var outOfOrderEvents = 0
         public var messagesProduced = 0
-        public var messagesDroppedFromOutbox = 0
+        /// Messages the full outbox dropped (the oldest first): lost unless they had arrived.
+        public var droppedMessageIDs: [UInt64] = []
+        public var messagesDroppedFromOutbox: Int { droppedMessageIDs.count }
         /// Connects, polls, requests or calls that failed.
         public var failedAttempts = 0
         /// gRPC calls ended by their deadline and opened again.
@@ -60,8 +62,7 @@ public struct AppLedger: Sendable {
         record.messagesProduced += 1
         outbox.append(Pending(id: UInt64(record.messagesProduced)))
         if outbox.count > outboxLimit {
-            outbox.removeFirst()
-            record.messagesDroppedFromOutbox += 1
+            record.droppedMessageIDs.append(outbox.removeFirst().id)
         }
         return UInt64(record.messagesProduced)
     }

@@ -161,7 +161,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     mutating func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
             app: ledger.record, server: server.record, connections: tally, bytes: bytes, bursts: bursts, segments: segments,
-            radio: device.radioReport(until: end), radioLatency: device.radioWaits, events: device.events,
+            radio: device.radioReport(until: end), radioLatency: device.radioWaits(until: end), events: device.events,
             durationSeconds: end)
     }
 

@@ -33,6 +33,16 @@ public struct CaptureSummary: Sendable, Equatable, Codable {
     /// Packets whose timestamp is earlier than one before them; the radio model takes them as
     /// happening at the latest time seen.
     public var outOfOrderPackets: Int
+    /// A `netsim run` capture's start and end records (`RunBoundary`), not packets of anyone.
+    public var runBoundaryPackets: Int
+    /// Packets after `analysisEnd`, not analyzed.
+    public var packetsAfterEnd: Int
+    /// Where the radio's figures begin: the run's start record, or one idle promotion before
+    /// the device's first packet (Video Optimizer's method).
+    public var analysisStart: AnalysisBound
+    /// Where the figures end: the run's end record, `--until`, or when the last packet's tail
+    /// ended.
+    public var analysisEnd: AnalysisBound
     /// The first packet's time, seconds since 1970. Every other time in the analysis is in
     /// seconds from this packet.
     public var startTime: Double?
@@ -41,6 +51,30 @@ public struct CaptureSummary: Sendable, Equatable, Codable {
     public var deviceAddresses: [String]
     /// `given` (`--device-ip`) or `inferred` (see `DeviceAddressInference`).
     public var deviceAddressSource: String
+}
+
+/// A time where the analysis starts or stops, in seconds from the first packet, and why.
+public struct AnalysisBound: Sendable, Equatable, Codable {
+    public var seconds: Double
+    public var reason: Reason
+
+    public enum Reason: String, Sendable, Equatable, Codable {
+        /// A `netsim run` capture's start record.
+        case runStart = "run-start"
+        /// A `netsim run` capture's end record: where the run stopped.
+        case runEnd = "run-end"
+        /// `--until`.
+        case until
+        /// One idle promotion before the device's first packet.
+        case firstPacket = "first-packet"
+        /// The last packet's tail ended.
+        case lastTail = "last-tail"
+    }
+
+    public init(seconds: Double, reason: Reason) {
+        self.seconds = seconds
+        self.reason = reason
+    }
 }
 
 /// One flow's traffic and what the radio spent for it: the promotions its packets needed, the

@@ -8,11 +8,15 @@ public struct CaptureAnalysisOptions: Sendable {
     /// Packets of one flow less than this apart belong to one burst; periodic transfers are
     /// found among the gaps between bursts.
     public var burstGap: Double
+    /// Stop here, in seconds from the first packet in the file: later packets are not analyzed
+    /// and the figures end at this time (a run's end-of-run record stops the analysis too).
+    public var until: Double?
 
-    public init(radio: RadioStages, deviceAddresses: [IPAddress] = [], burstGap: Double = 1.0) {
+    public init(radio: RadioStages, deviceAddresses: [IPAddress] = [], burstGap: Double = 1.0, until: Double? = nil) {
         self.radio = radio
         self.deviceAddresses = deviceAddresses
         self.burstGap = burstGap
+        self.until = until
     }
 }
 
@@ -104,6 +108,11 @@ public struct CaptureAnalyzer {
     /// that packet gets a whole promotion as Video Optimizer gives it.
     private var radio: RadioStateMachine
     private var radioStarted = false
+    /// Where the radio's figures begin, once known.
+    private var start: AnalysisBound?
+    /// Where the analysis stopped, if a run-end record or `until` stopped it.
+    private var end: AnalysisBound?
+    private var packetsAfterEnd = 0
     private var chargedTotals: RadioRunningTotals
     private var lastChargedFlow: Int?
     private var latestDeviceTime = -Double.infinity
@@ -117,6 +126,7 @@ public struct CaptureAnalyzer {
     private var undecodablePackets = 0
     private var firstUndecodable: String?
     private var outOfOrderPackets = 0
+    private var runBoundaryPackets = 0
 
     public init(options: CaptureAnalysisOptions) {
         self.options = options
@@ -128,13 +138,22 @@ public struct CaptureAnalyzer {
     public mutating func add(_ packet: CapturedPacket, linkType: LinkType) {
         packets += 1
         let time = relativeTime(of: packet)
+        if end == nil, let until = options.until, time > until { end = AnalysisBound(seconds: until, reason: .until) }
+        guard end == nil else {
+            packetsAfterEnd += 1
+            return
+        }
         latestTime = max(latestTime, time)
         let decoded: DecodedPacket
         switch PacketDecoder.decode(packet.bytes, originalLength: packet.originalLength, linkType: linkType) {
         case .ip(let ip):
             decoded = ip
         case .notIP:
-            nonIPPackets += 1
+            if let boundary = RunBoundary.recognize(packet.bytes, linkType: linkType) {
+                mark(boundary, at: time)
+            } else {
+                nonIPPackets += 1
+            }
             return
         case .malformed(let reason):
             undecodablePackets += 1
@@ -160,10 +179,14 @@ public struct CaptureAnalyzer {
         }
     }
 
-    /// Ends the timeline when the last packet's tail has ended, and reports.
+    /// Ends the timeline where the run ended (its end record), at `until`, or else when the
+    /// last packet's tail has ended; and reports.
     public mutating func finish(file: String, format: String, linkType: LinkType) -> CaptureAnalysis {
         if deviceAddresses == nil { settleDevice(inference.deviceAddresses()) }
-        let report = radio.report(until: radioStarted ? radio.tailEnd : 0)
+        let end = end ?? options.until.map { AnalysisBound(seconds: $0, reason: .until) }
+            ?? AnalysisBound(seconds: radioStarted ? radio.tailEnd : 0, reason: .lastTail)
+        if radioStarted { radio.settle(through: end.seconds) }
+        let report = radio.report(until: radioStarted ? end.seconds : 0)
         let totals = radio.runningTotals
         chargeTail(upTo: totals)
 
@@ -190,6 +213,8 @@ public struct CaptureAnalyzer {
             file: file, format: format, linkType: linkType.description, packets: packets, devicePackets: devicePackets,
             nonIPPackets: nonIPPackets, otherHostPackets: otherHostPackets, undecodablePackets: undecodablePackets,
             firstUndecodable: firstUndecodable, outOfOrderPackets: outOfOrderPackets,
+            runBoundaryPackets: runBoundaryPackets, packetsAfterEnd: packetsAfterEnd,
+            analysisStart: start ?? AnalysisBound(seconds: 0, reason: .firstPacket), analysisEnd: end,
             startTime: timeBase.map { Double($0.seconds) + Double($0.nanoseconds) / 1e9 }, durationSeconds: latestTime,
             deviceAddresses: (deviceAddresses ?? []).map(\.description), deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given")
         return CaptureAnalysis(
@@ -254,6 +279,26 @@ public struct CaptureAnalyzer {
         pending = []
     }
 
+    /// A run's start record starts the radio there, IDLE, as the run's own radio started; its
+    /// end record ends the analysis.
+    private mutating func mark(_ boundary: RunBoundary, at time: Double) {
+        runBoundaryPackets += 1
+        switch boundary {
+        case .start:
+            guard !radioStarted else { return }
+            startRadio(at: time, reason: .runStart)
+        case .end:
+            end = AnalysisBound(seconds: time, reason: .runEnd)
+        }
+    }
+
+    private mutating func startRadio(at time: Double, reason: AnalysisBound.Reason) {
+        radio = RadioStateMachine(options.radio, start: time, recordsTimeline: true)
+        chargedTotals = radio.runningTotals
+        radioStarted = true
+        start = AnalysisBound(seconds: time, reason: reason)
+    }
+
     // MARK: Radio and charging
 
     private mutating func feed(at time: Double, flow: Int, sentByA: Bool, payloadBytes: Int) {
@@ -263,9 +308,7 @@ public struct CaptureAnalyzer {
         }
         devicePackets += 1
         if !radioStarted {
-            radio = RadioStateMachine(options.radio, start: time - Self.idlePromotionDelay(options.radio), recordsTimeline: true)
-            chargedTotals = radio.runningTotals
-            radioStarted = true
+            startRadio(at: time - Self.idlePromotionDelay(options.radio), reason: .firstPacket)
         }
         if time < latestDeviceTime { outOfOrderPackets += 1 }
         latestDeviceTime = max(latestDeviceTime, time)

@@ -1,6 +1,27 @@
 import Foundation
 import NetsimCore
 
+extension AnalysisBound: CustomStringConvertible {
+    public var description: String {
+        switch reason {
+        case .runStart: "the run's start record"
+        case .runEnd: "the run's end record"
+        case .until: "--until"
+        case .firstPacket: "one promotion before the first packet"
+        case .lastTail: "the last packet's tail ended"
+        }
+    }
+}
+
+extension CaptureSummary {
+    /// What the radio figures cover, in words: `from the run's start record to the run's end
+    /// record (0.0-20.0 s)`.
+    public var analysisSpan: String {
+        "from \(analysisStart.description) to \(analysisEnd.reason == .lastTail ? "when " : "")\(analysisEnd.description) "
+            + "(\(Format.number(analysisStart.seconds, decimals: 1))-\(Format.number(analysisEnd.seconds, decimals: 1)) s)"
+    }
+}
+
 extension CaptureAnalysis {
     /// The readable report `netsim analyze` prints: summary, radio, flows, periodic
     /// transfers, and the start of the state timeline.
@@ -29,6 +50,10 @@ extension CaptureAnalysis {
             skipped.append("\(summary.undecodablePackets) undecodable (first: \(summary.firstUndecodable ?? "?"))")
         }
         if !skipped.isEmpty { lines.append("Skipped  " + skipped.joined(separator: ", ")) }
+        if summary.packetsAfterEnd > 0 {
+            lines.append("Stopped  at \(Format.seconds(summary.analysisEnd.seconds)) (\(summary.analysisEnd.description)): "
+                + "\(summary.packetsAfterEnd) later packets not analyzed")
+        }
         if summary.outOfOrderPackets > 0 {
             lines.append("Note     \(summary.outOfOrderPackets) packets are timestamped before one earlier in the file")
         }
@@ -39,7 +64,7 @@ extension CaptureAnalysis {
         let share = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds : 0
         let origins = radio.promotionsByOrigin.sorted { $0.key < $1.key }.map { "\($0.value) from \($0.key)" }
         var lines = [
-            "Radio model \(radio.model), until the last packet's tail ended",
+            "Radio model \(radio.model), \(capture.analysisSpan)",
             "  duration     \(Format.seconds(radio.durationSeconds))",
             "  wake time    \(Format.seconds(radio.wakeSeconds)) (\(Format.percent(share)))",
             "  promotions   \(origins.isEmpty ? "none" : origins.joined(separator: ", "))",

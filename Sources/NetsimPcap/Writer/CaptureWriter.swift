@@ -17,6 +17,10 @@ import Synchronization
 /// Frames are written in time order: chunks reach the capture when the proxy reads them but
 /// are on air later, and uplink and downlink overlap. The writer holds frames until the run's
 /// clock (the `at` of the latest call) is `reorderWindow` past them.
+///
+/// A run's capture records where the run began and ended (`RunBoundary`): `netsim analyze`
+/// then covers exactly the run. Frames the run never reached (bytes held at its end, to go on
+/// air after it) are not written.
 public final class CaptureWriter: Sendable {
     public struct Limits: Sendable {
         /// Records queued for the writer thread before new ones are dropped.
@@ -43,11 +47,15 @@ public final class CaptureWriter: Sendable {
     ///     `wallClockOrigin + time`.
     ///   - snapshotLength: the most bytes kept of each frame (as `tcpdump -s`); the default
     ///     keeps whole frames.
-    public init(path: String, wallClockOrigin: Double, snapshotLength: Int = 65_535, limits: Limits = Limits())
-        throws(CaptureWriterError)
-    {
+    ///   - marksRunStart: begin with a run-start record at time zero (a run's capture; its end
+    ///     goes in with `endRun(at:)`).
+    public init(
+        path: String, wallClockOrigin: Double, snapshotLength: Int = 65_535, limits: Limits = Limits(),
+        marksRunStart: Bool = false
+    ) throws(CaptureWriterError) {
         self.path = path
         let file = try PcapDumpFile(path: path, snapshotLength: snapshotLength, wallClockOrigin: wallClockOrigin)
+        if marksRunStart { file.write(RunBoundary.start.frame, at: 0) }
         let queue = CaptureQueue(limits: limits)
         self.queue = queue
         // The thread holds the queue, not the writer, so dropping the writer finishes the file.
@@ -104,8 +112,15 @@ public final class CaptureWriter: Sendable {
         queue.droppedRecords
     }
 
-    /// Writes everything recorded, closes the file and stops the writer thread; later calls
-    /// record nothing. Throws if frames could not be written (a full disk).
+    /// The run ended at `time` on its clock: when the capture is finished, frames up to then
+    /// are written, then a run-end record; later ones (bytes the run left on their way) are not.
+    public func endRun(at time: Double) {
+        queue.endRun(at: time)
+    }
+
+    /// Writes everything recorded (up to the run's end, if `endRun` said where), closes the
+    /// file and stops the writer thread; later calls record nothing. Throws if frames could not
+    /// be written (a full disk).
     public func finish() throws(CaptureWriterError) {
         queue.finishWriterThread()
         if let error = queue.writeError { throw error }
@@ -123,6 +138,8 @@ private final class CaptureQueue: Sendable {
         var dropped = 0
         var writerThreadIsWaiting = false
         var isFinishing = false
+        /// Where the run ended (`endRun`).
+        var runEnd: Double?
     }
 
     private let limits: CaptureWriter.Limits
@@ -165,6 +182,13 @@ private final class CaptureQueue: Sendable {
         if wakeWriterThread { recordsAvailable.signal() }
     }
 
+    func endRun(at time: Double) {
+        state.withLock { state in
+            guard !state.isFinishing, time.isFinite else { return }
+            state.runEnd = time
+        }
+    }
+
     func finishWriterThread() {
         let shouldWait = outcome.withLock { outcome -> Bool in
             defer { outcome.finished = true }
@@ -186,19 +210,22 @@ private final class CaptureQueue: Sendable {
         var synthesizer = TCPConversationSynthesizer()
         var writeFailed = false
         while true {
-            let (records, latestTime, isFinishing) = state.withLock { state in
+            let (records, latestTime, isFinishing, runEnd) = state.withLock { state in
                 let taken = state.records
                 state.records.removeAll(keepingCapacity: true)
                 state.queuedBytes = 0
                 if taken.isEmpty, !state.isFinishing { state.writerThreadIsWaiting = true }
-                return (taken, state.latestTime, state.isFinishing)
+                return (taken, state.latestTime, state.isFinishing, state.runEnd)
             }
             for record in records { synthesizer.plan(record) }
-            let writeThrough = isFinishing ? Double.infinity : latestTime - limits.reorderWindow
+            let writeThrough = isFinishing ? runEnd ?? .infinity : latestTime - limits.reorderWindow
             synthesizer.write(through: writeThrough, maximumPlanned: limits.maximumHeldSegments) { frame, time in
                 file.write(frame, at: time)
             }
-            if isFinishing { break }
+            if isFinishing {
+                if let runEnd { file.write(RunBoundary.end.frame, at: runEnd) }
+                break
+            }
             if records.isEmpty {
                 // Idle: make what is written so far readable (a user may open the file mid-run).
                 if !file.flush() { writeFailed = true }

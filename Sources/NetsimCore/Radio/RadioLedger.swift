@@ -1,0 +1,184 @@
+/// Where a radio is on its chain of stages: in `stage` until `anchor` (the end of the latest
+/// transmission or promotion), then walking the following stages for their durations.
+struct RadioChainPosition: Sendable {
+    var stage: Int
+    var anchor: Double
+
+    /// The stage at `time` and when it began. Before `anchor` the radio is still in `stage`.
+    func stage(at time: Double, in stages: [RadioStage]) -> (index: Int, start: Double) {
+        if time < anchor { return (stage, anchor) }
+        var stageStart = anchor
+        var index = stage
+        while index < stages.count - 1 {
+            let stageEnd = stageStart + stages[index].duration
+            if time < stageEnd { break }
+            stageStart = stageEnd
+            index += 1
+        }
+        return (index, stageStart)
+    }
+}
+
+/// Something the radio did, as `RadioStateMachine` decided it: what the ledger adds up.
+enum RadioActivity: Sendable {
+    /// A promotion from stage `from`, from `start` to `end`, at `power` watts.
+    case promotion(from: Int, start: Double, end: Double, power: Double)
+    /// Bytes on air from `start` to `end`; the radio stays in `stage` (0, or a shared channel
+    /// that carried them) and its tail timers restart at `end`.
+    case transmission(start: Double, end: Double, direction: Direction, bytes: Int, stage: Int)
+
+    var start: Double {
+        switch self {
+        case .promotion(_, let start, _, _), .transmission(let start, _, _, _, _): start
+        }
+    }
+
+    /// When the activity is wholly in the past: a promotion when it ends, a transmission when
+    /// it starts (its bytes are counted then, and its tail is accounted as time passes).
+    var settledAt: Double {
+        switch self {
+        case .promotion(_, _, let end, _): end
+        case .transmission(let start, _, _, _, _): start
+        }
+    }
+}
+
+/// What the radio spent, added up from its activities in the order they happened: seconds and
+/// energy per stage, promotions, throughput energy, bytes, and the state timeline.
+///
+/// Kept apart from the state machine's scheduling state because a live run schedules activity
+/// ahead of the clock (bytes held by an outage go on air at TCP's retransmission after it), and
+/// a report must stop where the run stopped: the machine hands the ledger only what is past.
+struct RadioLedger: Sendable {
+    private let stages: [RadioStage]
+    private let alphaUp: Double
+    private let alphaDown: Double
+    private(set) var position: RadioChainPosition
+    /// Time up to which seconds and energy have been added up.
+    private(set) var accountedUntil: Double
+    let startTime: Double
+
+    private var secondsByStage: [Double]
+    private var energyByStage: [Double]
+    private var promotionsByStage: [Int]
+    private var promotionSeconds = 0.0
+    private var promotionEnergy = 0.0
+    private var transferEnergy = 0.0
+    private var bytesMoved: (up: Int, down: Int) = (0, 0)
+    private var timeline: StateTimelineRecorder?
+
+    init(_ description: RadioStages, start: Double, recordsTimeline: Bool) {
+        stages = description.stages
+        alphaUp = description.alphaUp
+        alphaDown = description.alphaDown
+        position = RadioChainPosition(stage: description.stages.count - 1, anchor: start)
+        accountedUntil = start
+        startTime = start
+        secondsByStage = Array(repeating: 0, count: description.stages.count)
+        energyByStage = Array(repeating: 0, count: description.stages.count)
+        promotionsByStage = Array(repeating: 0, count: description.stages.count)
+        timeline = recordsTimeline ? StateTimelineRecorder() : nil
+    }
+
+    /// Adds `activity`; a promotion still under way at `limit` counts only up to it.
+    mutating func apply(_ activity: RadioActivity, clippedAt limit: Double = .infinity) {
+        account(until: activity.start)
+        switch activity {
+        case .promotion(let from, let start, let end, let power):
+            let end = max(start, min(end, limit))
+            promotionsByStage[from] += 1
+            promotionSeconds += end - start
+            promotionEnergy += (end - start) * power
+            timeline?.append(RadioStages.promotionStateName, from: start, to: end)
+            position = RadioChainPosition(stage: 0, anchor: end)
+            accountedUntil = max(accountedUntil, end)
+        case .transmission(let start, let end, let direction, let bytes, let stage):
+            position.stage = stage
+            position.anchor = max(position.anchor, end, start)
+            let megabits = Double(bytes) * 8 / 1e6
+            switch direction {
+            case .up:
+                transferEnergy += alphaUp * megabits
+                bytesMoved.up += bytes
+            case .down:
+                transferEnergy += alphaDown * megabits
+                bytesMoved.down += bytes
+            }
+        }
+    }
+
+    /// Adds up seconds and energy from `accountedUntil` to `time`, walking the stage chain.
+    mutating func account(until time: Double) {
+        guard time > accountedUntil else { return }
+        var from = accountedUntil
+        if from < position.anchor {
+            let to = min(time, position.anchor)
+            add(stage: position.stage, from: from, to: to)
+            from = to
+        }
+        var stageStart = position.anchor
+        var index = position.stage
+        while from < time {
+            let stageEnd = index == stages.count - 1 ? Double.infinity : stageStart + stages[index].duration
+            if stageEnd > from { add(stage: index, from: from, to: min(time, stageEnd)) }
+            from = max(from, min(time, stageEnd))
+            stageStart = stageEnd
+            index += 1
+        }
+        accountedUntil = time
+    }
+
+    private mutating func add(stage index: Int, from start: Double, to end: Double) {
+        guard end > start else { return }
+        secondsByStage[index] += end - start
+        energyByStage[index] += (end - start) * stages[index].power
+        timeline?.append(stages[index].name, from: start, to: end)
+    }
+
+    /// The totals so far (cheap: no names, no dictionaries).
+    var runningTotals: RadioRunningTotals {
+        var totals = RadioRunningTotals(
+            promotions: promotionsByStage.reduce(0, +), promotionSeconds: promotionSeconds,
+            promotionEnergy: promotionEnergy, transferEnergy: transferEnergy)
+        // By index: read per packet, so the stages (names included) are not copied.
+        for index in stages.indices {
+            if stages[index].isIdle {
+                totals.idleEnergy += energyByStage[index]
+            } else {
+                totals.awakeSeconds += secondsByStage[index]
+                totals.awakeEnergy += energyByStage[index]
+            }
+        }
+        return totals
+    }
+
+    /// The report of everything added up so far, with `held` for what was not yet on air.
+    func report(model: String, held: RadioReport.HeldTraffic) -> RadioReport {
+        var secondsByState: [String: Double] = [:]
+        var energyByState: [String: Double] = [:]
+        var promotionsByOrigin: [String: Int] = [:]
+        var wakeSeconds = promotionSeconds
+        for (index, stage) in stages.enumerated() {
+            secondsByState[stage.name, default: 0] += secondsByStage[index]
+            energyByState[stage.name, default: 0] += energyByStage[index]
+            if promotionsByStage[index] > 0 { promotionsByOrigin[stage.name, default: 0] += promotionsByStage[index] }
+            if !stage.isIdle { wakeSeconds += secondsByStage[index] }
+        }
+        secondsByState[RadioStages.promotionStateName] = promotionSeconds
+        energyByState[RadioStages.promotionStateName] = promotionEnergy
+        let energy = energyByStage.reduce(0, +) + promotionEnergy + transferEnergy
+        return RadioReport(
+            model: model,
+            durationSeconds: accountedUntil - startTime,
+            wakeSeconds: wakeSeconds,
+            promotions: promotionsByOrigin["IDLE"] ?? 0,
+            promotionsByOrigin: promotionsByOrigin,
+            energyJoules: energy,
+            transferEnergyJoules: transferEnergy,
+            secondsByState: secondsByState,
+            energyJoulesByState: energyByState,
+            bytes: .init(up: bytesMoved.up, down: bytesMoved.down),
+            heldAtEnd: held,
+            timeline: timeline?.segments)
+    }
+}

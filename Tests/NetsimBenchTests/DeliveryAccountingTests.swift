@@ -1,0 +1,72 @@
+import Foundation
+import NetsimCore
+import NetsimProxy
+import Testing
+
+@testable import NetsimBench
+
+/// Issue 10: what a bench has not delivered when it ends is `lost` only if it will never
+/// arrive; the rest is `inFlight`. Derived from what was created or produced and what was
+/// delivered, so any source of measurements gets the same accounting.
+@Suite struct DeliveryAccountingTests {
+    /// A proxy report of a device without a radio (decoded: RunReport has no public initializer).
+    static func proxyReport(durationSeconds: Double = 60) -> RunReport {
+        let radio = String(decoding: try! JSONEncoder().encode(RadioReport.noRadio(durationSeconds: durationSeconds, bytes: .init(up: 0, down: 0))), as: UTF8.self)
+        let json = """
+            {"netsimVersion": "test", "profile": "test", "seed": 1, "durationSeconds": \(durationSeconds),
+             "connections": {"opened": 1, "closed": 1, "reset": 0, "blackholed": 0}, "bytes": {"up": 0, "down": 0},
+             "segments": {"up": {"bursts": 0, "segments": 0}, "down": {"bursts": 0, "segments": 0}},
+             "radio": \(radio), "radioLatency": {"chunks": 0, "delayedChunks": 0, "pagingSeconds": 0, "promotionSeconds": 0, "drxSeconds": 0},
+             "events": []}
+            """
+        return try! JSONDecoder().decode(RunReport.self, from: Data(json.utf8))
+    }
+
+    /// One device: the server created `events.count` events, `delivered[i]` says whether the
+    /// app got event i; the app produced `arrived.count` messages, `arrived[i]` says whether
+    /// message i reached the server, and `dropped` lists the ids its full outbox dropped.
+    static func device(delivered: [Bool], arrived: [Bool], dropped: [UInt64] = []) -> DeviceMeasurement {
+        var app = DeviceLedger.Record(deliveries: delivered.enumerated().map { index, got in
+            got ? DeviceLedger.Delivery(createdAt: Double(index), deliveredAt: Double(index) + 0.1) : nil
+        })
+        app.messagesProduced = arrived.count
+        app.droppedMessageIDs = dropped
+        var server = EventStore.DeviceRecord(messageArrivals: arrived.enumerated().map { index, got in
+            got ? EventStore.Arrival(createdAt: Double(index), arrivedAt: Double(index) + 0.1) : nil
+        })
+        server.events = delivered.indices.map { EventStore.Event(sequence: UInt64($0 + 1), createdAt: Double($0), payload: "") }
+        return DeviceMeasurement(app: app, server: server, proxy: proxyReport(), proxyOrigin: 0)
+    }
+
+    /// The issue's reproduction: the last event was produced inside the outage and was still
+    /// waiting for TCP's retransmission when the bench ended. Nothing was lost.
+    @Test func anEventStillOnItsWayIsInFlightNotLost() {
+        let (report, _) = BenchAnalysis.summarize([Self.device(delivered: [true, true, true, false], arrived: [true, false])])
+        #expect(report.events == BenchReport.Delivery(sent: 4, delivered: 3, lost: 0, inFlight: 1, duplicated: 0, outOfOrder: 0))
+        #expect(report.messages.lost == 0 && report.messages.inFlight == 1)
+    }
+
+    /// A client resumes after the latest event it received: one missing behind it (its receive
+    /// buffer dropped it) is never sent again. A message dropped from the outbox before it got
+    /// through never arrives; one dropped after an earlier send got through is delivered.
+    @Test func whatCanNeverArriveIsLost() {
+        let (report, _) = BenchAnalysis.summarize([
+            Self.device(delivered: [true, false, true, false], arrived: [false, true, false, false], dropped: [1, 2]),
+            Self.device(delivered: [false, false], arrived: []),
+        ])
+        #expect(report.events == BenchReport.Delivery(sent: 6, delivered: 2, lost: 1, inFlight: 3, duplicated: 0, outOfOrder: 0))
+        #expect(report.messages == BenchReport.Delivery(sent: 4, delivered: 1, lost: 1, inFlight: 2, duplicated: 0, outOfOrder: 0))
+        #expect(report.client.outboxDrops == 2)
+    }
+
+    /// lte-tunnel's outage runs from 45 s to 75 s: a 60 s bench drains until the outage is over
+    /// and the longest retransmission after it (30 s held + RTO 0.32 s) has landed, plus 30 s.
+    @Test func theDrainOutlastsTheOutageAndTheRetransmissionAfterIt() throws {
+        let profile = try ProfileCatalog.resolve("lte-tunnel", workingDirectory: "/nonexistent")
+        var configuration = BenchConfiguration(profile: profile)
+        configuration.duration = 60
+        #expect(abs(configuration.drainLimit - (75 + 30.32 - 60 + 30)) < 1e-9)
+        configuration.duration = 120
+        #expect(configuration.drainLimit == 30)
+    }
+}
