@@ -40,6 +40,8 @@ let package = Package(
             name: "NetsimModel",
             dependencies: ["NetsimCore", .product(name: "Yams", package: "Yams")]
         ),
+        // The keepalive tuner: sweeps of the model engine, the recommendation and its reports.
+        .target(name: "NetsimTune", dependencies: ["NetsimModel", "NetsimCore"]),
         .target(
             name: "NetsimProxy",
             dependencies: [
@@ -87,6 +89,7 @@ let package = Package(
             dependencies: [
                 "NetsimCore",
                 "NetsimModel",
+                "NetsimTune",
                 "NetsimProxy",
                 "NetsimBench",
                 "NetsimPcap",
@@ -99,6 +102,7 @@ let package = Package(
         ),
         .testTarget(name: "NetsimCoreTests", dependencies: ["NetsimCore"]),
         .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimCore"]),
+        .testTarget(name: "NetsimTuneTests", dependencies: ["NetsimTune", "NetsimModel", "NetsimCore"]),
         .testTarget(
             name: "NetsimProxyTests",
             dependencies: [

@@ -232,18 +232,6 @@ public struct BenchCommand: AsyncParsableCommand {
     }
 
 
-    private func loadSettings<Settings>(_ path: String, _ load: (String, String) throws(SettingsError) -> Settings) throws -> Settings {
-        do {
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw SettingsError(source: path, message: "cannot read the file")
-            }
-            return try load(String(decoding: data, as: UTF8.self), path)
-        } catch {
-            printError("\(error)")
-            throw ExitCode(2)
-        }
-    }
-
     private func write(_ result: BenchResult, markdown: String, json: Data) throws {
         let formats = try chosenFormats()
         let directory = URL(fileURLWithPath: out, isDirectory: true)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimModel
 
 /// The options every emulating command shares: which profile, which seed, how long.
 struct EmulationOptions: ParsableArguments {
@@ -38,6 +39,19 @@ func parseDuration(_ text: String) throws -> Double {
         return seconds
     } catch let error as Quantity.ParseError {
         throw ValidationError("\(error)")
+    }
+}
+
+/// A workload, client or policy file, or its error on standard error and exit status 2.
+func loadSettings<Settings>(_ path: String, _ load: (String, String) throws(SettingsError) -> Settings) throws -> Settings {
+    do {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw SettingsError(source: path, message: "cannot read the file")
+        }
+        return try load(String(decoding: data, as: UTF8.self), path)
+    } catch {
+        printError("\(error)")
+        throw ExitCode(2)
     }
 }
 

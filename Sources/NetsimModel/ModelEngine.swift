@@ -58,6 +58,48 @@ public enum ModelEngine {
     }
 }
 
+extension ModelEngine {
+    /// The client of a single modelled device.
+    public enum ClientChoice: Sendable {
+        case rest(ClientSettings.RESTSettings)
+        case webSocket(ClientSettings.WebSocketSettings)
+        case grpc(ClientSettings.GRPCClientSettings, server: GRPCServerPolicy)
+        case heartbeat(HeartbeatSettings)
+    }
+
+    /// Plays one device on `profile` for `duration` (then no drain): the keepalive tuner's
+    /// scenarios, one phone and one connection each.
+    public static func playDevice(
+        profile: Profile, client: ClientChoice, workload: Workload, duration: Double, seed: UInt64
+    ) -> DeviceOutcome {
+        let device = DeviceModel(profile: profile, seed: seed)
+        let schedule = workload.schedule(device: 0, seed: seed, duration: duration)
+        func wire(_ encoding: WireFormat.Encoding) -> WireFormat {
+            WireFormat(encoding: encoding, eventPayloadBytes: workload.eventPayloadBytes, messagePayloadBytes: workload.messagePayloadBytes)
+        }
+        func play<Client: TransportClient>(_ client: Client, _ server: ModelServer.Kind, _ encoding: WireFormat.Encoding) -> DeviceOutcome {
+            var simulation = DeviceSimulation(
+                device: device, client: client, server: ModelServer(kind: server), wire: wire(encoding), schedule: schedule,
+                outboxLimit: workload.outboxLimit)
+            let end = simulation.run(duration: duration, drainDeadline: duration)
+            return simulation.outcome(until: end)
+        }
+        switch client {
+        case .rest(let settings):
+            return play(
+                RESTPollingClient(settings: settings, batchLimit: DeviceRun.restBatchLimit, seed: seed),
+                .rest(batchLimit: DeviceRun.restBatchLimit), .transport(.rest))
+        case .webSocket(let settings):
+            return play(WebSocketClient(settings: settings, seed: seed), .webSocket(pingInterval: settings.pingInterval), .transport(.ws))
+        case .grpc(let settings, let policy):
+            return play(GRPCClient(settings: settings, seed: seed), .grpc(policy), .transport(.grpc))
+        case .heartbeat(let settings):
+            let probeBytes = if case .tcpKeepalive = settings.kind { 1 } else { 2 }
+            return play(HeartbeatClient(settings: settings, seed: seed), .heartbeat, .plain(probeBytes: probeBytes))
+        }
+    }
+}
+
 /// One device of one transport, whichever its client type.
 struct DeviceRun: Sendable {
     let transport: BenchTransport

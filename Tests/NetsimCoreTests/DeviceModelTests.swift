@@ -180,6 +180,20 @@ import Testing
         #expect(resetting.send(1, .up, on: other, at: 61) == .reset)
     }
 
+    /// Bytes an outage holds refresh the NAT's mapping when they get through, not when they
+    /// were written: the answer to a request held for two minutes by a stall goes out through a
+    /// fresh mapping, though the request was written long before the 30 s idle timeout.
+    @Test func bytesHeldByAnOutageRefreshTheNATWhenTheyGetThrough() {
+        let stall = TimelineEvent(at: 10, kind: .outage(duration: 120, mode: .stall))
+        var device = DeviceModel(profile: profile(nat: NATPolicy(idleTimeout: 30), events: [stall]), seed: 1)
+        let connection = device.openConnection(at: 0)
+        _ = device.advance(to: 20)
+        let request = deliveryTime(device.send(100, .up, on: connection, at: 20))
+        #expect(request.map { $0 > 130 } == true, "held until the stall ends: \(String(describing: request))")
+        #expect(deliveryTime(device.send(100, .down, on: connection, at: request! + 0.01)) != nil)
+        #expect(device.events.allSatisfy { $0.kind != "nat-expiry" })
+    }
+
     @Test func aRepeatingTimelineRecurs() {
         let outage = TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .stall))
         var device = DeviceModel(profile: profile(events: [outage], repeatPeriod: 30), seed: 1)

@@ -110,6 +110,9 @@ public struct DeviceModel: Sendable {
                 + uplink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let delivery = uplink.deliveryInOrder(
                 on: connection, at: gaps.deliverableTime(arrival, retransmissionTimeout: timeout))
+            // The carrier's NAT sees the bytes when they get through, not when the app wrote
+            // them: bytes an outage held refresh the mapping when TCP's retransmission lands.
+            connections[connection]?.lastActivity = max(time, delivery)
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         case .down:
             let atRadio = time + downlink.propagationDelay()

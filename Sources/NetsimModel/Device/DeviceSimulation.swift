@@ -42,6 +42,9 @@ public struct DeviceOutcome: Sendable {
     public var radioLatency: RadioWaitTotals
     public var events: [DeviceEvent]
     public var durationSeconds: Double
+    /// For a connection the app still held at the end although it had died: how long it had
+    /// been dead (a detection time that is at least this).
+    public var undetectedDeathSeconds: Double?
 
     public struct Tally: Sendable, Equatable {
         public var opened = 0
@@ -162,7 +165,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
         DeviceOutcome(
             app: ledger.record, server: server.record, connections: tally, bytes: bytes, bursts: bursts, segments: segments,
             radio: device.radioReport(until: end), radioLatency: device.radioWaits(until: end), events: device.events,
-            durationSeconds: end)
+            durationSeconds: end, undetectedDeathSeconds: current.flatMap { links[$0]?.diedAt }.map { end - $0 })
     }
 
     // MARK: Occurrences
@@ -364,6 +367,8 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
                 noteActivity(on: id)
                 switch device.send(write.bytes, write.direction, on: id, at: now) {
                 case .deliver(let delivery):
+                    // As the device model: uplink bytes refresh the NAT when they get through.
+                    if write.direction == .up, links[id] != nil { links[id]!.lastActivity = max(links[id]!.lastActivity, delivery.at) }
                     var more: UInt64 = 0
                     if !write.moreFrames.isEmpty {
                         mergedKeys += 1

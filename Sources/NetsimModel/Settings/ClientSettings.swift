@@ -32,11 +32,15 @@ public struct ClientSettings: Sendable, Equatable {
         public var pollInterval = 1.0
         public var requestTimeout = 10.0
         public var backoff = Backoff()
+
+        public init() {}
     }
 
     public struct WebSocketSettings: Sendable, Equatable {
         public var pingInterval = 30.0
         public var backoff = Backoff()
+
+        public init() {}
     }
 
     public struct GRPCClientSettings: Sendable, Equatable {
@@ -53,6 +57,8 @@ public struct ClientSettings: Sendable, Equatable {
         public var callTimeLimit: Double? = 600
         /// Events held between the network and the app; when full the oldest is dropped.
         public var receiveBuffer = 64
+
+        public init() {}
     }
 
     public static func load(yaml: String, source: String) throws(SettingsError) -> ClientSettings {

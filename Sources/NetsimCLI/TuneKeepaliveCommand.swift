@@ -1,0 +1,197 @@
+import ArgumentParser
+import Foundation
+import NetsimCore
+import NetsimModel
+import NetsimTune
+
+/// `netsim tune keepalive`: which keepalive a mobile client (and its server) should use, and
+/// what each choice costs in battery, in time to notice a dead connection and in connections
+/// lost to NAT expiry.
+public struct TuneKeepaliveCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "keepalive",
+        abstract: "Recommend keepalive settings from battery cost, NAT timeouts and time to notice a dead connection.",
+        discussion: """
+            Every keepalive on the grid plays, in the model engine, an idle open stream on each \
+            profile behind each NAT idle timeout for the horizon, once per seed, with blackhole \
+            outages of 5 s, 30 s, 2 min and 10 min and a handover that resets connections at \
+            seeded times, and the NAT silent on even seeds and resetting on odd ones. \
+            Configurations that draw a GOAWAY, lose connections to NAT expiry or miss \
+            --detect-within at p95 are discarded; of the rest, the knee of the front of energy per \
+            hour against p95 detection time is recommended. Defaults and their sources: docs/tune.md.
+
+            Exit status: 0 with a recommendation; 1 when no configuration is viable or a report \
+            cannot be written; 2 for a bad profile or policy file; 64 for a usage error.
+            """
+    )
+
+    enum PermitChoice: String, ExpressibleByArgument, CaseIterable {
+        case `true`, `false`, both
+
+        var values: [Bool] {
+            switch self {
+            case .true: [true]
+            case .false: [false]
+            case .both: [false, true]
+            }
+        }
+    }
+
+    enum ReportFormat: String, CaseIterable {
+        case md, json, html
+    }
+
+    @Option(help: "grpc, ws, tcp or heartbeat.")
+    var transport = KeepaliveSweep.Transport.grpc
+
+    @Option(name: .customLong("profile"), help: "A profile to sweep (repeatable). Default: lte-good, umts-3g, nr-sa.")
+    var profiles: [String] = []
+
+    @Option(name: .customLong("nat-timeouts"), help: "NAT idle timeouts, comma-separated; 'none' for no NAT. Default: 30s,60s,2m,350s,10m,20m,30m,none.")
+    var natTimeouts: String?
+
+    @Option(name: .customLong("keepalive-times"), help: "Keepalive times (ping intervals), comma-separated. Default: 10 s to 30 min, 17 values.")
+    var keepaliveTimes: String?
+
+    @Option(name: .customLong("keepalive-timeouts"), help: "Keepalive timeouts, comma-separated; each below its time. Default: 5s,10s,20s.")
+    var keepaliveTimeouts: String?
+
+    @Option(name: .customLong("permit-without-calls"), help: "gRPC pings without calls: true, false or both. Default: false.")
+    var permitWithoutCalls = PermitChoice.false
+
+    @Option(name: .customLong("server-policy"), help: "The gRPC server's ping policy: grpc-core, grpc-swift, none or a YAML file. Default: none (you configure the server to match; the report prints how).")
+    var serverPolicy = "none"
+
+    @Option(help: "idle (an open stream, no app traffic) or a workload file. Default: idle.")
+    var workload = "idle"
+
+    @Option(help: "How long each scenario runs, e.g. 6h. Default: 6h.", transform: { try parseDuration($0) })
+    var horizon = 6 * 3600.0
+
+    @Option(help: "Runs per scenario, each with its own impairment times. Default: 20.")
+    var seeds = 20
+
+    @Option(name: .customLong("detect-within"), help: "The p95 time to notice a dead connection a configuration must meet. Default: 60s.", transform: { try parseDuration($0) })
+    var detectWithin = 60.0
+
+    @Flag(help: "With --transport heartbeat: also play an adaptive heartbeat (Mars' figures) against the fixed ones.")
+    var adaptive = false
+
+    @Option(help: "Where to write the reports. Default: reports.")
+    var out = "reports"
+
+    @Option(help: "Report formats, comma-separated: md, json, html. Default: md,json,html.")
+    var format = "md,json,html"
+
+    @Flag(help: "No progress display.")
+    var quiet = false
+
+    public init() {}
+
+    public func validate() throws {
+        _ = try chosenFormats()
+        _ = try natTimeoutList()
+        _ = try durations(keepaliveTimes, option: "--keepalive-times")
+        _ = try durations(keepaliveTimeouts, option: "--keepalive-timeouts")
+        guard seeds >= 1, seeds <= 10_000 else { throw ValidationError("--seeds must be from 1 to 10000, got \(seeds)") }
+        guard horizon <= 30 * 86_400 else { throw ValidationError("--horizon must be at most 30 days") }
+        if ["grpc-core", "grpc-swift", "none"].contains(serverPolicy) == false, !FileManager.default.fileExists(atPath: serverPolicy) {
+            throw ValidationError("--server-policy: '\(serverPolicy)' is neither grpc-core, grpc-swift, none nor a file")
+        }
+        if workload != "idle", !FileManager.default.fileExists(atPath: workload) {
+            throw ValidationError("--workload: '\(workload)' is neither idle nor a file")
+        }
+        var sweep = KeepaliveSweep(profiles: [Profile.passThrough])
+        try configure(&sweep)
+        if let problem = sweep.problem() { throw ValidationError(problem) }
+    }
+
+    func chosenFormats() throws -> Set<ReportFormat> {
+        Set(try format.split(separator: ",").map { name in
+            guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
+            }
+            return format
+        })
+    }
+
+    func durations(_ list: String?, option: String) throws -> [Double]? {
+        guard let list else { return nil }
+        return try list.split(separator: ",", omittingEmptySubsequences: false).map { item in
+            do { return try parseDuration(item.trimmingCharacters(in: .whitespaces)) } catch { throw ValidationError("\(option): \(error)") }
+        }
+    }
+
+    func natTimeoutList() throws -> [Double?]? {
+        guard let natTimeouts else { return nil }
+        return try natTimeouts.split(separator: ",", omittingEmptySubsequences: false).map { item in
+            let text = item.trimmingCharacters(in: .whitespaces)
+            if text == "none" { return nil }
+            do { return try parseDuration(text) } catch { throw ValidationError("--nat-timeouts: \(error)") }
+        }
+    }
+
+    /// Everything but the profiles, the policy file and the workload file.
+    func configure(_ sweep: inout KeepaliveSweep) throws {
+        sweep.transport = transport
+        if let list = try natTimeoutList() { sweep.natTimeouts = list }
+        if let list = try durations(keepaliveTimes, option: "--keepalive-times") { sweep.keepaliveTimes = list }
+        if let list = try durations(keepaliveTimeouts, option: "--keepalive-timeouts") { sweep.keepaliveTimeouts = list }
+        sweep.permitWithoutCalls = permitWithoutCalls.values
+        sweep.horizon = horizon
+        sweep.seeds = seeds
+        sweep.detectWithin = detectWithin
+        sweep.adaptive = adaptive
+        switch serverPolicy {
+        case "grpc-core": sweep.serverPolicy = .grpcCore
+        case "grpc-swift": sweep.serverPolicy = .grpcSwift
+        case "none": sweep.serverPolicy = .none
+        default: break
+        }
+    }
+
+    public func run() async throws {
+        let names = profiles.isEmpty ? ["lte-good", "umts-3g", "nr-sa"] : profiles
+        var sweep = KeepaliveSweep(profiles: try names.map(resolveProfile))
+        try configure(&sweep)
+        if !["grpc-core", "grpc-swift", "none"].contains(serverPolicy) {
+            sweep.serverPolicy = try loadSettings(serverPolicy, GRPCServerPolicy.load)
+        }
+        if workload != "idle" { sweep.workload = try loadSettings(workload, Workload.load) }
+
+        let runs = sweep.keepalives.count * sweep.profiles.count * sweep.natTimeouts.count * sweep.seeds
+        printError(
+            "tune keepalive: \(sweep.keepalives.count) configurations x \(sweep.profiles.count) profiles x "
+                + "\(sweep.natTimeouts.count) NAT timeouts x \(sweep.seeds) seeds = \(runs) runs of \(Quantity.formatDuration(sweep.horizon))")
+        let showProgress = !quiet
+        let results = sweep.run { fraction in
+            guard showProgress else { return }
+            let filled = Int((fraction * 30).rounded(.down))
+            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
+            FileHandle.standardError.write(Data("\rtune [\(bar)] \(Int((fraction * 100).rounded()))%".utf8))
+            if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
+        }
+        let markdown = KeepaliveRendering.markdown(results)
+        try write(results, markdown: markdown)
+        print(markdown, terminator: "")
+        if results.recommended == nil { throw ExitCode(1) }
+    }
+
+    private func write(_ results: KeepaliveResults, markdown: String) throws {
+        let formats = try chosenFormats()
+        let directory = URL(fileURLWithPath: out, isDirectory: true)
+        let base = directory.appendingPathComponent("tune-keepalive-\(transport.rawValue)")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            if formats.contains(.md) { try Data(markdown.utf8).write(to: base.appendingPathExtension("md")) }
+            if formats.contains(.json) { try KeepaliveReport(results).json().write(to: base.appendingPathExtension("json")) }
+            if formats.contains(.html) { try Data(KeepaliveRendering.html(results).utf8).write(to: base.appendingPathExtension("html")) }
+        } catch {
+            printError("cannot write the reports to \(out): \(error)")
+            throw ExitCode(1)
+        }
+        printError("reports: " + ReportFormat.allCases.filter(formats.contains).map { base.appendingPathExtension($0.rawValue).relativePath }.joined(separator: ", "))
+    }
+}
+
+extension KeepaliveSweep.Transport: ExpressibleByArgument {}

@@ -1,0 +1,115 @@
+import Foundation
+import NetsimCore
+import NetsimModel
+
+/// The tuner's JSON report (schema in docs/tune.md).
+public struct KeepaliveReport: Sendable, Codable {
+    public var netsimVersion: String
+    public var transport: String
+    public var serverPolicy: String
+    public var horizonSeconds: Double
+    public var seeds: Int
+    public var detectWithinSeconds: Double
+    public var profiles: [String]
+    public var natTimeoutsSeconds: [Double?]
+    /// Each keepalive on each profile behind each NAT timeout, averaged over the seeds.
+    public var configs: [Config]
+    /// Each keepalive over every profile and NAT timeout, with why it is not viable.
+    public var summaries: [Summary]
+    /// The viable configurations on the front of energy per hour against p95 detection.
+    public var pareto: [Summary]
+    public var recommended: Summary?
+    /// The configurations users bring, measured beside the grid, against the recommendation.
+    public var comparisons: [Comparison]
+
+    public struct Keepalive: Sendable, Codable, Equatable {
+        public var time: Double
+        public var timeout: Double
+        public var permitWithoutCalls: Bool
+        public var adaptive: Bool
+    }
+
+    public struct Config: Sendable, Codable {
+        public var keepalive: Keepalive
+        public var profile: String
+        public var natTimeoutSeconds: Double?
+        public var metrics: KeepaliveResults.Metrics
+    }
+
+    public struct Summary: Sendable, Codable {
+        public var keepalive: Keepalive
+        public var metrics: KeepaliveResults.Metrics
+        public var disqualified: [String]
+    }
+
+    public struct Comparison: Sendable, Codable {
+        public var name: String
+        public var keepalive: Keepalive
+        public var energyJoulesPerHour: Double
+        public var detectionP95Seconds: Double
+        public var natExpiriesPerHour: Double
+        /// How much less radio energy per hour the recommendation spends (percent; negative:
+        /// more).
+        public var recommendationSavesPercent: Double?
+    }
+
+    public init(_ results: KeepaliveResults) {
+        let sweep = results.sweep
+        netsimVersion = NetsimVersion.current
+        transport = sweep.transport.rawValue
+        serverPolicy = sweep.serverPolicy.name
+        horizonSeconds = sweep.horizon
+        seeds = sweep.seeds
+        detectWithinSeconds = sweep.detectWithin
+        profiles = sweep.profiles.map(\.name)
+        natTimeoutsSeconds = sweep.natTimeouts
+        configs = results.rows.map {
+            Config(keepalive: Keepalive($0.keepalive), profile: $0.profile, natTimeoutSeconds: $0.natTimeoutSeconds, metrics: $0.metrics)
+        }
+        summaries = results.summaries.map(Summary.init)
+        pareto = results.pareto.map(Summary.init)
+        recommended = results.recommended.map(Summary.init)
+        comparisons = results.comparisons.map { name, summary in
+            let saving = results.recommended.map { recommended in
+                100 * (1 - recommended.metrics.energyJoulesPerHour / max(summary.metrics.energyJoulesPerHour, 1e-9))
+            }
+            return Comparison(
+                name: name, keepalive: Keepalive(summary.keepalive), energyJoulesPerHour: summary.metrics.energyJoulesPerHour,
+                detectionP95Seconds: summary.metrics.detectionSeconds.p95, natExpiriesPerHour: summary.metrics.natExpiriesPerHour,
+                recommendationSavesPercent: saving)
+        }
+    }
+
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(self)
+    }
+}
+
+extension KeepaliveReport.Keepalive {
+    init(_ keepalive: KeepaliveSweep.Keepalive) {
+        self.init(time: keepalive.time, timeout: keepalive.timeout, permitWithoutCalls: keepalive.permitWithoutCalls, adaptive: keepalive.adaptive)
+    }
+}
+
+extension KeepaliveReport.Summary {
+    init(_ summary: KeepaliveResults.Summary) {
+        self.init(keepalive: KeepaliveReport.Keepalive(summary.keepalive), metrics: summary.metrics, disqualified: summary.disqualified)
+    }
+}
+
+extension KeepaliveResults {
+    /// The baselines users bring (and the best fixed heartbeat against the adaptive one), by name.
+    var comparisons: [(String, Summary)] {
+        var named: [(String, Summary)] = []
+        let names = ["gRPC mobile guidance (60 s / 10 s, no pings without calls)", "a 30 s / 10 s client"]
+        if sweep.transport == .grpc {
+            for (name, baseline) in zip(names, KeepaliveSweep.baselines) {
+                if let summary = summary(for: baseline) { named.append((name, summary)) }
+            }
+        }
+        if let adaptive = summaries.first(where: \.keepalive.adaptive) { named.append(("adaptive heartbeat (Mars)", adaptive)) }
+        return named
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import NetsimCore
+import NetsimModel
+
+/// A finished sweep: each configuration's metrics per profile and NAT timeout (over the
+/// seeds), which configurations are viable, the Pareto front of energy against detection
+/// time, and the recommendation.
+public struct KeepaliveResults: Sendable {
+    public let sweep: KeepaliveSweep
+    public let keepalives: [KeepaliveSweep.Keepalive]
+    /// One row per keepalive, profile and NAT timeout.
+    public let rows: [Row]
+    /// One summary per keepalive over every profile and NAT timeout.
+    public let summaries: [Summary]
+    /// Viable summaries on the front, by energy.
+    public let pareto: [Summary]
+    public let recommended: Summary?
+
+    public struct Metrics: Sendable, Codable, Equatable {
+        public var energyJoulesPerHour: Double
+        public var wakeSecondsPerHour: Double
+        public var promotionsPerHour: Double
+        public var bytesPerHour: Double
+        public var natExpiriesPerHour: Double
+        public var detectionSeconds: Percentiles
+        public var blackoutSecondsPerHour: Double
+        public var reconnectsPerHour: Double
+        public var goaways: Double
+        public var serverPingsPerSecondPerMillionClients: Double
+    }
+
+    public struct Percentiles: Sendable, Codable, Equatable {
+        public var p50: Double
+        public var p95: Double
+        public var max: Double
+        public var count: Int
+    }
+
+    public struct Row: Sendable {
+        public var keepalive: KeepaliveSweep.Keepalive
+        public var profile: String
+        public var natTimeoutSeconds: Double?
+        public var metrics: Metrics
+    }
+
+    public struct Summary: Sendable {
+        public var keepalive: KeepaliveSweep.Keepalive
+        public var metrics: Metrics
+        /// Why it is not viable (empty when it is).
+        public var disqualified: [String]
+        public var viable: Bool { disqualified.isEmpty }
+    }
+
+    init(sweep: KeepaliveSweep, keepalives: [KeepaliveSweep.Keepalive], scenarios: [KeepaliveSweep.Scenario], metrics: [ScenarioMetrics]) {
+        self.sweep = sweep
+        self.keepalives = keepalives
+        var groups: [Int: [Int: [Int: [ScenarioMetrics]]]] = [:]
+        for (scenario, measured) in zip(scenarios, metrics) {
+            groups[scenario.keepalive, default: [:]][scenario.profile, default: [:]][scenario.nat, default: []].append(measured)
+        }
+        var rows: [Row] = []
+        var summaries: [Summary] = []
+        for (index, keepalive) in keepalives.enumerated() {
+            var all: [ScenarioMetrics] = []
+            for profile in sweep.profiles.indices {
+                for nat in sweep.natTimeouts.indices {
+                    let measured = groups[index]?[profile]?[nat] ?? []
+                    all += measured
+                    rows.append(
+                        Row(
+                            keepalive: keepalive, profile: sweep.profiles[profile].name, natTimeoutSeconds: sweep.natTimeouts[nat],
+                            metrics: Self.combine(measured)))
+                }
+            }
+            let metrics = Self.combine(all)
+            var disqualified: [String] = []
+            if metrics.goaways > 0 { disqualified.append("GOAWAY too_many_pings from the \(sweep.serverPolicy.name) server") }
+            if metrics.natExpiriesPerHour > 0 {
+                let expiring = rows.filter { $0.keepalive == keepalive && $0.metrics.natExpiriesPerHour > 0 }
+                let timeouts = Set(expiring.compactMap(\.natTimeoutSeconds)).sorted().map(Quantity.formatDuration)
+                disqualified.append("connections die to NAT expiry at \(timeouts.joined(separator: ", "))")
+            }
+            if metrics.detectionSeconds.p95 > sweep.detectWithin {
+                disqualified.append(
+                    "p95 detection \(Quantity.formatDuration(metrics.detectionSeconds.p95)) misses \(Quantity.formatDuration(sweep.detectWithin))")
+            }
+            summaries.append(Summary(keepalive: keepalive, metrics: metrics, disqualified: disqualified))
+        }
+        self.rows = rows
+        self.summaries = summaries
+        let viable = summaries.filter(\.viable)
+        pareto = Self.front(viable)
+        recommended = Self.knee(pareto)
+    }
+
+    /// Means over the scenarios; detection percentiles pooled over their deaths.
+    static func combine(_ scenarios: [ScenarioMetrics]) -> Metrics {
+        let count = Double(max(1, scenarios.count))
+        func mean(_ value: (ScenarioMetrics) -> Double) -> Double { scenarios.reduce(0) { $0 + value($1) } / count }
+        let detections = scenarios.flatMap(\.detections).sorted()
+        /// The nearest-rank percentile.
+        func percentile(_ p: Double) -> Double {
+            guard !detections.isEmpty else { return 0 }
+            let rank = Int((p * Double(detections.count)).rounded(.up))
+            return detections[min(detections.count, max(rank, 1)) - 1]
+        }
+        return Metrics(
+            energyJoulesPerHour: mean(\.energyJoulesPerHour), wakeSecondsPerHour: mean(\.wakeSecondsPerHour),
+            promotionsPerHour: mean(\.promotionsPerHour), bytesPerHour: mean(\.bytesPerHour),
+            natExpiriesPerHour: mean(\.natExpiriesPerHour),
+            detectionSeconds: Percentiles(p50: percentile(0.5), p95: percentile(0.95), max: detections.last ?? 0, count: detections.count),
+            blackoutSecondsPerHour: mean(\.blackoutSecondsPerHour),
+            reconnectsPerHour: mean(\.reconnectsPerHour), goaways: mean { Double($0.goaways) },
+            serverPingsPerSecondPerMillionClients: mean(\.serverPingsPerSecond) * 1e6)
+    }
+
+    /// The configurations no other beats on both energy per hour and p95 detection time.
+    static func front(_ summaries: [Summary]) -> [Summary] {
+        summaries.filter { candidate in
+            !summaries.contains { other in
+                let energy = other.metrics.energyJoulesPerHour, detection = other.metrics.detectionSeconds.p95
+                let mine = candidate.metrics.energyJoulesPerHour, myDetection = candidate.metrics.detectionSeconds.p95
+                return energy <= mine && detection <= myDetection && (energy < mine || detection < myDetection)
+            }
+        }.sorted { $0.metrics.energyJoulesPerHour < $1.metrics.energyJoulesPerHour }
+    }
+
+    /// The front's knee: with both axes scaled to the front's range, the point farthest below
+    /// the straight line between its two ends (where a little more energy stops buying much
+    /// faster detection). Two points or fewer: the cheaper.
+    static func knee(_ front: [Summary]) -> Summary? {
+        guard front.count > 2, let first = front.first, let last = front.last else { return front.first }
+        let energies = front.map(\.metrics.energyJoulesPerHour), detections = front.map(\.metrics.detectionSeconds.p95)
+        let energySpan = max(energies.max()! - energies.min()!, 1e-9), detectionSpan = max(detections.max()! - detections.min()!, 1e-9)
+        func point(_ summary: Summary) -> (x: Double, y: Double) {
+            ((summary.metrics.energyJoulesPerHour - energies.min()!) / energySpan,
+             (summary.metrics.detectionSeconds.p95 - detections.min()!) / detectionSpan)
+        }
+        let a = point(first), b = point(last)
+        return front.max { lhs, rhs in
+            distanceBelow(point(lhs), a, b) < distanceBelow(point(rhs), a, b)
+        }
+    }
+
+    private static func distanceBelow(_ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
+        let dx = b.x - a.x, dy = b.y - a.y
+        return ((p.x - a.x) * dy - (p.y - a.y) * dx) / max((dx * dx + dy * dy).squareRoot(), 1e-9)
+    }
+
+    public func summary(for keepalive: KeepaliveSweep.Keepalive) -> Summary? {
+        summaries.first { $0.keepalive == keepalive }
+    }
+}

@@ -1,0 +1,267 @@
+import Dispatch
+import Foundation
+import NetsimCore
+import NetsimModel
+import Synchronization
+
+/// What `netsim tune keepalive` sweeps, and against what. Every default carries its source in
+/// docs/tune.md and the command's help.
+public struct KeepaliveSweep: Sendable {
+    /// How the client keeps its connection alive.
+    public enum Transport: String, Sendable, CaseIterable, Codable {
+        /// gRPC keepalive (gRFC A8) on an open bidi stream, against a server policy.
+        case grpc
+        /// WebSocket pings (the ping interval; a pong missing by the next ping closes).
+        case ws
+        /// The kernel's TCP keepalive (TCP_KEEPIDLE = time, TCP_KEEPINTVL = timeout, 9 probes).
+        case tcp
+        /// An application heartbeat answered by the server (fixed, or `--adaptive`).
+        case heartbeat
+    }
+
+    /// One point of the grid.
+    public struct Keepalive: Sendable, Hashable, Codable {
+        public var time: Double
+        public var timeout: Double
+        public var permitWithoutCalls: Bool
+        /// An adaptive heartbeat (then `time` is where it starts).
+        public var adaptive: Bool
+
+        public init(time: Double, timeout: Double, permitWithoutCalls: Bool = false, adaptive: Bool = false) {
+            self.time = time
+            self.timeout = timeout
+            self.permitWithoutCalls = permitWithoutCalls
+            self.adaptive = adaptive
+        }
+
+        public var label: String {
+            if adaptive { return "adaptive from \(Quantity.formatDuration(time))" }
+            return "\(Quantity.formatDuration(time)) / \(Quantity.formatDuration(timeout))"
+                + (permitWithoutCalls ? ", without calls" : "")
+        }
+    }
+
+    public var transport = Transport.grpc
+    public var profiles: [Profile]
+    /// NAT idle timeouts in seconds; nil is no NAT.
+    public var natTimeouts: [Double?] = Self.defaultNATTimeouts
+    public var keepaliveTimes: [Double] = Self.defaultKeepaliveTimes
+    public var keepaliveTimeouts: [Double] = [5, 10, 20]
+    public var permitWithoutCalls: [Bool] = [false]
+    public var serverPolicy = GRPCServerPolicy.none
+    public var workload = KeepaliveSweep.idleWorkload
+    public var horizon: Double = 6 * 3600
+    public var seeds = 20
+    public var detectWithin: Double = 60
+    /// Compare an adaptive heartbeat (Mars' figures) with the fixed intervals.
+    public var adaptive = false
+
+    /// RFC 4787 / RFC 5382 minimums, Hätönen et al. (IMC 2010) and operators' 30 s, AWS NLB's
+    /// 350 s, Google Cloud's 600 s and 1200 s, Nokia's 30-60 min TCP; and none.
+    public static let defaultNATTimeouts: [Double?] = [30, 60, 120, 350, 600, 1200, 1800, nil]
+
+    /// 10 s (gRFC A8's floor) to 30 min, log-spaced, with the values clients ship: 20 s, 30 s,
+    /// 45 s, 60 s, 2, 4, 4.5 (just under AWS's 350 s), 5, 10, 20 and 28 min (FCM on mobile data).
+    public static let defaultKeepaliveTimes: [Double] = [10, 15, 20, 30, 45, 60, 90, 120, 180, 240, 270, 300, 600, 900, 1200, 1680, 1800]
+
+    /// An open stream and no application traffic: keepalive is all that flows.
+    public static let idleWorkload: Workload = {
+        var workload = Workload()
+        workload.eventMeanGap = 1e15
+        workload.messageInterval = 1e15
+        return workload
+    }()
+
+    /// The configurations users bring (gRPC's mobile guidance and a common 30 s client),
+    /// always measured beside the grid.
+    public static let baselines = [
+        Keepalive(time: 60, timeout: 10, permitWithoutCalls: false), Keepalive(time: 30, timeout: 10, permitWithoutCalls: false),
+    ]
+
+    /// Blackhole outages played in every scenario, at seeded times.
+    public static let blackholeDurations: [Double] = [5, 30, 120, 600]
+
+    public init(profiles: [Profile]) {
+        self.profiles = profiles
+    }
+
+    /// The grid: every time with every timeout below it, and every permit-without-calls choice;
+    /// then the baselines, and the adaptive heartbeat when asked.
+    public var keepalives: [Keepalive] {
+        var grid: [Keepalive] = []
+        for time in keepaliveTimes.sorted() {
+            for timeout in keepaliveTimeouts.sorted() where timeout < time || transport == .ws {
+                for permit in permitWithoutCalls {
+                    grid.append(Keepalive(time: time, timeout: transport == .ws ? time : timeout, permitWithoutCalls: permit))
+                }
+                if transport == .ws { break }
+            }
+        }
+        if transport == .grpc {
+            for baseline in Self.baselines where !grid.contains(baseline) { grid.append(baseline) }
+        }
+        if adaptive {
+            grid.append(Keepalive(time: HeartbeatSettings.Adaptive.mars.initial, timeout: keepaliveTimeouts.max() ?? 10, adaptive: true))
+        }
+        return grid
+    }
+
+    /// Why the sweep cannot run, before any work: nil when it can.
+    public func problem() -> String? {
+        if profiles.isEmpty { return "no profiles to sweep" }
+        if keepaliveTimes.isEmpty { return "--keepalive-times is empty" }
+        if keepaliveTimeouts.isEmpty && transport != .ws { return "--keepalive-timeouts is empty" }
+        if natTimeouts.isEmpty { return "--nat-timeouts is empty" }
+        if let bad = keepaliveTimes.first(where: { !($0 > 0) || !$0.isFinite }) { return "keepalive time \(bad) s is not a positive duration" }
+        if transport != .ws, !keepaliveTimes.contains(where: { time in keepaliveTimeouts.contains { $0 < time } }) {
+            return "no keepalive timeout is below its interval (times \(keepaliveTimes.map(Quantity.formatDuration)), "
+                + "timeouts \(keepaliveTimeouts.map(Quantity.formatDuration))): a timeout must be shorter than the time between pings"
+        }
+        if let longest = keepaliveTimes.max(), horizon < longest {
+            return "the horizon (\(Quantity.formatDuration(horizon))) is under one keepalive period (\(Quantity.formatDuration(longest))): "
+                + "nothing would be measured"
+        }
+        if seeds < 1 { return "--seeds must be at least 1" }
+        if adaptive && transport != .heartbeat { return "--adaptive goes with --transport heartbeat" }
+        return nil
+    }
+
+    /// One scenario: a keepalive on a profile behind a NAT, with one seed's impairments.
+    struct Scenario: Sendable {
+        var keepalive: Int
+        var profile: Int
+        var nat: Int
+        var seed: Int
+    }
+
+    var scenarios: [Scenario] {
+        let keepalives = keepalives.count
+        var all: [Scenario] = []
+        all.reserveCapacity(keepalives * profiles.count * natTimeouts.count * seeds)
+        for keepalive in 0..<keepalives {
+            for profile in profiles.indices {
+                for nat in natTimeouts.indices {
+                    for seed in 0..<seeds { all.append(Scenario(keepalive: keepalive, profile: profile, nat: nat, seed: seed)) }
+                }
+            }
+        }
+        return all
+    }
+
+    /// The profile a scenario plays: the base profile, its NAT (silent on even seeds, reset on
+    /// odd ones), blackhole outages of 5 s, 30 s, 2 min and 10 min and a handover that resets
+    /// connections, each at a seeded time within the horizon. Every configuration meets the same
+    /// impairments for the same seed.
+    func scenarioProfile(_ scenario: Scenario) -> Profile {
+        var profile = profiles[scenario.profile]
+        if let timeout = natTimeouts[scenario.nat] {
+            profile.nat = NATPolicy(idleTimeout: timeout, mode: scenario.seed % 2 == 0 ? .silent : .reset)
+        } else {
+            profile.nat = nil
+        }
+        var random = SeededRandom(seed: UInt64(scenario.seed) &* 7919 &+ UInt64(scenario.profile))
+        let start = profile.start
+        var events = Self.blackholeDurations.map { duration in
+            TimelineEvent(at: random.unitInterval() * max(0, horizon - duration), kind: .outage(duration: duration, mode: .blackhole))
+        }
+        events.append(TimelineEvent(at: random.unitInterval() * horizon, kind: .handover(to: start, mode: .reset, gap: 2)))
+        profile.timeline = Timeline(events: events.sorted { $0.at < $1.at })
+        return profile
+    }
+
+    func client(_ keepalive: Keepalive) -> ModelEngine.ClientChoice {
+        switch transport {
+        case .grpc:
+            var settings = ClientSettings.GRPCClientSettings()
+            settings.keepaliveTime = keepalive.time
+            settings.keepaliveTimeout = keepalive.timeout
+            settings.permitWithoutCalls = keepalive.permitWithoutCalls
+            settings.callTimeLimit = nil
+            return .grpc(settings, server: serverPolicy)
+        case .ws:
+            var settings = ClientSettings.WebSocketSettings()
+            settings.pingInterval = keepalive.time
+            return .webSocket(settings)
+        case .tcp:
+            return .heartbeat(HeartbeatSettings(kind: .tcpKeepalive(probes: 9), interval: keepalive.time, timeout: keepalive.timeout))
+        case .heartbeat:
+            return .heartbeat(
+                HeartbeatSettings(
+                    kind: .application, interval: keepalive.time, timeout: keepalive.timeout,
+                    adaptive: keepalive.adaptive ? .mars : nil))
+        }
+    }
+
+    /// Plays every scenario on every core; `progress` gets the fraction done.
+    public func run(progress: @Sendable (Double) -> Void = { _ in }) -> KeepaliveResults {
+        let scenarios = scenarios
+        let keepalives = keepalives
+        let outcomes = ScenarioSlots(count: scenarios.count)
+        let step = max(1, scenarios.count / 200)
+        DispatchQueue.concurrentPerform(iterations: scenarios.count) { index in
+            let scenario = scenarios[index]
+            let outcome = ModelEngine.playDevice(
+                profile: scenarioProfile(scenario), client: client(keepalives[scenario.keepalive]), workload: workload,
+                duration: horizon, seed: UInt64(scenario.seed) &+ 1)
+            let done = outcomes.set(index, ScenarioMetrics(outcome, horizon: horizon))
+            if done % step == 0 || done == scenarios.count { progress(Double(done) / Double(scenarios.count)) }
+        }
+        return KeepaliveResults(sweep: self, keepalives: keepalives, scenarios: scenarios, metrics: outcomes.values())
+    }
+}
+
+/// What one scenario measured, per hour of its horizon.
+struct ScenarioMetrics: Sendable {
+    var energyJoulesPerHour: Double
+    var wakeSecondsPerHour: Double
+    var promotionsPerHour: Double
+    /// Payload and TCP/IP headers (52 bytes a segment, a delayed ACK per two), both ways.
+    var bytesPerHour: Double
+    var natExpiriesPerHour: Double
+    var reconnectsPerHour: Double
+    var goaways: Int
+    var serverPingsPerSecond: Double
+    /// Seconds from each death to the app noticing (a death still unnoticed at the end counts
+    /// with the time it had been dead: a lower bound).
+    var detections: [Double]
+    /// Time the app believed it was connected but could not receive: the detections summed.
+    var blackoutSecondsPerHour: Double
+
+    init(_ outcome: DeviceOutcome, horizon: Double) {
+        let hours = horizon / 3600
+        energyJoulesPerHour = outcome.radio.energyJoules / hours
+        wakeSecondsPerHour = outcome.radio.wakeSeconds / hours
+        promotionsPerHour = Double(outcome.radio.promotions) / hours
+        let segments = outcome.segments.up + outcome.segments.down
+        let acks = (outcome.segments.up + outcome.bursts.up + 1) / 2 + (outcome.segments.down + outcome.bursts.down + 1) / 2
+        bytesPerHour = Double(outcome.bytes.up + outcome.bytes.down + 52 * (segments + acks)) / hours
+        natExpiriesPerHour = Double(outcome.events.count { $0.kind == "nat-expiry" }) / hours
+        reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours
+        goaways = outcome.server.tooManyPingsGoAways
+        serverPingsPerSecond = Double(outcome.server.pingsReceived) / horizon
+        detections = outcome.app.detections + (outcome.undetectedDeathSeconds.map { [$0] } ?? [])
+        blackoutSecondsPerHour = detections.reduce(0, +) / hours
+    }
+}
+
+/// Scenario results written by parallel workers, each into its own slot.
+final class ScenarioSlots: Sendable {
+    private let state: Mutex<(slots: [ScenarioMetrics?], done: Int)>
+
+    init(count: Int) {
+        state = Mutex((Array(repeating: nil, count: count), 0))
+    }
+
+    /// Stores a result; returns how many are stored.
+    func set(_ index: Int, _ metrics: ScenarioMetrics) -> Int {
+        state.withLock {
+            $0.slots[index] = metrics
+            $0.done += 1
+            return $0.done
+        }
+    }
+
+    func values() -> [ScenarioMetrics] {
+        state.withLock { $0.slots.map { $0! } }
+    }
+}

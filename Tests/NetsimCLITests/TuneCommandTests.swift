@@ -1,0 +1,33 @@
+import ArgumentParser
+import Testing
+
+@testable import NetsimCLI
+
+@Suite("netsim tune keepalive")
+struct TuneCommandTests {
+    @Test("defaults: gRPC, three profiles, idle, 6 h, 20 seeds, detect within 60 s")
+    func defaults() throws {
+        let tune = try #require(try Netsim.parseAsRoot(["tune", "keepalive"]) as? TuneKeepaliveCommand)
+        #expect(tune.transport == .grpc)
+        #expect(tune.profiles.isEmpty)
+        #expect(tune.horizon == 6 * 3600)
+        #expect(tune.seeds == 20)
+        #expect(tune.detectWithin == 60)
+        #expect(tune.serverPolicy == "none")
+    }
+
+    @Test("bad input is a usage error before any work", arguments: [
+        ["tune", "keepalive", "--transport", "mqtt"],
+        ["tune", "keepalive", "--server-policy", "strict"],
+        ["tune", "keepalive", "--keepalive-times", "10s", "--keepalive-timeouts", "20s"],
+        ["tune", "keepalive", "--horizon", "5m"],
+        ["tune", "keepalive", "--keepalive-times", ""],
+        ["tune", "keepalive", "--nat-timeouts", "30s,forever"],
+        ["tune", "keepalive", "--seeds", "0"],
+        ["tune", "keepalive", "--adaptive"],
+        ["tune", "keepalive", "--format", "pdf"],
+    ])
+    func usageErrors(arguments: [String]) {
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import NetsimCore
+import NetsimModel
+import Testing
+
+@testable import NetsimTune
+
+/// The tuner's acceptance: hand-checked figures on small sweeps.
+struct KeepaliveTunerTests {
+    static func sweep(_ profile: String = "lte-good", nat: [Double?], times: [Double], timeouts: [Double] = [10], seeds: Int = 4) throws -> KeepaliveSweep {
+        var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: profile)])
+        sweep.natTimeouts = nat
+        sweep.keepaliveTimes = times
+        sweep.keepaliveTimeouts = timeouts
+        sweep.seeds = seeds
+        sweep.horizon = 2 * 3600
+        return sweep
+    }
+
+    /// On lte-good without a NAT, a 60 s keepalive costs one isolated wake-up a minute (about
+    /// 11.4 J each by Video Optimizer's lte.conf) plus idle: about 680 J an hour, less the time
+    /// the scenario's outages keep the radio idle.
+    @Test func aSixtySecondKeepaliveCostsOneWakeUpAMinute() throws {
+        var sweep = try Self.sweep(nat: [nil], times: [60], seeds: 2)
+        sweep.horizon = 3600
+        let results = sweep.run()
+        let summary = try #require(results.summary(for: .init(time: 60, timeout: 10)))
+        // 60 pings an hour less those lost in the outages (the 10 min blackhole alone holds
+        // about ten), and the reconnections after them.
+        #expect(summary.metrics.promotionsPerHour > 45 && summary.metrics.promotionsPerHour < 62, "\(summary.metrics.promotionsPerHour)")
+        let perWakeUp = (summary.metrics.energyJoulesPerHour - 0.019955 * 3600) / summary.metrics.promotionsPerHour
+        #expect(abs(perWakeUp - 11.37) < 0.6, "\(perWakeUp) J a wake-up")
+    }
+
+    /// With a 30 s NAT timeout a 60 s keepalive loses its connections to the NAT and is never
+    /// recommended; 20 s keeps them.
+    @Test func aThirtySecondNATRulesOutAMinuteButNotTwentySeconds() throws {
+        let results = try Self.sweep(nat: [30], times: [20, 60]).run()
+        let minute = try #require(results.summary(for: .init(time: 60, timeout: 10)))
+        let twenty = try #require(results.summary(for: .init(time: 20, timeout: 10)))
+        #expect(minute.metrics.natExpiriesPerHour > 0)
+        #expect(!minute.viable)
+        #expect(twenty.metrics.natExpiriesPerHour == 0)
+        #expect(twenty.viable, "\(twenty.disqualified)")
+        #expect(results.recommended?.keepalive.time != 60)
+        #expect(results.recommended?.keepalive == twenty.keepalive)
+    }
+
+    /// A gRPC core server accepts a ping every 5 minutes: a 20 s keepalive on an idle stream
+    /// collects strikes and is sent away with GOAWAY too_many_pings; 5 minutes is not.
+    @Test func grpcCoreSendsATwentySecondKeepaliveAway() throws {
+        var sweep = try Self.sweep(nat: [nil], times: [20, 300], seeds: 2)
+        sweep.serverPolicy = .grpcCore
+        let results = sweep.run()
+        let twenty = try #require(results.summary(for: .init(time: 20, timeout: 10)))
+        let five = try #require(results.summary(for: .init(time: 300, timeout: 10)))
+        #expect(twenty.metrics.goaways > 0)
+        #expect(twenty.disqualified.contains { $0.contains("GOAWAY") })
+        #expect(five.metrics.goaways == 0)
+    }
+
+    @Test func theKneeAndTheFront() {
+        func summary(_ time: Double, energy: Double, detection: Double) -> KeepaliveResults.Summary {
+            let metrics = KeepaliveResults.Metrics(
+                energyJoulesPerHour: energy, wakeSecondsPerHour: 0, promotionsPerHour: 0, bytesPerHour: 0, natExpiriesPerHour: 0,
+                detectionSeconds: .init(p50: detection, p95: detection, max: detection, count: 1), blackoutSecondsPerHour: 0,
+                reconnectsPerHour: 0, goaways: 0, serverPingsPerSecondPerMillionClients: 0)
+            return .init(keepalive: .init(time: time, timeout: 5), metrics: metrics, disqualified: [])
+        }
+        let points = [
+            summary(10, energy: 3000, detection: 10), summary(20, energy: 1500, detection: 22), summary(30, energy: 1000, detection: 60),
+            summary(45, energy: 1600, detection: 40),
+        ]
+        let front = KeepaliveResults.front(points)
+        #expect(front.map(\.keepalive.time) == [30, 20, 10], "45 s is beaten by 20 s on both")
+        #expect(KeepaliveResults.knee(front)?.keepalive.time == 20)
+    }
+
+    @Test func badInputIsRefusedBeforeAnyWork() throws {
+        var sweep = try Self.sweep(nat: [30], times: [10], timeouts: [20])
+        #expect(sweep.problem()?.contains("below its interval") == true)
+        sweep = try Self.sweep(nat: [30], times: [600])
+        sweep.horizon = 300
+        #expect(sweep.problem()?.contains("under one keepalive period") == true)
+        sweep = try Self.sweep(nat: [], times: [60])
+        #expect(sweep.problem() != nil)
+        sweep = try Self.sweep(nat: [30], times: [])
+        #expect(sweep.problem() != nil)
+    }
+
+    @Test func theJSONReportHasItsSchemaKeys() throws {
+        let results = try Self.sweep(nat: [30, nil], times: [20, 60], seeds: 2).run()
+        let json = try #require(try JSONSerialization.jsonObject(with: KeepaliveReport(results).json()) as? [String: Any])
+        for key in ["transport", "serverPolicy", "horizonSeconds", "seeds", "configs", "pareto", "recommended"] {
+            #expect(json[key] != nil, "missing \(key)")
+        }
+        let config = try #require((json["configs"] as? [[String: Any]])?.first)
+        #expect(config["natTimeoutSeconds"] != nil)
+        let keepalive = try #require(config["keepalive"] as? [String: Any])
+        #expect(Set(keepalive.keys).isSuperset(of: ["time", "timeout", "permitWithoutCalls"]))
+        let metrics = try #require(config["metrics"] as? [String: Any])
+        for key in ["energyJoulesPerHour", "wakeSecondsPerHour", "promotionsPerHour", "bytesPerHour", "natExpiriesPerHour",
+            "detectionSeconds", "blackoutSecondsPerHour", "reconnectsPerHour", "goaways", "serverPingsPerSecondPerMillionClients"]
+        {
+            #expect(metrics[key] != nil, "missing metric \(key)")
+        }
+        let html = KeepaliveRendering.html(results)
+        #expect(html.contains("<svg") && html.contains("</html>"))
+    }
+
+    /// An adaptive heartbeat lengthens its interval while answers come, so it spends less than
+    /// its starting interval would, and is compared with the fixed ones.
+    @Test func theAdaptiveHeartbeatIsComparedWithTheFixedOnes() throws {
+        var sweep = try Self.sweep(nat: [nil], times: [210, 600], seeds: 2)
+        sweep.transport = .heartbeat
+        sweep.adaptive = true
+        sweep.horizon = 4 * 3600
+        let results = sweep.run()
+        let adaptive = try #require(results.summaries.first { $0.keepalive.adaptive })
+        let start = try #require(results.summary(for: .init(time: 210, timeout: 10)))
+        #expect(adaptive.metrics.energyJoulesPerHour < start.metrics.energyJoulesPerHour)
+        #expect(results.comparisons.contains { $0.0.contains("adaptive") })
+    }
+}
