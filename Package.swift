@@ -143,7 +143,7 @@ if ProcessInfo.processInfo.environment["NETSIM_BENCHMARKS"] != nil {
     package.targets.append(
         .executableTarget(
             name: "ModelEngineBenchmarks",
-            dependencies: ["NetsimModel", "NetsimCore", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: ["NetsimModel", "NetsimTune", "NetsimCore", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/ModelEngine",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         )

@@ -1,6 +1,7 @@
 import Benchmark
 import NetsimCore
 import NetsimModel
+import NetsimTune
 
 /// The model engine at the horizons it exists for: a fleet of phones on every transport for a
 /// day of the default workload. Reports the wall time of a whole run, its peak memory, and the
@@ -31,5 +32,15 @@ let benchmarks: @Sendable () -> Void = {
                 .custom("occurrences per second", polarity: .prefersLarger, useScalingFactor: false), Int(Double(result.steps) / seconds))
             blackHole(result)
         }
+    }
+
+    // `netsim tune keepalive` with every default: 47 gRPC configurations, lte-good, umts-3g
+    // and nr-sa, eight NAT timeouts, 20 seeds, 6 h each (22,560 runs).
+    Benchmark("tune keepalive, the default sweep", configuration: .init(maxIterations: 1)) { benchmark in
+        let profiles = try ["lte-good", "umts-3g", "nr-sa"].map { try ProfileCatalog.builtin(named: $0) }
+        benchmark.startMeasurement()
+        let results = KeepaliveSweep(profiles: profiles).run()
+        benchmark.stopMeasurement()
+        blackHole(results)
     }
 }
