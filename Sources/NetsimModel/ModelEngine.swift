@@ -22,7 +22,8 @@ public struct ModelRunConfiguration: Sendable {
     }
 }
 
-/// A model run's results: every device's outcome per transport, and the engine's own figures.
+/// A model run's results: every device's outcome per transport (its app and server records
+/// already handed over), and the engine's own figures.
 public struct ModelRunResult: Sendable {
     public var devices: [BenchTransport: [DeviceOutcome]]
     /// When every device had stopped (the end of the drain), in seconds of virtual time.
@@ -33,28 +34,42 @@ public struct ModelRunResult: Sendable {
 
 /// Plays `netsim bench` in virtual time: each device of each transport is a `DeviceSimulation`
 /// over its own `DeviceModel`, with the seeds the live bench gives it, so the same inputs give
-/// the same results byte for byte. Devices share nothing, so they run in parallel on every core.
+/// the same results byte for byte. Devices share nothing, so they run in parallel on every
+/// core, a batch at a time: each batch's records are handed to `records` in device order and
+/// dropped, so memory grows with the fleet, not with the run's length.
 public enum ModelEngine {
-    /// Runs every device; `progress` gets the fraction of devices done (from any thread).
+    /// Devices played at once between two hand-overs of records.
+    static let batchSize = 64
+
+    /// Runs every device; `progress` gets the fraction of devices done, `records` each
+    /// device's app and server records (transport by transport, device by device).
     public static func run(
-        _ configuration: ModelRunConfiguration, progress: @Sendable (Double) -> Void = { _ in }
+        _ configuration: ModelRunConfiguration, progress: (Double) -> Void = { _ in },
+        records: (BenchTransport, Int, DeviceRecords) -> Void = { _, _, _ in }
     ) -> ModelRunResult {
         let jobs = configuration.transports.flatMap { transport in (0..<configuration.devices).map { (transport, $0) } }
-        let results = ResultSlots<(DeviceRun, Int)>(count: jobs.count)
-        DispatchQueue.concurrentPerform(iterations: jobs.count) { index in
-            let (transport, device) = jobs[index]
-            var run = DeviceRun(transport: transport, device: device, configuration: configuration)
-            let steps = run.play()
-            results.set(index, (run, steps))
-            progress(Double(results.increment()) / Double(jobs.count))
+        var remains: [(BenchTransport, DeviceRemains, stoppedAt: Double)] = []
+        remains.reserveCapacity(jobs.count)
+        var steps = 0
+        for batchStart in stride(from: 0, to: jobs.count, by: batchSize) {
+            let batch = Array(jobs[batchStart..<min(batchStart + batchSize, jobs.count)])
+            let finished = ResultSlots<(DeviceRecords, DeviceRemains, stoppedAt: Double, steps: Int)>(count: batch.count)
+            DispatchQueue.concurrentPerform(iterations: batch.count) { index in
+                let (transport, device) = batch[index]
+                var run = DeviceRun(transport: transport, device: device, configuration: configuration)
+                finished.set(index, run.play())
+            }
+            for (index, result) in finished.values().enumerated() {
+                records(batch[index].0, batch[index].1, result.0)
+                remains.append((batch[index].0, result.1, result.stoppedAt))
+                steps += result.steps
+            }
+            progress(Double(batchStart + batch.count) / Double(jobs.count))
         }
-        var runs = results.values()
-        let end = runs.map { $0.0.stoppedAt }.max() ?? configuration.duration
+        let end = remains.map(\.stoppedAt).max() ?? configuration.duration
         var devices: [BenchTransport: [DeviceOutcome]] = [:]
-        for index in runs.indices {
-            devices[runs[index].0.transport, default: []].append(runs[index].0.outcome(until: end))
-        }
-        return ModelRunResult(devices: devices, endSeconds: end, steps: runs.reduce(0) { $0 + $1.1 })
+        for (transport, device, _) in remains { devices[transport, default: []].append(device.outcome(until: end)) }
+        return ModelRunResult(devices: devices, endSeconds: end, steps: steps)
     }
 }
 
@@ -104,7 +119,6 @@ extension ModelEngine {
 struct DeviceRun: Sendable {
     let transport: BenchTransport
     private var simulation: Simulation
-    private(set) var stoppedAt = 0.0
     let duration: Double
     let drainDeadline: Double
 
@@ -151,29 +165,20 @@ struct DeviceRun: Sendable {
         }
     }
 
-    /// Plays the device to its stop; returns the occurrences it handled.
-    mutating func play() -> Int {
+    /// Plays the device to its stop: its records, what its radio report needs, when it
+    /// stopped and the occurrences it handled.
+    mutating func play() -> (DeviceRecords, DeviceRemains, stoppedAt: Double, steps: Int) {
         switch simulation {
-        case .rest(var simulation):
-            stoppedAt = simulation.run(duration: duration, drainDeadline: drainDeadline)
-            self.simulation = .rest(simulation)
-            return simulation.steps
-        case .ws(var simulation):
-            stoppedAt = simulation.run(duration: duration, drainDeadline: drainDeadline)
-            self.simulation = .ws(simulation)
-            return simulation.steps
-        case .grpc(var simulation):
-            stoppedAt = simulation.run(duration: duration, drainDeadline: drainDeadline)
-            self.simulation = .grpc(simulation)
-            return simulation.steps
+        case .rest(var simulation): finish(&simulation)
+        case .ws(var simulation): finish(&simulation)
+        case .grpc(var simulation): finish(&simulation)
         }
     }
 
-    mutating func outcome(until end: Double) -> DeviceOutcome {
-        switch simulation {
-        case .rest(var simulation): simulation.outcome(until: end)
-        case .ws(var simulation): simulation.outcome(until: end)
-        case .grpc(var simulation): simulation.outcome(until: end)
-        }
+    private func finish<Client: TransportClient>(
+        _ simulation: inout DeviceSimulation<Client>
+    ) -> (DeviceRecords, DeviceRemains, stoppedAt: Double, steps: Int) {
+        let stoppedAt = simulation.run(duration: duration, drainDeadline: drainDeadline)
+        return (simulation.records, simulation.remains, stoppedAt, simulation.steps)
     }
 }

@@ -25,6 +25,39 @@ struct ModelEngineTests {
         return configuration
     }
 
+    /// Runs the engine and puts each device's handed-over records back into its outcome.
+    static func run(_ configuration: ModelRunConfiguration) -> [BenchTransport: [DeviceOutcome]] {
+        var records: [BenchTransport: [DeviceRecords]] = [:]
+        let result = ModelEngine.run(configuration, records: { transport, _, handed in records[transport, default: []].append(handed) })
+        return result.devices.reduce(into: [:]) { merged, entry in
+            merged[entry.key] = zip(entry.value, records[entry.key] ?? []).map { outcome, handed in
+                var outcome = outcome
+                outcome.app = handed.app
+                outcome.server = handed.server
+                return outcome
+            }
+        }
+    }
+
+    /// Each device's records are handed over in device order and not kept, so a fleet's
+    /// memory does not grow with the run's length.
+    @Test func recordsAreHandedOverInOrderAndNotKept() throws {
+        var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))
+        configuration.devices = 70
+        configuration.duration = 600
+        var order: [BenchTransport: [Int]] = [:]
+        var events = 0
+        let result = ModelEngine.run(configuration, records: { transport, index, records in
+            order[transport, default: []].append(index)
+            events += records.app.deliveries.count
+        })
+        for transport in BenchTransport.allCases {
+            #expect(order[transport] == Array(0..<70))
+            #expect(result.devices[transport]?.allSatisfy { $0.app.deliveries.isEmpty && $0.server.eventCreatedAt.isEmpty } == true)
+        }
+        #expect(events > 0)
+    }
+
     @Test func eventQueueOrdersByTimeThenBySchedulingOrder() {
         var queue = EventQueue<String>()
         queue.schedule("c", at: 2)
@@ -41,8 +74,8 @@ struct ModelEngineTests {
     /// wake-ups of about 11.37 J each (0.26 s promotion at 1.21 W, a little continuous
     /// reception at 1.06 W, the 0.1 s + 10 s tails), the rest idle at 19.955 mW.
     @Test func oneKeepaliveAMinuteOnIdleLTEIsSixtyIsolatedWakeUps() throws {
-        let run = ModelEngine.run(try Self.keepaliveOnly(profile: "lte-good"))
-        let device = try #require(run.devices[.grpc]?.first)
+        let run = Self.run(try Self.keepaliveOnly(profile: "lte-good"))
+        let device = try #require(run[.grpc]?.first)
         #expect(device.radio.promotions == 60)
         #expect(device.connections.opened == 1)
         let idleSeconds = device.radio.secondsByState["IDLE"] ?? 0
@@ -59,8 +92,8 @@ struct ModelEngineTests {
     @Test func natTimeoutKillsSilentlyAndThePingTimeoutFindsOut() throws {
         var configuration = try Self.keepaliveOnly(profile: "nat-timeout")
         configuration.duration = 200
-        let run = ModelEngine.run(configuration)
-        let device = try #require(run.devices[.grpc]?.first)
+        let run = Self.run(configuration)
+        let device = try #require(run[.grpc]?.first)
         #expect(device.events.first?.kind == "nat-expiry")
         let firstExpiry = try #require(device.events.first)
         #expect(abs(firstExpiry.at - 60.3) < 0.5, "the first ping meets the expired mapping at about 60 s: \(firstExpiry.at)")
@@ -74,16 +107,17 @@ struct ModelEngineTests {
     @Test func sameSeedSameOutcomeDifferentSeedDifferentOne() throws {
         var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
         configuration.devices = 3
-        let first = ModelEngine.run(configuration)
-        let second = ModelEngine.run(configuration)
+        let first = Self.run(configuration)
+        let second = Self.run(configuration)
         configuration.seed = 2
-        let third = ModelEngine.run(configuration)
+        let third = Self.run(configuration)
         for transport in BenchTransport.allCases {
-            let a = try #require(first.devices[transport]), b = try #require(second.devices[transport])
+            let a = try #require(first[transport]), b = try #require(second[transport])
             #expect(a.map(\.radio) == b.map(\.radio))
             #expect(a.map(\.app) == b.map(\.app))
+            #expect(a.map(\.server) == b.map(\.server))
             #expect(a.map(\.bytes) == b.map(\.bytes))
-            #expect(a.map(\.radio) != third.devices[transport]!.map(\.radio))
+            #expect(a.map(\.radio) != third[transport]!.map(\.radio))
         }
     }
 
@@ -93,8 +127,8 @@ struct ModelEngineTests {
         var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
         configuration.transports = [transport]
         configuration.devices = 5
-        let run = ModelEngine.run(configuration)
-        for device in try #require(run.devices[transport]) {
+        let run = Self.run(configuration)
+        for device in try #require(run[transport]) {
             #expect(device.app.deliveries.count == device.server.eventCreatedAt.count)
             #expect(device.app.deliveries.allSatisfy { $0 != nil })
             #expect(device.app.duplicateEvents == 0)
@@ -119,8 +153,8 @@ struct ModelEngineTests {
             profile: try ProfileLoader.load(yaml: yaml, source: "reset.yaml") { _ in "" })
         configuration.transports = [transport]
         configuration.devices = 3
-        let run = ModelEngine.run(configuration)
-        for device in try #require(run.devices[transport]) {
+        let run = Self.run(configuration)
+        for device in try #require(run[transport]) {
             #expect(device.connections.reset >= 1)
             #expect(device.connections.opened >= 2)
             #expect(device.app.deliveries.allSatisfy { $0 != nil })

@@ -36,76 +36,12 @@ enum BenchAnalysis {
     }
 
     static func summarize(_ devices: [DeviceMeasurement]) -> (BenchReport.TransportReport, TransportCharts) {
-        var downlink = makeHistogram()
-        var uplink = makeHistogram()
-        var events = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, inFlight: 0, duplicated: 0, outOfOrder: 0)
-        var messages = events
-        var recoveries: [Double] = []
-        var counters = BenchReport.ClientCounters(failedAttempts: 0, callRenewals: 0, receiveBufferDrops: 0, outboxDrops: 0)
+        var fleet = FleetAnalysis()
         for device in devices {
-            var deviceDownlink = makeHistogram()
-            var deviceUplink = makeHistogram()
-            let deliveries = device.app.deliveries.prefix(device.server.events.count).compactMap { $0 }
-            for delivery in deliveries { _ = deviceDownlink.record(microseconds(delivery.deliveredAt - delivery.createdAt)) }
-            let arrivals = device.server.messageArrivals.compactMap { $0 }
-            for arrival in arrivals { _ = deviceUplink.record(microseconds(arrival.arrivedAt - arrival.createdAt)) }
-            downlink.add(deviceDownlink)
-            uplink.add(deviceUplink)
-
-            let received = device.app.deliveries.prefix(device.server.events.count).map { $0 != nil }
-            events.add(
-                sent: device.server.events.count, delivered: deliveries.count, unrecoverable: skippedEvents(received),
-                duplicated: device.app.duplicateEvents, outOfOrder: device.app.outOfOrderEvents)
-            messages.add(
-                sent: device.app.messagesProduced, delivered: arrivals.count,
-                unrecoverable: device.app.droppedMessageIDs.count { !device.server.hasArrived(messageID: $0) },
-                duplicated: device.server.duplicateMessages, outOfOrder: device.server.outOfOrderMessages)
-
-            let completions = deliveries.map { ($0.createdAt, $0.deliveredAt) } + arrivals.map { ($0.createdAt, $0.arrivedAt) }
-            recoveries += recoveryTimes(after: connectivityReturns(device), completions: completions)
-
-            counters.failedAttempts += device.app.failedAttempts
-            counters.callRenewals += device.app.callRenewals
-            counters.receiveBufferDrops += device.app.receiveBufferDrops
-            counters.outboxDrops += device.app.messagesDroppedFromOutbox
+            fleet.addDeliveries(app: device.app, server: device.server, connectivityReturns: connectivityReturns(device))
+            fleet.addProxyReport(device.proxy)
         }
-
-        let reports = devices.map(\.proxy)
-        let minutes = reports.map { max($0.durationSeconds, 1e-9) / 60 }
-        let wire = reports.map { WireEstimate(payload: $0.bytes, segments: $0.segments, connections: $0.connections.opened) }
-        let payloadPerMinute = zip(reports, minutes).map { Double($0.bytes.up + $0.bytes.down) / $1 }
-        let wirePerMinute = zip(wire, minutes).map { Double($0.up + $0.down) / $1 }
-        let reconnects = reports.map { max(0, $0.connections.opened - 1) }
-        let payloadTotal = reports.reduce(0) { $0 + $1.bytes.up + $1.bytes.down }
-        let delivered = events.delivered + messages.delivered
-        let mean = { (values: [Double]) in Spread(values).mean }
-
-        var radioFleetTotal = RadioReport.sequential(reports.map(\.radio))
-        radioFleetTotal.timeline = nil
-        let states = Set(reports.flatMap { $0.radio.secondsByState.keys })
-        let report = BenchReport.TransportReport(
-            bytes: BenchReport.Bytes(
-                up: mean(reports.map { Double($0.bytes.up) }), down: mean(reports.map { Double($0.bytes.down) }),
-                perMinute: mean(payloadPerMinute),
-                perDeliveredMessage: delivered > 0 ? Double(payloadTotal) / Double(delivered) : 0,
-                wire: BenchReport.Wire(
-                    up: mean(wire.map { Double($0.up) }), down: mean(wire.map { Double($0.down) }), perMinute: mean(wirePerMinute))),
-            latencyMs: latency(downlink), uplinkLatencyMs: latency(uplink), events: events, messages: messages,
-            reconnects: reconnects.reduce(0, +),
-            recoverySeconds: BenchReport.Recovery(count: recoveries.count, mean: mean(recoveries), max: recoveries.max() ?? 0),
-            radioFleetTotal: radioFleetTotal,
-            perDevice: BenchReport.PerDevice(
-                bytesPerMinute: Spread(payloadPerMinute), wireBytesPerMinute: Spread(wirePerMinute),
-                wakeSeconds: Spread(reports.map(\.radio.wakeSeconds)), promotions: Spread(reports.map { Double($0.radio.promotions) }),
-                energyJoules: Spread(reports.map(\.radio.energyJoules)),
-                meanPowerMilliwatts: Spread(reports.map(\.radio.meanPowerMilliwatts)),
-                reconnects: Spread(reconnects.map(Double.init)),
-                secondsByState: Dictionary(
-                    uniqueKeysWithValues: states.map { state in (state, Spread(reports.map { $0.radio.secondsByState[state] ?? 0 })) })),
-            client: counters)
-        let charts = TransportCharts(
-            timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: cdf(downlink), uplinkLatencyCDF: cdf(uplink))
-        return (report, charts)
+        return fleet.summary()
     }
 
     /// Events the app will never get: those it did not receive, behind one it did. Every
@@ -121,9 +57,15 @@ enum BenchAnalysis {
 
     /// When, on the bench clock, the device's network came back after each outage or handover.
     static func connectivityReturns(_ device: DeviceMeasurement) -> [Double] {
-        device.proxy.events.compactMap { event in
+        connectivityReturns(device.proxy.events, origin: device.proxyOrigin)
+    }
+
+    /// When the network came back after each of `events`' outages or handover gaps, in
+    /// seconds after `origin` (the bench-clock time the device's clock started).
+    static func connectivityReturns(_ events: [DeviceEvent], origin: Double) -> [Double] {
+        events.compactMap { event in
             guard let gap = event.durationSeconds, gap > 0 else { return nil }
-            return device.proxyOrigin + event.at + gap
+            return origin + event.at + gap
         }
     }
 
@@ -167,5 +109,88 @@ extension BenchReport.Delivery {
         inFlight += missing - min(unrecoverable, missing)
         self.duplicated += duplicated
         self.outOfOrder += outOfOrder
+    }
+}
+
+/// A fleet's analysis built one device at a time: its records (which grow with the run) are
+/// folded into pooled histograms and counts as they come and can be dropped, so a long model
+/// run holds a batch of devices' records at a time; the proxies' reports (small) are kept for
+/// the per-device spreads.
+struct FleetAnalysis {
+    private var downlink = BenchAnalysis.makeHistogram()
+    private var uplink = BenchAnalysis.makeHistogram()
+    private var events = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, inFlight: 0, duplicated: 0, outOfOrder: 0)
+    private var messages = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, inFlight: 0, duplicated: 0, outOfOrder: 0)
+    private var recoveries: [Double] = []
+    private var counters = BenchReport.ClientCounters(failedAttempts: 0, callRenewals: 0, receiveBufferDrops: 0, outboxDrops: 0)
+    private var reports: [RunReport] = []
+
+    /// One device's app and server records; `connectivityReturns` are the bench-clock times
+    /// its network came back after each outage or handover gap.
+    mutating func addDeliveries(app: DeviceLedger.Record, server: EventStore.DeviceRecord, connectivityReturns: [Double]) {
+        let deliveries = app.deliveries.prefix(server.events.count).compactMap { $0 }
+        for delivery in deliveries { _ = downlink.record(BenchAnalysis.microseconds(delivery.deliveredAt - delivery.createdAt)) }
+        let arrivals = server.messageArrivals.compactMap { $0 }
+        for arrival in arrivals { _ = uplink.record(BenchAnalysis.microseconds(arrival.arrivedAt - arrival.createdAt)) }
+
+        let received = app.deliveries.prefix(server.events.count).map { $0 != nil }
+        events.add(
+            sent: server.events.count, delivered: deliveries.count, unrecoverable: BenchAnalysis.skippedEvents(received),
+            duplicated: app.duplicateEvents, outOfOrder: app.outOfOrderEvents)
+        messages.add(
+            sent: app.messagesProduced, delivered: arrivals.count,
+            unrecoverable: app.droppedMessageIDs.count { !server.hasArrived(messageID: $0) },
+            duplicated: server.duplicateMessages, outOfOrder: server.outOfOrderMessages)
+
+        let completions = deliveries.map { ($0.createdAt, $0.deliveredAt) } + arrivals.map { ($0.createdAt, $0.arrivedAt) }
+        recoveries += BenchAnalysis.recoveryTimes(after: connectivityReturns, completions: completions)
+
+        counters.failedAttempts += app.failedAttempts
+        counters.callRenewals += app.callRenewals
+        counters.receiveBufferDrops += app.receiveBufferDrops
+        counters.outboxDrops += app.messagesDroppedFromOutbox
+    }
+
+    /// One device's proxy report (bytes, connections, radio).
+    mutating func addProxyReport(_ report: RunReport) {
+        reports.append(report)
+    }
+
+    func summary() -> (BenchReport.TransportReport, TransportCharts) {
+        let minutes = reports.map { max($0.durationSeconds, 1e-9) / 60 }
+        let wire = reports.map { WireEstimate(payload: $0.bytes, segments: $0.segments, connections: $0.connections.opened) }
+        let payloadPerMinute = zip(reports, minutes).map { Double($0.bytes.up + $0.bytes.down) / $1 }
+        let wirePerMinute = zip(wire, minutes).map { Double($0.up + $0.down) / $1 }
+        let reconnects = reports.map { max(0, $0.connections.opened - 1) }
+        let payloadTotal = reports.reduce(0) { $0 + $1.bytes.up + $1.bytes.down }
+        let delivered = events.delivered + messages.delivered
+        let mean = { (values: [Double]) in Spread(values).mean }
+
+        var radioFleetTotal = RadioReport.sequential(reports.map(\.radio))
+        radioFleetTotal.timeline = nil
+        let states = Set(reports.flatMap { $0.radio.secondsByState.keys })
+        let report = BenchReport.TransportReport(
+            bytes: BenchReport.Bytes(
+                up: mean(reports.map { Double($0.bytes.up) }), down: mean(reports.map { Double($0.bytes.down) }),
+                perMinute: mean(payloadPerMinute),
+                perDeliveredMessage: delivered > 0 ? Double(payloadTotal) / Double(delivered) : 0,
+                wire: BenchReport.Wire(
+                    up: mean(wire.map { Double($0.up) }), down: mean(wire.map { Double($0.down) }), perMinute: mean(wirePerMinute))),
+            latencyMs: BenchAnalysis.latency(downlink), uplinkLatencyMs: BenchAnalysis.latency(uplink), events: events, messages: messages,
+            reconnects: reconnects.reduce(0, +),
+            recoverySeconds: BenchReport.Recovery(count: recoveries.count, mean: mean(recoveries), max: recoveries.max() ?? 0),
+            radioFleetTotal: radioFleetTotal,
+            perDevice: BenchReport.PerDevice(
+                bytesPerMinute: Spread(payloadPerMinute), wireBytesPerMinute: Spread(wirePerMinute),
+                wakeSeconds: Spread(reports.map(\.radio.wakeSeconds)), promotions: Spread(reports.map { Double($0.radio.promotions) }),
+                energyJoules: Spread(reports.map(\.radio.energyJoules)),
+                meanPowerMilliwatts: Spread(reports.map(\.radio.meanPowerMilliwatts)),
+                reconnects: Spread(reconnects.map(Double.init)),
+                secondsByState: Dictionary(
+                    uniqueKeysWithValues: states.map { state in (state, Spread(reports.map { $0.radio.secondsByState[state] ?? 0 })) })),
+            client: counters)
+        let charts = TransportCharts(
+            timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: BenchAnalysis.cdf(downlink), uplinkLatencyCDF: BenchAnalysis.cdf(uplink))
+        return (report, charts)
     }
 }

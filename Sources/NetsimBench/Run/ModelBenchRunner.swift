@@ -21,50 +21,64 @@ public enum ModelBenchRunner {
         model.client = configuration.client
         model.drainTimeout = configuration.drainLimit
         model.chartedDevices = configuration.duration <= longestChartedRun ? model.chartedDevices : 0
-        let run = ModelEngine.run(model) { fraction in
-            onProgress(
-                BenchProgress(
-                    elapsedSeconds: fraction * configuration.duration, durationSeconds: configuration.duration, draining: false,
-                    transports: []))
-        }
+        var fleets = Dictionary(uniqueKeysWithValues: configuration.transports.map { ($0, FleetAnalysis()) })
+        var profileEvents: [DeviceEvent]?
+        let run = ModelEngine.run(
+            model,
+            progress: { fraction in
+                onProgress(
+                    BenchProgress(
+                        elapsedSeconds: fraction * configuration.duration, durationSeconds: configuration.duration, draining: false,
+                        transports: []))
+            },
+            records: { transport, _, records in
+                if profileEvents == nil { profileEvents = records.events }
+                let (app, server) = Self.records(records)
+                fleets[transport]?.addDeliveries(app: app, server: server, connectivityReturns: BenchAnalysis.connectivityReturns(records.events, origin: 0))
+            })
         var transports: [String: BenchReport.TransportReport] = [:]
         var charts: [BenchTransport: TransportCharts] = [:]
-        var profileEvents: [DeviceEvent] = []
         for transport in configuration.transports {
-            let measurements = (run.devices[transport] ?? []).map { measurement($0, profile: configuration.profile.name, seed: configuration.seed) }
-            if profileEvents.isEmpty { profileEvents = measurements.first?.proxy.events ?? [] }
-            let (report, chart) = BenchAnalysis.summarize(measurements)
+            guard var fleet = fleets[transport] else { continue }
+            for outcome in run.devices[transport] ?? [] {
+                fleet.addProxyReport(Self.proxyReport(outcome, profile: configuration.profile.name, seed: configuration.seed))
+            }
+            let (report, chart) = fleet.summary()
             transports[transport.rawValue] = report
             charts[transport] = chart
         }
         return configuration.result(
             engine: "model", drainSeconds: max(0, run.endSeconds - configuration.duration), transports: transports, charts: charts,
-            profileEvents: profileEvents)
+            profileEvents: profileEvents ?? [])
     }
 
-    /// A modelled device as the analysis reads a live one: the app's record, the server's and
-    /// the proxy's report.
-    static func measurement(_ outcome: DeviceOutcome, profile: String, seed: UInt64) -> DeviceMeasurement {
+    /// A modelled device's records as the analysis reads a live one's app ledger and server.
+    static func records(_ records: DeviceRecords) -> (DeviceLedger.Record, EventStore.DeviceRecord) {
         var app = DeviceLedger.Record(
-            deliveries: outcome.app.deliveries.map { $0.map { DeviceLedger.Delivery(createdAt: $0.createdAt, deliveredAt: $0.deliveredAt) } })
-        let created = outcome.server.eventCreatedAt.count
+            deliveries: records.app.deliveries.map { $0.map { DeviceLedger.Delivery(createdAt: $0.createdAt, deliveredAt: $0.deliveredAt) } })
+        let created = records.server.eventCreatedAt.count
         if app.deliveries.count < created { app.deliveries += Array(repeating: nil, count: created - app.deliveries.count) }
-        app.duplicateEvents = outcome.app.duplicateEvents
-        app.outOfOrderEvents = outcome.app.outOfOrderEvents
-        app.messagesProduced = outcome.app.messagesProduced
-        app.droppedMessageIDs = outcome.app.droppedMessageIDs
-        app.failedAttempts = outcome.app.failedAttempts
-        app.callRenewals = outcome.app.callRenewals
+        app.duplicateEvents = records.app.duplicateEvents
+        app.outOfOrderEvents = records.app.outOfOrderEvents
+        app.messagesProduced = records.app.messagesProduced
+        app.droppedMessageIDs = records.app.droppedMessageIDs
+        app.failedAttempts = records.app.failedAttempts
+        app.callRenewals = records.app.callRenewals
         var server = EventStore.DeviceRecord(
-            messageArrivals: outcome.server.messageArrivals.map { $0.map { EventStore.Arrival(createdAt: $0.createdAt, arrivedAt: $0.arrivedAt) } })
+            messageArrivals: records.server.messageArrivals.map { $0.map { EventStore.Arrival(createdAt: $0.createdAt, arrivedAt: $0.arrivedAt) } })
         if server.messageArrivals.count < app.messagesProduced {
             server.messageArrivals += Array(repeating: nil, count: app.messagesProduced - server.messageArrivals.count)
         }
-        server.events = outcome.server.eventCreatedAt.enumerated().map { EventStore.Event(sequence: UInt64($0 + 1), createdAt: $1, payload: "") }
-        server.duplicateMessages = outcome.server.duplicateMessages
-        server.outOfOrderMessages = outcome.server.outOfOrderMessages
+        server.events = records.server.eventCreatedAt.enumerated().map { EventStore.Event(sequence: UInt64($0 + 1), createdAt: $1, payload: "") }
+        server.duplicateMessages = records.server.duplicateMessages
+        server.outOfOrderMessages = records.server.outOfOrderMessages
+        return (app, server)
+    }
+
+    /// A modelled device as the analysis reads a live one's proxy report.
+    static func proxyReport(_ outcome: DeviceOutcome, profile: String, seed: UInt64) -> RunReport {
         let connections = outcome.connections
-        let proxy = RunReport(
+        return RunReport(
             netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: outcome.durationSeconds,
             connections: ConnectionCounters(
                 opened: connections.opened, closed: connections.closed, reset: connections.reset, blackholed: connections.blackholed),
@@ -73,6 +87,5 @@ public enum ModelBenchRunner {
                 up: .init(bursts: outcome.bursts.up, segments: outcome.segments.up),
                 down: .init(bursts: outcome.bursts.down, segments: outcome.segments.down)),
             radio: outcome.radio, radioLatency: outcome.radioLatency, events: outcome.events)
-        return DeviceMeasurement(app: app, server: server, proxy: proxy, proxyOrigin: 0)
     }
 }

@@ -54,6 +54,35 @@ public struct DeviceOutcome: Sendable {
     }
 }
 
+/// A finished device's app and server records, handed over as soon as it stops so that a
+/// fleet's memory does not grow with the run's length.
+public struct DeviceRecords: Sendable {
+    public var app: AppLedger.Record
+    public var server: ServerRecord
+    /// The profile's events as the device met them.
+    public var events: [DeviceEvent]
+}
+
+/// A finished device without its records: the phone model, whose radio report runs on to the
+/// fleet's stop, and its counters.
+public struct DeviceRemains: Sendable {
+    var device: DeviceModel
+    var connections: DeviceOutcome.Tally
+    var bytes: RadioReport.ByteTotals
+    var bursts: RadioReport.ByteTotals
+    var segments: RadioReport.ByteTotals
+    /// When the app's connection died, if it still held it dead at the stop.
+    var diedAt: Double?
+
+    /// The outcome at `end`, with empty app and server records (they were handed over).
+    public func outcome(until end: Double) -> DeviceOutcome {
+        DeviceOutcome(
+            app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes, bursts: bursts,
+            segments: segments, radio: device.radioReport(until: end), radioLatency: device.radioWaits(until: end),
+            events: device.events, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
+    }
+}
+
 /// One phone and its app for one transport, played in virtual time: the workload creates
 /// events at the server and messages in the app, the transport's client and server state
 /// machines put frames on connections, and every frame crosses the phone's `DeviceModel`
@@ -159,13 +188,25 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
             && ledger.isSettled(eventsCreated: server.eventsCreated)
     }
 
-    /// The device's figures, its radio up to `end` (the fleet's stop, which may be after this
-    /// device settled).
-    mutating func outcome(until end: Double) -> DeviceOutcome {
-        DeviceOutcome(
-            app: ledger.record, server: server.record, connections: tally, bytes: bytes, bursts: bursts, segments: segments,
-            radio: device.radioReport(until: end), radioLatency: device.radioWaits(until: end), events: device.events,
-            durationSeconds: end, undetectedDeathSeconds: current.flatMap { links[$0]?.diedAt }.map { end - $0 })
+    /// The device's figures, its radio up to `end`.
+    func outcome(until end: Double) -> DeviceOutcome {
+        var outcome = remains.outcome(until: end)
+        outcome.app = ledger.record
+        outcome.server = server.record
+        return outcome
+    }
+
+    /// What grows with the run: the app's and the server's records, and the timeline's events.
+    var records: DeviceRecords {
+        DeviceRecords(app: ledger.record, server: server.record, events: device.events)
+    }
+
+    /// What the device's radio report needs at the fleet's stop, which may come after this
+    /// device settled; nothing that grows with the run's length.
+    var remains: DeviceRemains {
+        DeviceRemains(
+            device: device, connections: tally, bytes: bytes, bursts: bursts, segments: segments,
+            diedAt: current.flatMap { links[$0]?.diedAt })
     }
 
     // MARK: Occurrences
