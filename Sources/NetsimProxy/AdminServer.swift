@@ -12,7 +12,9 @@ import NetsimCore
 /// - `POST /outage?duration=10s&mode=stall|blackhole|reset`: an outage now.
 /// - `POST /handover?to=NETWORK&mode=reset|blackhole|keep&gap=1s`: a handover now.
 ///
-/// Every answer is JSON; a bad request gets a 400 with `{"error": "..."}` saying what is wrong.
+/// Every answer is JSON; a bad request gets a 400 with `{"error": "..."}` saying what is wrong
+/// (durations follow the profile rules: see `Quantity`), an unknown path a 404 and a known path
+/// with the wrong method a 405.
 public final class AdminServer: Sendable {
     private let channel: any Channel
     public let address: HostPort
@@ -79,27 +81,44 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         headers.add(name: "content-type", value: "application/json")
         headers.add(name: "content-length", value: "\(body.utf8.count)")
         headers.add(name: "connection", value: "close")
+        if status == .methodNotAllowed, let allowed = endpoints[URLComponents(string: head.uri)?.path ?? head.uri] {
+            headers.add(name: "allow", value: allowed.rawValue)
+        }
         let response = HTTPResponseHead(version: head.version, status: status, headers: headers)
         channel.write(HTTPServerResponsePart.head(response), promise: nil)
         channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
         channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
     }
 
+    /// Each endpoint and the one method it answers.
+    private static let endpoints: [String: HTTPMethod] = [
+        "/status": .GET, "/report": .GET, "/outage": .POST, "/handover": .POST,
+    ]
+
     private static func answer(_ head: HTTPRequestHead, proxy: NetsimProxy) async -> (HTTPResponseStatus, String) {
         let components = URLComponents(string: head.uri)
+        let path = components?.path ?? head.uri
+        guard let method = endpoints[path] else {
+            return (.notFound, #"{"error": "unknown endpoint; try GET /status, GET /report, POST /outage, POST /handover"}"#)
+        }
+        guard head.method == method else {
+            return (.methodNotAllowed, (try? json(["error": "\(path) takes \(method.rawValue), not \(head.method.rawValue)"])) ?? "{}")
+        }
         let query = Dictionary(
             (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         do {
-            switch (head.method, components?.path ?? head.uri) {
-            case (.GET, "/status"): return (.ok, try json(try await proxy.status()))
-            case (.GET, "/report"): return (.ok, try json(try await proxy.report()))
-            case (.POST, "/outage"):
+            switch path {
+            case "/status": return (.ok, try json(try await proxy.status()))
+            case "/report": return (.ok, try json(try await proxy.report()))
+            case "/outage":
+                // The same rules as a profile's outage: a duration above zero, within Quantity's range.
                 let duration = try Quantity.duration(query["duration"] ?? "10s")
+                guard duration > 0 else { throw AdminError("duration must be longer than zero") }
                 guard let mode = OutageMode(rawValue: query["mode"] ?? "stall") else {
                     throw AdminError("mode must be one of \(OutageMode.allCases.map(\.rawValue).joined(separator: ", "))")
                 }
                 return (.ok, try json(try await proxy.trigger(.outage(duration: duration, mode: mode))))
-            case (.POST, "/handover"):
+            default:
                 guard let target = query["to"], proxy.profile.network(named: target) != nil else {
                     throw AdminError("'to' must name one of the profile's networks: \(proxy.profile.networks.map(\.name).joined(separator: ", "))")
                 }
@@ -108,8 +127,6 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 }
                 let gap = try Quantity.duration(query["gap"] ?? "0s")
                 return (.ok, try json(try await proxy.trigger(.handover(to: target, mode: mode, gap: gap))))
-            default:
-                return (.notFound, #"{"error": "unknown endpoint; try GET /status, GET /report, POST /outage, POST /handover"}"#)
             }
         } catch {
             return (.badRequest, (try? json(["error": "\(error)"])) ?? #"{"error": "bad request"}"#)

@@ -129,9 +129,14 @@ final class EmulatedDevice {
         }
     }
 
+    /// The most timeline events one pass applies. Events still due wait for the timeline
+    /// timer's next pass, so that other work on the event loop (reads, the admin API, the
+    /// stop) gets its turn between passes however many events a timeline piles up.
+    static let eventsPerPass = 64
+
     private func applyTimeline(upTo time: Double) {
         let before = model.events.count
-        perform(model.advance(to: time))
+        perform(model.advance(to: time, limit: Self.eventsPerPass))
         for event in model.events[before...] {
             logger.info("\(event)")
         }

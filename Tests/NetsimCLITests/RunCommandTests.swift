@@ -31,6 +31,8 @@ struct RunCommandTests {
             (["run", "--forward", ":80=host:99999"], "is not LISTEN=UPSTREAM"),
             (["run", "--forward", ":80=:81", "--duration", "soon"], "'soon' is not a duration"),
             (["run", "--forward", ":80=:81", "--duration", "0s"], "above zero"),
+            (["run", "--forward", ":80=:81", "--duration", "100000000000000000000s"], "at most 30 days"),
+            (["run", "--forward", ":80=:81", "--duration", "1" + String(repeating: "0", count: 306) + "h"], "at most 30 days"),
             (["run", "--forward", ":80=:81", "--admin", "x"], "--admin: 'x' is not HOST:PORT"),
             (["run", "--forward", ":80=:81", "--buffer-limit", "lots"], "--buffer-limit"),
         ])
@@ -41,7 +43,7 @@ struct RunCommandTests {
         } catch {
             let text = Netsim.fullMessage(for: error)
             #expect(text.contains(message), "\(text)")
-            #expect(Netsim.exitCode(for: error) != .success)
+            #expect(Netsim.exitCode(for: error) == .validationFailure, "a usage error exits with status 64")
         }
     }
 

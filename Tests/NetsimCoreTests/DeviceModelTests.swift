@@ -144,6 +144,17 @@ import Testing
         #expect(!device.isDisconnected(at: 76))
     }
 
+    @Test("advance applies at most its limit of events; the rest stay due for the next call")
+    func advanceIsBounded() {
+        let outage = TimelineEvent(at: 0.5, kind: .outage(duration: 0.1, mode: .stall))
+        var device = DeviceModel(profile: profile(events: [outage], repeatPeriod: 1), seed: 1)
+        _ = device.advance(to: 1_000_000, limit: 10)
+        #expect(device.events.count == 10)
+        #expect(device.nextEventTime == 10.5)
+        _ = device.advance(to: 12, limit: 10)
+        #expect(device.events.map(\.at).suffix(2) == [10.5, 11.5])
+    }
+
     @Test func aTriggeredOutageActsAtOnce() {
         var device = DeviceModel(profile: profile(), seed: 1)
         let connection = device.openConnection(at: 0)

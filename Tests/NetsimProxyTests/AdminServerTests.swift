@@ -71,3 +71,37 @@ import Testing
         try await server.close()
     }
 }
+
+/// Requests meant to break the proxy through its admin API.
+@Suite(.serialized) struct AdminServerHostileTests {
+    @Test("durations beyond the profile rules are a 400, and traffic flows afterwards")
+    func durationsOutOfRange() async throws {
+        let profile = Profile(
+            name: "admin", description: "",
+            networks: [Network(name: "lte", radio: .none, up: LinkParameters(), down: LinkParameters())], start: "lte")
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let base = "http://127.0.0.1:\(admin.address.port)"
+        let tests = AdminServerTests()
+
+        for path in [
+            "/outage?duration=10000000000s", "/outage?duration=1" + String(repeating: "0", count: 306) + "h",
+            "/outage?duration=0s", "/handover?to=lte&gap=10000000000s",
+        ] {
+            let answer = try await tests.request("POST", base + path)
+            #expect(answer.status == 400, "\(path)")
+            #expect(answer.json["error"] is String, "\(path)")
+        }
+        #expect(try await tests.request("GET", base + "/outage").status == 405)
+        #expect(try await tests.request("POST", base + "/status").status == 405)
+
+        let payload = Loopback.randomBytes(1000, seed: 3)
+        let echoed = try await Loopback.echo(payload, port: port)
+        #expect(echoed.ending == .finished)
+        #expect(echoed.received == payload)
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+}

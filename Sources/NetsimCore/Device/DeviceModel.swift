@@ -141,9 +141,10 @@ public struct DeviceModel: Sendable {
     /// When the next scripted event happens, if ever.
     public var nextEventTime: Double? { cursor.next?.time }
 
-    /// Applies every scripted event up to `time` and says what the proxy must do.
-    public mutating func advance(to time: Double) -> [DeviceAction] {
-        cursor.take(through: time).flatMap { apply($0.event.kind, at: $0.time) }
+    /// Applies the scripted events up to `time`, at most `limit` of them (the rest stay due:
+    /// `nextEventTime` is then at or before `time`), and says what the proxy must do.
+    public mutating func advance(to time: Double, limit: Int = .max) -> [DeviceAction] {
+        cursor.take(through: time, limit: limit).flatMap { apply($0.event.kind, at: $0.time) }
     }
 
     /// Applies an event now that the timeline did not script (the admin API's triggers).
