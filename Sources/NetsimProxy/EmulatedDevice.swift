@@ -93,6 +93,17 @@ final class EmulatedDevice {
         options.observer?.closed(connection.id, reset: true, at: clock.now())
     }
 
+    /// A side's RST is on its way to the other side, on air at `onAir` (for captures).
+    func resetPassedOn(_ connection: ProxiedConnection, onAir: Double) {
+        options.observer?.closed(connection.id, reset: true, at: onAir)
+    }
+
+    /// The upstream answered the connection's SYN with a RST, or never answered: a capture
+    /// shows the reset, and forgets the connection.
+    func upstreamRefused(_ connection: ProxiedConnection) {
+        options.observer?.closed(connection.id, reset: true, at: clock.now())
+    }
+
     func connectionWasSilenced(_ connection: ProxiedConnection) {
         counters.blackholed += 1
     }
