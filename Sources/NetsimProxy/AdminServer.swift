@@ -1,8 +1,10 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NetsimCore
+import Synchronization
 
 /// A small HTTP API over a running proxy, so a test suite can read the live status and drive
 /// conditions from outside:
@@ -15,6 +17,11 @@ import NetsimCore
 /// Every answer is JSON; a bad request gets a 400 with `{"error": "..."}` saying what is wrong
 /// (durations follow the profile rules: see `Quantity`), an unknown path a 404 and a known path
 /// with the wrong method a 405.
+///
+/// It is built to stay up whatever local clients do: a connection has `AdminLimits.requestTimeout`
+/// to send its request, at most `AdminLimits.maximumConnections` are open at once (more are
+/// closed at once), a malformed request gets a 400 and is closed, and accepts back off when the
+/// process runs out of file descriptors.
 public final class AdminServer: Sendable {
     private let channel: any Channel
     public let address: HostPort
@@ -24,14 +31,29 @@ public final class AdminServer: Sendable {
         self.address = address
     }
 
-    public static func start(at address: HostPort, proxy: NetsimProxy, group: any EventLoopGroup) async throws -> AdminServer {
+    public static func start(
+        at address: HostPort, proxy: NetsimProxy, group: any EventLoopGroup, limits: AdminLimits = AdminLimits(),
+        logger: Logger = Logger(label: "netsim.admin")
+    ) async throws -> AdminServer {
+        let openConnections = ConnectionCount()
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                .serverChannelInitializer { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(AcceptBackoff.handler(logger: logger))
+                    }
+                }
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
+                        guard openConnections.open(limit: limits.maximumConnections) else {
+                            channel.close(promise: nil)
+                            return
+                        }
+                        channel.closeFuture.whenComplete { _ in openConnections.close() }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
-                        try channel.pipeline.syncOperations.addHandler(AdminRequestHandler(proxy: proxy))
+                        try channel.pipeline.syncOperations.addHandler(
+                            AdminRequestHandler(proxy: proxy, requestTimeout: limits.requestTimeout))
                     }
                 }
                 .bind(host: address.host, port: address.port)
@@ -47,16 +69,55 @@ public final class AdminServer: Sendable {
     }
 }
 
-/// Answers one request per connection.
+/// What the admin API allows its clients.
+public struct AdminLimits: Sendable {
+    /// How long a connection has to send a whole request; then it is closed.
+    public var requestTimeout = TimeAmount.seconds(5)
+    /// The most connections open at once; more are closed as soon as they are accepted.
+    public var maximumConnections = 64
+
+    public init() {}
+}
+
+/// The admin connections open now, for the cap.
+private final class ConnectionCount: Sendable {
+    private let count = Atomic(0)
+
+    /// Counts a new connection if there is room for it.
+    func open(limit: Int) -> Bool {
+        if count.add(1, ordering: .relaxed).newValue <= limit { return true }
+        count.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    func close() {
+        count.subtract(1, ordering: .relaxed)
+    }
+}
+
+/// Answers one request per connection, which must arrive within the request timeout.
 private final class AdminRequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let proxy: NetsimProxy
+    private let requestTimeout: TimeAmount
     private var head: HTTPRequestHead?
+    private var answered = false
+    private var timeout: Scheduled<Void>?
 
-    init(proxy: NetsimProxy) {
+    init(proxy: NetsimProxy, requestTimeout: TimeAmount) {
         self.proxy = proxy
+        self.requestTimeout = requestTimeout
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        let channel = context.channel
+        timeout = context.eventLoop.scheduleTask(in: requestTimeout) { channel.close(promise: nil) }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        timeout?.cancel()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -64,11 +125,19 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         case .head(let head): self.head = head
         case .body: break
         case .end:
-            if let request = head {
+            // One request per connection: anything after the first is ignored until the close.
+            if let request = head, !answered {
                 head = nil
+                answered = true
+                timeout?.cancel()
                 Self.startResponse(to: request, on: context.channel, proxy: proxy)
             }
         }
+    }
+
+    /// A malformed request has had its 400 (from NIO's protocol error handler); close.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        context.close(promise: nil)
     }
 
     private static func startResponse(to request: HTTPRequestHead, on channel: any Channel, proxy: NetsimProxy) {

@@ -18,6 +18,10 @@ final class EmulatedDevice {
     private var bytesDelivered = RadioReport.ByteTotals(up: 0, down: 0)
     private var segmentsDelivered = SegmentCounts()
     private var stopped = false
+    /// Connections waiting for room on a full link queue, and the one timer per direction
+    /// that wakes them when the model says the backlog has drained under the limit.
+    private var roomWaiters = BothDirections<[ProxiedConnection]>(up: [], down: [])
+    private var roomTimers = BothDirections<Scheduled<Void>?>(up: nil, down: nil)
 
     init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, logger: Logger) {
         self.model = model
@@ -81,6 +85,22 @@ final class EmulatedDevice {
     func linkHasRoom(_ direction: Direction) -> Bool {
         guard let limit = model.queueLimit(direction) else { return true }
         return model.backlog(direction, at: clock.now()) < limit
+    }
+
+    /// Wakes `connection` (`linkMayHaveRoom`) once the link's queue in `direction` drains
+    /// under its limit. Every waiter is woken then and checks again: one that finds the queue
+    /// full once more waits again, for the drain time the queue then has.
+    func waitForRoom(_ direction: Direction, _ connection: ProxiedConnection) {
+        roomWaiters[direction].append(connection)
+        guard roomTimers[direction] == nil else { return }
+        let now = clock.now()
+        let roomAt = model.queueRoomTime(direction, at: now) ?? now
+        roomTimers[direction] = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(roomAt)) { [self] in
+            roomTimers[direction] = nil
+            let waiters = roomWaiters[direction]
+            roomWaiters[direction] = []
+            for waiter in waiters { waiter.linkMayHaveRoom(direction) }
+        }
     }
 
     func delivered(_ bytes: Int, _ direction: Direction) {
@@ -184,6 +204,10 @@ final class EmulatedDevice {
     func stop() {
         stopped = true
         timelineTimer?.cancel()
+        for direction in Direction.allCases {
+            roomTimers[direction]?.cancel()
+            roomWaiters[direction] = []
+        }
         for connection in connections.values { connection.close() }
     }
 }

@@ -55,7 +55,8 @@ final class ProxiedConnection {
     private var aborted = BothSides(client: false, upstream: false)
     /// The sides a RST is on its way to: what they still send is dropped.
     private var resetQueued = BothSides(client: false, upstream: false)
-    private var backlogRecheck: Scheduled<Void>?
+    /// Waiting for the device to say the link's queue has room, per direction.
+    private var waitingForRoom = BothDirections(up: false, down: false)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
     var lastFinOnAir = -Double.infinity
 
@@ -134,10 +135,20 @@ final class ProxiedConnection {
             channels[side.opposite]?.isWritable ?? false
         else { return false }
         guard device.linkHasRoom(direction) else {
-            recheckBacklog(for: side)
+            if !waitingForRoom[direction] {
+                waitingForRoom[direction] = true
+                device.waitForRoom(direction, self)
+            }
             return false
         }
         return true
+    }
+
+    /// The link's queue in `direction` may have room again (see `EmulatedDevice.waitForRoom`).
+    func linkMayHaveRoom(_ direction: Direction) {
+        waitingForRoom[direction] = false
+        let side: Side = direction == .up ? .client : .upstream
+        if mayRead(from: side) { handlers[side]?.resumeReading() }
     }
 
     func writabilityChanged(of side: Side) {
@@ -304,24 +315,12 @@ final class ProxiedConnection {
         }
     }
 
-    /// The emulated link's queue is full: look again shortly, since other connections'
-    /// bytes may be what is draining.
-    private func recheckBacklog(for side: Side) {
-        guard backlogRecheck == nil else { return }
-        backlogRecheck = device.loop.assumeIsolated().scheduleTask(in: .milliseconds(5)) { [self] in
-            backlogRecheck = nil
-            if mayRead(from: side) { handlers[side]?.resumeReading() }
-        }
-    }
-
     private func dropQueues() {
         for direction in Direction.allCases {
             flows[direction].timer?.cancel()
             flows[direction].timer = nil
             flows[direction].line.removeAll()
         }
-        backlogRecheck?.cancel()
-        backlogRecheck = nil
     }
 
     private func finish() {

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NetsimCore
+import Synchronization
 
 /// A host and port as users write them: `127.0.0.1:8080`, `localhost:80`, `[::1]:443`, or
 /// `:8080` (loopback).
@@ -109,6 +110,11 @@ public final class NetsimProxy: Sendable {
                 let channel = try await ServerBootstrap(group: loop, childGroup: loop)
                     .serverChannelOption(ChannelOptions.backlog, value: 1024)
                     .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                    .serverChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(AcceptBackoff.handler(logger: logger))
+                        }
+                    }
                     .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
                     .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
                     .childChannelInitializer { channel in
@@ -157,6 +163,39 @@ public final class NetsimProxy: Sendable {
             return error.errnoCode == EADDRINUSE ? "the address is already in use" : "\(error)"
         }
         return "\(error)"
+    }
+}
+
+/// Accepting when the process is out of file descriptors fails at once, every time the
+/// listening socket polls readable: retried straight away, that spins a core and starves the
+/// event loop (the admin API with it). Accepts pause instead, and the first time says why.
+enum AcceptBackoff {
+    /// How long accepts pause after running out of descriptors (or kernel memory).
+    static let pause = TimeAmount.milliseconds(250)
+    private static let warned = Atomic(false)
+
+    static func handler(logger: Logger) -> AcceptBackoffHandler {
+        AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
+            guard [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else { return nil }
+            if !warned.exchange(true, ordering: .relaxed) {
+                let message = "cannot accept connections: \(error) (open file limit \(openFileLimit)); retrying every"
+                    + " \(pause.nanoseconds / 1_000_000) ms until some close. Raise the limit with ulimit -n."
+                logger.warning("\(message)")
+            }
+            return pause
+        }
+    }
+
+    /// The soft limit on open files, as `ulimit -n` shows it.
+    private static var openFileLimit: String {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0 else { return "unknown" }
+        return limit.rlim_cur == rlim_t.max ? "unlimited" : "\(limit.rlim_cur)"
     }
 }
 

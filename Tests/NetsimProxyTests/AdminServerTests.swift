@@ -105,3 +105,66 @@ import Testing
         try await server.close()
     }
 }
+
+/// Clients that would keep the admin API busy: half-sent requests, too many connections,
+/// malformed requests.
+@Suite(.serialized) struct AdminServerLimitTests {
+    /// Reads until the server closes; returns what it sent, or nil if it is still open
+    /// after `limit`.
+    func responseUntilClose(
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, within limit: Duration = .seconds(10)
+    ) async throws -> String? {
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var text = ""
+                do {
+                    for try await chunk in channel.inbound { text += String(buffer: chunk) }
+                } catch {}
+                return text
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            try? await channel.channel.close()
+            return first
+        }
+    }
+
+    @Test("half-sent requests are closed at the request timeout, connections beyond the cap at once, and /status still answers")
+    func slowloris() async throws {
+        let (proxy, _) = try await Loopback.proxy(.passThrough, upstreamPort: 1)
+        var limits = AdminLimits()
+        limits.requestTimeout = .milliseconds(300)
+        limits.maximumConnections = 8
+        let admin = try await AdminServer.start(
+            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, limits: limits)
+        var slow: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
+        for _ in 0..<20 {
+            let channel = try await Loopback.connect(port: admin.address.port)
+            try await channel.channel.writeAndFlush(ByteBuffer(string: "GET /status HTTP/1.1\r\nHost: x\r\n"))
+            slow.append(channel)
+        }
+        for channel in slow {
+            #expect(try await responseUntilClose(channel) == "", "a half-sent request is closed without an answer")
+        }
+        let status = try await AdminServerTests().request("GET", "http://127.0.0.1:\(admin.address.port)/status")
+        #expect(status.status == 200)
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    @Test("a malformed request gets a 400 and the connection is closed")
+    func malformedRequest() async throws {
+        let (proxy, _) = try await Loopback.proxy(.passThrough, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let channel = try await Loopback.connect(port: admin.address.port)
+        try await channel.channel.writeAndFlush(ByteBuffer(string: "NOT HTTP AT ALL\r\n\r\n"))
+        let response = try await responseUntilClose(channel)
+        #expect(response?.hasPrefix("HTTP/1.1 400") == true, "\(response ?? "still open")")
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+}

@@ -35,6 +35,29 @@ import Testing
         #expect(report.connections.closed == 20)
     }
 
+    @Test("connections held back by a full link queue are woken when it drains, and deliver every byte")
+    func fullQueueWakesItsWaiters() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let link = LinkParameters(capacity: .rate(bitsPerSecond: 4e6), queueLimit: 32 * 1024)
+        let profile = Profile(
+            name: "queue", description: "", networks: [Network(name: "net", radio: .none, up: link, down: LinkParameters())],
+            start: "net")
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    let payload = Loopback.randomBytes(100_000, seed: UInt64(index))
+                    let echo = try await Loopback.echo(payload, port: port)
+                    return echo.ending == .finished && echo.received == payload
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
     @Test("a client that leaves while the upstream still sends does not pin the upstream")
     func clientLeavesWhileUpstreamSends() async throws {
         let upstream = try await FaultServer.start { BackpressuredEchoHandler(counts: $0) }

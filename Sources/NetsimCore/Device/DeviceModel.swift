@@ -131,6 +131,14 @@ public struct DeviceModel: Sendable {
         direction == .up ? uplink.backlog(at: time) : downlink.backlog(at: time)
     }
 
+    /// When the link's queue in `direction` next has room under its limit: `time` if it has
+    /// room now, nil if the profile sets no limit. Later sends can only make it later.
+    public mutating func queueRoomTime(_ direction: Direction, at time: Double) -> Double? {
+        guard let limit = queueLimit(direction) else { return nil }
+        return direction == .up
+            ? uplink.timeBacklogBelow(limit, at: time) : downlink.timeBacklogBelow(limit, at: time)
+    }
+
     /// The link's queue limit in `direction`, if the profile sets one.
     public func queueLimit(_ direction: Direction) -> Int? {
         direction == .up ? uplink.parameters.queueLimit : downlink.parameters.queueLimit
