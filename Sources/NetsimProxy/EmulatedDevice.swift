@@ -148,7 +148,7 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         perform(model.trigger(kind, at: now))
-        return model.events.last
+        return model.lastEvent
     }
 
     private func scheduleNextEvent() {
@@ -171,6 +171,9 @@ final class EmulatedDevice {
         for event in model.events[before...] {
             logger.info("\(event)")
         }
+        if before < DeviceModel.eventListLimit, model.events.count == DeviceModel.eventListLimit {
+            logger.info("\(DeviceModel.eventListLimit) events: later ones are counted in the report, not listed or logged")
+        }
     }
 
     private func perform(_ actions: [DeviceAction]) {
@@ -189,7 +192,7 @@ final class EmulatedDevice {
         return ProxyStatus(
             elapsedSeconds: now, network: model.network.name, radioState: model.radioStateName(at: now),
             openConnections: connections.count, bytes: bytesDelivered, disconnected: model.isDisconnected(at: now),
-            lastEvent: model.events.last)
+            lastEvent: model.lastEvent)
     }
 
     func report(profile: String, seed: UInt64) -> RunReport {
@@ -197,7 +200,8 @@ final class EmulatedDevice {
         return RunReport(
             netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
             connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
-            radioLatency: model.radioWaits, events: model.events)
+            radioLatency: model.radioWaits, events: model.events, eventCounts: model.eventCounts,
+            eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count)
     }
 
     /// Stops the timeline and closes every connection.

@@ -15,7 +15,12 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var radio: RadioReport
     /// Delay the radio added to chunks (paging, promotion, DRX), apart from the links' delay.
     public var radioLatency: RadioWaitTotals
+    /// The first `DeviceModel.eventListLimit` events, in order.
     public var events: [DeviceEvent]
+    /// Every event by kind, including those not listed.
+    public var eventCounts: [String: Int]
+    /// Events beyond the list's limit: counted in `eventCounts`, not listed.
+    public var eventsNotListed: Int
 }
 
 public struct ConnectionCounters: Sendable, Codable, Equatable {

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NetsimProxy
 import Testing
 
@@ -45,6 +46,17 @@ struct RunCommandTests {
             #expect(text.contains(message), "\(text)")
             #expect(Netsim.exitCode(for: error) == .validationFailure, "a usage error exits with status 64")
         }
+    }
+
+    @Test("a report path that cannot be written is refused before the run, not after it")
+    func unwritableReport() async throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        #expect(RunCommand.unwritableReason(directory) == "it is a directory")
+        #expect(RunCommand.unwritableReason("/no/such/dir/r.json") == "no directory /no/such/dir")
+        #expect(RunCommand.unwritableReason(directory + "/netsim-report-\(UUID().uuidString).json") == nil)
+        let run = try #require(
+            try Netsim.parseAsRoot(["run", "--forward", ":0=:1", "--report", directory, "--duration", "1s"]) as? RunCommand)
+        await #expect(throws: ExitCode(1)) { try await run.run() }
     }
 
     @Test("an unknown profile exits with status 2")

@@ -155,6 +155,17 @@ import Testing
         #expect(device.events.map(\.at).suffix(2) == [10.5, 11.5])
     }
 
+    @Test("the event list keeps the first 1000 events; every event is counted")
+    func eventListIsBounded() {
+        let outage = TimelineEvent(at: 0.5, kind: .outage(duration: 0.1, mode: .stall))
+        var device = DeviceModel(profile: profile(events: [outage], repeatPeriod: 1), seed: 1)
+        _ = device.advance(to: 5000)
+        #expect(device.events.count == DeviceModel.eventListLimit)
+        #expect(device.events.last?.at == 999.5)
+        #expect(device.eventCounts == ["outage": 5000])
+        #expect(device.lastEvent?.at == 4999.5)
+    }
+
     @Test("a full queue says when it next has room: when enough of what is queued has left")
     func queueRoomTime() {
         let link = LinkParameters(capacity: .rate(bitsPerSecond: 8000), queueLimit: 1500)

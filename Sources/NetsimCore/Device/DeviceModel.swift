@@ -23,8 +23,16 @@ public struct DeviceModel: Sendable {
     private var connections: [ConnectionID: ConnectionState] = [:]
     private var nextConnection: ConnectionID = 1
 
-    /// Every timeline event that happened, in order, for reports.
+    /// The first `eventListLimit` timeline events that happened, in order, for reports. Later
+    /// ones are only counted: a fast repeating timeline or a script hammering the admin API
+    /// must not grow the device's memory without bound.
     public private(set) var events: [DeviceEvent] = []
+    /// Every event that happened, listed or not, by kind.
+    public private(set) var eventCounts: [String: Int] = [:]
+    /// The latest event, listed or not.
+    public private(set) var lastEvent: DeviceEvent?
+    /// How many events `events` lists at most.
+    public static let eventListLimit = 1000
     /// Radio waits added to chunks, for reporting radio latency apart from link delay.
     public private(set) var radioWaits = RadioWaitTotals()
 
@@ -89,7 +97,7 @@ public struct DeviceModel: Sendable {
         if let nat = profile.nat, time - state.lastActivity > nat.idleTimeout {
             state.fate = nat.mode == .silent ? .silenced : .reset
             connections[connection] = state
-            events.append(DeviceEvent(at: time, kind: "nat-expiry", network: network.name, mode: nat.mode.rawValue, affectedConnections: 1))
+            record(DeviceEvent(at: time, kind: "nat-expiry", network: network.name, mode: nat.mode.rawValue, affectedConnections: 1))
             return state.fate == .silenced ? .discard : .reset
         }
         state.lastActivity = time
@@ -206,7 +214,7 @@ public struct DeviceModel: Sendable {
         let open = connections.filter { $0.value.fate == .open }.map(\.key).sorted()
         switch kind {
         case .outage(let duration, let mode):
-            events.append(DeviceEvent(
+            record(DeviceEvent(
                 at: time, kind: "outage", network: network.name, mode: mode.rawValue, durationSeconds: duration,
                 affectedConnections: mode == .stall ? 0 : open.count))
             switch mode {
@@ -215,7 +223,7 @@ public struct DeviceModel: Sendable {
             case .reset: return reset(open)
             }
         case .handover(let target, let mode, let gap):
-            events.append(DeviceEvent(
+            record(DeviceEvent(
                 at: time, kind: "handover", network: target, mode: mode.rawValue, durationSeconds: gap,
                 affectedConnections: mode == .keep ? 0 : open.count))
             switchNetwork(to: target, at: time)
@@ -230,7 +238,7 @@ public struct DeviceModel: Sendable {
             changed.up = up.applied(to: changed.up)
             changed.down = down.applied(to: changed.down)
             networks[target] = changed
-            events.append(DeviceEvent(at: time, kind: "set", network: target))
+            record(DeviceEvent(at: time, kind: "set", network: target))
             if target == network.name {
                 network = changed
                 uplink.update(changed.up, at: time)
@@ -252,6 +260,12 @@ public struct DeviceModel: Sendable {
         downlink.update(next.down, at: time)
         radio = Self.makeRadio(next.radio, start: time, random: &random, recordsTimeline: recordsRadioTimeline)
         radioStart = time
+    }
+
+    private mutating func record(_ event: DeviceEvent) {
+        if events.count < Self.eventListLimit { events.append(event) }
+        eventCounts[event.kind, default: 0] += 1
+        lastEvent = event
     }
 
     private mutating func silence(_ ids: [ConnectionID]) -> [DeviceAction] {
