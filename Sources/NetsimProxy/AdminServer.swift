@@ -19,9 +19,10 @@ import Synchronization
 /// with the wrong method a 405.
 ///
 /// It is built to stay up whatever local clients do: a connection has `AdminLimits.requestTimeout`
-/// to send its request, at most `AdminLimits.maximumConnections` are open at once (more are
-/// closed at once), a malformed request gets a 400 and is closed, and accepts back off when the
-/// process runs out of file descriptors.
+/// to send its request, at most `AdminLimits.maximumConnections` are open at once (a new one
+/// closes the oldest, so that idle connections cannot lock out a real request), a malformed
+/// request gets a 400 and is closed, and accepts back off when the process runs out of file
+/// descriptors.
 public final class AdminServer: Sendable {
     private let channel: any Channel
     public let address: HostPort
@@ -35,7 +36,7 @@ public final class AdminServer: Sendable {
         at address: HostPort, proxy: NetsimProxy, group: any EventLoopGroup, limits: AdminLimits = AdminLimits(),
         logger: Logger = Logger(label: "netsim.admin")
     ) async throws -> AdminServer {
-        let openConnections = ConnectionCount()
+        let openConnections = OpenConnections()
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -46,11 +47,8 @@ public final class AdminServer: Sendable {
                 }
                 .childChannelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        guard openConnections.open(limit: limits.maximumConnections) else {
-                            channel.close(promise: nil)
-                            return
-                        }
-                        channel.closeFuture.whenComplete { _ in openConnections.close() }
+                        openConnections.add(channel, limit: limits.maximumConnections)
+                        channel.closeFuture.whenComplete { _ in openConnections.remove(channel) }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         try channel.pipeline.syncOperations.addHandler(
                             AdminRequestHandler(proxy: proxy, requestTimeout: limits.requestTimeout))
@@ -73,25 +71,28 @@ public final class AdminServer: Sendable {
 public struct AdminLimits: Sendable {
     /// How long a connection has to send a whole request; then it is closed.
     public var requestTimeout = TimeAmount.seconds(5)
-    /// The most connections open at once; more are closed as soon as they are accepted.
+    /// The most connections open at once; a new one beyond it closes the oldest.
     public var maximumConnections = 64
 
     public init() {}
 }
 
-/// The admin connections open now, for the cap.
-private final class ConnectionCount: Sendable {
-    private let count = Atomic(0)
+/// The admin connections open now, oldest first, for the cap. (Their channels live on
+/// several event loops, hence the lock.)
+private final class OpenConnections: Sendable {
+    private let channels = Mutex<[any Channel]>([])
 
-    /// Counts a new connection if there is room for it.
-    func open(limit: Int) -> Bool {
-        if count.add(1, ordering: .relaxed).newValue <= limit { return true }
-        count.subtract(1, ordering: .relaxed)
-        return false
+    /// Adds a connection; at the limit, the oldest one is closed to make room.
+    func add(_ channel: any Channel, limit: Int) {
+        let evicted = channels.withLock { channels -> (any Channel)? in
+            channels.append(channel)
+            return channels.count > limit ? channels.removeFirst() : nil
+        }
+        evicted?.close(promise: nil)
     }
 
-    func close() {
-        count.subtract(1, ordering: .relaxed)
+    func remove(_ channel: any Channel) {
+        channels.withLock { channels in channels.removeAll { $0 === channel } }
     }
 }
 

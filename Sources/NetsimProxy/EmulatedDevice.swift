@@ -18,6 +18,7 @@ final class EmulatedDevice {
     private var bytesDelivered = RadioReport.ByteTotals(up: 0, down: 0)
     private var segmentsDelivered = SegmentCounts()
     private var stopped = false
+    private var warnedOfConnectionLimit = false
     /// Connections waiting for room on a full link queue, and the one timer per direction
     /// that wakes them when the model says the backlog has drained under the limit.
     private var roomWaiters = BothDirections<[ProxiedConnection]>(up: [], down: [])
@@ -35,6 +36,16 @@ final class EmulatedDevice {
 
     /// Takes a freshly accepted client channel (on this device's loop) and dials its upstream.
     func accept(_ client: Channel, upstream: SocketAddress) throws {
+        guard connections.count < options.maximumConnections else {
+            if !warnedOfConnectionLimit {
+                warnedOfConnectionLimit = true
+                logger.warning(
+                    "\(options.maximumConnections) connections open: resetting new ones until some close (each needs two of the open-file limit; raise it with ulimit -n)")
+            }
+            // After the accept has registered the channel (the initializer runs before it).
+            loop.assumeIsolated().execute { ProxiedConnection.abort(client) }
+            return
+        }
         let now = clock.now()
         applyTimeline(upTo: now)
         let id = model.openConnection(at: now)

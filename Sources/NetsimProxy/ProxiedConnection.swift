@@ -204,7 +204,7 @@ final class ProxiedConnection {
     }
 
     /// Closes with a RST instead of a FIN: SO_LINGER with a zero timeout.
-    private static func abort(_ channel: Channel) {
+    static func abort(_ channel: Channel) {
         guard let socket = channel as? any SocketOptionProvider else {
             channel.close(promise: nil)
             return

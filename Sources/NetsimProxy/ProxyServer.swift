@@ -49,6 +49,11 @@ public struct ProxyOptions: Sendable {
     public var timeScale = 1.0
     /// Sees what crosses the link (a capture writer).
     public var observer: (any LinkObserver)?
+    /// The most connections open at once; a client beyond it is reset as soon as it is
+    /// accepted. Each connection holds two file descriptors, so the default keeps the process
+    /// clear of its open-file limit, with room for the admin API and a capture: running out
+    /// would make accept fail, and NIO retries a failing accept without pause.
+    public var maximumConnections = ProxyOptions.connectionsWithinFileLimit
 
     public init() {}
 }
@@ -186,16 +191,33 @@ enum AcceptBackoff {
         }
     }
 
-    /// The soft limit on open files, as `ulimit -n` shows it.
-    private static var openFileLimit: String {
+    private static var openFileLimit: String { OpenFiles.limit.map { "\($0)" } ?? "unlimited" }
+}
+
+/// The process's limit on open files.
+enum OpenFiles {
+    /// The soft limit, as `ulimit -n` shows it; nil when there is none.
+    static var limit: Int? {
         var limit = rlimit()
         #if canImport(Glibc)
             let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         #else
             let resource = RLIMIT_NOFILE
         #endif
-        guard getrlimit(resource, &limit) == 0 else { return "unknown" }
-        return limit.rlim_cur == rlim_t.max ? "unlimited" : "\(limit.rlim_cur)"
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Descriptors kept for everything but proxied connections: listeners, the admin API and
+    /// its connections, a capture, the runtime's own.
+    static let reserve = 128
+}
+
+extension ProxyOptions {
+    /// Two descriptors per connection within the open-file limit, less `OpenFiles.reserve`.
+    static var connectionsWithinFileLimit: Int {
+        guard let limit = OpenFiles.limit else { return Int.max }
+        return max(1, (limit - OpenFiles.reserve) / 2)
     }
 }
 

@@ -133,11 +133,11 @@ import Testing
         }
     }
 
-    @Test("half-sent requests are closed at the request timeout, connections beyond the cap at once, and /status still answers")
+    @Test("half-sent requests are closed at the request timeout, the oldest first beyond the cap, and /status answers meanwhile")
     func slowloris() async throws {
         let (proxy, _) = try await Loopback.proxy(.passThrough, upstreamPort: 1)
         var limits = AdminLimits()
-        limits.requestTimeout = .milliseconds(300)
+        limits.requestTimeout = .seconds(1)
         limits.maximumConnections = 8
         let admin = try await AdminServer.start(
             at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, limits: limits)
@@ -147,11 +147,12 @@ import Testing
             try await channel.channel.writeAndFlush(ByteBuffer(string: "GET /status HTTP/1.1\r\nHost: x\r\n"))
             slow.append(channel)
         }
+        // A new connection closes the oldest idle one: the half-sent requests cannot lock it out.
+        let status = try await AdminServerTests().request("GET", "http://127.0.0.1:\(admin.address.port)/status")
+        #expect(status.status == 200)
         for channel in slow {
             #expect(try await responseUntilClose(channel) == "", "a half-sent request is closed without an answer")
         }
-        let status = try await AdminServerTests().request("GET", "http://127.0.0.1:\(admin.address.port)/status")
-        #expect(status.status == 200)
         await admin.stop()
         _ = try await proxy.stop()
     }

@@ -35,6 +35,30 @@ import Testing
         #expect(report.connections.closed == 20)
     }
 
+    @Test("a client beyond the connection cap is reset at once; the cap frees as connections close")
+    func connectionCap() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        var options = ProxyOptions()
+        options.maximumConnections = 2
+        let proxy = try await NetsimProxy.start(
+            profile: .passThrough, seed: 1,
+            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        let port = proxy.listeningAddresses[0].port
+        let first = try await Loopback.connect(port: port)
+        let second = try await Loopback.connect(port: port)
+        #expect(try await eventually { try await proxy.status().openConnections == 2 })
+        let refused = try? await Loopback.echo([1, 2, 3], port: port)
+        #expect(refused == nil || refused!.ending == .failed, "the third connection is reset")
+        try await first.channel.close()
+        try await second.channel.close()
+        #expect(try await eventually { try await proxy.status().openConnections == 0 })
+        let payload = Loopback.randomBytes(1000, seed: 5)
+        #expect(try await Loopback.echo(payload, port: port).received == payload)
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
     @Test("connections held back by a full link queue are woken when it drains, and deliver every byte")
     func fullQueueWakesItsWaiters() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
