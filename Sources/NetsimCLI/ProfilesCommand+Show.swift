@@ -17,12 +17,18 @@ extension ProfilesCommand {
 
         public init() {}
 
+        /// A profile that cannot be found or read exits with status 2, as for `run`.
         public func run() throws {
-            let source = try ProfileCatalog.locate(profile, workingDirectory: FileManager.default.currentDirectoryPath)
-            if yaml {
-                print(try ProfileCatalog.text(of: source), terminator: "")
-            } else {
-                print(Self.render(try ProfileCatalog.load(source), source: source))
+            do {
+                let source = try ProfileCatalog.locate(profile, workingDirectory: FileManager.default.currentDirectoryPath)
+                if yaml {
+                    print(try ProfileCatalog.text(of: source), terminator: "")
+                } else {
+                    print(Self.render(try ProfileCatalog.load(source), source: source))
+                }
+            } catch {
+                printError("\(error)")
+                throw ExitCode(2)
             }
         }
 

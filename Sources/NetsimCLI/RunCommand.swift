@@ -85,6 +85,23 @@ public struct RunCommand: AsyncParsableCommand {
         return rules
     }
 
+    /// Why the report could not be written at `path` at the end of the run, checked at the
+    /// start so that a typo does not cost the run; nil if it can be.
+    static func unwritableReason(_ path: String) -> String? {
+        let files = FileManager.default
+        var isDirectory: ObjCBool = false
+        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return "it is a directory" }
+            return files.isWritableFile(atPath: path) ? nil : "the file is not writable"
+        }
+        let parent = (path as NSString).deletingLastPathComponent
+        let directory = parent.isEmpty ? "." : parent
+        guard files.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+            return "no directory \(directory)"
+        }
+        return files.isWritableFile(atPath: directory) ? nil : "the directory \(directory) is not writable"
+    }
+
     /// HOST:PORT, :PORT or PORT (the last two on loopback).
     static func address(_ text: String) -> HostPort? {
         if let port = Int(text), (0...65535).contains(port) { return HostPort(host: "127.0.0.1", port: port) }
@@ -94,6 +111,10 @@ public struct RunCommand: AsyncParsableCommand {
     public func run() async throws {
         let profile = try emulation.loadProfile()
         let rules = try rules()
+        if let report, let problem = Self.unwritableReason(report) {
+            printError("cannot write the report to \(report): \(problem)")
+            throw ExitCode(1)
+        }
         let logLevel: Logger.Level = quiet ? .warning : .info
         LoggingSystem.bootstrap { label in
             var handler = StreamLogHandler.standardError(label: label)
@@ -166,7 +187,7 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Waits for the duration, Ctrl-C or SIGTERM, showing a live status line on a terminal.
+    /// Waits for the duration, Ctrl-C, SIGTERM or SIGHUP, showing a live status line on a terminal.
     private func waitForStop(proxy: NetsimProxy) async -> String {
         let showsStatus = standardErrorIsTerminal && !quiet
         let duration = emulation.duration
@@ -204,12 +225,13 @@ public struct RunCommand: AsyncParsableCommand {
     }
 }
 
-/// SIGINT and SIGTERM, as an awaitable event.
+/// SIGINT, SIGTERM and SIGHUP (a closed terminal), as an awaitable event: each stops the run
+/// cleanly and the report is still written.
 enum StopSignals {
     static func next() async -> String? {
         let stream = AsyncStream<String> { continuation in
             let sources = SignalSources(
-                [(SIGINT, "Ctrl-C"), (SIGTERM, "SIGTERM")].map { signalNumber, name in
+                [(SIGINT, "Ctrl-C"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")].map { signalNumber, name in
                     signal(signalNumber, SIG_IGN)
                     let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
                     source.setEventHandler { continuation.yield(name) }

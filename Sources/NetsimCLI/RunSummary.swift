@@ -52,7 +52,11 @@ enum RunSummary {
         if !report.events.isEmpty {
             lines.append("events:")
             for event in report.events.prefix(20) { lines.append("  \(event)") }
-            if report.events.count > 20 { lines.append("  ... and \(report.events.count - 20) more in the JSON report") }
+            let total = report.events.count + report.eventsNotListed
+            if total > 20 {
+                let listed = report.eventsNotListed > 0 ? " (the first \(report.events.count) listed)" : ""
+                lines.append("  ... and \(total - 20) more in the JSON report\(listed)")
+            }
         }
         return lines.joined(separator: "\n")
     }

@@ -9,6 +9,9 @@ struct DelayLine {
         case data(ByteBuffer)
         /// The source half-closed: pass the FIN on after everything before it.
         case end
+        /// The source aborted, or sent to a side that is gone: pass a RST on after everything
+        /// before it.
+        case reset
     }
 
     private var items = CircularBuffer<(due: NIODeadline, item: Item)>()

@@ -18,6 +18,11 @@ final class EmulatedDevice {
     private var bytesDelivered = RadioReport.ByteTotals(up: 0, down: 0)
     private var segmentsDelivered = SegmentCounts()
     private var stopped = false
+    private var warnedOfConnectionLimit = false
+    /// Connections waiting for room on a full link queue, and the one timer per direction
+    /// that wakes them when the model says the backlog has drained under the limit.
+    private var roomWaiters = BothDirections<[ProxiedConnection]>(up: [], down: [])
+    private var roomTimers = BothDirections<Scheduled<Void>?>(up: nil, down: nil)
 
     init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, logger: Logger) {
         self.model = model
@@ -31,6 +36,16 @@ final class EmulatedDevice {
 
     /// Takes a freshly accepted client channel (on this device's loop) and dials its upstream.
     func accept(_ client: Channel, upstream: SocketAddress) throws {
+        guard connections.count < options.maximumConnections else {
+            if !warnedOfConnectionLimit {
+                warnedOfConnectionLimit = true
+                logger.warning(
+                    "\(options.maximumConnections) connections open: resetting new ones until some close (each needs two of the open-file limit; raise it with ulimit -n)")
+            }
+            // After the accept has registered the channel (the initializer runs before it).
+            loop.assumeIsolated().execute { ProxiedConnection.abort(client) }
+            return
+        }
         let now = clock.now()
         applyTimeline(upTo: now)
         let id = model.openConnection(at: now)
@@ -83,6 +98,22 @@ final class EmulatedDevice {
         return model.backlog(direction, at: clock.now()) < limit
     }
 
+    /// Wakes `connection` (`linkMayHaveRoom`) once the link's queue in `direction` drains
+    /// under its limit. Every waiter is woken then and checks again: one that finds the queue
+    /// full once more waits again, for the drain time the queue then has.
+    func waitForRoom(_ direction: Direction, _ connection: ProxiedConnection) {
+        roomWaiters[direction].append(connection)
+        guard roomTimers[direction] == nil else { return }
+        let now = clock.now()
+        let roomAt = model.queueRoomTime(direction, at: now) ?? now
+        roomTimers[direction] = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(roomAt)) { [self] in
+            roomTimers[direction] = nil
+            let waiters = roomWaiters[direction]
+            roomWaiters[direction] = []
+            for waiter in waiters { waiter.linkMayHaveRoom(direction) }
+        }
+    }
+
     func delivered(_ bytes: Int, _ direction: Direction) {
         if direction == .up { bytesDelivered.up += bytes } else { bytesDelivered.down += bytes }
         segmentsDelivered.add(bytes, direction)
@@ -90,6 +121,17 @@ final class EmulatedDevice {
 
     func connectionWasReset(_ connection: ProxiedConnection) {
         counters.reset += 1
+        options.observer?.closed(connection.id, reset: true, at: clock.now())
+    }
+
+    /// A side's RST is on its way to the other side, on air at `onAir` (for captures).
+    func resetPassedOn(_ connection: ProxiedConnection, onAir: Double) {
+        options.observer?.closed(connection.id, reset: true, at: onAir)
+    }
+
+    /// The upstream answered the connection's SYN with a RST, or never answered: a capture
+    /// shows the reset, and forgets the connection.
+    func upstreamRefused(_ connection: ProxiedConnection) {
         options.observer?.closed(connection.id, reset: true, at: clock.now())
     }
 
@@ -117,7 +159,7 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         perform(model.trigger(kind, at: now))
-        return model.events.last
+        return model.lastEvent
     }
 
     private func scheduleNextEvent() {
@@ -129,11 +171,19 @@ final class EmulatedDevice {
         }
     }
 
+    /// The most timeline events one pass applies. Events still due wait for the timeline
+    /// timer's next pass, so that other work on the event loop (reads, the admin API, the
+    /// stop) gets its turn between passes however many events a timeline piles up.
+    static let eventsPerPass = 64
+
     private func applyTimeline(upTo time: Double) {
         let before = model.events.count
-        perform(model.advance(to: time))
+        perform(model.advance(to: time, limit: Self.eventsPerPass))
         for event in model.events[before...] {
             logger.info("\(event)")
+        }
+        if before < DeviceModel.eventListLimit, model.events.count == DeviceModel.eventListLimit {
+            logger.info("\(DeviceModel.eventListLimit) events: later ones are counted in the report, not listed or logged")
         }
     }
 
@@ -153,7 +203,7 @@ final class EmulatedDevice {
         return ProxyStatus(
             elapsedSeconds: now, network: model.network.name, radioState: model.radioStateName(at: now),
             openConnections: connections.count, bytes: bytesDelivered, disconnected: model.isDisconnected(at: now),
-            lastEvent: model.events.last)
+            lastEvent: model.lastEvent)
     }
 
     func report(profile: String, seed: UInt64) -> RunReport {
@@ -161,7 +211,8 @@ final class EmulatedDevice {
         return RunReport(
             netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
             connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
-            radioLatency: model.radioWaits(until: now), events: model.events)
+            radioLatency: model.radioWaits(until: now), events: model.events, eventCounts: model.eventCounts,
+            eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count)
     }
 
     /// Stops the timeline and closes every connection; the run ended at `time`.
@@ -169,6 +220,10 @@ final class EmulatedDevice {
         options.observer?.runEnded(at: time)
         stopped = true
         timelineTimer?.cancel()
+        for direction in Direction.allCases {
+            roomTimers[direction]?.cancel()
+            roomWaiters[direction] = []
+        }
         for connection in connections.values { connection.close() }
     }
 }

@@ -7,8 +7,10 @@ import NetsimCore
 /// Bytes read from one side are handed to the device model, which says when they reach the
 /// other side; they wait in that direction's `DelayLine` until then. A side is read only while
 /// the line it feeds has room, its destination is writable and the emulated link's queue is
-/// under its limit. A FIN travels like data, after the bytes before it. Lives on its device's
-/// event loop, like everything of that device.
+/// under its limit. A FIN travels like data, after the bytes before it, and so does a RST: a
+/// side that aborts (ECONNRESET) is passed on as a RST (SO_LINGER 0), and a side that sends to
+/// a side that is gone gets a RST, as the gone side's TCP stack would answer. Lives on its
+/// device's event loop, like everything of that device.
 final class ProxiedConnection {
     enum Side: CaseIterable {
         /// The app, on the phone.
@@ -47,8 +49,14 @@ final class ProxiedConnection {
     private var channels = BothSides<Channel?>(client: nil, upstream: nil)
     private var handlers = BothSides<ProxySideHandler?>(client: nil, upstream: nil)
     private var flows = BothDirections(up: Flow(), down: Flow())
+    /// The sides whose channel is active (connected and not yet closed).
     private var active: Set<Side> = []
-    private var backlogRecheck: Scheduled<Void>?
+    /// The sides that aborted (their peer sent a RST): their going is passed on as a RST.
+    private var aborted = BothSides(client: false, upstream: false)
+    /// The sides a RST is on its way to: what they still send is dropped.
+    private var resetQueued = BothSides(client: false, upstream: false)
+    /// Waiting for the device to say the link's queue has room, per direction.
+    private var waitingForRoom = BothDirections(up: false, down: false)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
     var lastFinOnAir = -Double.infinity
 
@@ -57,12 +65,37 @@ final class ProxiedConnection {
         self.device = device
     }
 
-    /// Adds this side's handler to its channel. Call on the device's event loop.
+    /// Adds this side's handler to its channel. Call on the device's event loop. The side
+    /// counts as open only once its channel is active (`activated`): an upstream channel is
+    /// attached before its connect, which may never succeed.
     func attach(_ channel: Channel, as side: Side) throws {
         let handler = ProxySideHandler(side: side, connection: self)
         try channel.pipeline.syncOperations.addHandler(handler)
         channels[side] = channel
         handlers[side] = handler
+    }
+
+    /// The upstream could not be reached (refused, reset at once, timed out, no file
+    /// descriptor): the client is reset at once, so that the app sees an error as it would
+    /// connecting directly, not an empty reply. A channel that never became active gets no
+    /// `channelInactive`, so the connection is finished here if the client is not active yet.
+    func upstreamUnreachable() {
+        state = .closing
+        channels[.upstream] = nil
+        handlers[.upstream] = nil
+        device.upstreamRefused(self)
+        if let client = channels[.client] { Self.abort(client) }
+        if active.isEmpty { finish() }
+    }
+
+    // MARK: Events from the handlers
+
+    func activated(_ side: Side) {
+        guard state != .closing else {
+            // The connection ended before this side connected (the client left while dialing).
+            channels[side]?.close(promise: nil)
+            return
+        }
         active.insert(side)
         if side == .upstream, state == .connecting {
             state = .open
@@ -70,16 +103,13 @@ final class ProxiedConnection {
         }
     }
 
-    /// The upstream could not be reached: the client is closed at once.
-    func upstreamUnreachable() {
-        state = .closing
-        channels[.client]?.close(promise: nil)
-    }
-
-    // MARK: Events from the handlers
-
     func received(_ buffer: ByteBuffer, from side: Side) {
         guard state == .open else { return }
+        guard channels[side.opposite] != nil else {
+            // Bytes for a side that is gone: its stack would answer them with a RST.
+            if !resetQueued[side] { passEnding(.reset, from: side.opposite) }
+            return
+        }
         let direction = side.direction
         switch device.send(buffer, direction, on: self) {
         case .deliver(let delivery):
@@ -98,15 +128,27 @@ final class ProxiedConnection {
         case .silenced: return true
         case .open: break
         }
+        // The other side is gone: read and drop, so that this side is never left blocked.
+        guard channels[side.opposite] != nil else { return true }
         let direction = side.direction
         guard flows[direction].line.bytes < device.options.bufferLimit,
             channels[side.opposite]?.isWritable ?? false
         else { return false }
         guard device.linkHasRoom(direction) else {
-            recheckBacklog(for: side)
+            if !waitingForRoom[direction] {
+                waitingForRoom[direction] = true
+                device.waitForRoom(direction, self)
+            }
             return false
         }
         return true
+    }
+
+    /// The link's queue in `direction` may have room again (see `EmulatedDevice.waitForRoom`).
+    func linkMayHaveRoom(_ direction: Direction) {
+        waitingForRoom[direction] = false
+        let side: Side = direction == .up ? .client : .upstream
+        if mayRead(from: side) { handlers[side]?.resumeReading() }
     }
 
     func writabilityChanged(of side: Side) {
@@ -116,19 +158,8 @@ final class ProxiedConnection {
     }
 
     func inputClosed(on side: Side) {
-        let direction = side.direction
-        guard state == .open, !flows[direction].sawEnd else { return }
-        flows[direction].sawEnd = true
-        // The FIN is a packet too: it crosses the radio and the link like data.
-        switch device.sendEnd(direction, on: self) {
-        case .deliver(let delivery):
-            flows[direction].line.append(.end, due: device.clock.deadline(delivery.at))
-            armDelivery(direction)
-        case .discard:
-            silence()
-        case .reset:
-            reset()
-        }
+        guard state == .open, !flows[side.direction].sawEnd else { return }
+        passEnding(.end, from: side)
     }
 
     func inactive(_ side: Side) {
@@ -143,17 +174,21 @@ final class ProxiedConnection {
             if state == .closing { channels[side.opposite]?.close(promise: nil) }
             return
         }
-        // Nothing more can reach this side; what it sent still goes, then the other side closes.
+        // Nothing more can reach this side; what it sent still goes, then its FIN or its RST.
         flows[side.opposite.direction].line.removeAll()
-        let direction = side.direction
-        if !flows[direction].sawEnd {
-            flows[direction].sawEnd = true
-            flows[direction].line.append(.end, due: .now())
+        if aborted[side] {
+            passEnding(.reset, from: side)
+        } else if !flows[side.direction].sawEnd {
+            passEnding(.end, from: side)
         }
-        armDelivery(direction)
+        // What the other side still sends is read and answered with a RST (see `received`).
+        handlers[side.opposite]?.resumeReading()
     }
 
     func failed(_ side: Side, _ error: any Error) {
+        if let errno = (error as? IOError)?.errnoCode, errno == ECONNRESET || errno == EPIPE {
+            aborted[side] = true
+        }
         device.logger.debug("connection \(id): \(side) side failed: \(error)")
     }
 
@@ -164,15 +199,17 @@ final class ProxiedConnection {
         guard state != .closing else { return }
         state = .closing
         dropQueues()
-        for channel in channels.present() {
-            // SO_LINGER with a zero timeout makes close() send a RST instead of a FIN.
-            guard let socket = channel as? any SocketOptionProvider else {
-                channel.close(promise: nil)
-                continue
-            }
-            socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
-        }
+        for channel in channels.present() { Self.abort(channel) }
         device.connectionWasReset(self)
+    }
+
+    /// Closes with a RST instead of a FIN: SO_LINGER with a zero timeout.
+    static func abort(_ channel: Channel) {
+        guard let socket = channel as? any SocketOptionProvider else {
+            channel.close(promise: nil)
+            return
+        }
+        socket.setSoLinger(linger(l_onoff: 1, l_linger: 0)).whenComplete { _ in channel.close(promise: nil) }
     }
 
     /// Nothing reaches either side any more and nobody is told; both sides are read and
@@ -193,6 +230,27 @@ final class ProxiedConnection {
     }
 
     // MARK: Delivery
+
+    /// Passes `side`'s FIN (`.end`) or RST (`.reset`) on to the other side. Either is a packet
+    /// too: it crosses the radio and the link like data, after the bytes before it.
+    private func passEnding(_ ending: DelayLine.Item, from side: Side) {
+        let direction = side.direction
+        switch ending {
+        case .end: flows[direction].sawEnd = true
+        case .reset: resetQueued[side.opposite] = true
+        case .data: return
+        }
+        switch device.sendEnd(direction, on: self) {
+        case .deliver(let delivery):
+            if case .reset = ending { device.resetPassedOn(self, onAir: delivery.onAir.end) }
+            flows[direction].line.append(ending, due: device.clock.deadline(delivery.at))
+            armDelivery(direction)
+        case .discard:
+            silence()
+        case .reset:
+            reset()
+        }
+    }
 
     /// Delivers what is due now, or arms the timer for the next item. `immediately: false`
     /// always goes through the timer (from within a delivery pass, so passes never nest).
@@ -231,6 +289,13 @@ final class ProxiedConnection {
                         outputClosed(towards: source.opposite)
                     }
                 }
+            case .reset:
+                // As for a FIN, the RST goes after every byte before it has been written. The
+                // other side is gone already: nothing is left to carry.
+                wrote = false
+                state = .closing
+                destination.writeAndFlush(ByteBuffer()).whenComplete { _ in Self.abort(destination) }
+                return
             }
         }
         if wrote { destination.flush() }
@@ -250,24 +315,12 @@ final class ProxiedConnection {
         }
     }
 
-    /// The emulated link's queue is full: look again shortly, since other connections'
-    /// bytes may be what is draining.
-    private func recheckBacklog(for side: Side) {
-        guard backlogRecheck == nil else { return }
-        backlogRecheck = device.loop.assumeIsolated().scheduleTask(in: .milliseconds(5)) { [self] in
-            backlogRecheck = nil
-            if mayRead(from: side) { handlers[side]?.resumeReading() }
-        }
-    }
-
     private func dropQueues() {
         for direction in Direction.allCases {
             flows[direction].timer?.cancel()
             flows[direction].timer = nil
             flows[direction].line.removeAll()
         }
-        backlogRecheck?.cancel()
-        backlogRecheck = nil
     }
 
     private func finish() {

@@ -21,7 +21,16 @@ struct ProxyClock: Sendable {
     }
 
     /// The wall-clock deadline of an emulated time.
+    ///
+    /// Clamped to `latestOffset` after the origin (and to the origin before it): every value is
+    /// range-checked where it is parsed, but sums of them (a delay on top of a long outage on top
+    /// of a late timeline event) must still never trap converting to whole nanoseconds.
     func deadline(_ seconds: Double) -> NIODeadline {
-        origin + .nanoseconds(Int64((seconds / timeScale * 1e9).rounded()))
+        let nanoseconds = seconds / timeScale * 1e9
+        guard nanoseconds < Self.latestOffset else { return origin + .nanoseconds(Int64(Self.latestOffset)) }
+        return origin + .nanoseconds(Int64(max(0, nanoseconds).rounded()))
     }
+
+    /// About 100 years in nanoseconds: later than any run, and far from `Int64.max`.
+    static let latestOffset: Double = 100 * 365 * 86_400 * 1e9
 }

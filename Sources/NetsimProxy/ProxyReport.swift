@@ -15,12 +15,17 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var radio: RadioReport
     /// Delay the radio added to chunks (paging, promotion, DRX), apart from the links' delay.
     public var radioLatency: RadioWaitTotals
+    /// The first `DeviceModel.eventListLimit` events, in order.
     public var events: [DeviceEvent]
+    /// Every event by kind, including those not listed.
+    public var eventCounts: [String: Int]
+    /// Events beyond the list's limit: counted in `eventCounts`, not listed.
+    public var eventsNotListed: Int
 
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: RadioReport.ByteTotals, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
-        events: [DeviceEvent]
+        events: [DeviceEvent], eventCounts: [String: Int], eventsNotListed: Int
     ) {
         self.netsimVersion = netsimVersion
         self.profile = profile
@@ -32,6 +37,8 @@ public struct RunReport: Sendable, Codable, Equatable {
         self.radio = radio
         self.radioLatency = radioLatency
         self.events = events
+        self.eventCounts = eventCounts
+        self.eventsNotListed = eventsNotListed
     }
 }
 

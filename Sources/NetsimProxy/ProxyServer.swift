@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NetsimCore
+import Synchronization
 
 /// A host and port as users write them: `127.0.0.1:8080`, `localhost:80`, `[::1]:443`, or
 /// `:8080` (loopback).
@@ -48,6 +49,11 @@ public struct ProxyOptions: Sendable {
     public var timeScale = 1.0
     /// Sees what crosses the link (a capture writer).
     public var observer: (any LinkObserver)?
+    /// The most connections open at once; a client beyond it is reset as soon as it is
+    /// accepted. Each connection holds two file descriptors, so the default keeps the process
+    /// clear of its open-file limit, with room for the admin API and a capture: running out
+    /// would make accept fail, and NIO retries a failing accept without pause.
+    public var maximumConnections = ProxyOptions.connectionsWithinFileLimit
 
     public init() {}
 }
@@ -109,6 +115,11 @@ public final class NetsimProxy: Sendable {
                 let channel = try await ServerBootstrap(group: loop, childGroup: loop)
                     .serverChannelOption(ChannelOptions.backlog, value: 1024)
                     .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+                    .serverChannelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(AcceptBackoff.handler(logger: logger))
+                        }
+                    }
                     .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
                     .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
                     .childChannelInitializer { channel in
@@ -157,6 +168,56 @@ public final class NetsimProxy: Sendable {
             return error.errnoCode == EADDRINUSE ? "the address is already in use" : "\(error)"
         }
         return "\(error)"
+    }
+}
+
+/// Accepting when the process is out of file descriptors fails at once, every time the
+/// listening socket polls readable: retried straight away, that spins a core and starves the
+/// event loop (the admin API with it). Accepts pause instead, and the first time says why.
+enum AcceptBackoff {
+    /// How long accepts pause after running out of descriptors (or kernel memory).
+    static let pause = TimeAmount.milliseconds(250)
+    private static let warned = Atomic(false)
+
+    static func handler(logger: Logger) -> AcceptBackoffHandler {
+        AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
+            guard [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else { return nil }
+            if !warned.exchange(true, ordering: .relaxed) {
+                let message = "cannot accept connections: \(error) (open file limit \(openFileLimit)); retrying every"
+                    + " \(pause.nanoseconds / 1_000_000) ms until some close. Raise the limit with ulimit -n."
+                logger.warning("\(message)")
+            }
+            return pause
+        }
+    }
+
+    private static var openFileLimit: String { OpenFiles.limit.map { "\($0)" } ?? "unlimited" }
+}
+
+/// The process's limit on open files.
+enum OpenFiles {
+    /// The soft limit, as `ulimit -n` shows it; nil when there is none.
+    static var limit: Int? {
+        var limit = rlimit()
+        #if canImport(Glibc)
+            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        #else
+            let resource = RLIMIT_NOFILE
+        #endif
+        guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
+        return Int(clamping: limit.rlim_cur)
+    }
+
+    /// Descriptors kept for everything but proxied connections: listeners, the admin API and
+    /// its connections, a capture, the runtime's own.
+    static let reserve = 128
+}
+
+extension ProxyOptions {
+    /// Two descriptors per connection within the open-file limit, less `OpenFiles.reserve`.
+    static var connectionsWithinFileLimit: Int {
+        guard let limit = OpenFiles.limit else { return Int.max }
+        return max(1, (limit - OpenFiles.reserve) / 2)
     }
 }
 

@@ -42,6 +42,11 @@ final class ProxySideHandler: ChannelDuplexHandler {
         context.fireUserInboundEventTriggered(event)
     }
 
+    func channelActive(context: ChannelHandlerContext) {
+        connection.activated(side)
+        context.fireChannelActive()
+    }
+
     func channelInactive(context: ChannelHandlerContext) {
         connection.inactive(side)
         context.fireChannelInactive()

@@ -235,7 +235,7 @@ struct ScenarioMetrics: Sendable {
         let segments = outcome.segments.up + outcome.segments.down
         let acks = (outcome.segments.up + outcome.bursts.up + 1) / 2 + (outcome.segments.down + outcome.bursts.down + 1) / 2
         bytesPerHour = Double(outcome.bytes.up + outcome.bytes.down + 52 * (segments + acks)) / hours
-        natExpiriesPerHour = Double(outcome.events.count { $0.kind == "nat-expiry" }) / hours
+        natExpiriesPerHour = Double(outcome.eventCounts["nat-expiry", default: 0]) / hours
         reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours
         goaways = outcome.server.tooManyPingsGoAways
         serverPingsPerSecond = Double(outcome.server.pingsReceived) / horizon

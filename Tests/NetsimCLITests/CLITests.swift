@@ -46,6 +46,17 @@ struct ProfilesCommandTests {
         }
     }
 
+    @Test("show refuses a profile with a time beyond the range (exit 2) instead of trapping on it")
+    func showOutOfRange() throws {
+        try withDirectory { directory in
+            let path = directory + "/far.yaml"
+            try "name: far\ndescription: d\nnetworks: {lte: {radio: lte}}\ntimeline:\n  - at: 100000000000000000000s\n    outage: {duration: 1s}\n"
+                .write(toFile: path, atomically: true, encoding: .utf8)
+            let show = try #require(try Netsim.parseAsRoot(["profiles", "show", path]) as? ProfilesCommand.Show)
+            #expect(throws: ExitCode(2)) { try show.run() }
+        }
+    }
+
     @Test("list shows every built-in, local profiles, and a broken local profile without failing")
     func list() throws {
         try withDirectory { directory in

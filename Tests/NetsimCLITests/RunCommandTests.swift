@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NetsimProxy
 import Testing
 
@@ -31,6 +32,8 @@ struct RunCommandTests {
             (["run", "--forward", ":80=host:99999"], "is not LISTEN=UPSTREAM"),
             (["run", "--forward", ":80=:81", "--duration", "soon"], "'soon' is not a duration"),
             (["run", "--forward", ":80=:81", "--duration", "0s"], "above zero"),
+            (["run", "--forward", ":80=:81", "--duration", "100000000000000000000s"], "at most 30 days"),
+            (["run", "--forward", ":80=:81", "--duration", "1" + String(repeating: "0", count: 306) + "h"], "at most 30 days"),
             (["run", "--forward", ":80=:81", "--admin", "x"], "--admin: 'x' is not HOST:PORT"),
             (["run", "--forward", ":80=:81", "--buffer-limit", "lots"], "--buffer-limit"),
         ])
@@ -41,8 +44,19 @@ struct RunCommandTests {
         } catch {
             let text = Netsim.fullMessage(for: error)
             #expect(text.contains(message), "\(text)")
-            #expect(Netsim.exitCode(for: error) != .success)
+            #expect(Netsim.exitCode(for: error) == .validationFailure, "a usage error exits with status 64")
         }
+    }
+
+    @Test("a report path that cannot be written is refused before the run, not after it")
+    func unwritableReport() async throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        #expect(RunCommand.unwritableReason(directory) == "it is a directory")
+        #expect(RunCommand.unwritableReason("/no/such/dir/r.json") == "no directory /no/such/dir")
+        #expect(RunCommand.unwritableReason(directory + "/netsim-report-\(UUID().uuidString).json") == nil)
+        let run = try #require(
+            try Netsim.parseAsRoot(["run", "--forward", ":0=:1", "--report", directory, "--duration", "1s"]) as? RunCommand)
+        await #expect(throws: ExitCode(1)) { try await run.run() }
     }
 
     @Test("an unknown profile exits with status 2")

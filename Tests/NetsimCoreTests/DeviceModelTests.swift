@@ -204,6 +204,42 @@ import Testing
         #expect(!device.isDisconnected(at: 76))
     }
 
+    @Test("advance applies at most its limit of events; the rest stay due for the next call")
+    func advanceIsBounded() {
+        let outage = TimelineEvent(at: 0.5, kind: .outage(duration: 0.1, mode: .stall))
+        var device = DeviceModel(profile: profile(events: [outage], repeatPeriod: 1), seed: 1)
+        _ = device.advance(to: 1_000_000, limit: 10)
+        #expect(device.events.count == 10)
+        #expect(device.nextEventTime == 10.5)
+        _ = device.advance(to: 12, limit: 10)
+        #expect(device.events.map(\.at).suffix(2) == [10.5, 11.5])
+    }
+
+    @Test("the event list keeps the first 1000 events; every event is counted")
+    func eventListIsBounded() {
+        let outage = TimelineEvent(at: 0.5, kind: .outage(duration: 0.1, mode: .stall))
+        var device = DeviceModel(profile: profile(events: [outage], repeatPeriod: 1), seed: 1)
+        _ = device.advance(to: 5000)
+        #expect(device.events.count == DeviceModel.eventListLimit)
+        #expect(device.events.last?.at == 999.5)
+        #expect(device.eventCounts == ["outage": 5000])
+        #expect(device.lastEvent?.at == 4999.5)
+    }
+
+    @Test("a full queue says when it next has room: when enough of what is queued has left")
+    func queueRoomTime() {
+        let link = LinkParameters(capacity: .rate(bitsPerSecond: 8000), queueLimit: 1500)
+        var device = DeviceModel(profile: profile(up: link), seed: 1)
+        let connection = device.openConnection(at: 0)
+        _ = device.send(1000, .up, on: connection, at: 0)  // on the link 0-1 s
+        #expect(device.queueRoomTime(.up, at: 0) == 0, "1000 bytes queued: room now")
+        _ = device.send(1000, .up, on: connection, at: 0)  // 1-2 s
+        _ = device.send(1000, .up, on: connection, at: 0)  // 2-3 s
+        #expect(device.queueRoomTime(.up, at: 0.5) == 2, "3000 queued: under 1500 once two chunks have left")
+        #expect(device.queueRoomTime(.up, at: 2.5) == 2.5)
+        #expect(device.queueRoomTime(.down, at: 0) == nil, "no limit downstream")
+    }
+
     @Test func aTriggeredOutageActsAtOnce() {
         var device = DeviceModel(profile: profile(), seed: 1)
         let connection = device.openConnection(at: 0)

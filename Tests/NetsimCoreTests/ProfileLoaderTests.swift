@@ -358,9 +358,6 @@ struct ProfileErrorTests {
         expectError(
             profileHeader.replacingOccurrences(of: "radio: lte", with: "radio: {model: lte, pagingCycle: 0s}"),
             line: 5, column: 38, "'pagingCycle' in the radio of network 'lte' must be longer than zero")
-        expectError(
-            profileHeader + "timeline:\n  repeat: 0s\n  events: []", line: 7, column: 11,
-            "'repeat' in the timeline must be longer than zero")
     }
 
     @Test("an event has exactly one kind, and outages do not overlap")

@@ -60,6 +60,28 @@ struct QuantityTests {
         #expect(failure { try Quantity.power("1.2") } == "'1.2' is not a power such as 1.21W or 594mW")
     }
 
+    @Test("every quantity has a range, so that nothing parsed is infinite or overflows the time arithmetic")
+    func ranges() throws {
+        func failure(_ parse: () throws -> Any) -> String? {
+            do {
+                _ = try parse()
+                return nil
+            } catch {
+                return (error as? Quantity.ParseError)?.description
+            }
+        }
+        #expect(try Quantity.duration("720h") == 30 * 86_400)
+        #expect(failure { try Quantity.duration("720.001h") } == "'720.001h' is not a duration of at most 30 days (720h)")
+        #expect(failure { try Quantity.duration("1" + String(repeating: "0", count: 306) + "h") } != nil)
+        #expect(failure { try Quantity.duration("100000000000000000000s") } == "'100000000000000000000s' is not a duration of at most 30 days (720h)")
+        #expect(try Quantity.bitRate("1bps") == 1)
+        #expect(try Quantity.bitRate("1000gbps") == 1e12)
+        #expect(failure { try Quantity.bitRate("0.5bps") } == "'0.5bps' is not a rate from 1bps to 1000gbps")
+        #expect(failure { try Quantity.bitRate("1" + String(repeating: "0", count: 306) + "gbps") } != nil)
+        #expect(failure { try Quantity.power("101W") } == "'101W' is not a power of at most 100W")
+        #expect(failure { try Quantity.powerPerMbps("1" + String(repeating: "0", count: 306) + "W/Mbps") } != nil)
+    }
+
     @Test("formatting writes values the way a profile does")
     func formatting() {
         #expect(Quantity.formatDuration(0.26) == "260ms")

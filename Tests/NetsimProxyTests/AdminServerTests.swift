@@ -71,3 +71,103 @@ import Testing
         try await server.close()
     }
 }
+
+/// Requests meant to break the proxy through its admin API.
+@Suite(.serialized) struct AdminServerHostileTests {
+    @Test("durations beyond the profile rules are a 400, and traffic flows afterwards")
+    func durationsOutOfRange() async throws {
+        let profile = Profile(
+            name: "admin", description: "",
+            networks: [Network(name: "lte", radio: .none, up: LinkParameters(), down: LinkParameters())], start: "lte")
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let base = "http://127.0.0.1:\(admin.address.port)"
+        let tests = AdminServerTests()
+
+        for path in [
+            "/outage?duration=10000000000s", "/outage?duration=1" + String(repeating: "0", count: 306) + "h",
+            "/outage?duration=0s", "/handover?to=lte&gap=10000000000s",
+        ] {
+            let answer = try await tests.request("POST", base + path)
+            #expect(answer.status == 400, "\(path)")
+            #expect(answer.json["error"] is String, "\(path)")
+        }
+        #expect(try await tests.request("GET", base + "/outage").status == 405)
+        #expect(try await tests.request("POST", base + "/status").status == 405)
+
+        let payload = Loopback.randomBytes(1000, seed: 3)
+        let echoed = try await Loopback.echo(payload, port: port)
+        #expect(echoed.ending == .finished)
+        #expect(echoed.received == payload)
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+}
+
+/// Clients that would keep the admin API busy: half-sent requests, too many connections,
+/// malformed requests.
+@Suite(.serialized) struct AdminServerLimitTests {
+    /// Reads until the server closes; returns what it sent, or nil if it is still open
+    /// after `limit`.
+    func responseUntilClose(
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, within limit: Duration = .seconds(10)
+    ) async throws -> String? {
+        try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var text = ""
+                do {
+                    try await channel.executeThenClose { inbound, _ in
+                        for try await chunk in inbound { text += String(buffer: chunk) }
+                    }
+                } catch {}
+                return text
+            }
+            group.addTask {
+                try? await Task.sleep(for: limit)
+                return nil
+            }
+            let first = try await group.next()!
+            group.cancelAll()
+            try? await channel.channel.close()
+            return first
+        }
+    }
+
+    @Test("half-sent requests are closed at the request timeout, the oldest first beyond the cap, and /status answers meanwhile")
+    func slowloris() async throws {
+        let (proxy, _) = try await Loopback.proxy(.passThrough, upstreamPort: 1)
+        var limits = AdminLimits()
+        limits.requestTimeout = .seconds(1)
+        limits.maximumConnections = 8
+        let admin = try await AdminServer.start(
+            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, limits: limits)
+        var slow: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
+        for _ in 0..<20 {
+            let channel = try await Loopback.connect(port: admin.address.port)
+            try await channel.channel.writeAndFlush(ByteBuffer(string: "GET /status HTTP/1.1\r\nHost: x\r\n"))
+            slow.append(channel)
+        }
+        // A new connection closes the oldest idle one: the half-sent requests cannot lock it out.
+        let status = try await AdminServerTests().request("GET", "http://127.0.0.1:\(admin.address.port)/status")
+        #expect(status.status == 200)
+        for channel in slow {
+            #expect(try await responseUntilClose(channel) == "", "a half-sent request is closed without an answer")
+        }
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    @Test("a malformed request gets a 400 and the connection is closed")
+    func malformedRequest() async throws {
+        let (proxy, _) = try await Loopback.proxy(.passThrough, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let channel = try await Loopback.connect(port: admin.address.port)
+        try await channel.channel.writeAndFlush(ByteBuffer(string: "NOT HTTP AT ALL\r\n\r\n"))
+        let response = try await responseUntilClose(channel)
+        #expect(response?.hasPrefix("HTTP/1.1 400") == true, "\(response ?? "still open")")
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+}

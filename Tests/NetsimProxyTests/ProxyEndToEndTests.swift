@@ -147,8 +147,9 @@ import Testing
         try await closed.close()
         let (proxy, port) = try await Loopback.proxy(profile(), upstreamPort: closedPort)
         let start = ContinuousClock.now
-        let (received, ending) = try await Loopback.echo([1, 2, 3], port: port)
-        #expect(received.isEmpty && ending == .failed)
+        // The proxy resets the client, which may already fail its connect.
+        let echo = try? await Loopback.echo([1, 2, 3], port: port)
+        #expect(echo == nil || (echo!.received.isEmpty && echo!.ending == .failed))
         #expect((ContinuousClock.now - start).seconds < 1)
         _ = try await proxy.stop()
     }

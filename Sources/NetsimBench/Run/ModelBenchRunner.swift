@@ -86,6 +86,7 @@ public enum ModelBenchRunner {
             segments: SegmentCounts(
                 up: .init(bursts: outcome.bursts.up, segments: outcome.segments.up),
                 down: .init(bursts: outcome.bursts.down, segments: outcome.segments.down)),
-            radio: outcome.radio, radioLatency: outcome.radioLatency, events: outcome.events)
+            radio: outcome.radio, radioLatency: outcome.radioLatency, events: outcome.events, eventCounts: outcome.eventCounts,
+            eventsNotListed: outcome.eventCounts.values.reduce(0, +) - outcome.events.count)
     }
 }

@@ -23,8 +23,16 @@ public struct DeviceModel: Sendable {
     private var connections: [ConnectionID: ConnectionState] = [:]
     private var nextConnection: ConnectionID = 1
 
-    /// Every timeline event that happened, in order, for reports.
+    /// The first `eventListLimit` timeline events that happened, in order, for reports. Later
+    /// ones are only counted: a fast repeating timeline or a script hammering the admin API
+    /// must not grow the device's memory without bound.
     public private(set) var events: [DeviceEvent] = []
+    /// Every event that happened, listed or not, by kind.
+    public private(set) var eventCounts: [String: Int] = [:]
+    /// The latest event, listed or not.
+    public private(set) var lastEvent: DeviceEvent?
+    /// How many events `events` lists at most.
+    public static let eventListLimit = 1000
     /// Radio waits added to chunks, for reporting radio latency apart from link delay.
     private var radioWaits = RadioWaitLedger()
 
@@ -91,7 +99,7 @@ public struct DeviceModel: Sendable {
         if let nat = profile.nat, time - state.lastActivity > nat.idleTimeout {
             state.fate = nat.mode == .silent ? .silenced : .reset
             connections[connection] = state
-            events.append(DeviceEvent(at: time, kind: "nat-expiry", network: network.name, mode: nat.mode.rawValue, affectedConnections: 1))
+            record(DeviceEvent(at: time, kind: "nat-expiry", network: network.name, mode: nat.mode.rawValue, affectedConnections: 1))
             return state.fate == .silenced ? .discard : .reset
         }
         state.lastActivity = time
@@ -137,6 +145,14 @@ public struct DeviceModel: Sendable {
         direction == .up ? uplink.backlog(at: time) : downlink.backlog(at: time)
     }
 
+    /// When the link's queue in `direction` next has room under its limit: `time` if it has
+    /// room now, nil if the profile sets no limit. Later sends can only make it later.
+    public mutating func queueRoomTime(_ direction: Direction, at time: Double) -> Double? {
+        guard let limit = queueLimit(direction) else { return nil }
+        return direction == .up
+            ? uplink.timeBacklogBelow(limit, at: time) : downlink.timeBacklogBelow(limit, at: time)
+    }
+
     /// The link's queue limit in `direction`, if the profile sets one.
     public func queueLimit(_ direction: Direction) -> Int? {
         direction == .up ? uplink.parameters.queueLimit : downlink.parameters.queueLimit
@@ -147,10 +163,11 @@ public struct DeviceModel: Sendable {
     /// When the next scripted event happens, if ever.
     public var nextEventTime: Double? { cursor.next?.time }
 
-    /// Applies every scripted event up to `time` and says what the proxy must do.
-    public mutating func advance(to time: Double) -> [DeviceAction] {
+    /// Applies the scripted events up to `time`, at most `limit` of them (the rest stay due:
+    /// `nextEventTime` is then at or before `time`), and says what the proxy must do.
+    public mutating func advance(to time: Double, limit: Int = .max) -> [DeviceAction] {
         settle(through: time)
-        return cursor.take(through: time).flatMap { apply($0.event.kind, at: $0.time) }
+        return cursor.take(through: time, limit: limit).flatMap { apply($0.event.kind, at: $0.time) }
     }
 
     /// Applies an event now that the timeline did not script (the admin API's triggers).
@@ -215,7 +232,7 @@ public struct DeviceModel: Sendable {
         let open = connections.filter { $0.value.fate == .open }.map(\.key).sorted()
         switch kind {
         case .outage(let duration, let mode):
-            events.append(DeviceEvent(
+            record(DeviceEvent(
                 at: time, kind: "outage", network: network.name, mode: mode.rawValue, durationSeconds: duration,
                 affectedConnections: mode == .stall ? 0 : open.count))
             switch mode {
@@ -224,7 +241,7 @@ public struct DeviceModel: Sendable {
             case .reset: return reset(open)
             }
         case .handover(let target, let mode, let gap):
-            events.append(DeviceEvent(
+            record(DeviceEvent(
                 at: time, kind: "handover", network: target, mode: mode.rawValue, durationSeconds: gap,
                 affectedConnections: mode == .keep ? 0 : open.count))
             switchNetwork(to: target, at: time)
@@ -239,7 +256,7 @@ public struct DeviceModel: Sendable {
             changed.up = up.applied(to: changed.up)
             changed.down = down.applied(to: changed.down)
             networks[target] = changed
-            events.append(DeviceEvent(at: time, kind: "set", network: target))
+            record(DeviceEvent(at: time, kind: "set", network: target))
             if target == network.name {
                 network = changed
                 uplink.update(changed.up, at: time)
@@ -261,6 +278,12 @@ public struct DeviceModel: Sendable {
         downlink.update(next.down, at: time)
         radio = Self.makeRadio(next.radio, start: time, random: &random, recordsTimeline: recordsRadioTimeline)
         radioStart = time
+    }
+
+    private mutating func record(_ event: DeviceEvent) {
+        if events.count < Self.eventListLimit { events.append(event) }
+        eventCounts[event.kind, default: 0] += 1
+        lastEvent = event
     }
 
     private mutating func silence(_ ids: [ConnectionID]) -> [DeviceAction] {

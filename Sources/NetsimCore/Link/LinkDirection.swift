@@ -104,6 +104,13 @@ public struct LinkDirection: Sendable {
         return queued.bytes
     }
 
+    /// When the backlog is first under `limit` bytes, from `time` on (`time` itself if it
+    /// already is), as what is queued now departs.
+    public mutating func timeBacklogBelow(_ limit: Int, at time: Double) -> Double {
+        queued.removeDeparted(before: time)
+        return queued.departureTime(leavingBelow: limit) ?? time
+    }
+
     public mutating func forget(_ connection: ConnectionID) {
         lastDelivery[connection] = nil
     }
@@ -119,6 +126,18 @@ struct BoundedFIFO: Sendable {
     mutating func append(end: Double, bytes count: Int) {
         entries.append((end, count))
         bytes += count
+    }
+
+    /// When the bytes still queued fall under `limit` as entries depart in order; nil if they
+    /// already are.
+    func departureTime(leavingBelow limit: Int) -> Double? {
+        var remaining = bytes
+        for entry in entries[head...] {
+            if remaining < limit { return nil }
+            remaining -= entry.bytes
+            if remaining < limit { return entry.end }
+        }
+        return nil
     }
 
     mutating func removeDeparted(before time: Double) {

@@ -21,9 +21,20 @@ extension ProfileDecoder {
             .sorted { ($0.element.event.at, $0.offset) < ($1.element.event.at, $1.offset) }
             .map(\.element)
         try requireSeparateGaps(located)
-        let repeatPeriod = try repeatNode.map(positiveDuration)
+        let repeatPeriod = try repeatNode.map(repeatPeriod)
         if let repeatPeriod, let repeatNode { try requireFits(located, in: repeatPeriod, repeatNode: repeatNode) }
         return Timeline(events: located.map(\.event), repeatPeriod: repeatPeriod)
+    }
+
+    /// A repetition period of at least `Timeline.minimumRepeatPeriod`.
+    private func repeatPeriod(_ node: ProfileNode) throws(ProfileError) -> Double {
+        let period = try duration(node)
+        guard period >= Timeline.minimumRepeatPeriod else {
+            throw node.error(
+                "\(node.place) must be at least \(Quantity.formatDuration(Timeline.minimumRepeatPeriod)),"
+                    + " not '\(try node.string())'")
+        }
+        return period
     }
 
     private func event(_ node: ProfileNode, networkNames: [String]) throws(ProfileError) -> TimelineEvent {

@@ -26,7 +26,7 @@ public enum ProfileLoader {
             throw syntaxError(error, source: source, yaml: yaml)
         }
         let decoder = ProfileDecoder(readTrace: readTrace)
-        return try decoder.profile(ProfileNode(node: root, place: "the profile", file: source))
+        return try decoder.profile(ProfileNode(root: root, file: source))
     }
 
     /// Reads a profile file; traces are resolved relative to the file's directory.

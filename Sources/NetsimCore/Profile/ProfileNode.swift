@@ -8,6 +8,25 @@ struct ProfileNode {
     /// What the node is, for messages: "'delay' in link 'up' of network 'lte'".
     let place: String
     let file: String
+    /// Shared by every node of one profile: how many more mappings merge keys may expand.
+    let mergeBudget: MergeBudget
+
+    init(node: Node, place: String, file: String, mergeBudget: MergeBudget) {
+        self.node = node
+        self.place = place
+        self.file = file
+        self.mergeBudget = mergeBudget
+    }
+
+    /// The root node of a profile, with a fresh merge budget.
+    init(root: Node, file: String) {
+        self.init(node: root, place: "the profile", file: file, mergeBudget: MergeBudget())
+    }
+
+    /// A node under this one.
+    private func child(_ node: Node, place: String) -> ProfileNode {
+        ProfileNode(node: node, place: place, file: file, mergeBudget: mergeBudget)
+    }
 
     /// An error located at this node.
     func error(_ message: String) -> ProfileError {
@@ -16,7 +35,7 @@ struct ProfileNode {
 
     /// The same node under another description (a network's mapping is "network 'lte'").
     func named(_ place: String) -> ProfileNode {
-        ProfileNode(node: node, place: place, file: file)
+        child(node, place: place)
     }
 
     /// An empty value (`key:` with nothing after it), `~` or `null`.
@@ -56,15 +75,16 @@ struct ProfileNode {
         var entries: [ProfileMapping.Entry] = []
         var merged: [ProfileMapping.Entry] = []
         for (keyNode, valueNode) in mapping {
-            let key = ProfileNode(node: keyNode, place: "a key in \(place)", file: file)
+            let key = child(keyNode, place: "a key in \(place)")
             guard case .scalar(let scalar) = keyNode, !key.isNull, !scalar.string.isEmpty else {
                 throw key.mismatch(expected: "a name")
             }
-            let value = ProfileNode(node: valueNode, place: "'\(scalar.string)' in \(place)", file: file)
+            let value = child(valueNode, place: "'\(scalar.string)' in \(place)")
             if scalar.string == "<<", scalar.style == .plain {
                 let sources = if case .sequence = valueNode { try value.sequence() } else { [value] }
                 for source in sources {
                     guard case .mapping = source.node else { throw source.mismatch(expected: "a mapping to merge") }
+                    try mergeBudget.spend(at: source)
                     merged += try source.named(place).mapping().entries
                 }
             } else {
@@ -77,7 +97,7 @@ struct ProfileNode {
 
     func sequence() throws(ProfileError) -> [ProfileNode] {
         guard case .sequence(let sequence) = node else { throw mismatch(expected: "a list") }
-        return sequence.enumerated().map { ProfileNode(node: $1, place: "item \($0 + 1) of \(place)", file: file) }
+        return sequence.enumerated().map { child($1, place: "item \($0 + 1) of \(place)") }
     }
 
     /// A non-empty scalar's text.
@@ -113,6 +133,24 @@ struct ProfileNode {
         throw error(
             "\(place): unknown value '\(text)'\(NameSuggestion.hint(for: text, among: names))"
                 + " (expected one of: \(names.joined(separator: ", ")))")
+    }
+}
+
+/// A bound on the work YAML merge keys may cause. Each alias costs nothing to compose, but a
+/// merge copies what it names, merges inside it included: 40 levels of `<<: [*a, *a]` in a
+/// 2 KB file would take 2^40 merges. No real profile comes near `limit`.
+final class MergeBudget {
+    /// How many mappings merge keys may expand in one profile, nested merges counted each time.
+    static let limit = 1000
+    private var remaining = limit
+
+    func spend(at source: ProfileNode) throws(ProfileError) {
+        guard remaining > 0 else {
+            throw source.error(
+                "\(source.place): merge keys ('<<') in this profile expand more than \(Self.limit) mappings;"
+                    + " nest or repeat fewer merges")
+        }
+        remaining -= 1
     }
 }
 

@@ -3,8 +3,12 @@ public struct Timeline: Sendable, Equatable {
     /// Events sorted by time (the loader sorts them; equal times keep profile order).
     public var events: [TimelineEvent]
     /// When set, the events repeat with this period (which is at least as long as the last
-    /// event and its duration).
+    /// event and its duration, and at least `minimumRepeatPeriod`).
     public var repeatPeriod: Double?
+
+    /// The shortest period a profile may repeat its timeline with. Shorter ones fire events
+    /// faster than connections can act on them, and grow the event record without bound.
+    public static let minimumRepeatPeriod: Double = 1
 
     public init(events: [TimelineEvent] = [], repeatPeriod: Double? = nil) {
         self.events = events

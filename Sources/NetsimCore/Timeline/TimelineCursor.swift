@@ -22,10 +22,11 @@ struct TimelineCursor: Sendable {
         return Occurrence(time: origin + Double(cycle) * (timeline.repeatPeriod ?? 0) + event.at, event: event)
     }
 
-    /// Takes every occurrence at or before `time`, in order.
-    mutating func take(through time: Double) -> [Occurrence] {
+    /// Takes the occurrences at or before `time`, in order, at most `limit` of them (the rest
+    /// stay for the next call).
+    mutating func take(through time: Double, limit: Int = .max) -> [Occurrence] {
         var taken: [Occurrence] = []
-        while let occurrence = next, occurrence.time <= time {
+        while taken.count < limit, let occurrence = next, occurrence.time <= time {
             taken.append(occurrence)
             index += 1
             if index == timeline.events.count, let period = timeline.repeatPeriod, period > 0 {

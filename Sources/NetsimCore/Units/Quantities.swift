@@ -6,7 +6,19 @@ import Foundation
 ///
 /// Every value in `NetsimCore` is kept in base SI units once parsed: seconds, bits per second,
 /// bytes, watts, and a fraction in 0...1 for percentages.
+///
+/// These parsers are the one place a value's range is checked, whatever it comes from (a
+/// profile, a command-line flag, the admin API, a bench settings file): every value is finite,
+/// durations are at most `maximumDuration` and rates lie in `bitRateRange`. Beyond those, the
+/// time arithmetic downstream (wall-clock deadlines in nanoseconds) would overflow.
 public enum Quantity {
+    /// The longest duration accepted anywhere: 30 days, for a run as for anything in a profile.
+    public static let maximumDuration: Double = 30 * 86_400
+    /// Rates from 1 bit/s to 1 Tbit/s: at 1 bit/s one packet already takes over three hours.
+    public static let bitRateRange: ClosedRange<Double> = 1...1e12
+    /// Powers (and powers per Mbit/s) up to 100 W; a phone's radio draws about 1 W.
+    public static let maximumPower: Double = 100
+
     /// Why a quantity did not parse; the message names the unit set that was expected.
     public struct ParseError: Error, Equatable, CustomStringConvertible {
         public let text: String
@@ -15,7 +27,10 @@ public enum Quantity {
     }
 
     public static func duration(_ text: String) throws(ParseError) -> Double {
-        try parse(text, units: ["ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86_400], expected: "a duration such as 250ms, 1.5s or 2m")
+        let value = try parse(
+            text, units: ["ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86_400], expected: "a duration such as 250ms, 1.5s or 2m")
+        guard value <= maximumDuration else { throw ParseError(text: text, expected: "a duration of at most 30 days (720h)") }
+        return value
     }
 
     public static func bitRate(_ text: String) throws(ParseError) -> Double {
@@ -23,6 +38,7 @@ public enum Quantity {
             text, units: ["bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9],
             expected: "a rate such as 384kbps or 12mbps", caseInsensitive: true)
         guard value > 0 else { throw ParseError(text: text, expected: "a rate above zero") }
+        guard bitRateRange.contains(value) else { throw ParseError(text: text, expected: "a rate from 1bps to 1000gbps") }
         return value
     }
 
@@ -45,14 +61,19 @@ public enum Quantity {
 
     /// Power in watts.
     public static func power(_ text: String) throws(ParseError) -> Double {
-        try parse(text, units: ["w": 1, "mw": 0.001], expected: "a power such as 1.21W or 594mW", caseInsensitive: true)
+        let value = try parse(
+            text, units: ["w": 1, "mw": 0.001], expected: "a power such as 1.21W or 594mW", caseInsensitive: true)
+        guard value <= maximumPower else { throw ParseError(text: text, expected: "a power of at most 100W") }
+        return value
     }
 
     /// Throughput-dependent power (Video Optimizer's alpha) in watts per Mbit/s.
     public static func powerPerMbps(_ text: String) throws(ParseError) -> Double {
-        try parse(
+        let value = try parse(
             text, units: ["mw/mbps": 0.001, "w/mbps": 1],
             expected: "a throughput power such as 438.39mW/Mbps", caseInsensitive: true)
+        guard value <= maximumPower else { throw ParseError(text: text, expected: "a throughput power of at most 100W/Mbps") }
+        return value
     }
 
     /// Renders seconds the way a profile writes them (`260ms`, `1.5s`, `2m`).

@@ -40,7 +40,9 @@ public struct DeviceOutcome: Sendable {
     public var segments: RadioReport.ByteTotals
     public var radio: RadioReport
     public var radioLatency: RadioWaitTotals
+    /// The first `DeviceModel.eventListLimit` profile events, and every event by kind.
     public var events: [DeviceEvent]
+    public var eventCounts: [String: Int]
     public var durationSeconds: Double
     /// For a connection the app still held at the end although it had died: how long it had
     /// been dead (a detection time that is at least this).
@@ -79,7 +81,8 @@ public struct DeviceRemains: Sendable {
         DeviceOutcome(
             app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes, bursts: bursts,
             segments: segments, radio: device.radioReport(until: end), radioLatency: device.radioWaits(until: end),
-            events: device.events, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
+            events: device.events, eventCounts: device.eventCounts, durationSeconds: end,
+            undetectedDeathSeconds: diedAt.map { end - $0 })
     }
 }
 

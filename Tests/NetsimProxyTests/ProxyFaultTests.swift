@@ -1,0 +1,273 @@
+import Foundation
+import NIOCore
+import NIOPosix
+import NetsimCore
+import NetsimProxy
+import Synchronization
+import Testing
+
+/// Faults at the proxy's edges: upstreams that refuse, peers that leave or reset. Nothing may
+/// leak or stay pinned, and a reset must arrive as a reset.
+@Suite(.serialized) struct ProxyFaultTests {
+    /// Waits until `condition` holds, for at most `limit`; returns whether it held.
+    func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if try await condition() { return true }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        return try await condition()
+    }
+
+    @Test("a refused upstream connect leaves no connection record behind")
+    func refusedConnectsAreForgotten() async throws {
+        let (closed, closedPort) = try await Loopback.echoServer()
+        try await closed.close()
+        let (proxy, port) = try await Loopback.proxy(.passThrough, upstreamPort: closedPort)
+        for _ in 0..<20 {
+            // The proxy resets the client, which may already fail its connect.
+            let echo = try? await Loopback.echo([1, 2, 3], port: port)
+            #expect(echo == nil || (echo!.received.isEmpty && echo!.ending == .failed))
+        }
+        #expect(try await eventually { try await proxy.status().openConnections == 0 })
+        let report = try await proxy.stop()
+        #expect(report.connections.opened == 20)
+        #expect(report.connections.closed == 20)
+    }
+
+    @Test("a client beyond the connection cap is reset at once; the cap frees as connections close")
+    func connectionCap() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        var options = ProxyOptions()
+        options.maximumConnections = 2
+        let proxy = try await NetsimProxy.start(
+            profile: .passThrough, seed: 1,
+            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        let port = proxy.listeningAddresses[0].port
+        let first = try await Loopback.connect(port: port)
+        let second = try await Loopback.connect(port: port)
+        #expect(try await eventually { try await proxy.status().openConnections == 2 })
+        let refused = try? await Loopback.echo([1, 2, 3], port: port)
+        #expect(refused == nil || refused!.ending == .failed, "the third connection is reset")
+        try await first.channel.close()
+        try await second.channel.close()
+        #expect(try await eventually { try await proxy.status().openConnections == 0 })
+        let payload = Loopback.randomBytes(1000, seed: 5)
+        #expect(try await Loopback.echo(payload, port: port).received == payload)
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
+    @Test("connections held back by a full link queue are woken when it drains, and deliver every byte")
+    func fullQueueWakesItsWaiters() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let link = LinkParameters(capacity: .rate(bitsPerSecond: 4e6), queueLimit: 32 * 1024)
+        let profile = Profile(
+            name: "queue", description: "", networks: [Network(name: "net", radio: .none, up: link, down: LinkParameters())],
+            start: "net")
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let results = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for index in 0..<8 {
+                group.addTask {
+                    let payload = Loopback.randomBytes(100_000, seed: UInt64(index))
+                    let echo = try await Loopback.echo(payload, port: port)
+                    return echo.ending == .finished && echo.received == payload
+                }
+            }
+            return try await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
+    @Test("a client that leaves while the upstream still sends does not pin the upstream")
+    func clientLeavesWhileUpstreamSends() async throws {
+        let upstream = try await FaultServer.start { BackpressuredEchoHandler(counts: $0) }
+        let (proxy, port) = try await Loopback.proxy(.passThrough, upstreamPort: upstream.port)
+        let client = try await Loopback.connect(port: port)
+        // The client sends and never reads: the echo fills the path back and the upstream
+        // stops reading, as `cat` behind socat does.
+        let writer = Task {
+            try? await client.executeThenClose { _, outbound in
+                for _ in 0..<256 { try await outbound.write(ByteBuffer(repeating: 1, count: 65536)) }
+            }
+        }
+        #expect(await eventually { upstream.receivedBytes > 1_000_000 })
+        try? await client.channel.close()
+        writer.cancel()
+        #expect(await eventually { upstream.openConnections == 0 }, "the upstream connection is still open")
+        #expect(try await eventually { try await proxy.status().openConnections == 0 })
+        _ = try await proxy.stop()
+        try await upstream.channel.close()
+    }
+
+    @Test("an upstream's RST reaches the client as a RST, after the bytes before it")
+    func upstreamResetIsPassedOn() async throws {
+        let upstream = try await FaultServer.start { _ in SendThenResetHandler(bytes: 100_000) }
+        let observer = ClosingObserver()
+        var options = ProxyOptions()
+        options.observer = observer
+        let proxy = try await NetsimProxy.start(
+            profile: .passThrough, seed: 1,
+            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: upstream.port))],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        let client = try await Loopback.connect(port: proxy.listeningAddresses[0].port)
+        var received = 0
+        var ending = "EOF"
+        try await client.executeThenClose { inbound, _ in
+            do {
+                for try await chunk in inbound { received += chunk.readableBytes }
+            } catch let error as IOError {
+                ending = error.errnoCode == ECONNRESET ? "reset" : "\(error)"
+            }
+        }
+        #expect(ending == "reset", "\(received) bytes, resets \(observer.resets)")
+        #expect(received <= 100_000)
+        #expect(await eventually { observer.resets == 1 }, "the capture is told of the reset")
+        _ = try await proxy.stop()
+        try await upstream.channel.close()
+    }
+
+    @Test("a client's RST reaches the upstream as a RST")
+    func clientResetIsPassedOn() async throws {
+        let upstream = try await FaultServer.start { EndingRecorder(counts: $0) }
+        let (proxy, port) = try await Loopback.proxy(.passThrough, upstreamPort: upstream.port)
+        let client = try await Loopback.connect(port: port)
+        try await client.executeThenClose { _, outbound in
+            try await outbound.write(ByteBuffer(repeating: 2, count: 1000))
+            #expect(await eventually { upstream.receivedBytes == 1000 })
+            try await (client.channel as! any SocketOptionProvider).setSoLinger(linger(l_onoff: 1, l_linger: 0)).get()
+            try await client.channel.close()
+        }
+        #expect(await eventually { !upstream.endings.isEmpty })
+        #expect(upstream.endings == ["reset"])
+        #expect(try await eventually { try await proxy.status().openConnections == 0 })
+        _ = try await proxy.stop()
+        try await upstream.channel.close()
+    }
+}
+
+/// What a `FaultServer`'s connections received, how many are open and how they ended.
+final class FaultCounts: Sendable {
+    private let state = Mutex((received: 0, open: 0, endings: [String]()))
+    var receivedBytes: Int { state.withLock { $0.received } }
+    var openConnections: Int { state.withLock { $0.open } }
+    var endings: [String] { state.withLock { $0.endings } }
+    func received(_ bytes: Int) { state.withLock { $0.received += bytes } }
+    func opened() { state.withLock { $0.open += 1 } }
+    func closed() { state.withLock { $0.open -= 1 } }
+    func ended(_ how: String) { state.withLock { $0.endings.append(how) } }
+}
+
+/// A loopback server whose connections get a fresh handler each, sharing one `FaultCounts`.
+struct FaultServer {
+    let channel: any Channel
+    let counts: FaultCounts
+    var port: Int { channel.localAddress!.port! }
+    var receivedBytes: Int { counts.receivedBytes }
+    var openConnections: Int { counts.openConnections }
+    var endings: [String] { counts.endings }
+
+    static func start<Handler: ChannelInboundHandler>(
+        _ makeHandler: @escaping @Sendable (FaultCounts) -> Handler
+    ) async throws -> FaultServer {
+        let counts = FaultCounts()
+        let channel = try await ServerBootstrap(group: Loopback.group)
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .childChannelOption(ChannelOptions.autoRead, value: false)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    counts.opened()
+                    channel.closeFuture.whenComplete { _ in counts.closed() }
+                    try channel.pipeline.syncOperations.addHandler(makeHandler(counts))
+                }
+            }
+            .bind(host: "127.0.0.1", port: 0).get()
+        return FaultServer(channel: channel, counts: counts)
+    }
+}
+
+/// Echoes, reading more only once its echo has been written, as `cat` does: when the other end
+/// stops reading, this one stops reading too.
+final class BackpressuredEchoHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let counts: FaultCounts
+
+    init(counts: FaultCounts) { self.counts = counts }
+
+    func channelActive(context: ChannelHandlerContext) { context.read() }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        counts.received(unwrapInboundIn(data).readableBytes)
+        context.write(data, promise: nil)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenSuccess { loopBound.value.read() }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) { context.close(promise: nil) }
+}
+
+/// Sends `bytes`, then resets the connection.
+final class SendThenResetHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+    let bytes: Int
+
+    init(bytes: Int) { self.bytes = bytes }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(repeating: 3, count: bytes))).whenComplete { _ in
+            (channel as! any SocketOptionProvider).setSoLinger(linger(l_onoff: 1, l_linger: 0))
+                .whenComplete { _ in channel.close(promise: nil) }
+        }
+    }
+}
+
+/// Reads everything and records how the connection ended: "fin" or "reset".
+final class EndingRecorder: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    let counts: FaultCounts
+
+    init(counts: FaultCounts) { self.counts = counts }
+
+    func channelActive(context: ChannelHandlerContext) { context.read() }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        counts.received(unwrapInboundIn(data).readableBytes)
+    }
+
+    func channelReadComplete(context: ChannelHandlerContext) { context.read() }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case ChannelEvent.inputClosed = event {
+            counts.ended("fin")
+            context.close(promise: nil)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let reset = (error as? IOError)?.errnoCode == ECONNRESET
+        counts.ended(reset ? "reset" : "\(error)")
+        context.close(promise: nil)
+    }
+}
+
+/// Counts the resets a capture would be told of.
+final class ClosingObserver: LinkObserver {
+    private let state = Mutex(0)
+    var resets: Int { state.withLock { $0 } }
+
+    func opened(_ connection: ConnectionID, clientPort: Int, upstream: SocketAddress, handshakeOnAir: Double) {}
+    func carried(_ connection: ConnectionID, _ direction: Direction, _ bytes: ByteBuffer, onAir: LinkSchedule.Transmission, at time: Double) {}
+    func closed(_ connection: ConnectionID, reset: Bool, at time: Double) {
+        if reset { state.withLock { $0 += 1 } }
+    }
+    func runEnded(at time: Double) {}
+}

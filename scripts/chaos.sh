@@ -1,0 +1,220 @@
+#!/usr/bin/env bash
+# The attacks of issue 14 against a release build of netsim, as a standing check. Prints one row
+# per attack: what was tried, whether netsim held (no crash, no hang, no leak, a clear error),
+# and the figures behind the verdict (exit codes, RSS, open fds, CPU, /status latency).
+#
+#   scripts/chaos.sh              builds netsim (release) first
+#   NETSIM=path scripts/chaos.sh  uses that binary
+#
+# Needs python3, socat and curl (scripts/install-deps.sh). Exits 1 if any attack was not held.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+if [ -z "${NETSIM:-}" ]; then
+    swift build -c release --product netsim >/dev/null || exit 1
+    NETSIM="$(swift build -c release --show-bin-path)/netsim"
+fi
+work=.build/chaos
+rm -rf "$work" && mkdir -p "$work"
+clients=(python3 scripts/chaos-clients.py)
+ulimit -n 20000 2>/dev/null || true
+
+echo_port=19101 listen_port=19102 admin_port=19103 closed_port=19104 reset_port=19105
+failures=0
+background=()
+cleanup() { for pid in "${background[@]}"; do kill "$pid" 2>/dev/null; done; wait 2>/dev/null; }
+trap cleanup EXIT
+
+row() {  # attack, held (yes/no), figures
+    printf '%-42s %-5s %s\n' "$1" "$2" "$3"
+    [ "$2" = yes ] || failures=$((failures + 1))
+}
+rss_mb() { awk '/VmRSS/ { printf "%.1f", $2 / 1024 }' "/proc/$1/status" 2>/dev/null || echo "-"; }
+fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+cpu_percent() {  # pid, seconds: the share of one core used over that time
+    local before after
+    before=$(cpu_ticks "$1")
+    sleep "$2"
+    after=$(cpu_ticks "$1")
+    echo $(((after - before) * 100 / $(getconf CLK_TCK) / $2))
+}
+status_ms() {  # /status latency in ms, or "none" when it does not answer within 5 s
+    local seconds
+    seconds=$(curl -s -o /dev/null -w '%{time_total}' --max-time 5 "http://127.0.0.1:$admin_port/status") &&
+        awk -v s="$seconds" 'BEGIN { printf "%d", s * 1000 }' || echo none
+}
+open_connections() {
+    curl -s --max-time 5 "http://127.0.0.1:$admin_port/status" | python3 -c 'import json,sys; print(json.load(sys.stdin)["openConnections"])' 2>/dev/null || echo "?"
+}
+alive() { kill -0 "$1" 2>/dev/null; }
+
+# Starts `netsim run` on the listen and admin ports with extra arguments; sets $netsim.
+start_netsim() {
+    "$NETSIM" run --quiet --listen ":$listen_port" --admin ":$admin_port" "$@" >"$work/run.out" 2>"$work/run.err" &
+    netsim=$!
+    for _ in $(seq 100); do
+        curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$admin_port/status" && return 0
+        sleep 0.1
+    done
+    echo "netsim did not start: $(cat "$work/run.err")" >&2
+    return 1
+}
+stop_netsim() {
+    kill -TERM "$netsim" 2>/dev/null
+    wait "$netsim" 2>/dev/null
+    stopped_with=$?
+}
+profile() {  # name, YAML body after the header: writes $work/NAME.yaml
+    printf 'name: %s\ndescription: chaos\nnetworks:\n  lte:\n    radio: lte\n%s\n' "$1" "$2" >"$work/$1.yaml"
+}
+exit_code() { "$@" >/dev/null 2>&1; echo $?; }
+
+socat "TCP-LISTEN:$echo_port,fork,reuseaddr" EXEC:cat &
+socat_pid=$!
+background+=("$socat_pid")
+"${clients[@]}" send-then-reset "$reset_port" 1000000 &
+background+=($!)
+sleep 0.3
+
+printf '%-42s %-5s %s\n' ATTACK HELD FIGURES
+
+# 1-2. Values beyond the range: a located error, never a trap.
+start_netsim --upstream "127.0.0.1:$echo_port" --profile lte-good || exit 1
+huge=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$admin_port/outage?duration=10000000000s")
+zero=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$admin_port/outage?duration=0s")
+gap=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$admin_port/handover?to=lte&gap=1$(printf '0%.0s' $(seq 306))h")
+method=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin_port/outage")
+echoed=$(echo hi | timeout 5 socat - "TCP:127.0.0.1:$listen_port" 2>/dev/null)
+held=no
+[ "$huge$zero$gap$method" = 400400400405 ] && [ "$echoed" = hi ] && alive "$netsim" && held=yes
+row "admin: outage 1e10 s, 0 s, gap 1e306 h, GET" "$held" "HTTP $huge/$zero/$gap/$method, traffic after: '${echoed}'"
+stop_netsim
+
+profile delay "    link: {delay: 10000000000s}"
+printf 'name: far\ndescription: chaos\nnetworks:\n  lte:\n    radio: lte\ntimeline:\n  - at: 100000000000000000000s\n    outage: {duration: 1s}\n' >"$work/far.yaml"
+validate=$(exit_code "$NETSIM" profiles validate "$work/delay.yaml")
+show=$(exit_code "$NETSIM" profiles show "$work/far.yaml")
+run=$(exit_code timeout 10 "$NETSIM" run --profile "$work/delay.yaml" --listen ":$listen_port" --upstream ":$echo_port" --duration 1s)
+flag=$(exit_code "$NETSIM" run --listen ":$listen_port" --upstream ":$echo_port" --duration 100000000000000000000s)
+held=no
+[ "$validate$show$run$flag" = 22264 ] && held=yes
+row "huge durations: profile, show, run, flag" "$held" "exit $validate/$show/$run/$flag (want 2/2/2/64)"
+
+# 3. A repeat too short to act on.
+printf 'name: fast\ndescription: chaos\nnetworks:\n  lte:\n    radio: lte\ntimeline:\n  repeat: 0.000001ms\n  events:\n    - at: 0s\n      outage: {duration: 0.0000001ms}\n' >"$work/fast.yaml"
+repeat=$(exit_code timeout 10 "$NETSIM" run --profile "$work/fast.yaml" --listen ":$listen_port" --upstream ":$echo_port" --duration 2s)
+held=no
+[ "$repeat" = 2 ] && held=yes
+row "timeline repeat 0.000001ms" "$held" "exit $repeat (want 2)"
+
+# 4. A YAML merge-key bomb.
+link="&l0 {delay: 1ms}"
+for level in $(seq 40); do link="&l$level {<<: [$link, *l$((level - 1))]}"; done
+printf 'name: bomb\ndescription: chaos\nnetworks:\n  lte:\n    radio: lte\n    link: %s\n' "$link" >"$work/bomb.yaml"
+started=$(date +%s%N)
+bomb=$(exit_code timeout 60 "$NETSIM" profiles validate "$work/bomb.yaml")
+bomb_ms=$((($(date +%s%N) - started) / 1000000))
+held=no
+[ "$bomb" = 2 ] && [ "$bomb_ms" -lt 5000 ] && held=yes
+row "merge-key bomb, 40 levels ($(wc -c <"$work/bomb.yaml") B)" "$held" "exit $bomb in $bomb_ms ms"
+
+# 5. Failed upstream connects.
+start_netsim --upstream "127.0.0.1:$closed_port" --profile lte-good || exit 1
+rss_before=$(rss_mb "$netsim")
+"${clients[@]}" refused 2000 "$listen_port"
+sleep 1
+open=$(open_connections)
+rss_after=$(rss_mb "$netsim")
+held=no
+[ "$open" = 0 ] && held=yes
+row "2000 refused upstream connects" "$held" "open connections after: $open, RSS $rss_before -> $rss_after MB, fds $(fds "$netsim")"
+stop_netsim
+
+# 6. Clients that leave while an echo upstream still sends.
+start_netsim --upstream "127.0.0.1:$echo_port" --profile lte-good || exit 1
+"${clients[@]}" leave 10 "$listen_port" 4000000 >/dev/null
+# What the clients sent still crosses the 5 Mbit/s uplink before the upstream gets the reset.
+waited=0
+while [ "$waited" -lt 30 ] && { [ "$(open_connections)" != 0 ] || [ "$(pgrep -P "$socat_pid" | wc -l)" != 0 ]; }; do
+    sleep 1
+    waited=$((waited + 1))
+done
+open=$(open_connections)
+upstreams=$(pgrep -P "$socat_pid" | wc -l)
+held=no
+[ "$open" = 0 ] && [ "$upstreams" = 0 ] && held=yes
+row "10 clients leave, echo upstream sending" "$held" "after ${waited} s: open connections $open, upstream processes left $upstreams"
+stop_netsim
+
+# 9. A reset passed on as a reset.
+start_netsim --upstream "127.0.0.1:$reset_port" --profile lte-good || exit 1
+direct=$("${clients[@]}" read-ending "$reset_port")
+proxied=$("${clients[@]}" read-ending "$listen_port")
+held=no
+[ "${proxied%% *}" = reset ] && held=yes
+row "upstream sends 1 MB then RST" "$held" "direct: $direct; through netsim: $proxied"
+stop_netsim
+
+# 7. Out of file descriptors, and a local slowloris on the admin API.
+(ulimit -n 256 && exec "$NETSIM" run --quiet --listen ":$listen_port" --admin ":$admin_port" --upstream "127.0.0.1:$echo_port" >"$work/run.out" 2>"$work/run.err") &
+netsim=$!
+sleep 1
+"${clients[@]}" hold 300 "$listen_port" 6 "" >/dev/null &
+holder=$!
+sleep 2
+cpu=$(cpu_percent "$netsim" 2)
+latency=$(status_ms)
+wait "$holder"
+warned=$(grep -c "open-file limit\|open file limit" "$work/run.err")
+held=no
+[ "$cpu" -lt 20 ] && [ "$latency" != none ] && held=yes
+row "fd limit: ulimit -n 256, 300 clients" "$held" "CPU ${cpu}%, /status ${latency} ms, warnings logged: $warned"
+stop_netsim
+
+start_netsim --upstream "127.0.0.1:$echo_port" || exit 1
+"${clients[@]}" hold 1100 "$admin_port" 8 $'GET /status HTTP/1.1\r\nHost: x\r\n' >/dev/null &
+holder=$!
+sleep 2
+latency=$(status_ms)
+descriptors=$(fds "$netsim")
+wait "$holder"
+held=no
+[ "$latency" != none ] && [ "$latency" -lt 1000 ] && held=yes
+row "admin slowloris, 1100 half requests" "$held" "/status ${latency} ms, fds $descriptors, CPU $(cpu_percent "$netsim" 1)% after"
+stop_netsim
+
+# 8. Connections blocked on a full link queue.
+profile queue "    link: {rate: 1mbps, queue: 16KiB}"
+start_netsim --upstream "127.0.0.1:$echo_port" --profile "$work/queue.yaml" || exit 1
+"${clients[@]}" flood 2000 "$listen_port" 8 >"$work/flood.out" &
+holder=$!
+sleep 3
+cpu=$(cpu_percent "$netsim" 2)
+latency=$(status_ms)
+wait "$holder"
+held=no
+[ "$latency" != none ] && [ "$latency" -lt 100 ] && held=yes
+row "2000 connections on a full link queue" "$held" "CPU ${cpu}%, /status ${latency} ms, RSS $(rss_mb "$netsim") MB"
+stop_netsim
+
+# Smaller: SIGHUP and an unwritable report.
+"$NETSIM" run --quiet --listen ":$listen_port" --upstream ":$echo_port" --report "$work/hup.json" >/dev/null 2>&1 &
+netsim=$!
+sleep 1
+kill -HUP "$netsim"
+wait "$netsim"
+hup=$?
+held=no
+[ "$hup" = 0 ] && [ -s "$work/hup.json" ] && held=yes
+row "SIGHUP" "$held" "exit $hup, report written: $([ -s "$work/hup.json" ] && echo yes || echo no)"
+
+started=$(date +%s%N)
+report=$(exit_code timeout 10 "$NETSIM" run --listen ":$listen_port" --upstream ":$echo_port" --report "$work" --duration 5s)
+report_ms=$((($(date +%s%N) - started) / 1000000))
+held=no
+[ "$report" = 1 ] && [ "$report_ms" -lt 2000 ] && held=yes
+row "--report to a directory" "$held" "exit $report after $report_ms ms"
+
+echo
+[ "$failures" = 0 ] && echo "every attack held" || echo "$failures attack(s) not held"
+[ "$failures" = 0 ]
