@@ -9,17 +9,13 @@ import Testing
 /// arrive; the rest is `inFlight`. Derived from what was created or produced and what was
 /// delivered, so any source of measurements gets the same accounting.
 @Suite struct DeliveryAccountingTests {
-    /// A proxy report of a device without a radio (decoded: RunReport has no public initializer).
+    /// A proxy report of a device without a radio.
     static func proxyReport(durationSeconds: Double = 60) -> RunReport {
-        let radio = String(decoding: try! JSONEncoder().encode(RadioReport.noRadio(durationSeconds: durationSeconds, bytes: .init(up: 0, down: 0))), as: UTF8.self)
-        let json = """
-            {"netsimVersion": "test", "profile": "test", "seed": 1, "durationSeconds": \(durationSeconds),
-             "connections": {"opened": 1, "closed": 1, "reset": 0, "blackholed": 0}, "bytes": {"up": 0, "down": 0},
-             "segments": {"up": {"bursts": 0, "segments": 0}, "down": {"bursts": 0, "segments": 0}},
-             "radio": \(radio), "radioLatency": {"chunks": 0, "delayedChunks": 0, "pagingSeconds": 0, "promotionSeconds": 0, "drxSeconds": 0},
-             "events": []}
-            """
-        return try! JSONDecoder().decode(RunReport.self, from: Data(json.utf8))
+        RunReport(
+            netsimVersion: "test", profile: "test", seed: 1, durationSeconds: durationSeconds,
+            connections: ConnectionCounters(opened: 1, closed: 1), bytes: .init(up: 0, down: 0), segments: SegmentCounts(),
+            radio: .noRadio(durationSeconds: durationSeconds, bytes: .init(up: 0, down: 0)), radioLatency: RadioWaitTotals(),
+            events: [], eventCounts: [:], eventsNotListed: 0)
     }
 
     /// One device: the server created `events.count` events, `delivered[i]` says whether the

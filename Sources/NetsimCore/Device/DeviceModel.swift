@@ -379,6 +379,8 @@ public struct RadioWaitTotals: Sendable, Equatable, Codable {
     public var promotionSeconds = 0.0
     public var drxSeconds = 0.0
 
+    public init() {}
+
     mutating func add(_ admission: RadioAdmission) {
         chunks += 1
         if admission.totalWait > 0 { delayedChunks += 1 }
