@@ -134,7 +134,9 @@ public enum KeepaliveRendering {
         svg += "<text x=\"\((left + width) / 2)\" y=\"\(height - 5)\" text-anchor=\"middle\">radio energy per hour</text>"
         svg += "<text x=\"12\" y=\"\(height / 2)\" transform=\"rotate(-90 12 \(height / 2))\" text-anchor=\"middle\">p95 detection</text>"
         let front = Set(results.pareto.map(\.keepalive))
-        for point in points {
+        // Drawn in order of interest, so a front point is never hidden under a neighbour.
+        func rank(_ point: KeepaliveResults.Summary) -> Int { front.contains(point.keepalive) ? 2 : point.viable ? 1 : 0 }
+        for point in points.sorted(by: { rank($0) < rank($1) }) {
             let colour = front.contains(point.keepalive) ? "#e67e22" : point.viable ? "#2c7fb8" : "#bbb"
             let cx = x(point.metrics.energyJoulesPerHour), cy = y(point.metrics.detectionSeconds.p95)
             svg += "<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"4\" fill=\"\(colour)\"><title>\(escape(point.keepalive.label))</title></circle>"

@@ -13,7 +13,8 @@ public enum HTMLReport {
         var body: [String] = [
             "<h1>netsim bench: \(escape(report.profile))</h1>",
             "<p>\(report.devicesPerTransport) devices per transport, \(Quantity.formatDuration(report.durationSeconds)), "
-                + "seed \(report.seed), netsim \(escape(report.netsimVersion)).</p>",
+                + "seed \(report.seed), netsim \(escape(report.netsimVersion))"
+                + (report.engine == "model" ? ", played by the model engine in virtual time.</p>" : ".</p>"),
             "<table><tr><th></th>" + transports.map { "<th>\(escape($0.0.title))</th>" }.joined() + "</tr>",
         ]
         for (label, cells) in ReportFormatting.comparisonRows(report) {

@@ -10,7 +10,8 @@ public enum MarkdownReport {
         let transports = report.orderedTransports
         var lines = [
             "## netsim bench: \(report.profile), \(report.devicesPerTransport) devices per transport, "
-                + "\(Quantity.formatDuration(report.durationSeconds)) (seed \(report.seed))",
+                + "\(Quantity.formatDuration(report.durationSeconds)) (seed \(report.seed)"
+                + (report.engine == "model" ? ", model engine)" : ")"),
             "",
             "| | " + transports.map { $0.0.title }.joined(separator: " | ") + " |",
             "|---|" + transports.map { _ in "---:|" }.joined(),
