@@ -58,6 +58,22 @@ struct ModelEngineTests {
         #expect(events > 0)
     }
 
+    /// A gRPC call renewed at its time limit (every 10 minutes) resumes from the last event the
+    /// app got; events of the cancelled call still on their way are dropped with its stream,
+    /// not delivered twice.
+    @Test func grpcCallRenewalsDeliverNothingTwice() throws {
+        var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))
+        configuration.transports = [.grpc]
+        configuration.devices = 5
+        configuration.duration = 4 * 3600
+        configuration.workload.eventMeanGap = 5
+        for device in try #require(Self.run(configuration)[.grpc]) {
+            #expect(device.app.callRenewals >= 20)
+            #expect(device.app.duplicateEvents == 0)
+            #expect(device.app.deliveries.allSatisfy { $0 != nil })
+        }
+    }
+
     @Test func eventQueueOrdersByTimeThenBySchedulingOrder() {
         var queue = EventQueue<String>()
         queue.schedule("c", at: 2)

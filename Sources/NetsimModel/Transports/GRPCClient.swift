@@ -81,6 +81,16 @@ public struct GRPCClient: Sendable {
         call == .open ? sendOutbox(ledger: &ledger) : []
     }
 
+    /// Events and acknowledgements reach the app only on an open call: those of a call the
+    /// client cancelled (a renewal) arrive on a closed HTTP/2 stream and are dropped, and on one
+    /// connection they all arrive before the new call's response headers.
+    public func delivers(_ frame: Frame) -> Bool {
+        switch frame {
+        case .event, .ack: call == .open
+        default: true
+        }
+    }
+
     public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction] {
         switch timer {
         case .ping where connection == .ready:

@@ -9,9 +9,14 @@ public protocol TransportClient: Sendable {
     mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction]
     /// The phone's network went away or came back; only clients that watch it act on it.
     mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction]
+    /// Whether a frame that arrives now reaches the app (a frame of a call the client has
+    /// cancelled does not).
+    func delivers(_ frame: Frame) -> Bool
 }
 
 extension TransportClient {
+    public func delivers(_ frame: Frame) -> Bool { true }
+
     public mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction] { [] }
 }
 
