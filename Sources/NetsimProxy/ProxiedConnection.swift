@@ -8,7 +8,7 @@ import NetsimCore
 /// other side; they wait in that direction's `DelayLine` until then. A side is read only while
 /// the line it feeds has room, its destination is writable and the emulated link's queue is
 /// under its limit. A FIN travels like data, after the bytes before it, and so does a RST: a
-/// side that aborts (ECONNRESET) is passed on as a RST (SO_LINGER 0), and a side that sends to
+/// side that goes without its FIN (reset) is passed on as a RST (SO_LINGER 0), and a side that sends to
 /// a side that is gone gets a RST, as the gone side's TCP stack would answer. Lives on its
 /// device's event loop, like everything of that device.
 final class ProxiedConnection {
@@ -51,8 +51,6 @@ final class ProxiedConnection {
     private var flows = BothDirections(up: Flow(), down: Flow())
     /// The sides whose channel is active (connected and not yet closed).
     private var active: Set<Side> = []
-    /// The sides that aborted (their peer sent a RST): their going is passed on as a RST.
-    private var aborted = BothSides(client: false, upstream: false)
     /// The sides a RST is on its way to: what they still send is dropped.
     private var resetQueued = BothSides(client: false, upstream: false)
     /// Waiting for the device to say the link's queue has room, per direction.
@@ -175,20 +173,20 @@ final class ProxiedConnection {
             return
         }
         // Nothing more can reach this side; what it sent still goes, then its FIN or its RST.
+        // Except when the phone's app aborts: its stack drops what it had not sent yet (the
+        // server's bytes, read by the proxy, had already left the server).
+        // A side gone without its FIN was reset or failed: with half-closure allowed, a clean
+        // close always shows its FIN (`inputClosed`) first.
         flows[side.opposite.direction].line.removeAll()
-        if aborted[side] {
+        if !flows[side.direction].sawEnd {
+            if side == .client { flows[side.direction].line.removeAll() }
             passEnding(.reset, from: side)
-        } else if !flows[side.direction].sawEnd {
-            passEnding(.end, from: side)
         }
         // What the other side still sends is read and answered with a RST (see `received`).
         handlers[side.opposite]?.resumeReading()
     }
 
     func failed(_ side: Side, _ error: any Error) {
-        if let errno = (error as? IOError)?.errnoCode, errno == ECONNRESET || errno == EPIPE {
-            aborted[side] = true
-        }
         device.logger.debug("connection \(id): \(side) side failed: \(error)")
     }
 
@@ -231,18 +229,24 @@ final class ProxiedConnection {
 
     // MARK: Delivery
 
-    /// Passes `side`'s FIN (`.end`) or RST (`.reset`) on to the other side. Either is a packet
-    /// too: it crosses the radio and the link like data, after the bytes before it.
+    /// Passes `side`'s FIN (`.end`) or RST (`.reset`) on to the other side, after the bytes
+    /// before it. A FIN is a packet like data: it crosses the radio and queues on the link. A
+    /// RST skips the link's queue (an aborting stack discards what it had not sent): it
+    /// arrives after the one-way delay, or after the bytes still before it if they are later.
     private func passEnding(_ ending: DelayLine.Item, from side: Side) {
         let direction = side.direction
         switch ending {
         case .end: flows[direction].sawEnd = true
-        case .reset: resetQueued[side.opposite] = true
         case .data: return
+        case .reset:
+            resetQueued[side.opposite] = true
+            let arrival = device.resetArrival(direction, on: self)
+            flows[direction].line.append(.reset, due: device.clock.deadline(arrival))
+            armDelivery(direction)
+            return
         }
         switch device.sendEnd(direction, on: self) {
         case .deliver(let delivery):
-            if case .reset = ending { device.resetPassedOn(self, onAir: delivery.onAir.end) }
             flows[direction].line.append(ending, due: device.clock.deadline(delivery.at))
             armDelivery(direction)
         case .discard:
