@@ -69,7 +69,7 @@ profile() {  # name, YAML body after the header: writes $work/NAME.yaml
 }
 exit_code() { "$@" >/dev/null 2>&1; echo $?; }
 
-socat "TCP-LISTEN:$echo_port,fork,reuseaddr" EXEC:cat &
+socat "TCP-LISTEN:$echo_port,fork,reuseaddr" EXEC:cat 2>"$work/socat.err" &
 socat_pid=$!
 background+=("$socat_pid")
 "${clients[@]}" send-then-reset "$reset_port" 1000000 &
@@ -195,7 +195,7 @@ latency=$(status_ms)
 wait "$holder"
 held=no
 [ "$latency" != none ] && [ "$latency" -lt 100 ] && held=yes
-row "2000 connections on a full link queue" "$held" "CPU ${cpu}%, /status ${latency} ms, RSS $(rss_mb "$netsim") MB"
+row "$(cat "$work/flood.out") connections on a full link queue" "$held" "CPU ${cpu}%, /status ${latency} ms, RSS $(rss_mb "$netsim") MB"
 stop_netsim
 
 # Smaller: SIGHUP and an unwritable report.
