@@ -28,6 +28,7 @@ let package = Package(
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
         .target(
@@ -100,7 +101,10 @@ let package = Package(
             name: "netsim",
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        .testTarget(name: "NetsimCoreTests", dependencies: ["NetsimCore"]),
+        .testTarget(
+            name: "NetsimCoreTests",
+            dependencies: ["NetsimCore", .product(name: "PropertyBased", package: "swift-property-based")]
+        ),
         .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimCore"]),
         .testTarget(name: "NetsimTuneTests", dependencies: ["NetsimTune", "NetsimModel", "NetsimCore"]),
         .testTarget(
@@ -111,6 +115,7 @@ let package = Package(
                 "NetsimPcap",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
         .testTarget(name: "NetsimPcapTests", dependencies: ["NetsimPcap", "NetsimCore"], exclude: ["Fixtures"]),

@@ -21,6 +21,12 @@ struct DelayLine {
     var isEmpty: Bool { items.isEmpty }
     var nextDue: NIODeadline? { items.first?.due }
 
+    /// Whether the next item is a RST.
+    var nextIsReset: Bool {
+        if case .reset = items.first?.item { return true }
+        return false
+    }
+
     /// Queues an item; it never leaves before the items queued ahead of it.
     mutating func append(_ item: Item, due: NIODeadline) {
         if case .data(let buffer) = item { bytes += buffer.readableBytes }
@@ -36,9 +42,11 @@ struct DelayLine {
         return first.item
     }
 
-    /// Drops everything (a reset or blackholed connection delivers nothing more).
+    /// Drops everything (a reset or blackholed connection delivers nothing more). What is
+    /// queued afterwards keeps order only with itself: nothing dropped holds it back.
     mutating func removeAll() {
         items.removeAll()
         bytes = 0
+        lastDue = .uptimeNanoseconds(0)
     }
 }

@@ -124,9 +124,12 @@ final class EmulatedDevice {
         options.observer?.closed(connection.id, reset: true, at: clock.now())
     }
 
-    /// A side's RST is on its way to the other side, on air at `onAir` (for captures).
-    func resetPassedOn(_ connection: ProxiedConnection, onAir: Double) {
-        options.observer?.closed(connection.id, reset: true, at: onAir)
+    /// When a RST sent now in `direction` arrives: after the link's one-way delay, without
+    /// queueing behind data. A capture shows it now.
+    func resetArrival(_ direction: Direction, on connection: ProxiedConnection) -> Double {
+        let now = clock.now()
+        options.observer?.closed(connection.id, reset: true, at: now)
+        return now + (direction == .up ? model.network.up.delay : model.network.down.delay)
     }
 
     /// The upstream answered the connection's SYN with a RST, or never answered: a capture

@@ -8,7 +8,7 @@ import NetsimCore
 /// other side; they wait in that direction's `DelayLine` until then. A side is read only while
 /// the line it feeds has room, its destination is writable and the emulated link's queue is
 /// under its limit. A FIN travels like data, after the bytes before it, and so does a RST: a
-/// side that aborts (ECONNRESET) is passed on as a RST (SO_LINGER 0), and a side that sends to
+/// side that is reset (ECONNRESET) is passed on as a RST (SO_LINGER 0), and a side that sends to
 /// a side that is gone gets a RST, as the gone side's TCP stack would answer. Lives on its
 /// device's event loop, like everything of that device.
 final class ProxiedConnection {
@@ -51,7 +51,7 @@ final class ProxiedConnection {
     private var flows = BothDirections(up: Flow(), down: Flow())
     /// The sides whose channel is active (connected and not yet closed).
     private var active: Set<Side> = []
-    /// The sides that aborted (their peer sent a RST): their going is passed on as a RST.
+    /// The sides that were reset (ECONNRESET or EPIPE): their going is passed on as a RST.
     private var aborted = BothSides(client: false, upstream: false)
     /// The sides a RST is on its way to: what they still send is dropped.
     private var resetQueued = BothSides(client: false, upstream: false)
@@ -175,8 +175,11 @@ final class ProxiedConnection {
             return
         }
         // Nothing more can reach this side; what it sent still goes, then its FIN or its RST.
-        flows[side.opposite.direction].line.removeAll()
+        // Except when the phone's app aborts: its stack drops what it had not sent yet (the
+        // server's bytes, read by the proxy, had already left the server).
+        dropLine(side.opposite.direction)
         if aborted[side] {
+            if side == .client { dropLine(side.direction) }
             passEnding(.reset, from: side)
         } else if !flows[side.direction].sawEnd {
             passEnding(.end, from: side)
@@ -231,18 +234,24 @@ final class ProxiedConnection {
 
     // MARK: Delivery
 
-    /// Passes `side`'s FIN (`.end`) or RST (`.reset`) on to the other side. Either is a packet
-    /// too: it crosses the radio and the link like data, after the bytes before it.
+    /// Passes `side`'s FIN (`.end`) or RST (`.reset`) on to the other side, after the bytes
+    /// before it. A FIN is a packet like data: it crosses the radio and queues on the link. A
+    /// RST skips the link's queue (an aborting stack discards what it had not sent): it
+    /// arrives after the one-way delay, or after the bytes still before it if they are later.
     private func passEnding(_ ending: DelayLine.Item, from side: Side) {
         let direction = side.direction
         switch ending {
         case .end: flows[direction].sawEnd = true
-        case .reset: resetQueued[side.opposite] = true
         case .data: return
+        case .reset:
+            resetQueued[side.opposite] = true
+            let arrival = device.resetArrival(direction, on: self)
+            flows[direction].line.append(.reset, due: device.clock.deadline(arrival))
+            armDelivery(direction)
+            return
         }
         switch device.sendEnd(direction, on: self) {
         case .deliver(let delivery):
-            if case .reset = ending { device.resetPassedOn(self, onAir: delivery.onAir.end) }
             flows[direction].line.append(ending, due: device.clock.deadline(delivery.at))
             armDelivery(direction)
         case .discard:
@@ -273,7 +282,9 @@ final class ProxiedConnection {
         guard let destination = channels[source.opposite] else { return }
         let now = NIODeadline.now()
         var wrote = false
-        while destination.isWritable, let item = flows[direction].line.popDue(now: now) {
+        // A RST does not wait for the destination to take bytes: a peer that stopped reading
+        // must still get it.
+        while destination.isWritable || flows[direction].line.nextIsReset, let item = flows[direction].line.popDue(now: now) {
             switch item {
             case .data(let buffer):
                 device.delivered(buffer.readableBytes, direction)
@@ -292,15 +303,19 @@ final class ProxiedConnection {
             case .reset:
                 // As for a FIN, the RST goes after every byte before it has been written. The
                 // other side is gone already: nothing is left to carry.
-                wrote = false
                 state = .closing
-                destination.writeAndFlush(ByteBuffer()).whenComplete { _ in Self.abort(destination) }
+                if destination.isWritable {
+                    destination.writeAndFlush(ByteBuffer()).whenComplete { _ in Self.abort(destination) }
+                } else {
+                    Self.abort(destination)
+                }
                 return
             }
         }
         if wrote { destination.flush() }
-        // An unwritable destination resumes delivery through `writabilityChanged`.
-        guard destination.isWritable else { return }
+        // An unwritable destination resumes delivery through `writabilityChanged`, except for
+        // a RST, which goes at its time whatever the destination takes.
+        guard destination.isWritable || flows[direction].line.nextIsReset else { return }
         armDelivery(direction, immediately: false)
         if mayRead(from: source) { handlers[source]?.resumeReading() }
     }
@@ -316,11 +331,14 @@ final class ProxiedConnection {
     }
 
     private func dropQueues() {
-        for direction in Direction.allCases {
-            flows[direction].timer?.cancel()
-            flows[direction].timer = nil
-            flows[direction].line.removeAll()
-        }
+        for direction in Direction.allCases { dropLine(direction) }
+    }
+
+    /// Drops what waits in `direction`, and its delivery timer with it.
+    private func dropLine(_ direction: Direction) {
+        flows[direction].timer?.cancel()
+        flows[direction].timer = nil
+        flows[direction].line.removeAll()
     }
 
     private func finish() {
@@ -373,3 +391,4 @@ struct BothDirections<Value> {
         }
     }
 }
+

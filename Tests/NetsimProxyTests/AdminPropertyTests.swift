@@ -1,0 +1,48 @@
+import Foundation
+import NIOCore
+import NetsimCore
+import NetsimProxy
+import PropertyBased
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Admin requests with generated extreme durations: each is answered 200 or 400, and the proxy
+/// goes on carrying bytes and answering afterwards (a huge outage once trapped on the next byte).
+@Suite(.serialized) struct AdminPropertyTests {
+    static var hostileDuration: Generator<String, some Sequence & SendableMetatype> {
+        zip(Gen.number.string(of: 1...320), Gen.int(in: 0...3)).map { digits, unit in digits + ["ms", "s", "m", "h"][unit] }
+    }
+
+    @Test("generated outage durations and handover gaps never break the proxy")
+    func hostileTriggers() async throws {
+        let profile = Profile(
+            name: "admin", description: "",
+            networks: [Network(name: "lte", radio: .lte(LTERadioParameters()), up: LinkParameters(), down: LinkParameters())],
+            start: "lte")
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let base = "http://127.0.0.1:\(admin.address.port)"
+        let client = AdminServerTests()
+
+        await propertyCheck(count: 40, input: Self.hostileDuration, Self.hostileDuration) { duration, gap in
+            let outage = try await client.request("POST", base + "/outage?duration=\(duration)&mode=stall")
+            #expect([200, 400].contains(outage.status), "\(duration)")
+            let handover = try await client.request("POST", base + "/handover?to=lte&mode=keep&gap=\(gap)")
+            #expect([200, 400].contains(handover.status), "\(gap)")
+        }
+        // Bytes now meet whatever outage was accepted last: they may wait, but must not trap.
+        let channel = try await Loopback.connect(port: port)
+        try await channel.executeThenClose { _, outbound in
+            try await outbound.write(ByteBuffer(repeating: 9, count: 1000))
+            #expect(try await client.request("GET", base + "/status").status == 200)
+        }
+        #expect(try await client.request("GET", base + "/status").status == 200)
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+}
