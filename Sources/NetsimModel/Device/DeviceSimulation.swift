@@ -295,7 +295,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
             perform(server.received(frame, on: id, now: now, messageCreatedAt: createdAt))
             return
         }
-        guard id == current, links[id]?.clientOpen == true else { return }
+        guard id == current, links[id]?.clientOpen == true, client.delivers(frame) else { return }
         switch frame {
         case .event(let sequence):
             deliverEvents(sequence...sequence)
