@@ -50,8 +50,6 @@ struct TCPConversationSynthesizer {
 
     private struct PlannedSegment {
         var time: Double
-        /// Planning order, so segments with the same time keep it.
-        var order: UInt64
         var connection: ConnectionID
         var endpoints: CaptureEndpoints
         var sender: Side
@@ -74,8 +72,8 @@ struct TCPConversationSynthesizer {
         }
     }
 
-    private var planned = MinHeap<PlannedSegment> { ($0.time, $0.order) < ($1.time, $1.order) }
-    private var nextOrder: UInt64 = 0
+    /// By time; segments with the same time keep their planning order.
+    private var planned = EventQueue<PlannedSegment>()
     private var written: [ConnectionID: WrittenState] = [:]
     private var fields = TCPSegmentFields(
         source: CaptureEndpoints.deviceIPv4, sourcePort: 0, destination: CaptureEndpoints.deviceIPv4, destinationPort: 0,
@@ -85,11 +83,9 @@ struct TCPConversationSynthesizer {
 
     mutating func plan(_ record: CaptureRecord) {
         func add(_ time: Double, _ sender: Side, _ kind: SegmentKind) {
-            planned.insert(
-                PlannedSegment(
-                    time: time, order: nextOrder, connection: record.connection, endpoints: record.endpoints,
-                    sender: sender, kind: kind))
-            nextOrder += 1
+            planned.schedule(
+                PlannedSegment(time: time, connection: record.connection, endpoints: record.endpoints, sender: sender, kind: kind),
+                at: time)
         }
         switch record.kind {
         case .open:
@@ -126,8 +122,7 @@ struct TCPConversationSynthesizer {
     /// Writes, in time order, every planned segment at or before `time` (all of them for
     /// `.infinity`), and the oldest ones beyond `maximumPlanned` whatever their time.
     mutating func write(through time: Double, maximumPlanned: Int = .max, to sink: (_ frame: [UInt8], _ time: Double) -> Void) {
-        while let next = planned.minimum, next.time <= time || planned.count > maximumPlanned {
-            _ = planned.removeMinimum()
+        while let due = planned.nextTime, due <= time || planned.count > maximumPlanned, let (_, next) = planned.next() {
             encode(next)
             sink(frame, next.time)
         }

@@ -1,8 +1,9 @@
-/// The engine's agenda: entries ordered by time, ties broken by the order they were scheduled,
-/// so the same inputs always replay the same way. A binary heap: scheduling and taking the next
-/// entry cost O(log n), and the queue holds only what is pending, never the past.
-struct EventQueue<Element: Sendable>: Sendable {
-    private struct Entry: Sendable {
+/// Entries ordered by time, ties broken by the order they were scheduled, so the same inputs
+/// always replay the same way: the model engine's agenda and the capture writer's planned
+/// segments. A binary heap: scheduling and taking the next entry cost O(log n), and the queue
+/// holds only what is pending, never the past.
+public struct EventQueue<Element> {
+    fileprivate struct Entry {
         var time: Double
         var order: UInt64
         var element: Element
@@ -15,13 +16,15 @@ struct EventQueue<Element: Sendable>: Sendable {
     private var heap: [Entry] = []
     private var scheduled: UInt64 = 0
 
-    var isEmpty: Bool { heap.isEmpty }
-    var count: Int { heap.count }
+    public init() {}
+
+    public var isEmpty: Bool { heap.isEmpty }
+    public var count: Int { heap.count }
 
     /// When the next entry is due.
-    var nextTime: Double? { heap.first?.time }
+    public var nextTime: Double? { heap.first?.time }
 
-    mutating func schedule(_ element: Element, at time: Double) {
+    public mutating func schedule(_ element: Element, at time: Double) {
         scheduled += 1
         heap.append(Entry(time: time, order: scheduled, element: element))
         var child = heap.count - 1
@@ -34,7 +37,7 @@ struct EventQueue<Element: Sendable>: Sendable {
     }
 
     /// Removes and returns the earliest entry.
-    mutating func next() -> (time: Double, element: Element)? {
+    public mutating func next() -> (time: Double, element: Element)? {
         guard !heap.isEmpty else { return nil }
         heap.swapAt(0, heap.count - 1)
         let entry = heap.removeLast()
@@ -52,3 +55,6 @@ struct EventQueue<Element: Sendable>: Sendable {
         return (entry.time, entry.element)
     }
 }
+
+extension EventQueue: Sendable where Element: Sendable {}
+extension EventQueue.Entry: Sendable where Element: Sendable {}
