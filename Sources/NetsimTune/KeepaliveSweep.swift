@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 import NetsimCore
 import NetsimModel
-import Synchronization
 
 /// What `netsim tune keepalive` sweeps, and against what. Every default carries its source in
 /// docs/tune.md and the command's help.
@@ -196,7 +195,7 @@ public struct KeepaliveSweep: Sendable {
     public func run(progress: @Sendable (Double) -> Void = { _ in }) -> KeepaliveResults {
         let scenarios = scenarios
         let keepalives = keepalives
-        let outcomes = ScenarioSlots(count: scenarios.count)
+        let outcomes = ResultSlots<ScenarioMetrics>(count: scenarios.count)
         let step = max(1, scenarios.count / 200)
         DispatchQueue.concurrentPerform(iterations: scenarios.count) { index in
             let scenario = scenarios[index]
@@ -241,27 +240,5 @@ struct ScenarioMetrics: Sendable {
         serverPingsPerSecond = Double(outcome.server.pingsReceived) / horizon
         detections = outcome.app.detections + (outcome.undetectedDeathSeconds.map { [$0] } ?? [])
         blackoutSecondsPerHour = detections.reduce(0, +) / hours
-    }
-}
-
-/// Scenario results written by parallel workers, each into its own slot.
-final class ScenarioSlots: Sendable {
-    private let state: Mutex<(slots: [ScenarioMetrics?], done: Int)>
-
-    init(count: Int) {
-        state = Mutex((Array(repeating: nil, count: count), 0))
-    }
-
-    /// Stores a result; returns how many are stored.
-    func set(_ index: Int, _ metrics: ScenarioMetrics) -> Int {
-        state.withLock {
-            $0.slots[index] = metrics
-            $0.done += 1
-            return $0.done
-        }
-    }
-
-    func values() -> [ScenarioMetrics] {
-        state.withLock { $0.slots.map { $0! } }
     }
 }

@@ -44,12 +44,17 @@ public struct WireFormat: Sendable, Equatable {
         case (.transport(.grpc), .prefaceAccepted):
             return Self.serverConnectionStart
         default:
-            return [bytes(frame, at: time)]
+            return [singleWrite(frame, at: time)]
         }
     }
 
     /// The bytes of a frame written at `time`, all its writes together.
     public func bytes(_ frame: Frame, at time: Double = 0) -> Int {
+        chunks(frame, at: time).reduce(0, +)
+    }
+
+    /// A frame that is one write.
+    private func singleWrite(_ frame: Frame, at time: Double) -> Int {
         switch encoding {
         case .transport(.rest): restBytes(frame, at: time)
         case .transport(.ws): webSocketBytes(frame, at: time)
@@ -165,11 +170,11 @@ public struct WireFormat: Sendable, Equatable {
 
     private func grpcBytes(_ frame: Frame) -> Int {
         switch frame {
-        case .open(let after, let newConnection):
-            return (newConnection ? Self.clientConnectionStart.reduce(0, +) + Self.callHeaders : Self.laterCallHeaders)
-                + Self.grpcMessage(subscribe(after: after))
-        case .accepted(let newConnection):
-            return newConnection ? Self.serverConnectionStart.reduce(0, +) + Self.responseHeaders : Self.laterResponseHeaders
+        // A new connection's start is several writes (`chunks`); a later call's is one.
+        case .open(let after, _):
+            return Self.laterCallHeaders + Self.grpcMessage(subscribe(after: after))
+        case .accepted:
+            return Self.laterResponseHeaders
         case .event(let sequence):
             // ServerFrame{event: ServerEvent{sequence_id, created_at (double), payload}}.
             let event = 1 + Self.varintBytes(sequence) + 9 + 1 + Self.varintBytes(UInt64(eventPayloadBytes)) + eventPayloadBytes
@@ -181,8 +186,6 @@ public struct WireFormat: Sendable, Equatable {
             let ack = 1 + Self.varintBytes(id)
             return Self.grpcMessage(1 + 1 + ack)
         case .ping, .pong: return Self.ping
-        case .preface: return Self.clientConnectionStart.reduce(0, +)
-        case .prefaceAccepted: return Self.serverConnectionStart.reduce(0, +)
         case .goAway: return Self.goAway
         case .callCancelled: return Self.resetStream
         default: return 0
