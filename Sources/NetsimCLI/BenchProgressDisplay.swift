@@ -47,9 +47,7 @@ final class BenchProgressDisplay: Sendable {
         if progress.transports.isEmpty {
             // The model engine reports devices done, as a share of the run.
             let fraction = progress.durationSeconds > 0 ? min(1, progress.elapsedSeconds / progress.durationSeconds) : 1
-            let filled = Int((fraction * 30).rounded(.down))
-            return ["model [\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] "
-                + String(format: "%3.0f%% of the devices played", fraction * 100)]
+            return ["model \(progressBar(fraction)) of the devices played"]
         }
         return progress.transports.map { transport in
             let states = transport.radioStates.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
@@ -62,4 +60,11 @@ final class BenchProgressDisplay: Sendable {
     }
 
     static func formatSeconds(_ seconds: Double) -> String { String(format: "%.0fs", seconds) }
+}
+
+/// `[#########.....................]  30%`: the model engine's and the tuner's progress.
+func progressBar(_ fraction: Double) -> String {
+    let filled = Int((min(max(fraction, 0), 1) * 30).rounded(.down))
+    return "[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] "
+        + String(format: "%3.0f%%", fraction * 100)
 }

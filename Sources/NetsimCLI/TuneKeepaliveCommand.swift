@@ -166,9 +166,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         let showProgress = !quiet
         let results = sweep.run { fraction in
             guard showProgress else { return }
-            let filled = Int((fraction * 30).rounded(.down))
-            let bar = String(repeating: "#", count: filled) + String(repeating: ".", count: 30 - filled)
-            FileHandle.standardError.write(Data("\rtune [\(bar)] \(Int((fraction * 100).rounded()))%".utf8))
+            FileHandle.standardError.write(Data("\rtune \(progressBar(fraction))".utf8))
             if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
         }
         let markdown = KeepaliveRendering.markdown(results)

@@ -111,10 +111,7 @@ public enum KeepaliveRendering {
             """
     }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    static func escape(_ text: String) -> String { text.htmlEscaped }
 
     static func scatter(_ results: KeepaliveResults) -> String {
         let width = 760.0, height = 380.0, left = 70.0, bottom = 40.0, top = 10.0, right = 20.0

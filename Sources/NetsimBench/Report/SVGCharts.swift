@@ -138,8 +138,5 @@ enum SVGCharts {
         String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\">", x, y, size) + escape(content) + "</text>"
     }
 
-    static func escape(_ text: String) -> String {
-        text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-    }
+    static func escape(_ text: String) -> String { text.htmlEscaped }
 }

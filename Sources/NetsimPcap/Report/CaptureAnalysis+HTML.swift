@@ -120,17 +120,5 @@ extension CaptureAnalysis {
 
     private func format(_ value: Double) -> String { Format.number(value, decimals: 1) }
 
-    private func escaped(_ text: String) -> String {
-        var result = ""
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
+    private func escaped(_ text: String) -> String { text.htmlEscaped }
 }
