@@ -44,10 +44,8 @@ final class BenchProgressDisplay: Sendable {
     static func lines(_ progress: BenchProgress) -> [String] {
         let clock = String(format: "%5.1fs / %@", min(progress.elapsedSeconds, progress.durationSeconds), formatSeconds(progress.durationSeconds))
             + (progress.draining ? " (draining)" : "")
-        if progress.transports.isEmpty {
-            // The model engine reports devices done, as a share of the run.
-            let fraction = progress.durationSeconds > 0 ? min(1, progress.elapsedSeconds / progress.durationSeconds) : 1
-            return ["model \(progressBar(fraction)) of the devices played"]
+        if let played = progress.devicesPlayed {
+            return ["model \(progressBar(played)) of the devices played"]
         }
         return progress.transports.map { transport in
             let states = transport.radioStates.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")

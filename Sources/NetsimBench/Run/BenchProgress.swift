@@ -7,6 +7,9 @@ public struct BenchProgress: Sendable {
     /// Past the duration, waiting for messages still in flight.
     public var draining: Bool
     public var transports: [Transport]
+    /// The model engine's progress: the share of devices played (it has no live per-transport
+    /// state; `elapsedSeconds` is that share of the duration). Nil for the live bench.
+    public var devicesPlayed: Double? = nil
 
     public struct Transport: Sendable {
         public var transport: BenchTransport

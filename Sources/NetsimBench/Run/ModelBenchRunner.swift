@@ -29,7 +29,7 @@ public enum ModelBenchRunner {
                 onProgress(
                     BenchProgress(
                         elapsedSeconds: fraction * configuration.duration, durationSeconds: configuration.duration, draining: false,
-                        transports: []))
+                        transports: [], devicesPlayed: fraction))
             },
             records: { transport, _, records in
                 if profileEvents == nil { profileEvents = records.events }
