@@ -68,6 +68,7 @@ let package = Package(
             dependencies: [
                 "NetsimCore",
                 "NetsimModel",
+                "NetsimTune",
                 "NetsimProxy",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -121,7 +122,7 @@ let package = Package(
         .testTarget(name: "NetsimPcapTests", dependencies: ["NetsimPcap", "NetsimCore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "NetsimBenchTests",
-            dependencies: ["NetsimBench", "NetsimModel", "NetsimProxy", "NetsimCore"]
+            dependencies: ["NetsimBench", "NetsimModel", "NetsimTune", "NetsimProxy", "NetsimCore"]
         ),
         .testTarget(
             name: "NetsimCLITests",

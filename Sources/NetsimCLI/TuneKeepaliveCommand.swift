@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import Logging
+import NetsimBench
 import NetsimCore
 import NetsimModel
 import NetsimTune
@@ -20,8 +22,13 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             --detect-within at p95 are discarded; of the rest, the knee of the front of energy per \
             hour against p95 detection time is recommended. Defaults and their sources: docs/tune.md.
 
-            Exit status: 0 with a recommendation; 1 when no configuration is viable or a report \
-            cannot be written; 2 for a bad profile or policy file; 64 for a usage error.
+            --verify then plays the recommendation and the first baseline live, the real grpc-swift \
+            client and server through the real proxy, on every profile behind the shortest NAT \
+            timeout with seeds 0 and 1, every timer running --time-scale times faster than the \
+            wall clock, and compares them with the model (agreement: within 15%).
+
+            Exit status: 0 with a recommendation; 1 when no configuration is viable, a report \
+            cannot be written or --verify finds model and live more than 15% apart; 2 for a bad profile or policy file; 64 for a usage error.
             """
     )
 
@@ -83,6 +90,12 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Option(help: "Report formats, comma-separated: md, json, html. Default: md,json,html.")
     var format = "md,json,html"
 
+    @Flag(help: "Also play the recommendation and a baseline live (gRPC only) and compare them with the model.")
+    var verify = false
+
+    @Option(name: .customLong("time-scale"), help: "With --verify: emulated seconds per wall-clock second, for every timer of client, server, proxy and radio. Default: 60 (an hour in a minute).")
+    var timeScale = 60.0
+
     @Flag(help: "No progress display.")
     var quiet = false
 
@@ -104,6 +117,10 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         var sweep = KeepaliveSweep(profiles: [Profile.passThrough])
         try configure(&sweep)
         if let problem = sweep.problem() { throw ValidationError(problem) }
+        if verify {
+            guard transport == .grpc else { throw ValidationError("--verify replays the gRPC transport only (the real grpc-swift client and server)") }
+            guard timeScale >= 1, timeScale <= 1000 else { throw ValidationError("--time-scale must be from 1 to 1000, got \(timeScale)") }
+        }
     }
 
     func chosenFormats() throws -> Set<ReportFormat> {
@@ -158,6 +175,10 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             sweep.serverPolicy = try loadSettings(serverPolicy, GRPCServerPolicy.load)
         }
         if workload != "idle" { sweep.workload = try loadSettings(workload, Workload.load) }
+        if verify, sweep.serverPolicy.maxPingStrikes != 2 {
+            printError("--verify: grpc-swift's server sends GOAWAY after exactly 2 ping strikes; \(serverPolicy) asks for \(sweep.serverPolicy.maxPingStrikes)")
+            throw ExitCode.validationFailure
+        }
 
         let runs = sweep.keepalives.count * sweep.profiles.count * sweep.natTimeouts.count * sweep.seeds
         printError(
@@ -169,21 +190,52 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             FileHandle.standardError.write(Data("\rtune \(progressBar(fraction))".utf8))
             if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
         }
-        let markdown = KeepaliveRendering.markdown(results)
-        try write(results, markdown: markdown)
+        let verification = results.recommended == nil || !verify ? nil : try await verifyLive(results)
+        let markdown = KeepaliveRendering.markdown(results, verification: verification)
+        try write(results, verification: verification, markdown: markdown)
         print(markdown, terminator: "")
-        if results.recommended == nil { throw ExitCode(1) }
+        if results.recommended == nil || verification?.agrees == false { throw ExitCode(1) }
     }
 
-    private func write(_ results: KeepaliveResults, markdown: String) throws {
+    /// Plays the recommendation and a baseline live and compares them with the model.
+    private func verifyLive(_ results: KeepaliveResults) async throws -> VerificationTable {
+        let verification: KeepaliveVerification
+        do { verification = try KeepaliveVerification(results) } catch {
+            printError("--verify: \(error)")
+            throw ExitCode(1)
+        }
+        let wall = results.sweep.horizon / timeScale
+        printError(
+            "verify: \(verification.plans.count) live runs of \(Quantity.formatDuration(results.sweep.horizon)) at once, "
+                + "\(String(format: "%g", timeScale)) times real time: about \(Quantity.formatDuration(wall.rounded(.up)))")
+        let logger = Logger(label: "netsim.tune") { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = .warning
+            return handler
+        }
+        let showProgress = !quiet
+        let horizon = results.sweep.horizon
+        let live = try await verification.playLive(timeScale: timeScale, logger: logger) { played in
+            guard showProgress else { return }
+            FileHandle.standardError.write(Data("\rverify \(progressBar(played / horizon))".utf8))
+        }
+        if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+        return verification.compare(live: live, timeScale: timeScale)
+    }
+
+    private func write(_ results: KeepaliveResults, verification: VerificationTable?, markdown: String) throws {
         let formats = try chosenFormats()
         let directory = URL(fileURLWithPath: out, isDirectory: true)
         let base = directory.appendingPathComponent("tune-keepalive-\(transport.rawValue)")
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             if formats.contains(.md) { try Data(markdown.utf8).write(to: base.appendingPathExtension("md")) }
-            if formats.contains(.json) { try KeepaliveReport(results).json().write(to: base.appendingPathExtension("json")) }
-            if formats.contains(.html) { try Data(KeepaliveRendering.html(results).utf8).write(to: base.appendingPathExtension("html")) }
+            if formats.contains(.json) {
+                try KeepaliveReport(results, verification: verification).json().write(to: base.appendingPathExtension("json"))
+            }
+            if formats.contains(.html) {
+                try Data(KeepaliveRendering.html(results, verification: verification).utf8).write(to: base.appendingPathExtension("html"))
+            }
         } catch {
             printError("cannot write the reports to \(out): \(error)")
             throw ExitCode(1)

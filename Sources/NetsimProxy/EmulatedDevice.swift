@@ -49,7 +49,7 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         let id = model.openConnection(at: now)
-        let handshake = model.handshake(at: now)
+        let handshake = model.handshake(on: id, at: now)
         options.observer?.opened(
             id, clientPort: client.remoteAddress?.port ?? 0, upstream: upstream, handshakeOnAir: handshake.start)
         let connection = ProxiedConnection(id: id, device: self)

@@ -10,7 +10,7 @@ public enum KeepaliveRendering {
         value < 60 ? String(format: "%.1f s", value) : String(format: "%.0f s", value)
     }
 
-    public static func markdown(_ results: KeepaliveResults) -> String {
+    public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
         let sweep = results.sweep
         var lines: [String] = []
         lines.append("## netsim tune keepalive: \(sweep.transport.rawValue), server policy \(sweep.serverPolicy.name)")
@@ -53,6 +53,7 @@ public enum KeepaliveRendering {
                     + "not the whole phone's.")
             lines.append("")
         }
+        if let verification { lines.append(verification.markdown()) }
         lines.append("### The front (viable configurations no other beats on both energy and detection)")
         lines.append("")
         lines.append(table(results.pareto, recommended: results.recommended?.keepalive))
@@ -87,7 +88,7 @@ public enum KeepaliveRendering {
 
     // MARK: HTML
 
-    public static func html(_ results: KeepaliveResults) -> String {
+    public static func html(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
         let sweep = results.sweep
         var body = "<h1>netsim tune keepalive: \(escape(sweep.transport.rawValue)), server policy \(escape(sweep.serverPolicy.name))</h1>"
         body += "<p>\(escape(KeepaliveRecommendationText.paragraph(results)))</p>"
@@ -100,6 +101,7 @@ public enum KeepaliveRendering {
         body += "<h2>Energy per hour by keepalive time and NAT timeout (\(escape(sweep.profiles[0].name)))</h2>"
         body += "<p class=\"note\">Crossed cells lost connections to NAT expiry.</p>"
         body += heatMap(results)
+        if let verification { body += verificationTable(verification) }
         body += "<h2>Every configuration</h2>" + htmlTable(results)
         return """
             <!doctype html><html><head><meta charset="utf-8"><title>netsim tune keepalive</title><style>
@@ -191,6 +193,23 @@ public enum KeepaliveRendering {
                 + "<td>\(String(format: "%.1f", m.promotionsPerHour))</td><td>\(String(format: "%.2f", m.natExpiriesPerHour))</td>"
                 + "<td>\(escape(seconds(m.detectionSeconds.p95)))</td><td>\(String(format: "%.2f", m.goaways))</td>"
                 + "<td style=\"text-align:left\">\(escape(summary.disqualified.joined(separator: "; ")))</td></tr>"
+        }
+        return html + "</table>"
+    }
+
+    static func verificationTable(_ table: VerificationTable) -> String {
+        var html = "<h2>Verified live</h2><p class=\"note\">The model against the real grpc-swift client and server through "
+            + "the real proxy, played \(escape(VerificationTable.number(table.timeScale))) times faster than real time; agreement "
+            + "within \(Int(KeepaliveVerification.tolerance * 100))%: \(table.agrees ? "yes" : "<b>no</b>").</p>"
+        html += "<table><tr><th>configuration</th><th>figure</th><th>model</th><th>live</th><th>live / model</th></tr>"
+        for row in table.rows {
+            for figure in row.figures {
+                let ratio = figure.model > 0 ? String(format: "%.3f", figure.live / figure.model) : "–"
+                let style = VerificationTable.agrees(figure.model, figure.live) ? "" : " style=\"color:#b00\""
+                html += "<tr\(style)><td>\(escape(row.role.rawValue + ": " + row.keepalive.label))</td><td>\(escape(figure.name))</td>"
+                    + "<td>\(escape(VerificationTable.number(figure.model)))</td><td>\(escape(VerificationTable.number(figure.live)))</td>"
+                    + "<td>\(ratio)</td></tr>"
+            }
         }
         return html + "</table>"
     }

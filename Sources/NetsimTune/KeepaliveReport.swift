@@ -21,6 +21,29 @@ public struct KeepaliveReport: Sendable, Codable {
     public var recommended: Summary?
     /// The configurations users bring, measured beside the grid, against the recommendation.
     public var comparisons: [Comparison]
+    /// With `--verify`: the recommendation and a baseline played by the model and live.
+    public var verification: Verification?
+
+    public struct Verification: Sendable, Codable {
+        public var profiles: [String]
+        public var natTimeoutSeconds: Double?
+        public var seeds: Int
+        public var horizonSeconds: Double
+        public var timeScale: Double
+        /// The fraction within which each figure must agree.
+        public var tolerance: Double
+        public var agrees: Bool
+        public var configs: [Config]
+
+        public struct Config: Sendable, Codable {
+            /// `recommended` or `baseline`.
+            public var role: String
+            public var keepalive: Keepalive
+            /// The live run cannot see GOAWAYs or the server's pings: those are zero in `live`.
+            public var model: KeepaliveResults.Metrics
+            public var live: KeepaliveResults.Metrics
+        }
+    }
 
     public struct Keepalive: Sendable, Codable, Equatable {
         public var time: Double
@@ -53,7 +76,7 @@ public struct KeepaliveReport: Sendable, Codable {
         public var recommendationSavesPercent: Double?
     }
 
-    public init(_ results: KeepaliveResults) {
+    public init(_ results: KeepaliveResults, verification table: VerificationTable? = nil) {
         let sweep = results.sweep
         netsimVersion = NetsimVersion.current
         transport = sweep.transport.rawValue
@@ -77,6 +100,14 @@ public struct KeepaliveReport: Sendable, Codable {
                 name: name, keepalive: Keepalive(summary.keepalive), energyJoulesPerHour: summary.metrics.energyJoulesPerHour,
                 detectionP95Seconds: summary.metrics.detectionSeconds.p95, natExpiriesPerHour: summary.metrics.natExpiriesPerHour,
                 recommendationSavesPercent: saving)
+        }
+        verification = table.map { table in
+            Verification(
+                profiles: table.profiles, natTimeoutSeconds: table.natTimeoutSeconds, seeds: table.seeds, horizonSeconds: table.horizon,
+                timeScale: table.timeScale, tolerance: KeepaliveVerification.tolerance, agrees: table.agrees,
+                configs: table.rows.map { row in
+                    Verification.Config(role: row.role.rawValue, keepalive: Keepalive(row.keepalive), model: row.model, live: row.live)
+                })
         }
     }
 

@@ -168,6 +168,11 @@ public struct KeepaliveSweep: Sendable {
         return profile
     }
 
+    /// The device's own seed in a scenario (its jitter and loss draws).
+    static func deviceSeed(_ scenario: Scenario) -> UInt64 {
+        UInt64(scenario.seed) &+ 1
+    }
+
     func client(_ keepalive: Keepalive) -> ModelEngine.ClientChoice {
         switch transport {
         case .grpc:
@@ -201,7 +206,7 @@ public struct KeepaliveSweep: Sendable {
             let scenario = scenarios[index]
             let outcome = ModelEngine.playDevice(
                 profile: scenarioProfile(scenario), client: client(keepalives[scenario.keepalive]), workload: workload,
-                duration: horizon, seed: UInt64(scenario.seed) &+ 1)
+                duration: horizon, seed: Self.deviceSeed(scenario))
             let done = outcomes.set(index, ScenarioMetrics(outcome, horizon: horizon))
             if done % step == 0 || done == scenarios.count { progress(Double(done) / Double(scenarios.count)) }
         }

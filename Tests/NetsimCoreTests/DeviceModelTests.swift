@@ -54,13 +54,48 @@ import Testing
     @Test func theHandshakeStartsThePromotionAndTheFirstBytesWaitForTheRest() {
         var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters())), seed: 1)
         let connection = device.openConnection(at: 10)
-        #expect(abs(device.handshake(at: 10).start - 10.26) < 1e-9)
+        #expect(abs(device.handshake(on: connection, at: 10).start - 10.26) < 1e-9)
         guard case .deliver(let delivery) = device.send(100, .up, on: connection, at: 10.1) else {
             Issue.record("not delivered")
             return
         }
         #expect(abs(delivery.radioWait - 0.16) < 1e-9)
         #expect(device.radioReport(until: 30).promotions == 1)
+    }
+
+    /// Found by `netsim tune keepalive --verify`: a server's SETTINGS written at accept during an
+    /// outage (held until TCP's retransmission gets through, after it) set the NAT's idle clock
+    /// back to the write, under the client's bytes that were held to the same retransmission;
+    /// the next bytes then found the mapping expired though both had just crossed it.
+    @Test func bytesAnOutageHeldRefreshTheNATWhenTheyGetThroughInEitherDirection() {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 100, mode: .stall))
+        var device = DeviceModel(
+            profile: profile(
+                up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05), nat: NATPolicy(idleTimeout: 30, mode: .silent),
+                events: [outage]),
+            seed: 1)
+        _ = device.advance(to: 20)
+        let connection = device.openConnection(at: 20)
+        let syn = device.handshake(on: connection, at: 20)
+        #expect(syn.start > 110)
+        let up = deliveryTime(device.send(100, .up, on: connection, at: 20))!
+        let down = deliveryTime(device.send(100, .down, on: connection, at: 20.1))!
+        #expect(up > 110 && down > 110)
+        // 30 s after the held bytes got through, less a little: the mapping is still there.
+        #expect(deliveryTime(device.send(100, .up, on: connection, at: min(up, down) + 29)) != nil)
+        #expect(device.eventCounts["nat-expiry", default: 0] == 0)
+    }
+
+    @Test func aNATExpirySaysWhenTheMappingExpired() {
+        var device = DeviceModel(
+            profile: profile(up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05), nat: NATPolicy(idleTimeout: 30, mode: .silent)),
+            seed: 1)
+        let connection = device.openConnection(at: 0)
+        let delivered = deliveryTime(device.send(100, .up, on: connection, at: 1))!
+        #expect(device.send(100, .up, on: connection, at: 100) == .discard)
+        let expiry = device.events.first { $0.kind == "nat-expiry" }
+        #expect(expiry?.at == 100)
+        #expect(abs((expiry?.expiredAt ?? 0) - (delivered + 30)) < 1e-9)
     }
 
     @Test func aStallOutageDelaysButDelivers() {
@@ -86,7 +121,7 @@ import Testing
                 events: [outage]),
             seed: 1)
         let connection = device.openConnection(at: 0)
-        _ = device.handshake(at: 0)
+        _ = device.handshake(on: connection, at: 0)
         _ = device.advance(to: 51)
         let held = deliveryTime(device.send(316, .up, on: connection, at: 51))!
         #expect(held > 75)

@@ -35,6 +35,9 @@ final class DeviceLedger: Sendable {
         var failedAttempts = 0
         /// gRPC calls ended by their deadline and opened again.
         var callRenewals = 0
+        /// When an open gRPC call ended other than by its deadline, on the bench clock: the app
+        /// learning that its connection was gone (the keepalive replay's detection times).
+        var openCallEnds: [Double] = []
     }
 
     struct Delivery: Sendable, Equatable {
@@ -146,6 +149,7 @@ final class DeviceLedger: Sendable {
     func countFailedAttempt() { state.withLock { $0.record.failedAttempts += 1 } }
     func countCallRenewal() { state.withLock { $0.record.callRenewals += 1 } }
     func countReceiveBufferDrop() { state.withLock { $0.record.receiveBufferDrops += 1 } }
+    func noteOpenCallEnded(at time: Double) { state.withLock { $0.record.openCallEnds.append(time) } }
 
     /// Whether every event created so far has been delivered and every message acknowledged:
     /// the bench's drain waits for this.

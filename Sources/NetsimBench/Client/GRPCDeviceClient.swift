@@ -20,6 +20,11 @@ struct GRPCDeviceClient: Sendable {
     /// Whether the phone has a network now (the emulated device's connectivity).
     let networkIsUp: @Sendable () async -> Bool
 
+    /// How often the app asks whether the phone has a network: a quarter of a second of
+    /// emulated time, as a reachability callback would be that quick, but at most 200 times a
+    /// wall-clock second when time runs faster.
+    private var networkPollInterval: Duration { max(clock.wallDuration(0.25), .milliseconds(5)) }
+
     private enum Input: Sendable {
         case callOpened
         case callEnded
@@ -67,7 +72,7 @@ struct GRPCDeviceClient: Sendable {
                             available = now
                             input.yield(.network(available: now))
                         }
-                        try? await Task.sleep(for: .milliseconds(250))
+                        try? await Task.sleep(for: networkPollInterval)
                     }
                 }
                 var machine = ReconnectionStateMachine<ContinuousClock>(backoff: settings.backoff, seed: seed)
@@ -123,6 +128,12 @@ struct GRPCDeviceClient: Sendable {
         options.waitForReady = false
         let generation = ledger.beginConnection()
         let device = UInt32(device)
+        let opened = ConnectedFlag()
+        defer {
+            // An open call that ends is the app learning its connection is gone (a deadline's
+            // renewal and the run's end aside).
+            if opened.value, !Task.isCancelled { ledger.noteOpenCallEnded(at: clock.now()) }
+        }
         do {
             try await stub.session(
                 options: options,
@@ -140,6 +151,7 @@ struct GRPCDeviceClient: Sendable {
                 },
                 onResponse: { response in
                     guard case .success = response.accepted else { return }
+                    opened.set()
                     input.yield(.callOpened)
                     for try await frame in response.messages {
                         switch frame.frame {
@@ -155,6 +167,7 @@ struct GRPCDeviceClient: Sendable {
                 })
             ledger.countFailedAttempt()
         } catch let error as RPCError where error.code == .deadlineExceeded {
+            opened.clear()
             ledger.countCallRenewal()
         } catch {
             if !Task.isCancelled { ledger.countFailedAttempt() }

@@ -20,15 +20,43 @@ public struct BenchResult: Sendable {
 /// device, all at once, the same seeded workload for each transport; then the drain, and the
 /// analysis.
 public enum BenchRunner {
+    /// A configuration `BenchConfiguration.problem` refuses.
+    public struct ConfigurationProblem: Error, CustomStringConvertible {
+        public let description: String
+    }
+
     public static func run(
         _ configuration: BenchConfiguration, logger: Logger, onProgress: @escaping @Sendable (BenchProgress) -> Void
     ) async throws -> BenchResult {
+        let (measured, drainEnd) = try await measure(configuration, logger: logger, onProgress: onProgress)
+        var charts: [BenchTransport: TransportCharts] = [:]
+        var transports: [String: BenchReport.TransportReport] = [:]
+        var profileEvents: [DeviceEvent] = []
+        for transport in configuration.transports {
+            let measurements = measured[transport] ?? []
+            if profileEvents.isEmpty { profileEvents = measurements.first?.proxy.events ?? [] }
+            let (report, chart) = BenchAnalysis.summarize(measurements)
+            transports[transport.rawValue] = report
+            charts[transport] = chart
+        }
+        return configuration.result(
+            engine: "live", drainSeconds: max(0, drainEnd - configuration.duration), transports: transports, charts: charts,
+            profileEvents: profileEvents)
+    }
+
+    /// Plays the bench and returns each device's measurements per transport, with the time the
+    /// drain ended on the bench clock.
+    static func measure(
+        _ configuration: BenchConfiguration, logger: Logger, onProgress: @escaping @Sendable (BenchProgress) -> Void
+    ) async throws -> (devices: [BenchTransport: [DeviceMeasurement]], drainEnd: Double) {
+        if let problem = configuration.problem() { throw ConfigurationProblem(description: problem) }
         let schedules = (0..<configuration.devices).map {
             configuration.workload.schedule(device: $0, seed: configuration.seed, duration: configuration.duration)
         }
-        let clock = BenchClock()
+        let clock = BenchClock(timeScale: configuration.timeScale)
         let servers = try await BenchServers.start(
-            configuration.transports, schedules: schedules, client: configuration.client, clock: clock, logger: logger)
+            configuration.transports, schedules: schedules, client: configuration.client,
+            grpcPolicy: configuration.grpcServerPolicy ?? .matching(configuration.client.grpc), clock: clock, logger: logger)
         var proxyLogger = logger
         proxyLogger.logLevel = max(logger.logLevel, .warning)
         var started: [Fleet] = []
@@ -46,8 +74,7 @@ public enum BenchRunner {
         }
         let fleets = started
 
-        // Each fleet's measurements, taken when the run ends.
-        var measured: [[DeviceMeasurement]] = []
+        var measured: [BenchTransport: [DeviceMeasurement]] = [:]
         var drainEnd = configuration.duration
         await withTaskGroup(of: Void.self) { group in
             for fleet in fleets {
@@ -71,24 +98,12 @@ public enum BenchRunner {
             onProgress(await progress(fleets, configuration: configuration, clock: clock))
             // The proxies stop before the clients do, so the clients' teardown (FINs, GOAWAYs)
             // after the run is not charged to the phones' radios.
-            for fleet in fleets { measured.append(await fleet.stopProxies()) }
+            for fleet in fleets { measured[fleet.transport] = await fleet.stopProxies() }
             for fleet in fleets { fleet.stopClients() }
             group.cancelAll()
         }
-
-        var charts: [BenchTransport: TransportCharts] = [:]
-        var transports: [String: BenchReport.TransportReport] = [:]
-        var profileEvents: [DeviceEvent] = []
-        for (fleet, measurements) in zip(fleets, measured) {
-            if profileEvents.isEmpty { profileEvents = measurements.first?.proxy.events ?? [] }
-            let (report, chart) = BenchAnalysis.summarize(measurements)
-            transports[fleet.transport.rawValue] = report
-            charts[fleet.transport] = chart
-        }
         await servers.stop()
-        return configuration.result(
-            engine: "live", drainSeconds: max(0, drainEnd - configuration.duration), transports: transports, charts: charts,
-            profileEvents: profileEvents)
+        return (measured, drainEnd)
     }
 
     /// Creates every device's events at their scheduled times (one task per transport, so each
@@ -173,7 +188,8 @@ struct Fleet: Sendable {
                 ).run()
             case .grpc:
                 await GRPCDeviceClient(
-                    device: index, port: port, ledger: ledger, settings: settings.grpc, clock: clock, seed: seed, logger: logger,
+                    device: index, port: port, ledger: ledger, settings: settings.grpc.scaled(by: clock.timeScale), clock: clock,
+                    seed: seed, logger: logger,
                     networkIsUp: { [proxy] in (try? await proxy.status()).map { !$0.disconnected } ?? true }
                 ).run()
             }
@@ -186,6 +202,7 @@ struct Fleet: Sendable {
     ) async throws -> Fleet {
         var options = ProxyOptions()
         options.recordsRadioTimeline = true
+        options.timeScale = configuration.timeScale
         var devices: [Device] = []
         for index in 0..<configuration.devices {
             // Device i of every transport gets the same seed: the same jitter and loss draws.

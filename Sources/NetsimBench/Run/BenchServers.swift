@@ -19,7 +19,8 @@ struct BenchServers {
     }
 
     static func start(
-        _ transports: [BenchTransport], schedules: [DeviceSchedule], client: ClientSettings, clock: BenchClock, logger: Logger
+        _ transports: [BenchTransport], schedules: [DeviceSchedule], client: ClientSettings, grpcPolicy: GRPCServerPolicy,
+        clock: BenchClock, logger: Logger
     ) async throws -> BenchServers {
         let (bound, binding) = AsyncStream.makeStream(
             of: (BenchTransport, Int).self, bufferingPolicy: .bufferingOldest(BenchTransport.allCases.count))
@@ -39,7 +40,7 @@ struct BenchServers {
                         store: store, clock: clock, pingInterval: client.webSocket.pingInterval, logger: logger
                     ) { port in binding.yield((.ws, port)) })
             case .grpc:
-                let serverTransport = EventStreamService.transport(client: client.grpc)
+                let serverTransport = EventStreamService.transport(policy: grpcPolicy, timeScale: clock.timeScale)
                 grpcTransport = serverTransport
                 let server = GRPCServer(transport: serverTransport, services: [EventStreamService(store: store, clock: clock)])
                 services.append(GRPCServerService(server: server))

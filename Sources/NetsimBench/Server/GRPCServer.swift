@@ -46,18 +46,20 @@ struct EventStreamService: Netsim_Bench_EventStream.SimpleServiceProtocol {
         }
     }
 
-    /// The server transport, with a keepalive enforcement policy that matches the client's:
-    /// pings as often as the client's keepalive time are welcome (with or without calls, as
-    /// the client is configured), so a well-behaved client is never sent away with
-    /// ENHANCE_YOUR_CALM; the server's own pings find dead clients at twice that time.
-    static func transport(client settings: ClientSettings.GRPCClientSettings) -> HTTP2ServerTransport.Posix {
+    /// The server transport, policing and probing its clients' connections as `policy` says,
+    /// every timer divided by `timeScale` (see `BenchClock`).
+    ///
+    /// grpc-swift-nio-transport fixes the ping strikes at 2 (`BenchConfiguration.problem`
+    /// refuses other counts) and always has a keepalive time: a policy without server pings gets
+    /// ten years.
+    static func transport(policy: GRPCServerPolicy, timeScale: Double) -> HTTP2ServerTransport.Posix {
         HTTP2ServerTransport.Posix(
             address: .ipv4(host: "127.0.0.1", port: 0), transportSecurity: .plaintext,
             config: .defaults { config in
-                config.connection.keepalive.time = .seconds(settings.keepaliveTime * 2)
-                config.connection.keepalive.timeout = .seconds(settings.keepaliveTimeout)
-                config.connection.keepalive.clientBehavior.allowWithoutCalls = settings.permitWithoutCalls
-                config.connection.keepalive.clientBehavior.minPingIntervalWithoutCalls = .seconds(settings.keepaliveTime)
+                config.connection.keepalive.time = .seconds((policy.keepaliveTime ?? 10 * 365 * 86_400) / timeScale)
+                config.connection.keepalive.timeout = .seconds(policy.keepaliveTimeout / timeScale)
+                config.connection.keepalive.clientBehavior.allowWithoutCalls = policy.allowWithoutCalls
+                config.connection.keepalive.clientBehavior.minPingIntervalWithoutCalls = .seconds((policy.minPingInterval ?? 0) / timeScale)
             })
     }
 }

@@ -57,7 +57,7 @@ public struct DeviceModel: Sendable {
     public mutating func openConnection(at time: Double) -> ConnectionID {
         let id = nextConnection
         nextConnection += 1
-        connections[id] = ConnectionState(lastActivity: time)
+        connections[id] = ConnectionState(lastActivity: time, establishedAt: time)
         return id
     }
 
@@ -67,10 +67,15 @@ public struct DeviceModel: Sendable {
     /// A connection's opening SYN crossing the radio. A proxy cannot delay the handshake itself
     /// (the client's connect completes at once on loopback), but a real phone's SYN wakes the
     /// radio: the promotion starts at connect and the first bytes wait for what is left of it.
-    /// Returns when the SYN was on air.
-    public mutating func handshake(at time: Double) -> LinkSchedule.Transmission {
+    /// Returns when the SYN was on air. The carrier's NAT sees the SYN when it gets through: an
+    /// outage's retransmissions make that later than the connect.
+    public mutating func handshake(on connection: ConnectionID, at time: Double) -> LinkSchedule.Transmission {
         settle(through: time)
         let ready = gaps.deliverableTime(time, retransmissionTimeout: retransmissionTimeout)
+        if let state = connections[connection] {
+            connections[connection]?.lastActivity = max(state.lastActivity, ready)
+            connections[connection]?.establishedAt = max(state.establishedAt, ready)
+        }
         guard let admission = radio?.admit(at: ready, direction: .up, bytes: Self.handshakeBytes) else {
             return .init(start: ready, end: ready)
         }
@@ -99,10 +104,14 @@ public struct DeviceModel: Sendable {
         if let nat = profile.nat, time - state.lastActivity > nat.idleTimeout {
             state.fate = nat.mode == .silent ? .silenced : .reset
             connections[connection] = state
-            record(DeviceEvent(at: time, kind: "nat-expiry", network: network.name, mode: nat.mode.rawValue, affectedConnections: 1))
+            record(
+                DeviceEvent(
+                    at: time, kind: "nat-expiry", network: network.name, mode: nat.mode.rawValue, affectedConnections: 1,
+                    expiredAt: state.lastActivity + nat.idleTimeout))
             return state.fate == .silenced ? .discard : .reset
         }
-        state.lastActivity = time
+        // Never backwards: bytes an outage held may already have refreshed it for later.
+        state.lastActivity = max(state.lastActivity, time)
         connections[connection] = state
         settle(through: time)
 
@@ -120,7 +129,7 @@ public struct DeviceModel: Sendable {
                 on: connection, at: gaps.deliverableTime(arrival, retransmissionTimeout: timeout))
             // The carrier's NAT sees the bytes when they get through, not when the app wrote
             // them: bytes an outage held refresh the mapping when TCP's retransmission lands.
-            connections[connection]?.lastActivity = max(time, delivery)
+            connections[connection]?.lastActivity = max(state.lastActivity, delivery)
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         case .down:
             let atRadio = time + downlink.propagationDelay()
@@ -130,6 +139,8 @@ public struct DeviceModel: Sendable {
             let transmission = downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: timeout)
             radio?.transmitted(from: transmission.start, to: transmission.end, direction: .down, bytes: bytes)
             let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
+            // The server's retransmission that gets through an outage passes the NAT then.
+            connections[connection]?.lastActivity = max(state.lastActivity, ready)
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         }
     }
@@ -229,7 +240,7 @@ public struct DeviceModel: Sendable {
     }
 
     private mutating func apply(_ kind: TimelineEvent.Kind, at time: Double) -> [DeviceAction] {
-        let open = connections.filter { $0.value.fate == .open }.map(\.key).sorted()
+        let open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
         switch kind {
         case .outage(let duration, let mode):
             record(DeviceEvent(
@@ -335,6 +346,10 @@ struct ConnectionState: Sendable {
     enum Fate: Sendable { case open, silenced, reset }
     var lastActivity: Double
     var fate = Fate.open
+    /// When the SYN got through (later than the connect when an outage held it). Until then
+    /// the phone's TCP is still retransmitting its SYN: an outage or handover that starts
+    /// meanwhile has no connection to kill, and the handshake completes after it.
+    var establishedAt: Double
 }
 
 /// A timeline event as it happened, for reports.
@@ -345,11 +360,15 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
     public var mode: String?
     public var durationSeconds: Double?
     public var affectedConnections: Int?
+    /// A `nat-expiry`'s mapping expired here, its idle timeout after the connection's last
+    /// bytes; `at` is later, when the next bytes found it gone. The connection died at this time.
+    public var expiredAt: Double?
 
     public init(
         at: Double, kind: String, network: String? = nil, mode: String? = nil, durationSeconds: Double? = nil,
-        affectedConnections: Int? = nil
+        affectedConnections: Int? = nil, expiredAt: Double? = nil
     ) {
+        self.expiredAt = expiredAt
         self.at = at
         self.kind = kind
         self.network = network

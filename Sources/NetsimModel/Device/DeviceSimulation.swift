@@ -10,6 +10,9 @@ struct ModelLink: Sendable {
     var serverOpen = true
     /// When the profile killed it silently (blackhole, NAT expiry), for detection times.
     var diedAt: Double?
+    /// The path swallows everything on it from now on, bytes already on their way included:
+    /// the proxy drops its queues when it silences a connection.
+    var silenced = false
     /// When each side's TCP will give up on data the path swallowed, once armed.
     var clientGivesUp = false
     var serverGivesUp = false
@@ -227,7 +230,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
             perform(client.messageProduced(now: now, ledger: &ledger))
         case .arrival(let id, let direction, let size, let first, let more):
             let rest = more == 0 ? [] : mergedFrames.removeValue(forKey: more) ?? []
-            guard var link = links[id] else { return }
+            guard var link = links[id], !link.silenced else { return }
             if direction == .up ? link.serverOpen : link.clientOpen {
                 count(size, direction)
                 if let first { arrive(first, direction, on: id) }
@@ -241,6 +244,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
                 count(size, direction)
             }
         case .finArrival(let id, let direction):
+            guard links[id]?.silenced == false else { return }
             if direction == .up {
                 guard links[id]?.serverOpen == true else { return }
                 perform(server.connectionEnded(id))
@@ -370,7 +374,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private mutating func openConnection() -> ConnectionID {
         applyTimeline()
         let id = device.openConnection(at: now)
-        _ = device.handshake(at: now)
+        _ = device.handshake(on: id, at: now)
         links[id] = ModelLink(lastActivity: now)
         tally.opened += 1
         return id
@@ -457,6 +461,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private mutating func swallowed(_ direction: Direction, on id: ConnectionID) {
         guard var link = links[id] else { return }
         if link.diedAt == nil { link.diedAt = natExpiry(link) ?? now }
+        link.silenced = true
         let armed = direction == .up ? link.clientGivesUp : link.serverGivesUp
         if !armed {
             if direction == .up { link.clientGivesUp = true } else { link.serverGivesUp = true }
@@ -520,6 +525,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
                 for id in ids where links[id] != nil {
                     tally.blackholed += 1
                     if links[id]?.diedAt == nil { links[id]?.diedAt = now }
+                    links[id]?.silenced = true
                 }
             }
         }

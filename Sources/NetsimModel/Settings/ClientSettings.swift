@@ -59,6 +59,18 @@ public struct ClientSettings: Sendable, Equatable {
         public var receiveBuffer = 64
 
         public init() {}
+
+        /// The same client with every timer divided by `timeScale`, for a live run whose clocks
+        /// all run `timeScale` times faster than the wall clock (the tuner's `--verify`).
+        public func scaled(by timeScale: Double) -> GRPCClientSettings {
+            var scaled = self
+            scaled.keepaliveTime /= timeScale
+            scaled.keepaliveTimeout /= timeScale
+            scaled.backoff.initial /= timeScale
+            scaled.backoff.maximum /= timeScale
+            scaled.callTimeLimit = callTimeLimit.map { $0 / timeScale }
+            return scaled
+        }
     }
 
     public static func load(yaml: String, source: String) throws(SettingsError) -> ClientSettings {

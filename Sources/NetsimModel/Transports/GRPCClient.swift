@@ -9,10 +9,11 @@ import NetsimCore
 ///   the timer starts at the server's first SETTINGS and again at each PING ACK, and repeats;
 ///   when it fires with a call open (or `permitWithoutCalls`) it sends a PING, and no ACK within
 ///   the timeout closes the connection (GOAWAY "keepalive_expired").
-/// - After a keepalive timeout two connections are opened, not one: the subchannel reconnects
-///   at once (grpc-swift-nio-transport's `Subchannel` on `.keepaliveTimeout`) and the call's
-///   reconnection gets its own; the captures of the live bench show both handshakes, one of
-///   them idle ever after.
+/// - After a keepalive timeout grpc-swift opens two connections at once, whether or not the
+///   phone has a network (grpc-swift-nio-transport's `Subchannel` on `.keepaliveTimeout`): both
+///   start HTTP/2, one idles ever after, and the next call goes on the other, even one still
+///   waiting for the server's SETTINGS. The live bench's captures show both handshakes; the
+///   tuner's `--verify` showed the call waiting on a connection opened during an outage.
 /// - A GOAWAY with ENHANCE_YOUR_CALM "too_many_pings" closes the connection, and the client
 ///   doubles its keepalive time, as A8 requires.
 /// - A call reaching its time limit is cancelled (RST_STREAM) and renewed at once on the same
@@ -64,6 +65,11 @@ public struct GRPCClient: Sendable {
             guard case .opening = call else { return actions }
             call = .open
             return actions + sendOutbox(ledger: &ledger)
+        case .prefaceAccepted where connection == .handshaking:
+            // The server's SETTINGS on the subchannel's reconnection: keepalive starts.
+            connection = .ready
+            awaitingPingAck = false
+            return [.setTimer(.ping, at: now + keepaliveTime)]
         case .pong(toClient: true) where awaitingPingAck:
             awaitingPingAck = false
             return [.cancelTimer(.pingTimeout), .setTimer(.ping, at: now + keepaliveTime)]
@@ -98,7 +104,7 @@ public struct GRPCClient: Sendable {
             awaitingPingAck = true
             return [.send(.ping(fromClient: true)), .setTimer(.pingTimeout, at: now + settings.keepaliveTimeout)]
         case .pingTimeout where awaitingPingAck:
-            return [.send(.goAway(tooManyPings: false))] + closeConnection(now: now, ledger: &ledger) + [.openSpareConnection]
+            return [.send(.goAway(tooManyPings: false))] + closeConnection(now: now, ledger: &ledger, reconnect: true)
         case .callDeadline where call == .open || isOpening:
             ledger.countCallRenewal()
             call = .none
@@ -137,11 +143,18 @@ public struct GRPCClient: Sendable {
         return false
     }
 
-    private mutating func closeConnection(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    /// Closes the current connection; with `reconnect`, the subchannel's two new connections
+    /// open before the call hears of its failure, so a reopened call goes on the second.
+    private mutating func closeConnection(now: Double, ledger: inout AppLedger, reconnect: Bool = false) -> [TransportAction] {
         guard connection != .none else { return [] }
         connection = .none
         awaitingPingAck = false
-        return [.cancelTimer(.ping), .cancelTimer(.pingTimeout), .closeConnection] + callFailed(now: now, ledger: &ledger)
+        var actions: [TransportAction] = [.cancelTimer(.ping), .cancelTimer(.pingTimeout), .closeConnection]
+        if reconnect {
+            connection = .handshaking
+            actions += [.openSpareConnection, .connect, .send(.preface)]
+        }
+        return actions + callFailed(now: now, ledger: &ledger)
     }
 
     /// The call ended with an error: reopened at once if it had opened, else after backoff.

@@ -1,0 +1,57 @@
+import Logging
+import NetsimCore
+import NetsimTune
+
+extension KeepaliveVerification {
+    /// Plays every plan live, all at once: for each, the bench's gRPC server with the plan's
+    /// keepalive policy, one emulated phone (a proxy on the plan's profile, with its NAT,
+    /// outages and handover) and the bench's gRPC client on an idle open stream, every timer of
+    /// proxy, client, server and workload running `timeScale` times faster than the wall clock.
+    /// One measurement per plan, in order; `onProgress` gets the emulated seconds played.
+    public func playLive(
+        timeScale: Double, logger: Logger, onProgress: @escaping @Sendable (Double) -> Void = { _ in }
+    ) async throws -> [LiveMeasurement] {
+        try await withThrowingTaskGroup(of: (Int, LiveMeasurement).self) { group in
+            for (index, plan) in plans.enumerated() {
+                group.addTask {
+                    var configuration = BenchConfiguration(profile: plan.profile)
+                    configuration.transports = [.grpc]
+                    configuration.devices = 1
+                    configuration.duration = plan.horizon
+                    // Device 0's seed is the configuration's: the model's device seed.
+                    configuration.seed = plan.deviceSeed
+                    configuration.workload = plan.workload
+                    configuration.client.grpc = plan.client
+                    configuration.grpcServerPolicy = plan.serverPolicy
+                    configuration.timeScale = timeScale
+                    let reportsProgress = index == 0
+                    let (measured, _) = try await BenchRunner.measure(configuration, logger: logger) { progress in
+                        if reportsProgress { onProgress(min(progress.elapsedSeconds, plan.horizon)) }
+                    }
+                    guard let device = measured[.grpc]?.first else {
+                        throw BenchRunner.ConfigurationProblem(description: "the live replay of \(plan.profileName) measured nothing")
+                    }
+                    return (index, device.liveMeasurement)
+                }
+            }
+            var measurements = [LiveMeasurement?](repeating: nil, count: plans.count)
+            for try await (index, measurement) in group { measurements[index] = measurement }
+            return measurements.compactMap { $0 }
+        }
+    }
+}
+
+extension DeviceMeasurement {
+    /// The replay's view of one device, its proxy's events moved onto the bench clock.
+    var liveMeasurement: KeepaliveVerification.LiveMeasurement {
+        let events = proxy.events.map { event in
+            var event = event
+            event.at += proxyOrigin
+            event.expiredAt = event.expiredAt.map { $0 + proxyOrigin }
+            return event
+        }
+        return KeepaliveVerification.LiveMeasurement(
+            radio: proxy.radio, events: events, openCallEnds: app.openCallEnds, end: proxyOrigin + proxy.radio.durationSeconds,
+            eventCounts: proxy.eventCounts, bytes: proxy.bytes, connectionsOpened: proxy.connections.opened)
+    }
+}

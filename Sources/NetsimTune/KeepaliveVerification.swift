@@ -1,0 +1,245 @@
+import NetsimCore
+import NetsimModel
+
+/// `netsim tune keepalive --verify`: the recommended configuration and one baseline, each
+/// played by the model and live (the real grpc-swift client and server through the real proxy,
+/// every timer scaled together), and the two compared.
+///
+/// What is replayed: on every swept profile, the shortest NAT idle timeout of the sweep (where
+/// a keepalive is most likely to lose its connection) with seeds 0 and 1 of the sweep, so one
+/// run has a silent NAT and the other a resetting one, each with the sweep's blackhole outages
+/// and handover at the same times as in the sweep.
+public struct KeepaliveVerification: Sendable {
+    /// Model and live agree when each compared figure is within this fraction of the larger.
+    public static let tolerance = 0.15
+
+    public enum Role: String, Sendable {
+        case recommended, baseline
+    }
+
+    /// One scenario to play both ways.
+    public struct Plan: Sendable {
+        public var role: Role
+        public var keepalive: KeepaliveSweep.Keepalive
+        public var profileName: String
+        public var natTimeoutSeconds: Double?
+        /// The profile with the scenario's NAT, outages and handover.
+        public var profile: Profile
+        public var client: ClientSettings.GRPCClientSettings
+        public var serverPolicy: GRPCServerPolicy
+        public var workload: Workload
+        public var horizon: Double
+        /// The device's seed (jitter and loss draws), the same for the model and the proxy.
+        public var deviceSeed: UInt64
+    }
+
+    /// What a live run measured, from the proxy's report and the app's record.
+    public struct LiveMeasurement: Sendable {
+        public var radio: RadioReport
+        /// The proxy's events, on the same clock as `openCallEnds` and `end`.
+        public var events: [DeviceEvent]
+        /// When an open call ended: the app noticing its connection was gone.
+        public var openCallEnds: [Double]
+        /// When the proxy stopped.
+        public var end: Double
+        /// Every event by kind, including those past the event list's limit.
+        public var eventCounts: [String: Int]
+        public var bytes: RadioReport.ByteTotals
+        public var connectionsOpened: Int
+
+        public init(
+            radio: RadioReport, events: [DeviceEvent], openCallEnds: [Double], end: Double, eventCounts: [String: Int],
+            bytes: RadioReport.ByteTotals, connectionsOpened: Int
+        ) {
+            self.eventCounts = eventCounts
+            self.radio = radio
+            self.events = events
+            self.openCallEnds = openCallEnds
+            self.end = end
+            self.bytes = bytes
+            self.connectionsOpened = connectionsOpened
+        }
+    }
+
+    public let sweep: KeepaliveSweep
+    public let plans: [Plan]
+
+    /// Why the results cannot be verified live, if they cannot.
+    public struct Refusal: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// The plans for the results' recommendation and the first baseline that differs from it.
+    public init(_ results: KeepaliveResults) throws(Refusal) {
+        let sweep = results.sweep
+        guard sweep.transport == .grpc else {
+            throw Refusal(description: "--verify replays the gRPC transport only (the real grpc-swift client and server)")
+        }
+        guard let recommended = results.recommended?.keepalive else {
+            throw Refusal(description: "no configuration is viable, so there is no recommendation to verify")
+        }
+        let baseline = KeepaliveSweep.baselines.first { $0 != recommended } ?? KeepaliveSweep.baselines[0]
+        let natIndex = sweep.natTimeouts.indices.min { lhs, rhs in
+            (sweep.natTimeouts[lhs] ?? .infinity) < (sweep.natTimeouts[rhs] ?? .infinity)
+        } ?? 0
+        var plans: [Plan] = []
+        for (role, keepalive) in [(Role.recommended, recommended), (.baseline, baseline)] {
+            for profile in sweep.profiles.indices {
+                for seed in 0..<min(2, sweep.seeds) {
+                    let scenario = KeepaliveSweep.Scenario(keepalive: 0, profile: profile, nat: natIndex, seed: seed)
+                    guard case .grpc(let client, let policy) = sweep.client(keepalive) else { continue }
+                    plans.append(
+                        Plan(
+                            role: role, keepalive: keepalive, profileName: sweep.profiles[profile].name,
+                            natTimeoutSeconds: sweep.natTimeouts[natIndex], profile: sweep.scenarioProfile(scenario), client: client,
+                            serverPolicy: policy, workload: sweep.workload, horizon: sweep.horizon,
+                            deviceSeed: KeepaliveSweep.deviceSeed(scenario)))
+                }
+            }
+        }
+        self.sweep = sweep
+        self.plans = plans
+    }
+
+    /// Each plan played by the model engine, as the sweep plays it.
+    func modelMetrics() -> [ScenarioMetrics] {
+        plans.map { plan in
+            ScenarioMetrics(
+                ModelEngine.playDevice(
+                    profile: plan.profile, client: sweep.client(plan.keepalive), workload: plan.workload, duration: plan.horizon,
+                    seed: plan.deviceSeed),
+                horizon: plan.horizon)
+        }
+    }
+
+    /// Compares the model with `live`, one measurement per plan in order, played `timeScale`
+    /// times faster than the wall clock.
+    public func compare(live: [LiveMeasurement], timeScale: Double) -> VerificationTable {
+        precondition(live.count == plans.count, "one live measurement per plan")
+        let model = modelMetrics()
+        let measured = zip(plans, live).map { plan, live in ScenarioMetrics(live: live, horizon: plan.horizon) }
+        var rows: [VerificationTable.Row] = []
+        for role in [Role.recommended, .baseline] {
+            let indices = plans.indices.filter { plans[$0].role == role }
+            guard let first = indices.first else { continue }
+            let modelMetrics = KeepaliveResults.combine(indices.map { model[$0] })
+            let liveMetrics = KeepaliveResults.combine(indices.map { measured[$0] })
+            rows.append(VerificationTable.Row(role: role, keepalive: plans[first].keepalive, model: modelMetrics, live: liveMetrics))
+        }
+        return VerificationTable(
+            rows: rows, profiles: sweep.profiles.map(\.name), natTimeoutSeconds: plans.first?.natTimeoutSeconds,
+            seeds: min(2, sweep.seeds), horizon: sweep.horizon, timeScale: timeScale)
+    }
+
+    /// Seconds from each death to the app noticing, from a live run's events and the times its
+    /// open calls ended. A connection dies at a blackhole or reset outage or handover that
+    /// affected connections, or when its NAT mapping expired; the first call end after a death
+    /// is its detection, and later deaths before that end died with the same connection. A
+    /// death still unnoticed at `end` counts with the time it had been dead, as the model counts
+    /// it.
+    static func detections(events: [DeviceEvent], openCallEnds: [Double], end: Double) -> [Double] {
+        let deaths = events.compactMap(deathTime).sorted()
+        var detections: [Double] = []
+        var pending = deaths[...]
+        for noticed in openCallEnds.sorted() {
+            guard let died = pending.first, died <= noticed else { continue }
+            detections.append(noticed - died)
+            pending = pending.drop { $0 <= noticed }
+        }
+        if let died = pending.first { detections.append(max(0, end - died)) }
+        return detections
+    }
+
+    private static func deathTime(_ event: DeviceEvent) -> Double? {
+        switch event.kind {
+        case "nat-expiry":
+            return event.expiredAt ?? event.at
+        case "outage", "handover":
+            guard (event.affectedConnections ?? 0) > 0, event.mode == "blackhole" || event.mode == "reset" else { return nil }
+            return event.at
+        default:
+            return nil
+        }
+    }
+}
+
+/// Model against live for each verified configuration.
+public struct VerificationTable: Sendable {
+    public struct Row: Sendable {
+        public var role: KeepaliveVerification.Role
+        public var keepalive: KeepaliveSweep.Keepalive
+        public var model: KeepaliveResults.Metrics
+        public var live: KeepaliveResults.Metrics
+
+        /// The compared figures: name, model, live.
+        public var figures: [(name: String, model: Double, live: Double)] {
+            [
+                ("energy J/h", model.energyJoulesPerHour, live.energyJoulesPerHour),
+                ("wake s/h", model.wakeSecondsPerHour, live.wakeSecondsPerHour),
+                ("promotions/h", model.promotionsPerHour, live.promotionsPerHour),
+                ("NAT expiries/h", model.natExpiriesPerHour, live.natExpiriesPerHour),
+                ("detection p50 s", model.detectionSeconds.p50, live.detectionSeconds.p50),
+                ("detection p95 s", model.detectionSeconds.p95, live.detectionSeconds.p95),
+            ]
+        }
+    }
+
+    public var rows: [Row]
+    public var profiles: [String]
+    public var natTimeoutSeconds: Double?
+    public var seeds: Int
+    public var horizon: Double
+    public var timeScale: Double
+
+    /// Whether `model` and `live` agree within the tolerance (both zero agrees).
+    public static func agrees(_ model: Double, _ live: Double) -> Bool {
+        let larger = max(abs(model), abs(live))
+        return larger == 0 || abs(model - live) <= KeepaliveVerification.tolerance * larger
+    }
+
+    public var agrees: Bool {
+        rows.allSatisfy { row in row.figures.allSatisfy { Self.agrees($0.model, $0.live) } }
+    }
+
+    /// The Markdown section: one row per configuration and figure.
+    public func markdown() -> String {
+        let nat = natTimeoutSeconds.map(Quantity.formatDuration) ?? "no NAT"
+        var text = "### Verified live\n\n"
+        text += "The model against the real grpc-swift client and server through the real proxy, on "
+            + "\(profiles.joined(separator: ", ")) behind a \(nat) NAT, \(seeds) seed(s) of \(Quantity.formatDuration(horizon)) each "
+            + "(with the sweep's outages and handover), played \(Self.number(timeScale)) times faster than real time. Agreement: within \(Int(KeepaliveVerification.tolerance * 100))%.\n\n"
+        text += "| configuration | figure | model | live | live/model | |\n|---|---|---|---|---|---|\n"
+        for row in rows {
+            for figure in row.figures {
+                let ratio = figure.model > 0 ? String(format: "%.3f", figure.live / figure.model) : "–"
+                text += "| \(row.role.rawValue): \(row.keepalive.label) | \(figure.name) | \(Self.number(figure.model)) | "
+                    + "\(Self.number(figure.live)) | \(ratio) | \(Self.agrees(figure.model, figure.live) ? "ok" : "**differs**") |\n"
+            }
+        }
+        text += "\n" + (agrees ? "Model and live agree.\n" : "**Model and live differ by more than the tolerance.**\n")
+        return text
+    }
+
+    static func number(_ value: Double) -> String {
+        value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
+    }
+}
+
+extension ScenarioMetrics {
+    /// A live run's figures, per hour of the proxy's run. The live run cannot see GOAWAYs or
+    /// the server's pings: those stay zero.
+    init(live: KeepaliveVerification.LiveMeasurement, horizon: Double) {
+        let duration = max(live.radio.durationSeconds, horizon)
+        let hours = duration / 3600
+        energyJoulesPerHour = live.radio.energyJoules / hours
+        wakeSecondsPerHour = live.radio.wakeSeconds / hours
+        promotionsPerHour = Double(live.radio.promotions) / hours
+        bytesPerHour = Double(live.bytes.up + live.bytes.down) / hours
+        natExpiriesPerHour = Double(live.eventCounts["nat-expiry", default: 0]) / hours
+        reconnectsPerHour = Double(max(0, live.connectionsOpened - 1)) / hours
+        goaways = 0
+        serverPingsPerSecond = 0
+        detections = KeepaliveVerification.detections(events: live.events, openCallEnds: live.openCallEnds, end: live.end)
+        blackoutSecondsPerHour = detections.reduce(0, +) / hours
+    }
+}
