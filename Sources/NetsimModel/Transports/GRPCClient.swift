@@ -9,8 +9,9 @@ import NetsimCore
 ///   the timer starts at the server's first SETTINGS and again at each PING ACK, and repeats;
 ///   when it fires with a call open (or `permitWithoutCalls`) it sends a PING, and no ACK within
 ///   the timeout closes the connection (GOAWAY "keepalive_expired").
-/// - After a keepalive timeout grpc-swift opens two connections at once, whether or not the
-///   phone has a network (grpc-swift-nio-transport's `Subchannel` on `.keepaliveTimeout`): both
+/// - After a keepalive timeout, or a RST or TCP timeout while a call is open, grpc-swift opens two
+///   connections at once, whether or not the phone has a network (grpc-swift-nio-transport's
+///   `Subchannel` on `.keepaliveTimeout` and `.error(wasIdle: false)`): both
 ///   start HTTP/2, one idles ever after, and the next call goes on the other, even one still
 ///   waiting for the server's SETTINGS. The live bench's captures show both handshakes; the
 ///   tuner's `--verify` showed the call waiting on a connection opened during an outage.
@@ -119,9 +120,15 @@ public struct GRPCClient: Sendable {
 
     public mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction] {
         guard connection != .none else { return [] }
+        // grpc-swift's subchannel treats an error on a connection with a stream open as it
+        // treats a keepalive timeout (`Subchannel` `.error(wasIdle: false)`): it reconnects at
+        // once, network or not. A FIN is a clean close: it waits for the next call.
+        let reconnects = end != .closedByPeer && connection == .ready && call == .open
         connection = .none
         awaitingPingAck = false
-        return [.cancelTimer(.ping), .cancelTimer(.pingTimeout)] + callFailed(now: now, ledger: &ledger)
+        var actions: [TransportAction] = [.cancelTimer(.ping), .cancelTimer(.pingTimeout)]
+        if reconnects { actions += subchannelReconnection() }
+        return actions + callFailed(now: now, ledger: &ledger)
     }
 
     /// The phone's network went away or came back (a mobile OS's reachability callback).
@@ -150,11 +157,15 @@ public struct GRPCClient: Sendable {
         connection = .none
         awaitingPingAck = false
         var actions: [TransportAction] = [.cancelTimer(.ping), .cancelTimer(.pingTimeout), .closeConnection]
-        if reconnect {
-            connection = .handshaking
-            actions += [.openSpareConnection, .connect, .send(.preface)]
-        }
+        if reconnect { actions += subchannelReconnection() }
         return actions + callFailed(now: now, ledger: &ledger)
+    }
+
+    /// The two connections grpc-swift opens at once after an unclean close: one idles ever
+    /// after, the other becomes current and starts HTTP/2 (the next call goes on it).
+    private mutating func subchannelReconnection() -> [TransportAction] {
+        connection = .handshaking
+        return [.openSpareConnection, .connect, .send(.preface)]
     }
 
     /// The call ended with an error: reopened at once if it had opened, else after backoff.
