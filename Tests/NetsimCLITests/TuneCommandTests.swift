@@ -14,6 +14,8 @@ struct TuneCommandTests {
         #expect(tune.seeds == 20)
         #expect(tune.detectWithin == 60)
         #expect(tune.serverPolicy == "none")
+        #expect(!tune.verify)
+        #expect(tune.timeScale == 60)
     }
 
     @Test("bad input is a usage error before any work", arguments: [
@@ -26,6 +28,9 @@ struct TuneCommandTests {
         ["tune", "keepalive", "--seeds", "0"],
         ["tune", "keepalive", "--adaptive"],
         ["tune", "keepalive", "--format", "pdf"],
+        ["tune", "keepalive", "--verify", "--transport", "ws"],
+        ["tune", "keepalive", "--verify", "--time-scale", "0"],
+        ["tune", "keepalive", "--verify", "--time-scale", "5000"],
     ])
     func usageErrors(arguments: [String]) {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }

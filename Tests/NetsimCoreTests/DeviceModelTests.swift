@@ -86,6 +86,25 @@ import Testing
         #expect(device.eventCounts["nat-expiry", default: 0] == 0)
     }
 
+    /// Found by `netsim tune keepalive --verify`: a connection opened during an outage is still
+    /// retransmitting its SYN; a blackhole that starts before the SYN gets through has nothing
+    /// to kill, and the handshake completes after it (an established one is silenced).
+    @Test func aConnectionWhoseSYNHasNotGotThroughSurvivesABlackhole() {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 100, mode: .stall))
+        let blackhole = TimelineEvent(at: 50, kind: .outage(duration: 5, mode: .blackhole))
+        var device = DeviceModel(
+            profile: profile(up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05), events: [outage, blackhole]), seed: 1)
+        let established = device.openConnection(at: 0)
+        _ = device.handshake(on: established, at: 0)
+        _ = device.advance(to: 20)
+        let pending = device.openConnection(at: 20)
+        _ = device.handshake(on: pending, at: 20)
+        #expect(device.advance(to: 51) == [.silence([established])])
+        #expect(device.events.last?.affectedConnections == 1)
+        #expect(deliveryTime(device.send(100, .up, on: pending, at: 52)) != nil)
+        #expect(device.send(100, .up, on: established, at: 52) == .discard)
+    }
+
     @Test func aNATExpirySaysWhenTheMappingExpired() {
         var device = DeviceModel(
             profile: profile(up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05), nat: NATPolicy(idleTimeout: 30, mode: .silent)),

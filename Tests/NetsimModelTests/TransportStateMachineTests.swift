@@ -57,9 +57,47 @@ struct TransportStateMachineTests {
         let actions = client.timerFired(.pingTimeout, now: 130.35, ledger: &ledger)
         #expect(actions.contains(.send(.goAway(tooManyPings: false))))
         #expect(actions.contains(.closeConnection))
-        // The call had opened: it is reopened at once, on a new connection, and grpc-swift's
-        // subchannel opens a second one beside it.
-        #expect(Array(actions.suffix(3)) == [.connect, .send(.open(after: 0, newConnection: true)), .openSpareConnection])
+        // grpc-swift's subchannel opens two connections at once (one idles ever after) and the
+        // call, which had opened, is reopened at once on the second, before its SETTINGS came.
+        #expect(actions.filter { [.openSpareConnection, .connect, .send(.preface)].contains($0) } == [.openSpareConnection, .connect, .send(.preface)])
+        #expect(actions.last == .send(.open(after: 0, newConnection: false)))
+        #expect(client.connection == .handshaking)
+        // The server's SETTINGS on it start keepalive again.
+        #expect(client.received(.prefaceAccepted, now: 130.5, ledger: &ledger) == [.setTimer(.ping, at: 190.5)])
+        #expect(client.connection == .ready)
+    }
+
+    /// Found by `tune keepalive --verify`: with the phone offline the reconnection still opens
+    /// (grpc-swift does not wait for the network); the call waits, and when the network returns
+    /// it goes on that connection instead of a third one.
+    @Test func grpcReconnectsAfterAKeepaliveTimeoutEvenOfflineAndTheCallWaitsForTheNetwork() {
+        var ledger = AppLedger(outboxLimit: 8)
+        var client = GRPCClient(settings: ClientSettings.GRPCClientSettings(), seed: 1)
+        _ = client.start(now: 0, ledger: &ledger)
+        _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
+        #expect(client.networkChanged(available: false, now: 50, ledger: &ledger) == [])
+        _ = client.timerFired(.ping, now: 60.3, ledger: &ledger)
+        let actions = client.timerFired(.pingTimeout, now: 70.3, ledger: &ledger)
+        #expect(actions.filter { [.openSpareConnection, .connect, .send(.preface)].contains($0) } == [.openSpareConnection, .connect, .send(.preface)])
+        #expect(!actions.contains { if case .send(.open) = $0 { true } else { false } })
+        #expect(client.call == .suspended)
+        let reopened = client.networkChanged(available: true, now: 100, ledger: &ledger)
+        #expect(reopened.contains(.send(.open(after: 0, newConnection: false))))
+        #expect(!reopened.contains(.connect))
+    }
+
+    /// A RST or a TCP timeout with a call open is an error to grpc-swift's subchannel, which
+    /// reconnects at once; a FIN is a clean close, after which the next call connects.
+    @Test func grpcReconnectsAtOnceAfterAnErrorButNotAfterAFIN() {
+        for (end, reconnects) in [(ConnectionEnd.reset, true), (.timedOut, true), (.closedByPeer, false)] {
+            var ledger = AppLedger(outboxLimit: 8)
+            var client = GRPCClient(settings: ClientSettings.GRPCClientSettings(), seed: 1)
+            _ = client.start(now: 0, ledger: &ledger)
+            _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
+            let actions = client.connectionEnded(end, now: 10, ledger: &ledger)
+            #expect(actions.contains(.openSpareConnection) == reconnects, "\(end)")
+            #expect(actions.contains(.send(.open(after: 0, newConnection: !reconnects))), "\(end)")
+        }
     }
 
     /// gRFC A8: after GOAWAY ENHANCE_YOUR_CALM "too_many_pings" the client doubles its

@@ -1,0 +1,84 @@
+import NetsimCore
+import NetsimModel
+import Testing
+
+@testable import NetsimTune
+
+/// `--verify`'s pure parts: which runs it replays, how a live run's detection times are read
+/// off its events and call ends, and when model and live agree.
+struct KeepaliveVerificationTests {
+    static func outage(at time: Double, mode: String, affected: Int) -> DeviceEvent {
+        DeviceEvent(at: time, kind: "outage", network: "lte", mode: mode, durationSeconds: 30, affectedConnections: affected)
+    }
+
+    /// Deaths at 100 s (blackhole) and 400 s (a NAT mapping that expired at 350 s, found at
+    /// 400 s); a stall and an outage that met no connection kill nothing. The app noticed at
+    /// 125 s and 380 s; a second blackhole at 110 s hit the connection already dead since 100 s.
+    @Test func detectionsPairEachDeathWithTheNextCallEnd() {
+        let events = [
+            Self.outage(at: 100, mode: "blackhole", affected: 1),
+            Self.outage(at: 110, mode: "blackhole", affected: 1),
+            Self.outage(at: 200, mode: "stall", affected: 0),
+            Self.outage(at: 250, mode: "blackhole", affected: 0),
+            DeviceEvent(at: 400, kind: "nat-expiry", network: "lte", mode: "silent", affectedConnections: 1, expiredAt: 350),
+            DeviceEvent(at: 500, kind: "handover", network: "lte", mode: "reset", durationSeconds: 2, affectedConnections: 1),
+        ]
+        let detections = KeepaliveVerification.detections(events: events, openCallEnds: [380, 125, 500.05], end: 600)
+        #expect(detections.count == 3)
+        #expect(abs(detections[0] - 25) < 1e-9)
+        #expect(abs(detections[1] - 30) < 1e-9)
+        #expect(abs(detections[2] - 0.05) < 1e-9)
+    }
+
+    /// A death nobody noticed by the end counts with the time it had been dead, as the model's.
+    @Test func aDeathStillUnnoticedAtTheEndCountsItsTimeSoFar() {
+        let events = [Self.outage(at: 100, mode: "blackhole", affected: 1), Self.outage(at: 900, mode: "reset", affected: 1)]
+        let detections = KeepaliveVerification.detections(events: events, openCallEnds: [130], end: 1000)
+        #expect(detections == [30, 100])
+    }
+
+    @Test func theRecommendationAndABaselineOnEveryProfileAtTheShortestNATWithTwoSeeds() throws {
+        var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: "lte-good"), try ProfileCatalog.builtin(named: "nr-sa")])
+        sweep.natTimeouts = [nil, 120, 30]
+        sweep.keepaliveTimes = [20, 60]
+        sweep.keepaliveTimeouts = [10]
+        sweep.seeds = 3
+        sweep.horizon = 3600
+        let results = sweep.run()
+        let recommended = try #require(results.recommended?.keepalive)
+        #expect(recommended == .init(time: 20, timeout: 10))
+        let verification = try KeepaliveVerification(results)
+        #expect(verification.plans.count == 2 * 2 * 2)
+        #expect(verification.plans.allSatisfy { $0.natTimeoutSeconds == 30 && $0.horizon == 3600 })
+        #expect(verification.plans.filter { $0.role == .recommended }.allSatisfy { $0.keepalive == recommended })
+        #expect(verification.plans.filter { $0.role == .baseline }.allSatisfy { $0.keepalive == KeepaliveSweep.baselines[0] })
+        // The same impairments as the sweep's seeds 0 and 1: a silent NAT, then a resetting one.
+        #expect(verification.plans.map(\.profile.nat?.mode) == Array(repeating: [.silent, .reset], count: 4).flatMap { $0 })
+        #expect(Set(verification.plans.map(\.deviceSeed)) == [1, 2])
+        #expect(verification.plans.allSatisfy { $0.client.keepaliveTime == $0.keepalive.time && $0.client.callTimeLimit == nil })
+    }
+
+    @Test func onlyGRPCWithARecommendationCanBeVerified() throws {
+        var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: "lte-good")])
+        sweep.transport = .ws
+        sweep.natTimeouts = [nil]
+        sweep.keepaliveTimes = [60]
+        sweep.seeds = 1
+        sweep.horizon = 600
+        #expect(throws: KeepaliveVerification.Refusal.self) { try KeepaliveVerification(sweep.run()) }
+
+        // A 60 s keepalive behind a 30 s NAT is never viable: nothing to verify.
+        sweep.transport = .grpc
+        sweep.natTimeouts = [30]
+        sweep.horizon = 3600
+        #expect(throws: KeepaliveVerification.Refusal.self) { try KeepaliveVerification(sweep.run()) }
+    }
+
+    @Test func agreementIsWithinFifteenPercentOfTheLarger() {
+        #expect(VerificationTable.agrees(100, 115))
+        #expect(VerificationTable.agrees(100, 87))
+        #expect(!VerificationTable.agrees(100, 84))
+        #expect(!VerificationTable.agrees(0, 1))
+        #expect(VerificationTable.agrees(0, 0))
+    }
+}
