@@ -120,6 +120,32 @@ struct ModelEngineTests {
         #expect(device.app.failedAttempts >= 1)
     }
 
+    /// Found by `netsim tune keepalive --verify`: bytes an outage holds on a connection that a
+    /// blackhole then silences never arrive (the proxy drops its queues). The keepalive ping of
+    /// about 120.3 s is held by a stall from 120.62 s until TCP's retransmission after it; the
+    /// blackhole at 124 s kills the connection first, so that ping never reaches the server
+    /// (before the fix it did: 4 pings counted instead of 3), and the 20 s ping timeout finds
+    /// the death out at about 140.6 s.
+    @Test func bytesHeldOnAConnectionABlackholeSilencesNeverArrive() throws {
+        var profile = try ProfileCatalog.builtin(named: "lte-good")
+        profile.timeline = Timeline(events: [
+            TimelineEvent(at: 120.62, kind: .outage(duration: 5, mode: .stall)),
+            TimelineEvent(at: 124, kind: .outage(duration: 5, mode: .blackhole)),
+        ])
+        var settings = ClientSettings.GRPCClientSettings()
+        settings.keepaliveTime = 60
+        settings.keepaliveTimeout = 20
+        settings.callTimeLimit = nil
+        var workload = Workload()
+        workload.eventMeanGap = 1e15
+        workload.messageInterval = 1e15
+        let outcome = ModelEngine.playDevice(
+            profile: profile, client: .grpc(settings, server: .none), workload: workload, duration: 300, seed: 1)
+        let detection = try #require(outcome.app.detections.first)
+        #expect(abs(detection - 16.6) < 0.5, "found out \(detection) s after the blackhole")
+        #expect(outcome.server.pingsReceived == 3, "the held ping must not reach the server")
+    }
+
     @Test func sameSeedSameOutcomeDifferentSeedDifferentOne() throws {
         var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
         configuration.devices = 3
