@@ -1,0 +1,45 @@
+import Logging
+import NetsimCore
+import NetsimModel
+import NetsimTune
+import Testing
+
+@testable import NetsimBench
+
+/// `netsim tune keepalive --verify` end to end: the recommendation and a baseline played live
+/// (the bench's grpc-swift client and server through the proxy, 60 times faster than real
+/// time) against the model. 20 minutes of emulated time take 20 s.
+@Suite(.serialized) struct KeepaliveReplayTests {
+    static let logger: Logger = {
+        var logger = Logger(label: "netsim.replay")
+        logger.logLevel = .error
+        return logger
+    }()
+
+    @Test func liveAndModelAgreeOnTheRecommendationsRadioCost() async throws {
+        var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: "lte-good")])
+        sweep.natTimeouts = [30]
+        sweep.keepaliveTimes = [20, 60]
+        sweep.keepaliveTimeouts = [10]
+        sweep.seeds = 2
+        sweep.horizon = 1200
+        let results = sweep.run()
+        let verification = try KeepaliveVerification(results)
+        #expect(verification.plans.count == 4)
+        let live = try await verification.playLive(timeScale: 60, logger: Self.logger)
+        #expect(live.count == 4)
+        let table = verification.compare(live: live, timeScale: 60)
+        let recommended = try #require(table.rows.first { $0.role == .recommended })
+        #expect(recommended.keepalive == .init(time: 20, timeout: 10))
+        // Twenty minutes of a 20 s keepalive: a wake-up for nearly every ping, none lost to the NAT.
+        #expect(recommended.live.promotionsPerHour > 60, "\(recommended.live)")
+        #expect(recommended.live.natExpiriesPerHour == 0)
+        for figure in recommended.figures.prefix(3) {
+            #expect(VerificationTable.agrees(figure.model, figure.live), "\(figure.name): model \(figure.model), live \(figure.live)")
+        }
+        // The 60 s baseline loses its connections to the 30 s NAT, live as in the model.
+        let baseline = try #require(table.rows.first { $0.role == .baseline })
+        #expect(baseline.live.natExpiriesPerHour > 10 && baseline.model.natExpiriesPerHour > 10, "\(baseline.live) \(baseline.model)")
+        #expect(table.markdown().contains("### Verified live"))
+    }
+}
