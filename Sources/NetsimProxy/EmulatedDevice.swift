@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import NetsimConnection
 import NetsimCore
 
 /// One emulated phone inside the proxy: the pure `DeviceModel` driven by the wall clock, and
