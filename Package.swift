@@ -115,7 +115,6 @@ let package = Package(
             name: "NetsimProxyTests",
             dependencies: [
                 "NetsimProxy",
-                "NetsimCLI",
                 "NetsimPcap",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
