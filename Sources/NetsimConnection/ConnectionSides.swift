@@ -40,13 +40,6 @@ package struct BothSides<Value> {
 
 extension BothSides: Sendable where Value: Sendable {}
 
-extension BothSides {
-    /// The sides that hold something.
-    package func present<Wrapped>() -> [Wrapped] where Value == Wrapped? {
-        [client, upstream].compactMap { $0 }
-    }
-}
-
 /// One value per direction of a connection.
 package struct BothDirections<Value> {
     package var up: Value
