@@ -43,10 +43,13 @@ let package = Package(
         ),
         // The keepalive tuner: sweeps of the model engine, the recommendation and its reports.
         .target(name: "NetsimTune", dependencies: ["NetsimModel", "NetsimCore"]),
+        // The lifecycle of one proxied connection as a pure state machine: no NIO, no clock.
+        .target(name: "NetsimConnection", dependencies: ["NetsimCore"]),
         .target(
             name: "NetsimProxy",
             dependencies: [
                 "NetsimCore",
+                "NetsimConnection",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -108,11 +111,11 @@ let package = Package(
         ),
         .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimCore"]),
         .testTarget(name: "NetsimTuneTests", dependencies: ["NetsimTune", "NetsimModel", "NetsimCore"]),
+        .testTarget(name: "NetsimConnectionTests", dependencies: ["NetsimConnection", "NetsimCore"]),
         .testTarget(
             name: "NetsimProxyTests",
             dependencies: [
                 "NetsimProxy",
-                "NetsimCLI",
                 "NetsimPcap",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOPosix
+import NetsimConnection
 import NetsimCore
 
 /// One emulated phone inside the proxy: the pure `DeviceModel` driven by the wall clock, and
@@ -51,7 +52,8 @@ final class EmulatedDevice {
         let id = model.openConnection(at: now)
         let handshake = model.handshake(on: id, at: now)
         options.observer?.opened(
-            id, clientPort: client.remoteAddress?.port ?? 0, upstream: upstream, handshakeOnAir: handshake.start)
+            id, clientPort: client.remoteAddress?.port ?? 0, upstreamAddress: upstream.ipAddress,
+            upstreamPort: upstream.port, handshakeOnAir: handshake.start)
         let connection = ProxiedConnection(id: id, device: self)
         try connection.attach(client, as: .client)
         connections[id] = connection
@@ -79,7 +81,8 @@ final class EmulatedDevice {
         applyTimeline(upTo: now)
         let verdict = model.send(buffer.readableBytes, direction, on: connection.id, at: now)
         if case .deliver(let delivery) = verdict {
-            options.observer?.carried(connection.id, direction, buffer, onAir: delivery.onAir, at: now)
+            options.observer?.carried(
+                connection.id, direction, Array(buffer.readableBytesView), onAir: delivery.onAir, at: now)
         }
         return verdict
     }

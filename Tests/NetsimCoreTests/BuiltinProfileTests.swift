@@ -203,10 +203,11 @@ struct ProfileCatalogTests {
         #expect(ProfileCatalog.isPath(argument) == isPath)
     }
 
-    @Test("a profile pointing at a real Saturator trace loads (when shared/traces is present)")
+    @Test(
+        "a profile pointing at a real Saturator trace loads",
+        .enabled(if: TestPaths.tracesArePresent, TestPaths.tracesAbsent))
     func realTrace() throws {
-        let traces = packageRoot + "/../shared/traces"
-        guard FileManager.default.fileExists(atPath: traces + "/ATT-LTE-driving-2016.down") else { return }
+        let traces = TestPaths.traces
         try withWorkingDirectory { directory in
             let yaml = ProfileCatalog.builtinSource(named: "lte-trace")!
                 .replacingOccurrences(of: "traces/synthetic-lte-drive", with: traces + "/ATT-LTE-driving-2016")

@@ -5,8 +5,6 @@ import NetsimPcap
 import NetsimProxy
 import Testing
 
-@testable import NetsimCLI
-
 /// `netsim run --pcap` and `netsim analyze`: analyzing the capture of a run gives that run's own
 /// radio figures back.
 @Suite(.serialized) struct CaptureConsistencyTests {

@@ -264,8 +264,10 @@ final class ClosingObserver: LinkObserver {
     private let state = Mutex(0)
     var resets: Int { state.withLock { $0 } }
 
-    func opened(_ connection: ConnectionID, clientPort: Int, upstream: SocketAddress, handshakeOnAir: Double) {}
-    func carried(_ connection: ConnectionID, _ direction: Direction, _ bytes: ByteBuffer, onAir: LinkSchedule.Transmission, at time: Double) {}
+    func opened(
+        _ connection: ConnectionID, clientPort: Int, upstreamAddress: String?, upstreamPort: Int?, handshakeOnAir: Double
+    ) {}
+    func carried(_ connection: ConnectionID, _ direction: Direction, _ bytes: [UInt8], onAir: LinkSchedule.Transmission, at time: Double) {}
     func closed(_ connection: ConnectionID, reset: Bool, at time: Double) {
         if reset { state.withLock { $0 += 1 } }
     }

@@ -1,5 +1,3 @@
-import NetsimCore
-
 /// The JSON report of `netsim run --report` (schema in docs/run-report.md).
 public struct RunReport: Sendable, Codable, Equatable {
     public var netsimVersion: String
@@ -84,7 +82,8 @@ public struct SegmentCounts: Sendable, Codable, Equatable {
         }
     }
 
-    mutating func add(_ bytes: Int, _ direction: Direction) {
+    /// Counts a delivered chunk of `bytes` (the proxy calls this for each one it writes).
+    package mutating func add(_ bytes: Int, _ direction: Direction) {
         let segments = max(1, (bytes + Self.maximumSegmentSize - 1) / Self.maximumSegmentSize)
         if direction == .up {
             up.bursts += 1
@@ -106,4 +105,17 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     /// Whether the device has no connectivity right now (an outage or a handover gap).
     public var disconnected: Bool
     public var lastEvent: DeviceEvent?
+
+    package init(
+        elapsedSeconds: Double, network: String, radioState: String, openConnections: Int,
+        bytes: RadioReport.ByteTotals, disconnected: Bool, lastEvent: DeviceEvent?
+    ) {
+        self.elapsedSeconds = elapsedSeconds
+        self.network = network
+        self.radioState = radioState
+        self.openConnections = openConnections
+        self.bytes = bytes
+        self.disconnected = disconnected
+        self.lastEvent = lastEvent
+    }
 }

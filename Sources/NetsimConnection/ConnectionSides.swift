@@ -1,0 +1,62 @@
+import NetsimCore
+
+/// One end of a proxied connection.
+package enum ConnectionSide: CaseIterable, Sendable {
+    /// The app, on the phone.
+    case client
+    /// The server the app talks to.
+    case upstream
+
+    /// The direction of the bytes this side sends.
+    package var direction: Direction { self == .client ? .up : .down }
+    package var opposite: ConnectionSide { self == .client ? .upstream : .client }
+}
+
+extension Direction {
+    /// The side that sends the bytes of this direction.
+    package var source: ConnectionSide { self == .up ? .client : .upstream }
+    /// The side the bytes of this direction are delivered to.
+    package var destination: ConnectionSide { source.opposite }
+}
+
+/// One value per side of a connection: two stored properties rather than a dictionary, since
+/// they are read for every chunk.
+package struct BothSides<Value> {
+    package var client: Value
+    package var upstream: Value
+
+    package init(client: Value, upstream: Value) {
+        self.client = client
+        self.upstream = upstream
+    }
+
+    package subscript(side: ConnectionSide) -> Value {
+        get { side == .client ? client : upstream }
+        _modify {
+            if side == .client { yield &client } else { yield &upstream }
+        }
+    }
+}
+
+extension BothSides: Sendable where Value: Sendable {}
+
+/// One value per direction of a connection.
+package struct BothDirections<Value> {
+    package var up: Value
+    package var down: Value
+
+    package init(up: Value, down: Value) {
+        self.up = up
+        self.down = down
+    }
+
+    /// Mutates in place (a get/set pair would copy a delay line's buffer on every change).
+    package subscript(direction: Direction) -> Value {
+        get { direction == .up ? up : down }
+        _modify {
+            if direction == .up { yield &up } else { yield &down }
+        }
+    }
+}
+
+extension BothDirections: Sendable where Value: Sendable {}

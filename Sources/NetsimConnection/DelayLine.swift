@@ -1,0 +1,71 @@
+/// What one direction of a connection has read from its source and not yet handed to its
+/// destination, each item with the time the device model says it arrives. Items leave in
+/// order (the model never gives a connection an earlier time than its previous one), and the
+/// proxy stops reading from the source while `bytes` is at its limit, so this stays bounded.
+///
+/// Generic over the chunk (the proxy's `ByteBuffer`) and the instant (the proxy's
+/// `NIODeadline`), so that the connection's lifecycle is tested without NIO or sockets.
+package struct DelayLine<Chunk, Instant: Comparable> {
+    package enum Item {
+        case data(Chunk, byteCount: Int)
+        /// The source half-closed: pass the FIN on after everything before it.
+        case end
+        /// The source aborted, or sent to a side that is gone: pass a RST on after everything
+        /// before it.
+        case reset
+    }
+
+    /// A first-in first-out queue: `head` is the first item still waiting; the slots before it
+    /// are emptied as items leave and compacted away once they are the larger part.
+    private var items: [(due: Instant, item: Item)?] = []
+    private var head = 0
+    package private(set) var bytes = 0
+    /// The latest due time queued so far: a later item never leaves before it.
+    private var lastDue: Instant?
+
+    package init() {}
+
+    package var isEmpty: Bool { head == items.count }
+    package var nextDue: Instant? { isEmpty ? nil : items[head]?.due }
+
+    /// Whether the next item is a RST.
+    package var nextIsReset: Bool {
+        guard !isEmpty, case .reset = items[head]?.item else { return false }
+        return true
+    }
+
+    /// Queues an item; it never leaves before the items queued ahead of it.
+    package mutating func append(_ item: Item, due: Instant) {
+        if case .data(_, let byteCount) = item { bytes += byteCount }
+        let due = max(lastDue ?? due, due)
+        lastDue = due
+        items.append((due, item))
+    }
+
+    /// Removes and returns the first item if it is due at `now`.
+    package mutating func popDue(now: Instant) -> Item? {
+        guard !isEmpty, let first = items[head], first.due <= now else { return nil }
+        items[head] = nil
+        head += 1
+        if head == items.count {
+            items.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 64, head * 2 >= items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        if case .data(_, let byteCount) = first.item { bytes -= byteCount }
+        return first.item
+    }
+
+    /// Drops everything (a reset or blackholed connection delivers nothing more). What is
+    /// queued afterwards keeps order only with itself: nothing dropped holds it back.
+    package mutating func removeAll() {
+        items.removeAll()
+        head = 0
+        bytes = 0
+        lastDue = nil
+    }
+}
+
+extension DelayLine.Item: Equatable where Chunk: Equatable {}

@@ -1,0 +1,22 @@
+/// Sees each connection and chunk as it crosses the emulated link, with the times the device
+/// model gave it: what a capture needs. The proxy calls it on the device's event loop, so an
+/// observer must only hand the record off (copy it into a bounded queue) and never block.
+///
+/// Plain values only (no NIO types), so that a capture (`NetsimPcap.CaptureLinkObserver`) needs
+/// neither the proxy nor NIO.
+public protocol LinkObserver: Sendable {
+    /// A connection opened to the upstream at `upstreamAddress` (an IP address) and
+    /// `upstreamPort`, as far as the socket tells them; its SYN was on the emulated radio at
+    /// `handshakeOnAir`.
+    func opened(
+        _ connection: ConnectionID, clientPort: Int, upstreamAddress: String?, upstreamPort: Int?,
+        handshakeOnAir: Double)
+    /// A chunk will cross the link, on air during `onAir`; the proxy read it at `time`.
+    func carried(
+        _ connection: ConnectionID, _ direction: Direction, _ bytes: [UInt8], onAir: LinkSchedule.Transmission,
+        at time: Double)
+    /// The connection ended: both FINs passed on (the later on air at `time`), or a reset.
+    func closed(_ connection: ConnectionID, reset: Bool, at time: Double)
+    /// The run stopped at `time`, where its report ends: nothing after it crossed the link.
+    func runEnded(at time: Double)
+}
