@@ -26,7 +26,8 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         case connecting
         case open
         /// Blackholed or forgotten by the NAT: bytes are read and dropped, nothing reaches either
-        /// side, nobody is told.
+        /// side, nobody is told; a side whose bytes were swallowed fails when its TCP would give
+        /// up retransmitting them.
         case silenced
         /// Reset or fully closed: waiting for both channels to go.
         case closing
@@ -63,6 +64,9 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         case close(Side)
         /// Close this side's channel with a RST (SO_LINGER 0).
         case abort(Side)
+        /// The silenced path swallowed this side's bytes: its TCP retransmits them until it
+        /// gives up. Call `gaveUp` `tcpRetransmissionGiveUpSeconds` of emulated time from now.
+        case armGiveUp(Side)
         /// Tell the device the connection was reset (its counters, a capture).
         case reportReset
         /// Tell the device the connection was blackholed or forgotten by the NAT.
@@ -112,6 +116,8 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     private var aborted = BothSides(client: false, upstream: false)
     /// The sides a RST is on its way to: what they still send is dropped.
     private var resetQueued = BothSides(client: false, upstream: false)
+    /// The sides whose bytes the silenced path swallowed: their give-up is armed.
+    private var givingUp = BothSides(client: false, upstream: false)
     /// Waiting for the device to say the link's queue has room, per direction.
     private var waitingForRoom = BothDirections(up: false, down: false)
     private var flows = BothDirections(up: Flow(), down: Flow())
@@ -162,6 +168,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
 
     /// A side sent its FIN (a half-close).
     package mutating func inputClosed(on side: Side) -> [Action] {
+        if lifecycle == .silenced { return swallowed(from: side) }
         guard lifecycle == .open, !flows[side.direction].sawEnd else { return [] }
         return passEnd(from: side)
     }
@@ -201,7 +208,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
 
     /// Bytes were read from `side`.
     package mutating func bytesRead(from side: Side) -> ReadDisposition {
-        guard lifecycle == .open else { return .drop([]) }
+        guard lifecycle == .open else { return .drop(lifecycle == .silenced ? swallowed(from: side) : []) }
         guard attached[side.opposite] else {
             // Bytes for a side that is gone: its stack would answer them with a RST.
             return .drop(resetQueued[side] ? [] : passReset(from: side.opposite))
@@ -320,6 +327,15 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         return dropQueues() + [.reportSilenced] + Side.allCases.filter { attached[$0] }.map { .resumeReading($0) }
     }
 
+    /// A side's TCP gave up retransmitting what the silenced path swallowed (`tcp_retries2`,
+    /// after `Action.armGiveUp`): its connection fails. A RST on its loopback socket is the
+    /// closest a proxy comes to the ETIMEDOUT the app would see; the other side is left to its
+    /// own timers.
+    package mutating func gaveUp(_ side: Side) -> [Action] {
+        guard lifecycle == .silenced, attached[side] else { return [] }
+        return [.abort(side)]
+    }
+
     /// Closes both sides now (the run is over); what waits is dropped.
     package mutating func close() -> [Action] {
         let actions = dropQueues()
@@ -328,6 +344,14 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     }
 
     // MARK: Helpers
+
+    /// The silenced path swallowed bytes or a FIN from `side`: the first time, its give-up is
+    /// armed (as the model engine arms it when a send is discarded).
+    private mutating func swallowed(from side: Side) -> [Action] {
+        guard attached[side], !givingUp[side] else { return [] }
+        givingUp[side] = true
+        return [.armGiveUp(side)]
+    }
 
     private mutating func passEnd(from side: Side) -> [Action] {
         flows[side.direction].sawEnd = true
@@ -347,7 +371,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
             flows[direction].line.append(item, due: due)
             return armDelivery(direction, now: now)
         case .discard:
-            return silence()
+            return silence() + swallowed(from: direction.source)
         case .reset:
             return reset()
         }

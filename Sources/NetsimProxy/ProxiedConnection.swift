@@ -19,6 +19,8 @@ final class ProxiedConnection {
     private var channels = BothSides<Channel?>(client: nil, upstream: nil)
     private var handlers = BothSides<ProxySideHandler?>(client: nil, upstream: nil)
     private var timers = BothDirections<Scheduled<Void>?>(up: nil, down: nil)
+    /// Each side's TCP give-up on bytes a silenced path swallowed (`Action.armGiveUp`).
+    private var giveUps = BothSides<Scheduled<Void>?>(client: nil, upstream: nil)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
     var lastFinOnAir = -Double.infinity
 
@@ -163,6 +165,12 @@ final class ProxiedConnection {
             channels[side]?.close(promise: nil)
         case .abort(let side):
             if let channel = channels[side] { Self.abort(channel) }
+        case .armGiveUp(let side):
+            let due = device.clock.deadline(device.clock.now() + tcpRetransmissionGiveUpSeconds)
+            giveUps[side] = device.loop.assumeIsolated().scheduleTask(deadline: due) { [self] in
+                giveUps[side] = nil
+                execute(machine.gaveUp(side))
+            }
         case .reportReset:
             device.connectionWasReset(self)
         case .reportSilenced:
@@ -170,6 +178,10 @@ final class ProxiedConnection {
         case .reportUpstreamRefused:
             device.upstreamRefused(self)
         case .finish(let cleanly):
+            for side in Side.allCases {
+                giveUps[side]?.cancel()
+                giveUps[side] = nil
+            }
             device.remove(self, finished: cleanly)
         }
     }

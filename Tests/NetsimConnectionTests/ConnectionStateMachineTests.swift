@@ -291,6 +291,8 @@ struct ConnectionStateMachineTests {
                 .cancelTimer(.down), .reportSilenced, .resumeReading(.client), .resumeReading(.upstream),
             ])
         #expect(machine.lifecycle == .silenced)
+        // The client's bytes go nowhere: its TCP will give up on them (armed once).
+        #expect(machine.bytesRead(from: .client) == .drop([.armGiveUp(.client)]))
         #expect(machine.bytesRead(from: .client) == .drop([]))
         #expect(machine.mayRead(from: .client, destinationWritable: false) { _ in false } == .read)
         #expect(machine.inputClosed(on: .client) == [])
@@ -308,12 +310,30 @@ struct ConnectionStateMachineTests {
         #expect(machine.bytesRead(from: .client) == .forward(.up))
         #expect(
             machine.bytesScheduled("after idle", byteCount: 10, .up, verdict: .discard, now: 600) == [
-                .reportSilenced, .resumeReading(.client), .resumeReading(.upstream),
+                .reportSilenced, .resumeReading(.client), .resumeReading(.upstream), .armGiveUp(.client),
             ])
         #expect(machine.lifecycle == .silenced)
         #expect(machine.bytesWaiting(.up) == 0)
-        // A FIN after the expiry is discarded too.
-        #expect(machine.endScheduled(.down, verdict: .discard, now: 601) == [])
+        // A FIN after the expiry is discarded too, and the server's TCP gives up on it in time.
+        #expect(machine.endScheduled(.down, verdict: .discard, now: 601) == [.armGiveUp(.upstream)])
+    }
+
+    /// The proxy's sides are loopback sockets whose TCP never times out; a real phone's gives up
+    /// on bytes a dead path swallows after `tcp_retries2` (924.6 s). Found by `netsim tune
+    /// keepalive --verify`: a grpc-swift client waiting on a connection silenced before its
+    /// HTTP/2 handshake completed waited for ever, where the model's reconnected.
+    @Test("a side whose bytes a blackhole swallowed fails when its TCP would give up")
+    func giveUpAfterTheBlackholeSwallowedBytes() {
+        var machine = Self.openConnection()
+        _ = machine.silence()
+        #expect(machine.gaveUp(.client) == [.abort(.client)])
+        #expect(machine.inputClosed(on: .upstream) == [.armGiveUp(.upstream)])
+        #expect(machine.inactive(.client) == [])
+        #expect(machine.gaveUp(.client) == [])
+        #expect(machine.gaveUp(.upstream) == [.abort(.upstream)])
+        #expect(machine.inactive(.upstream) == [.finish(cleanly: false)])
+        // Once the connection is over a late give-up does nothing.
+        #expect(machine.gaveUp(.upstream) == [])
     }
 
     @Test("a blackhole while dialing keeps the client read and dropped")
@@ -324,7 +344,7 @@ struct ConnectionStateMachineTests {
         #expect(machine.silence() == [.reportSilenced, .resumeReading(.client)])
         machine.attached(.upstream)
         #expect(machine.activated(.upstream) == [])
-        #expect(machine.bytesRead(from: .client) == .drop([]))
+        #expect(machine.bytesRead(from: .client) == .drop([.armGiveUp(.client)]))
     }
 
     // MARK: Closing

@@ -142,6 +142,30 @@ import Testing
         try await server.close()
     }
 
+    /// A phone's TCP gives up on bytes a dead path swallows after `tcp_retries2` (924.6 s);
+    /// the proxy's loopback socket never would, so the proxy fails the client then. At 500
+    /// times real time that is 1.85 s after the swallowed write; nothing may come before.
+    @Test func aClientWhoseBytesABlackholeSwallowedFailsWhenTCPWouldGiveUp() async throws {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .blackhole))
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile(events: [outage]), upstreamPort: serverPort, timeScale: 500)
+        let channel = try await Loopback.connect(port: port)
+        try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+            try await Task.sleep(for: .milliseconds(100))
+            let written = ContinuousClock.now
+            try await outbound.write(ByteBuffer(bytes: [9]))
+            var failed = false
+            do { failed = try await iterator.next() == nil } catch { failed = true }
+            let waited = ContinuousClock.now - written
+            #expect(failed)
+            #expect(waited > .milliseconds(1500) && waited < .seconds(5), "the client failed after \(waited)")
+        }
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
     @Test func anUnreachableUpstreamClosesTheClientAtOnce() async throws {
         let (closed, closedPort) = try await Loopback.echoServer()
         try await closed.close()

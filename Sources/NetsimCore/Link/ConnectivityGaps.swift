@@ -85,3 +85,9 @@ public struct ConnectivityGaps: Sendable, Equatable {
         return best.isFinite ? best : nil
     }
 }
+
+/// Linux gives up on unacknowledged data after `tcp_retries2` = 15 retransmissions, computed
+/// from the 200 ms minimum RTO doubling up to TCP_RTO_MAX (120 s): 0.2 * (2^10 - 1) + 6 * 120.
+/// The model engine and the proxy both end a connection's side this long after the path first
+/// swallowed its bytes.
+public let tcpRetransmissionGiveUpSeconds = 924.6

@@ -1,9 +1,5 @@
 import NetsimCore
 
-/// Linux gives up on unacknowledged data after `tcp_retries2` = 15 retransmissions, computed
-/// from the 200 ms minimum RTO doubling up to TCP_RTO_MAX (120 s): 0.2 * (2^10 - 1) + 6 * 120.
-public let tcpRetransmissionGiveUpSeconds = 924.6
-
 /// One connection as both ends see it.
 struct ModelLink: Sendable {
     var clientOpen = true
