@@ -24,7 +24,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
 
             --verify then plays the recommendation and the first baseline live, the real grpc-swift \
             client and server through the real proxy, on every profile behind the shortest NAT \
-            timeout with seeds 0 and 1, every timer running --time-scale times faster than the \
+            timeout with seeds 0 to 3, every timer running --time-scale times faster than the \
             wall clock, and compares them with the model (agreement: within 15%).
 
             Exit status: 0 with a recommendation; 1 when no configuration is viable, a report \

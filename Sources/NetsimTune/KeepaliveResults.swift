@@ -33,6 +33,7 @@ public struct KeepaliveResults: Sendable {
         public var p50: Double
         public var p95: Double
         public var max: Double
+        public var mean: Double
         public var count: Int
     }
 
@@ -108,7 +109,9 @@ public struct KeepaliveResults: Sendable {
             energyJoulesPerHour: mean(\.energyJoulesPerHour), wakeSecondsPerHour: mean(\.wakeSecondsPerHour),
             promotionsPerHour: mean(\.promotionsPerHour), bytesPerHour: mean(\.bytesPerHour),
             natExpiriesPerHour: mean(\.natExpiriesPerHour),
-            detectionSeconds: Percentiles(p50: percentile(0.5), p95: percentile(0.95), max: detections.last ?? 0, count: detections.count),
+            detectionSeconds: Percentiles(
+                p50: percentile(0.5), p95: percentile(0.95), max: detections.last ?? 0,
+                mean: detections.isEmpty ? 0 : detections.reduce(0, +) / Double(detections.count), count: detections.count),
             blackoutSecondsPerHour: mean(\.blackoutSecondsPerHour),
             reconnectsPerHour: mean(\.reconnectsPerHour), goaways: mean { Double($0.goaways) },
             serverPingsPerSecondPerMillionClients: mean(\.serverPingsPerSecond) * 1e6)

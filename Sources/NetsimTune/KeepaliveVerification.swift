@@ -6,12 +6,16 @@ import NetsimModel
 /// every timer scaled together), and the two compared.
 ///
 /// What is replayed: on every swept profile, the shortest NAT idle timeout of the sweep (where
-/// a keepalive is most likely to lose its connection) with seeds 0 and 1 of the sweep, so one
-/// run has a silent NAT and the other a resetting one, each with the sweep's blackhole outages
-/// and handover at the same times as in the sweep.
+/// a keepalive is most likely to lose its connection) with the sweep's first `replayedSeeds`
+/// seeds, so that half the runs have a silent NAT and half a resetting one, each with the
+/// sweep's blackhole outages and handover at the same times as in the sweep.
 public struct KeepaliveVerification: Sendable {
     /// Model and live agree when each compared figure is within this fraction of the larger.
     public static let tolerance = 0.15
+    /// Seeds replayed per profile and configuration. A detection time depends on where the
+    /// keepalive's phase stands when a connection dies, which drifts apart live and in the
+    /// model over hours; four seeds give each configuration a few dozen deaths to compare.
+    public static let replayedSeeds = 4
 
     public enum Role: String, Sendable {
         case recommended, baseline
@@ -85,7 +89,7 @@ public struct KeepaliveVerification: Sendable {
         var plans: [Plan] = []
         for (role, keepalive) in [(Role.recommended, recommended), (.baseline, baseline)] {
             for profile in sweep.profiles.indices {
-                for seed in 0..<min(2, sweep.seeds) {
+                for seed in 0..<min(Self.replayedSeeds, sweep.seeds) {
                     let scenario = KeepaliveSweep.Scenario(keepalive: 0, profile: profile, nat: natIndex, seed: seed)
                     guard case .grpc(let client, let policy) = sweep.client(keepalive) else { continue }
                     plans.append(
@@ -128,7 +132,7 @@ public struct KeepaliveVerification: Sendable {
         }
         return VerificationTable(
             rows: rows, profiles: sweep.profiles.map(\.name), natTimeoutSeconds: plans.first?.natTimeoutSeconds,
-            seeds: min(2, sweep.seeds), horizon: sweep.horizon, timeScale: timeScale)
+            seeds: min(Self.replayedSeeds, sweep.seeds), horizon: sweep.horizon, timeScale: timeScale)
     }
 
     /// Seconds from each death to the app noticing, from a live run's events and the times its
@@ -171,14 +175,17 @@ public struct VerificationTable: Sendable {
         public var model: KeepaliveResults.Metrics
         public var live: KeepaliveResults.Metrics
 
-        /// The compared figures: name, model, live.
+        /// The compared figures: name, model, live. Detection is compared by its mean and p95,
+        /// not its median: each detection depends on the keepalive's phase when the connection
+        /// died, which drifts apart live and in the model over hours, and the median of a few
+        /// dozen such draws swings by seconds where the mean averages them.
         public var figures: [(name: String, model: Double, live: Double)] {
             [
                 ("energy J/h", model.energyJoulesPerHour, live.energyJoulesPerHour),
                 ("wake s/h", model.wakeSecondsPerHour, live.wakeSecondsPerHour),
                 ("promotions/h", model.promotionsPerHour, live.promotionsPerHour),
                 ("NAT expiries/h", model.natExpiriesPerHour, live.natExpiriesPerHour),
-                ("detection p50 s", model.detectionSeconds.p50, live.detectionSeconds.p50),
+                ("detection mean s", model.detectionSeconds.mean, live.detectionSeconds.mean),
                 ("detection p95 s", model.detectionSeconds.p95, live.detectionSeconds.p95),
             ]
         }

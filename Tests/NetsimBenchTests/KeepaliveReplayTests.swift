@@ -25,7 +25,7 @@ import Testing
         sweep.horizon = 1200
         let results = sweep.run()
         let verification = try KeepaliveVerification(results)
-        #expect(verification.plans.count == 4)
+        #expect(verification.plans.count == 4)  // two seeds, two configurations
         let live = try await verification.playLive(timeScale: 60, logger: Self.logger)
         #expect(live.count == 4)
         let table = verification.compare(live: live, timeScale: 60)

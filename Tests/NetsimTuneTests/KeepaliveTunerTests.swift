@@ -63,7 +63,7 @@ struct KeepaliveTunerTests {
         func summary(_ time: Double, energy: Double, detection: Double) -> KeepaliveResults.Summary {
             let metrics = KeepaliveResults.Metrics(
                 energyJoulesPerHour: energy, wakeSecondsPerHour: 0, promotionsPerHour: 0, bytesPerHour: 0, natExpiriesPerHour: 0,
-                detectionSeconds: .init(p50: detection, p95: detection, max: detection, count: 1), blackoutSecondsPerHour: 0,
+                detectionSeconds: .init(p50: detection, p95: detection, max: detection, mean: detection, count: 1), blackoutSecondsPerHour: 0,
                 reconnectsPerHour: 0, goaways: 0, serverPingsPerSecondPerMillionClients: 0)
             return .init(keepalive: .init(time: time, timeout: 5), metrics: metrics, disqualified: [])
         }
