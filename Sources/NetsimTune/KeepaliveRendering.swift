@@ -199,7 +199,7 @@ public enum KeepaliveRendering {
 
     static func verificationTable(_ table: VerificationTable) -> String {
         var html = "<h2>Verified live</h2><p class=\"note\">The model against the real grpc-swift client and server through "
-            + "the real proxy, played \(escape(VerificationTable.number(table.timeScale))) times faster than real time; agreement "
+            + "the real proxy, played \(escape(String(format: "%g", table.timeScale))) times faster than real time; agreement "
             + "within \(Int(KeepaliveVerification.tolerance * 100))%: \(table.agrees ? "yes" : "<b>no</b>").</p>"
         html += "<table><tr><th>configuration</th><th>figure</th><th>model</th><th>live</th><th>live / model</th></tr>"
         for row in table.rows {

@@ -83,7 +83,7 @@ public struct KeepaliveResults: Sendable {
             }
             if metrics.detectionSeconds.p95 > sweep.detectWithin {
                 disqualified.append(
-                    "p95 detection \(Quantity.formatDuration(metrics.detectionSeconds.p95)) misses \(Quantity.formatDuration(sweep.detectWithin))")
+                    "p95 detection \(KeepaliveRendering.seconds(metrics.detectionSeconds.p95)) misses \(KeepaliveRendering.seconds(sweep.detectWithin))")
             }
             summaries.append(Summary(keepalive: keepalive, metrics: metrics, disqualified: disqualified))
         }

@@ -214,7 +214,7 @@ public struct VerificationTable: Sendable {
         var text = "### Verified live\n\n"
         text += "The model against the real grpc-swift client and server through the real proxy, on "
             + "\(profiles.joined(separator: ", ")) behind a \(nat) NAT, \(seeds) seed(s) of \(Quantity.formatDuration(horizon)) each "
-            + "(with the sweep's outages and handover), played \(Self.number(timeScale)) times faster than real time. Agreement: within \(Int(KeepaliveVerification.tolerance * 100))%.\n\n"
+            + "(with the sweep's outages and handover), played \(String(format: "%g", timeScale)) times faster than real time. Agreement: within \(Int(KeepaliveVerification.tolerance * 100))%.\n\n"
         text += "| configuration | figure | model | live | live/model | |\n|---|---|---|---|---|---|\n"
         for row in rows {
             for figure in row.figures {
