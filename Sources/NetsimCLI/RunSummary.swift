@@ -39,7 +39,7 @@ enum RunSummary {
                     + "\(String(format: "%.2f", waits.pagingSeconds)) s, promotion \(String(format: "%.2f", waits.promotionSeconds)) s, "
                     + "DRX \(String(format: "%.2f", waits.drxSeconds)) s in all")
             if !radio.heldAtEnd.isEmpty {
-                let held = { (count: RadioReport.HeldTraffic.Count) in
+                let held = { (count: RadioReport.HeldCount) in
                     "\(count.chunks) chunk(s), \(Quantity.formatDataSize(Double(count.bytes)))"
                 }
                 lines.append(

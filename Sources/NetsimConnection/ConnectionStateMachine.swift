@@ -113,8 +113,8 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// The sides a RST is on its way to: what they still send is dropped.
     private var resetQueued = BothSides(client: false, upstream: false)
     /// Waiting for the device to say the link's queue has room, per direction.
-    private var waitingForRoom = BothDirections(up: false, down: false)
-    private var flows = BothDirections(up: Flow(), down: Flow())
+    private var waitingForRoom = PerDirection(up: false, down: false)
+    private var flows = PerDirection(up: Flow(), down: Flow())
 
     package init(bufferLimit: Int) {
         self.bufferLimit = bufferLimit

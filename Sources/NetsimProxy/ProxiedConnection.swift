@@ -18,7 +18,7 @@ final class ProxiedConnection {
     private var machine: StateMachine
     private var channels = BothSides<Channel?>(client: nil, upstream: nil)
     private var handlers = BothSides<ProxySideHandler?>(client: nil, upstream: nil)
-    private var timers = BothDirections<Scheduled<Void>?>(up: nil, down: nil)
+    private var timers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
     var lastFinOnAir = -Double.infinity
 

@@ -90,7 +90,7 @@ public enum MarkdownReport {
             "- Client settings: \(client.source)",
             "- REST: poll every \(Quantity.formatDuration(client.rest.pollInterval)), request timeout "
                 + "\(Quantity.formatDuration(client.rest.requestTimeout)), backoff \(backoff(client.rest.backoff))",
-            "- WebSocket: ping every \(Quantity.formatDuration(client.webSocket.pingInterval)), backoff \(backoff(client.webSocket.backoff))",
+            "- WebSocket: ping every \(Quantity.formatDuration(client.ws.pingInterval)), backoff \(backoff(client.ws.backoff))",
             "- gRPC: keepalive \(Quantity.formatDuration(grpc.keepaliveTime)) / \(Quantity.formatDuration(grpc.keepaliveTimeout)), "
                 + "permit without calls \(grpc.permitWithoutCalls), backoff \(backoff(grpc.backoff)), call time limit "
                 + "\(grpc.callTimeLimit.map(Quantity.formatDuration) ?? "none"), receive buffer \(grpc.receiveBuffer)",

@@ -23,7 +23,8 @@ public struct ClientSettings: Sendable, Equatable {
     /// Where the settings came from: a file path, or `built-in` for the defaults.
     public var source = "built-in"
     public var rest = RESTSettings()
-    public var webSocket = WebSocketSettings()
+    /// The `websocket` section, for `BenchTransport.ws`.
+    public var ws = WebSocketSettings()
     public var grpc = GRPCClientSettings()
 
     public init() {}
@@ -84,10 +85,10 @@ public struct ClientSettings: Sendable, Equatable {
             settings.rest.requestTimeout = try rest.duration("requestTimeout") ?? settings.rest.requestTimeout
             settings.rest.backoff = try Backoff.load(rest.mapping("backoff"), default: settings.rest.backoff)
         }
-        if let webSocket = try root.mapping("websocket") {
-            try webSocket.allowOnly(["pingInterval", "backoff"])
-            settings.webSocket.pingInterval = try webSocket.duration("pingInterval") ?? settings.webSocket.pingInterval
-            settings.webSocket.backoff = try Backoff.load(webSocket.mapping("backoff"), default: settings.webSocket.backoff)
+        if let ws = try root.mapping("websocket") {
+            try ws.allowOnly(["pingInterval", "backoff"])
+            settings.ws.pingInterval = try ws.duration("pingInterval") ?? settings.ws.pingInterval
+            settings.ws.backoff = try Backoff.load(ws.mapping("backoff"), default: settings.ws.backoff)
         }
         if let grpc = try root.mapping("grpc") {
             try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])
