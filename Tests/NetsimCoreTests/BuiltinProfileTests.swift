@@ -167,7 +167,7 @@ struct ProfileCatalogTests {
     func pathResolution() throws {
         try withWorkingDirectory { directory in
             try localProfile.write(toFile: directory + "/mine.yml", atomically: true, encoding: .utf8)
-            let error = try #require(throws: ProfileError.self) {
+            let error = try #require(throws: InputFileError.self) {
                 try ProfileCatalog.resolve("mine.yml", workingDirectory: directory)
             }
             #expect(

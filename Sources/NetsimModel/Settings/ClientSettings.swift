@@ -74,7 +74,7 @@ public struct ClientSettings: Sendable, Equatable {
         }
     }
 
-    public static func load(yaml: String, source: String) throws(SettingsError) -> ClientSettings {
+    public static func load(yaml: String, source: String) throws(InputFileError) -> ClientSettings {
         let root = try SettingsMapping(yaml: yaml, source: source)
         try root.allowOnly(["rest", "websocket", "grpc"])
         var settings = ClientSettings()
@@ -132,7 +132,7 @@ public struct Backoff: Sendable, Equatable {
         baseDelay(afterAttempt: attempt) * (1 + jitter * (2 * random.unitInterval() - 1))
     }
 
-    static func load(_ mapping: SettingsMapping?, default fallback: Backoff) throws(SettingsError) -> Backoff {
+    static func load(_ mapping: SettingsMapping?, default fallback: Backoff) throws(InputFileError) -> Backoff {
         guard let mapping else { return fallback }
         try mapping.allowOnly(["initial", "max", "multiplier", "jitter"])
         var backoff = fallback
