@@ -39,4 +39,3 @@ package struct BothSides<Value> {
 }
 
 extension BothSides: Sendable where Value: Sendable {}
-

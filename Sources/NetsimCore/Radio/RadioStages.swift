@@ -31,6 +31,7 @@ public struct RadioStage: Sendable, Equatable {
         case dormant(promotion: Promotion, pagingCycle: Double)
     }
 
+    /// The state this stage is, and is named as in reports.
     public let state: RadioState
     /// How long the radio stays here without traffic; `.infinity` for the last stage.
     public let duration: Double
