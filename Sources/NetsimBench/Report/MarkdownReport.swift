@@ -42,7 +42,8 @@ public enum MarkdownReport {
     static func details(_ transport: BenchTransport, _ report: BenchReport.TransportReport) -> [String] {
         let format = ReportFormatting.self
         let radio = report.perDevice
-        let states = radio.secondsByState.sorted { $0.value.mean > $1.value.mean }
+        // Ties (states never visited) by name, so the same run always prints the same line.
+        let states = radio.secondsByState.sorted { ($0.value.mean, $1.key) > ($1.value.mean, $0.key) }
             .map { "\($0.key) \(format.plusMinus($0.value)) s" }.joined(separator: ", ")
         return [
             "### \(transport.title)",
