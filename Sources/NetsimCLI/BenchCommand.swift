@@ -144,12 +144,12 @@ public struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    func loadBaseline(_ path: String) throws -> Any {
+    func loadBaseline(_ path: String) throws -> ReportTree {
         guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--baseline: cannot read \(path)") }
-        guard let json = try? JSONSerialization.jsonObject(with: data), (json as? [String: Any])?["transports"] != nil else {
+        guard let report = try? JSONDecoder().decode(ReportTree.self, from: data), report["transports"] != nil else {
             throw ValidationError("--baseline: \(path) is not a netsim bench JSON report")
         }
-        return json
+        return report
     }
 
     public func run() async throws {
@@ -250,7 +250,7 @@ public struct BenchCommand: AsyncParsableCommand {
 
     /// Applies --fail-if and --baseline; any breach exits with status 3.
     private func gate(_ json: Data) throws {
-        let current = try JSONSerialization.jsonObject(with: json)
+        let current = try JSONDecoder().decode(ReportTree.self, from: json)
         var breaches = try thresholds().compactMap { $0.breach(in: current) }.map { "threshold breached: \($0)" }
         if let baseline {
             let comparison = BaselineComparison.compare(

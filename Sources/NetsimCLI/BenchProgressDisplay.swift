@@ -48,7 +48,7 @@ final class BenchProgressDisplay: Sendable {
             return ["model \(progressBar(played)) of the devices played"]
         }
         return progress.transports.map { transport in
-            let states = transport.radioStates.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+            let states = transport.radioStates.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
             var line = "\(transport.transport.title.padding(toLength: 12, withPad: " ", startingAt: 0)) \(clock) | "
                 + "events \(transport.eventsDelivered)/\(transport.eventsCreated) | messages \(transport.messagesDelivered)/\(transport.messagesProduced)"
             if !states.isEmpty { line += " | radio \(states)" }

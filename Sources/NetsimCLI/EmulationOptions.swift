@@ -43,11 +43,12 @@ func parseDuration(_ text: String) throws -> Double {
 }
 
 /// A workload, client or policy file, or its error on standard error and exit status 2.
-func loadSettings<Settings>(_ path: String, _ load: (String, String) throws(SettingsError) -> Settings) throws -> Settings {
+func loadSettings<Settings>(_ path: String, _ load: (String, String) throws(InputFileError) -> Settings) throws -> Settings {
+    guard let data = FileManager.default.contents(atPath: path) else {
+        printError("\(path): cannot read the file")
+        throw ExitCode(2)
+    }
     do {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw SettingsError(source: path, message: "cannot read the file")
-        }
         return try load(String(decoding: data, as: UTF8.self), path)
     } catch {
         printError("\(error)")

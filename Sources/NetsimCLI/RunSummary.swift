@@ -30,7 +30,7 @@ enum RunSummary {
                 "radio (\(radio.model)): awake \(String(format: "%.1f", radio.wakeSeconds)) s (\(String(format: "%.0f", share))%), "
                     + "\(radio.promotions) promotion(s), \(String(format: "%.2f", radio.energyJoules)) J, "
                     + "mean \(String(format: "%.0f", radio.meanPowerMilliwatts)) mW")
-            let states = radio.secondsByState.filter { $0.value > 0 }.sorted { $0.value > $1.value }
+            let states = radio.secondsByState.filter { $0.value > 0 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
                 .map { "\($0.key) \(String(format: "%.1f", $0.value)) s" }
             lines.append("  time by state: " + states.joined(separator: ", "))
             let waits = report.radioLatency
@@ -39,7 +39,7 @@ enum RunSummary {
                     + "\(String(format: "%.2f", waits.pagingSeconds)) s, promotion \(String(format: "%.2f", waits.promotionSeconds)) s, "
                     + "DRX \(String(format: "%.2f", waits.drxSeconds)) s in all")
             if !radio.heldAtEnd.isEmpty {
-                let held = { (count: RadioReport.HeldTraffic.Count) in
+                let held = { (count: RadioReport.HeldCount) in
                     "\(count.chunks) chunk(s), \(Quantity.formatDataSize(Double(count.bytes)))"
                 }
                 lines.append(

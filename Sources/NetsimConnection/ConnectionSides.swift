@@ -39,24 +39,3 @@ package struct BothSides<Value> {
 }
 
 extension BothSides: Sendable where Value: Sendable {}
-
-/// One value per direction of a connection.
-package struct BothDirections<Value> {
-    package var up: Value
-    package var down: Value
-
-    package init(up: Value, down: Value) {
-        self.up = up
-        self.down = down
-    }
-
-    /// Mutates in place (a get/set pair would copy a delay line's buffer on every change).
-    package subscript(direction: Direction) -> Value {
-        get { direction == .up ? up : down }
-        _modify {
-            if direction == .up { yield &up } else { yield &down }
-        }
-    }
-}
-
-extension BothDirections: Sendable where Value: Sendable {}

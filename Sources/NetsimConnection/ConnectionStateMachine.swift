@@ -119,8 +119,8 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// The sides whose bytes the silenced path swallowed: their give-up is armed.
     private var givingUp = BothSides(client: false, upstream: false)
     /// Waiting for the device to say the link's queue has room, per direction.
-    private var waitingForRoom = BothDirections(up: false, down: false)
-    private var flows = BothDirections(up: Flow(), down: Flow())
+    private var waitingForRoom = PerDirection(up: false, down: false)
+    private var flows = PerDirection(up: Flow(), down: Flow())
 
     package init(bufferLimit: Int) {
         self.bufferLimit = bufferLimit

@@ -77,7 +77,7 @@ extension ModelEngine {
     /// The client of a single modelled device.
     public enum ClientChoice: Sendable {
         case rest(ClientSettings.RESTSettings)
-        case webSocket(ClientSettings.WebSocketSettings)
+        case ws(ClientSettings.WebSocketSettings)
         case grpc(ClientSettings.GRPCClientSettings, server: GRPCServerPolicy)
         case heartbeat(HeartbeatSettings)
     }
@@ -104,8 +104,8 @@ extension ModelEngine {
             return play(
                 RESTPollingClient(settings: settings, batchLimit: DeviceRun.restBatchLimit, seed: seed),
                 .rest(batchLimit: DeviceRun.restBatchLimit), .transport(.rest))
-        case .webSocket(let settings):
-            return play(WebSocketClient(settings: settings, seed: seed), .webSocket(pingInterval: settings.pingInterval), .transport(.ws))
+        case .ws(let settings):
+            return play(WebSocketClient(settings: settings, seed: seed), .ws(pingInterval: settings.pingInterval), .transport(.ws))
         case .grpc(let settings, let policy):
             return play(GRPCClient(settings: settings, seed: seed), .grpc(policy), .transport(.grpc))
         case .heartbeat(let settings):
@@ -154,8 +154,8 @@ struct DeviceRun: Sendable {
                 outboxLimit: outboxLimit))
         case .ws:
             simulation = .ws(DeviceSimulation(
-                device: device, client: WebSocketClient(settings: client.webSocket, seed: seed),
-                server: ModelServer(kind: .webSocket(pingInterval: client.webSocket.pingInterval)), wire: wire,
+                device: device, client: WebSocketClient(settings: client.ws, seed: seed),
+                server: ModelServer(kind: .ws(pingInterval: client.ws.pingInterval)), wire: wire,
                 schedule: schedule, outboxLimit: outboxLimit))
         case .grpc:
             let policy = configuration.grpcServerPolicy ?? .matching(client.grpc)

@@ -16,14 +16,14 @@ final class EmulatedDevice {
     private var connections: [ConnectionID: ProxiedConnection] = [:]
     private var timelineTimer: Scheduled<Void>?
     private(set) var counters = ConnectionCounters()
-    private var bytesDelivered = RadioReport.ByteTotals(up: 0, down: 0)
+    private var bytesDelivered = PerDirection<Int>(up: 0, down: 0)
     private var segmentsDelivered = SegmentCounts()
     private var stopped = false
     private var warnedOfConnectionLimit = false
     /// Connections waiting for room on a full link queue, and the one timer per direction
     /// that wakes them when the model says the backlog has drained under the limit.
-    private var roomWaiters = BothDirections<[ProxiedConnection]>(up: [], down: [])
-    private var roomTimers = BothDirections<Scheduled<Void>?>(up: nil, down: nil)
+    private var roomWaiters = PerDirection<[ProxiedConnection]>(up: [], down: [])
+    private var roomTimers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
 
     init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, logger: Logger) {
         self.model = model

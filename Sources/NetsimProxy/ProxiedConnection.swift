@@ -18,7 +18,7 @@ final class ProxiedConnection {
     private var machine: StateMachine
     private var channels = BothSides<Channel?>(client: nil, upstream: nil)
     private var handlers = BothSides<ProxySideHandler?>(client: nil, upstream: nil)
-    private var timers = BothDirections<Scheduled<Void>?>(up: nil, down: nil)
+    private var timers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
     /// Each side's TCP give-up on bytes a silenced path swallowed (`Action.armGiveUp`).
     private var giveUps = BothSides<Scheduled<Void>?>(client: nil, upstream: nil)
     /// When the later of the connection's FINs was on the emulated radio (for captures).

@@ -185,7 +185,7 @@ public struct KeepaliveSweep: Sendable {
         case .ws:
             var settings = ClientSettings.WebSocketSettings()
             settings.pingInterval = keepalive.time
-            return .webSocket(settings)
+            return .ws(settings)
         case .tcp:
             return .heartbeat(HeartbeatSettings(kind: .tcpKeepalive(probes: 9), interval: keepalive.time, timeout: keepalive.timeout))
         case .heartbeat:
@@ -239,7 +239,7 @@ struct ScenarioMetrics: Sendable {
         let segments = outcome.segments.up + outcome.segments.down
         let acks = (outcome.segments.up + outcome.bursts.up + 1) / 2 + (outcome.segments.down + outcome.bursts.down + 1) / 2
         bytesPerHour = Double(outcome.bytes.up + outcome.bytes.down + 52 * (segments + acks)) / hours
-        natExpiriesPerHour = Double(outcome.eventCounts["nat-expiry", default: 0]) / hours
+        natExpiriesPerHour = Double(outcome.eventCounts[DeviceEvent.Kind.natExpiry.rawValue, default: 0]) / hours
         reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours
         goaways = outcome.server.tooManyPingsGoAways
         serverPingsPerSecond = Double(outcome.server.pingsReceived) / horizon

@@ -48,12 +48,12 @@ public struct KeepaliveVerification: Sendable {
         public var end: Double
         /// Every event by kind, including those past the event list's limit.
         public var eventCounts: [String: Int]
-        public var bytes: RadioReport.ByteTotals
+        public var bytes: PerDirection<Int>
         public var connectionsOpened: Int
 
         public init(
             radio: RadioReport, events: [DeviceEvent], openCallEnds: [Double], end: Double, eventCounts: [String: Int],
-            bytes: RadioReport.ByteTotals, connectionsOpened: Int
+            bytes: PerDirection<Int>, connectionsOpened: Int
         ) {
             self.eventCounts = eventCounts
             self.radio = radio
@@ -156,12 +156,12 @@ public struct KeepaliveVerification: Sendable {
 
     private static func deathTime(_ event: DeviceEvent) -> Double? {
         switch event.kind {
-        case "nat-expiry":
+        case .natExpiry:
             return event.expiredAt ?? event.at
-        case "outage", "handover":
-            guard (event.affectedConnections ?? 0) > 0, event.mode == "blackhole" || event.mode == "reset" else { return nil }
+        case .outage, .handover:
+            guard (event.affectedConnections ?? 0) > 0, event.mode == .blackhole || event.mode == .reset else { return nil }
             return event.at
-        default:
+        case .set:
             return nil
         }
     }
@@ -242,7 +242,7 @@ extension ScenarioMetrics {
         wakeSecondsPerHour = live.radio.wakeSeconds / hours
         promotionsPerHour = Double(live.radio.promotions) / hours
         bytesPerHour = Double(live.bytes.up + live.bytes.down) / hours
-        natExpiriesPerHour = Double(live.eventCounts["nat-expiry", default: 0]) / hours
+        natExpiriesPerHour = Double(live.eventCounts[DeviceEvent.Kind.natExpiry.rawValue, default: 0]) / hours
         reconnectsPerHour = Double(max(0, live.connectionsOpened - 1)) / hours
         goaways = 0
         serverPingsPerSecond = 0

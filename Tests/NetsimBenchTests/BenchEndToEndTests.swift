@@ -33,7 +33,7 @@ import NetsimModel
         configuration.workload.messageInterval = 0.7
         configuration.client.rest.pollInterval = 0.2
         configuration.client.rest.backoff = Backoff(initial: 0.2, maximum: 1, multiplier: 2, jitter: 0)
-        configuration.client.webSocket.backoff = Backoff(initial: 0.2, maximum: 1, multiplier: 2, jitter: 0)
+        configuration.client.ws.backoff = Backoff(initial: 0.2, maximum: 1, multiplier: 2, jitter: 0)
         configuration.client.grpc.backoff = Backoff(initial: 0.2, maximum: 1, multiplier: 2, jitter: 0)
         return configuration
     }

@@ -20,6 +20,20 @@ import NetsimModel
         return try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
     }
 
+    /// Regression: states with the same time (5G SA's INACTIVE and IDLE, which REST polling
+    /// never lets the radio reach) were listed in hash order, so two identical runs printed
+    /// different Markdown (this failed about every other run). Ties now go by name.
+    @Test func timeByStateListsTiesByName() throws {
+        var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: "nr-sa"))
+        configuration.transports = [.rest]
+        configuration.devices = 3
+        configuration.duration = 3600
+        let report = try #require(ModelBenchRunner.run(configuration) { _ in }.report.transports["rest"])
+        #expect(report.perDevice.secondsByState["IDLE"]?.mean == report.perDevice.secondsByState["INACTIVE"]?.mean)
+        let line = try #require(MarkdownReport.details(.rest, report).first { $0.hasPrefix("- Time by state per device:") })
+        #expect(line.hasSuffix("IDLE 0.0 ± 0.0 s, INACTIVE 0.0 ± 0.0 s"), "\(line)")
+    }
+
     @Test func markdownJSONAndHTML() async throws {
         let result = try await Self.shortRun()
 

@@ -33,7 +33,7 @@ struct ThresholdTests {
         }
     }
 
-    static var report: [String: Any] { [
+    static var report: ReportTree { [
         "durationSeconds": 120,
         "transports": [
             "grpc": ["latencyMs": ["p95": 412.5], "events": ["lost": 0]],
@@ -51,12 +51,26 @@ struct ThresholdTests {
         #expect(try Threshold(parsing: "ws.latencyMs.p95 > 300").breach(in: Self.report)?.contains("not in the report") == true)
     }
 
+    /// The gates read the report's own JSON: objects, numbers (booleans as 1 and 0), and the
+    /// strings, arrays and nulls they step over.
+    @Test func readsAReportsJSON() throws {
+        let json = #"{"profile": "subway", "durationSeconds": 120, "drained": true, "events": [1, "x", null],"#
+            + #" "transports": {"grpc": {"latencyMs": {"p95": 412.5}}}}"#
+        let report = try JSONDecoder().decode(ReportTree.self, from: Data(json.utf8))
+        #expect(try Threshold(parsing: "grpc.latencyMs.p95 > 300").breach(in: report) == "grpc.latencyMs.p95 = 412.5, which is > 300")
+        #expect(Threshold.value(at: ["drained"], in: report) == 1)
+        #expect(Threshold.value(at: ["profile"], in: report) == nil)
+        #expect(report["events"] == .array([1, "x", .null]))
+        let sample = try JSONDecoder().decode(ReportTree.self, from: BenchReport.empty.json())
+        #expect(try Threshold(parsing: "durationSeconds >= 0").breach(in: sample) == "durationSeconds = 0, which is >= 0")
+    }
+
     @Test func baselineFlagsRegressionsBeyondTheAllowance() {
-        let baseline: [String: Any] = [
+        let baseline: ReportTree = [
             "profile": "lte-tunnel", "durationSeconds": 120, "devicesPerTransport": 10, "seed": 1,
             "transports": ["grpc": ["latencyMs": ["p95": 300.0], "bytes": ["perMinute": 1000.0], "events": ["lost": 0]]],
         ]
-        let current: [String: Any] = [
+        let current: ReportTree = [
             "profile": "lte-tunnel", "durationSeconds": 120, "devicesPerTransport": 10, "seed": 1,
             "transports": ["grpc": ["latencyMs": ["p95": 320.0], "bytes": ["perMinute": 1200.0], "events": ["lost": 1]]],
         ]
@@ -69,9 +83,8 @@ struct ThresholdTests {
     }
 
     @Test func baselineNotesRunsThatDiffer() {
-        let a: [String: Any] = ["profile": "lte-good", "durationSeconds": 120, "devicesPerTransport": 10, "seed": 1, "transports": [:]]
-        var b = a
-        b["profile"] = "lte-tunnel"
+        let a: ReportTree = ["profile": "lte-good", "durationSeconds": 120, "devicesPerTransport": 10, "seed": 1, "transports": [:]]
+        let b: ReportTree = ["profile": "lte-tunnel", "durationSeconds": 120, "devicesPerTransport": 10, "seed": 1, "transports": [:]]
         #expect(BaselineComparison.compare(current: a, baseline: b, maxRegressionPercent: 10).notes.count == 1)
     }
 }

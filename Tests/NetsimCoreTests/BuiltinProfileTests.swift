@@ -37,6 +37,14 @@ struct BuiltinProfileTests {
         }
     }
 
+    /// The built-ins come from the compiled-in copies (the traces from their compact encoding):
+    /// each must be the profile its file under profiles/ loads to, trace values included.
+    @Test("every built-in equals its file under profiles/, traces included", arguments: ProfileCatalog.builtinNames)
+    func builtinEqualsItsFile(name: String) throws {
+        let fromFile = try ProfileLoader.load(path: packageRoot + "/profiles/\(name).yaml")
+        #expect(try ProfileCatalog.builtin(named: name) == fromFile)
+    }
+
     @Test("radio models are the cited defaults")
     func radios() throws {
         let expected: [String: RadioParameters] = [
@@ -167,7 +175,7 @@ struct ProfileCatalogTests {
     func pathResolution() throws {
         try withWorkingDirectory { directory in
             try localProfile.write(toFile: directory + "/mine.yml", atomically: true, encoding: .utf8)
-            let error = try #require(throws: ProfileError.self) {
+            let error = try #require(throws: InputFileError.self) {
                 try ProfileCatalog.resolve("mine.yml", workingDirectory: directory)
             }
             #expect(

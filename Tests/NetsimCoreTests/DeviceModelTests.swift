@@ -112,7 +112,7 @@ import Testing
         let connection = device.openConnection(at: 0)
         let delivered = deliveryTime(device.send(100, .up, on: connection, at: 1))!
         #expect(device.send(100, .up, on: connection, at: 100) == .discard)
-        let expiry = device.events.first { $0.kind == "nat-expiry" }
+        let expiry = device.events.first { $0.kind == .natExpiry }
         #expect(expiry?.at == 100)
         #expect(abs((expiry?.expiredAt ?? 0) - (delivered + 30)) < 1e-9)
     }
@@ -126,7 +126,7 @@ import Testing
         // Sent at 11 s: retransmitted every RTO (0.05 + 0.2 s), doubling: 11.25, 11.75, 12.75, 14.75, 18.75.
         let delivered = deliveryTime(device.send(100, .up, on: connection, at: 11))!
         #expect(abs(delivered - (18.75 + 0.05)) < 1e-9)
-        #expect(device.events.map(\.kind) == ["outage"])
+        #expect(device.events.map(\.kind) == [.outage])
     }
 
     /// Issue 10: a run that ends inside an outage. The request sent at 51 s is held until TCP's
@@ -245,7 +245,7 @@ import Testing
         let request = deliveryTime(device.send(100, .up, on: connection, at: 20))
         #expect(request.map { $0 > 130 } == true, "held until the stall ends: \(String(describing: request))")
         #expect(deliveryTime(device.send(100, .down, on: connection, at: request! + 0.01)) != nil)
-        #expect(device.events.allSatisfy { $0.kind != "nat-expiry" })
+        #expect(device.events.allSatisfy { $0.kind != .natExpiry })
     }
 
     @Test func aRepeatingTimelineRecurs() {

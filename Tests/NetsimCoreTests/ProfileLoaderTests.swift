@@ -162,13 +162,13 @@ struct ProfileErrorTests {
     ) {
         #expect(
             profileError(yaml, traces: traces)
-                == ProfileError(file: "test.yaml", line: line, column: column, message: message),
+                == InputFileError(file: "test.yaml", line: line, column: column, message: message),
             sourceLocation: sourceLocation)
     }
 
     @Test("the description is FILE:LINE:COLUMN: MESSAGE")
     func description() {
-        let error = ProfileError(file: "a.yaml", line: 3, column: 7, message: "oops")
+        let error = InputFileError(file: "a.yaml", line: 3, column: 7, message: "oops")
         #expect(error.description == "a.yaml:3:7: oops")
     }
 

@@ -6,7 +6,7 @@ struct MissingTestFile: Error, CustomStringConvertible {
 }
 
 /// Loads profile YAML as `test.yaml`, with `traces` as the only readable trace files.
-func loadProfile(_ yaml: String, traces: [String: String] = [:]) throws(ProfileError) -> Profile {
+func loadProfile(_ yaml: String, traces: [String: String] = [:]) throws(InputFileError) -> Profile {
     try ProfileLoader.load(yaml: yaml, source: "test.yaml") { path in
         guard let text = traces[path] else { throw MissingTestFile() }
         return text
@@ -14,7 +14,7 @@ func loadProfile(_ yaml: String, traces: [String: String] = [:]) throws(ProfileE
 }
 
 /// The error loading `yaml` gives, or nil if it loads.
-func profileError(_ yaml: String, traces: [String: String] = [:]) -> ProfileError? {
+func profileError(_ yaml: String, traces: [String: String] = [:]) -> InputFileError? {
     do {
         _ = try loadProfile(yaml, traces: traces)
         return nil

@@ -56,8 +56,8 @@ import Testing
         #expect(abs(admission.pagingWait - 0.42) < 1e-9)
         #expect(abs(admission.promotionWait - 0.26) < 1e-12)
         #expect(abs(admission.start - 5.68) < 1e-9)
-        #expect(radio.stateName(at: 5.2) == "IDLE")
-        #expect(radio.stateName(at: 5.5) == "PROMOTION")
+        #expect(radio.state(at: 5.2) == .idle)
+        #expect(radio.state(at: 5.5) == .promotion)
     }
 
     @Test func uplinkDuringAPromotionWaitsForItsEnd() {
@@ -123,8 +123,8 @@ import Testing
         let small = radio.admit(at: 8, direction: .up, bytes: 400)
         #expect(small.totalWait == 0)
         radio.transmitted(from: 8, to: 8, direction: .up, bytes: 400)
-        #expect(radio.stateName(at: 17.9) == "FACH", "FACH traffic restarts the FACH timer (until 18 s)")
-        #expect(radio.stateName(at: 18.1) == "IDLE")
+        #expect(radio.state(at: 17.9) == .fach, "FACH traffic restarts the FACH timer (until 18 s)")
+        #expect(radio.state(at: 18.1) == .idle)
         // 0.1 s later the buffer has drained 400 B at 4000 B/s: another 500 B fits (<= 543).
         #expect(radio.admit(at: 8.1, direction: .up, bytes: 500).totalWait == 0)
         // Immediately after, 100 B more overflows it: FACH -> DCH takes 1.5 s.
@@ -144,9 +144,9 @@ import Testing
         let admission = radio.admit(at: 0, direction: .up, bytes: 100)
         #expect(abs(admission.promotionWait - 0.36) < 1e-12)
         radio.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 100)
-        #expect(radio.stateName(at: 10.0) == "CONNECTED")
-        #expect(radio.stateName(at: 12.0) == "INACTIVE")
-        #expect(radio.stateName(at: 15.5) == "IDLE")
+        #expect(radio.state(at: 10.0) == .connected)
+        #expect(radio.state(at: 12.0) == .inactive)
+        #expect(radio.state(at: 15.5) == .idle)
         let report = radio.report(until: 20)
         let expected = 0.36 * 0.70 + 10.2 * 0.70 + 4.8 * ltePagingWatts + (20 - 15.36) * ltePagingWatts + 0.0008 * 0.032
         #expect(abs(report.energyJoules - expected) < 1e-9)
@@ -167,7 +167,7 @@ import Testing
 
     @Test func nrNonStandaloneHasNoInactiveState() {
         let stages = RadioStages(.nr(.nonStandalone))!
-        #expect(stages.stages.map(\.name) == ["CONNECTED", "IDLE"])
+        #expect(stages.stages.map(\.state) == [.connected, .idle])
         #expect(stages.model == "nr-nsa")
     }
 

@@ -110,7 +110,7 @@ struct ModelEngineTests {
         configuration.duration = 200
         let run = Self.run(configuration)
         let device = try #require(run[.grpc]?.first)
-        #expect(device.events.first?.kind == "nat-expiry")
+        #expect(device.events.first?.kind == .natExpiry)
         let firstExpiry = try #require(device.events.first)
         #expect(abs(firstExpiry.at - 60.3) < 0.5, "the first ping meets the expired mapping at about 60 s: \(firstExpiry.at)")
         let detection = try #require(device.app.detections.first)

@@ -104,7 +104,7 @@ enum Frames {
         FrameEncoder.encode(
             TCPSegmentFields(
                 source: source, sourcePort: sourcePort, destination: destination, destinationPort: destinationPort,
-                sequence: sequence, acknowledgment: 1, flags: DecodedPacket.TCPFields.ack | DecodedPacket.TCPFields.psh,
+                sequence: sequence, acknowledgment: 1, flags: [.ack, .psh],
                 ipIdentification: 7, timestampValue: 1, timestampEcho: 0, payload: payload[...], fromDevice: fromDevice),
             into: &frame)
         return frame

@@ -86,7 +86,7 @@ import Testing
         #expect(received == payload)
         #expect(elapsed > 4 + 2, "4 s of transfer plus at least the 2 s outage: \(elapsed) s")
         let report = try await proxy.stop()
-        #expect(report.events.map(\.kind) == ["outage"])
+        #expect(report.events.map(\.kind) == [.outage])
         try await server.close()
     }
 

@@ -7,8 +7,8 @@ import Testing
 /// `--verify`'s pure parts: which runs it replays, how a live run's detection times are read
 /// off its events and call ends, and when model and live agree.
 struct KeepaliveVerificationTests {
-    static func outage(at time: Double, mode: String, affected: Int) -> DeviceEvent {
-        DeviceEvent(at: time, kind: "outage", network: "lte", mode: mode, durationSeconds: 30, affectedConnections: affected)
+    static func outage(at time: Double, mode: DeviceEvent.Mode, affected: Int) -> DeviceEvent {
+        DeviceEvent(at: time, kind: .outage, network: "lte", mode: mode, durationSeconds: 30, affectedConnections: affected)
     }
 
     /// Deaths at 100 s (blackhole) and 400 s (a NAT mapping that expired at 350 s, found at
@@ -16,12 +16,12 @@ struct KeepaliveVerificationTests {
     /// 125 s and 380 s; a second blackhole at 110 s hit the connection already dead since 100 s.
     @Test func detectionsPairEachDeathWithTheNextCallEnd() {
         let events = [
-            Self.outage(at: 100, mode: "blackhole", affected: 1),
-            Self.outage(at: 110, mode: "blackhole", affected: 1),
-            Self.outage(at: 200, mode: "stall", affected: 0),
-            Self.outage(at: 250, mode: "blackhole", affected: 0),
-            DeviceEvent(at: 400, kind: "nat-expiry", network: "lte", mode: "silent", affectedConnections: 1, expiredAt: 350),
-            DeviceEvent(at: 500, kind: "handover", network: "lte", mode: "reset", durationSeconds: 2, affectedConnections: 1),
+            Self.outage(at: 100, mode: .blackhole, affected: 1),
+            Self.outage(at: 110, mode: .blackhole, affected: 1),
+            Self.outage(at: 200, mode: .stall, affected: 0),
+            Self.outage(at: 250, mode: .blackhole, affected: 0),
+            DeviceEvent(at: 400, kind: .natExpiry, network: "lte", mode: .silent, affectedConnections: 1, expiredAt: 350),
+            DeviceEvent(at: 500, kind: .handover, network: "lte", mode: .reset, durationSeconds: 2, affectedConnections: 1),
         ]
         let detections = KeepaliveVerification.detections(events: events, openCallEnds: [380, 125, 500.05], end: 600)
         #expect(detections.count == 3)
@@ -32,7 +32,7 @@ struct KeepaliveVerificationTests {
 
     /// A death nobody noticed by the end counts with the time it had been dead, as the model's.
     @Test func aDeathStillUnnoticedAtTheEndCountsItsTimeSoFar() {
-        let events = [Self.outage(at: 100, mode: "blackhole", affected: 1), Self.outage(at: 900, mode: "reset", affected: 1)]
+        let events = [Self.outage(at: 100, mode: .blackhole, affected: 1), Self.outage(at: 900, mode: .reset, affected: 1)]
         let detections = KeepaliveVerification.detections(events: events, openCallEnds: [130], end: 1000)
         #expect(detections == [30, 100])
     }

@@ -15,12 +15,12 @@ public enum BaselineComparison {
 
     /// The regressions, one line each; empty when there are none. Also warns (in the returned
     /// notes) when the runs differ in profile, duration or fleet size, which makes them hard to compare.
-    public static func compare(current: Any, baseline: Any, maxRegressionPercent: Double) -> (regressions: [String], notes: [String]) {
+    public static func compare(current: ReportTree, baseline: ReportTree, maxRegressionPercent: Double) -> (regressions: [String], notes: [String]) {
         var regressions: [String] = []
         var notes: [String] = []
         for key in ["profile", "durationSeconds", "devicesPerTransport", "seed"] {
-            let now = (current as? [String: Any])?[key].map { "\($0)" }
-            let before = (baseline as? [String: Any])?[key].map { "\($0)" }
+            let now = current[key]?.description
+            let before = baseline[key]?.description
             if now != before { notes.append("the baseline's \(key) is \(before ?? "missing"), this run's \(now ?? "missing")") }
         }
         for transport in BenchTransport.allCases {

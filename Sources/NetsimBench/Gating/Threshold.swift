@@ -68,57 +68,56 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
         self.limit = limit
     }
 
-    /// The value at this key in a report's JSON, or nil when it has none there.
-    public func value(in report: Any) -> Double? {
+    /// The value at this key in a report, or nil when it has none there.
+    public func value(in report: ReportTree) -> Double? {
         Self.value(at: path, in: report)
     }
 
     /// Whether `report` breaches this threshold: the comparison holds, or the key is missing.
-    public func breach(in report: Any) -> String? {
+    public func breach(in report: ReportTree) -> String? {
         guard let value = value(in: report) else { return "\(key): not in the report (\(self))" }
         guard comparison.holds(value, limit) else { return nil }
         return "\(key) = \(Self.format(value)), which is \(comparison.rawValue) \(Self.format(limit))"
     }
 
-    static func value(at path: [String], in json: Any) -> Double? {
-        var node: Any = json
-        let full = BenchTransport(rawValue: path[0]) != nil ? ["transports"] + path : path
-        for key in full {
-            guard let object = node as? [String: Any], let next = object[key] else { return nil }
-            node = next
-        }
-        return (node as? NSNumber)?.doubleValue
+    static func value(at path: [String], in report: ReportTree) -> Double? {
+        report.node(at: fullPath(path))?.number
+    }
+
+    /// A key naming a transport addresses that transport's object.
+    static func fullPath(_ path: [String]) -> [String] {
+        BenchTransport(rawValue: path[0]) != nil ? ["transports"] + path : path
     }
 
     /// Refuses key paths the report can never have, before a long run rather than after it.
     /// Maps keyed by radio state (`secondsByState`, ...) accept any state name.
     static func checkSchema(_ path: [String], expression: String) throws(ParseError) {
-        var node: Any = schemaSample()
-        let full = BenchTransport(rawValue: path[0]) != nil ? ["transports"] + path : path
+        var node = schemaSample
+        let full = fullPath(path)
         for (index, key) in full.enumerated() {
-            guard let object = node as? [String: Any] else {
+            guard case .object(let members) = node else {
                 throw ParseError(expression: expression, reason: "'\(full[..<index].joined(separator: "."))' is a number, not an object")
             }
-            guard let next = object[key] ?? (index > 0 && Self.isStateMap(full[index - 1]) ? Spread([1]).asJSONObject : nil) else {
-                let known = object.keys.sorted().joined(separator: ", ")
+            guard let next = members[key] ?? (index > 0 && Self.isStateMap(full[index - 1]) ? Spread([1]).asReportTree : nil) else {
+                let known = members.keys.sorted().joined(separator: ", ")
                 throw ParseError(expression: expression, reason: "no key '\(key)' there (known: \(known))")
             }
             node = next
         }
-        guard node is NSNumber else {
+        guard node.number != nil else {
             throw ParseError(expression: expression, reason: "'\(path.joined(separator: "."))' is an object, not a number")
         }
     }
 
     static func isStateMap(_ key: String) -> Bool { key.hasSuffix("ByState") || key.hasSuffix("ByOrigin") }
 
-    /// The JSON of a report with every transport and zero figures: the schema's shape.
-    static func schemaSample() -> Any {
+    /// A report with every transport and zero figures: the schema's shape.
+    static let schemaSample: ReportTree = {
         var report = BenchReport.empty
         let (transport, _) = BenchAnalysis.summarize([])
         for key in BenchTransport.allCases { report.transports[key.rawValue] = transport }
-        return try! JSONSerialization.jsonObject(with: report.json())
-    }
+        return try! JSONDecoder().decode(ReportTree.self, from: report.json())
+    }()
 
     /// Whole numbers as they are, large ones without decimals, small ones to four significant digits.
     static func format(_ value: Double) -> String {
@@ -128,8 +127,8 @@ public struct Threshold: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension Spread {
-    var asJSONObject: [String: Any] {
-        ["mean": mean, "min": min, "max": max, "standardDeviation": standardDeviation]
+    var asReportTree: ReportTree {
+        .object(["mean": .number(mean), "min": .number(min), "max": .number(max), "standardDeviation": .number(standardDeviation)])
     }
 }
 

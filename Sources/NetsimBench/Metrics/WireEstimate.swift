@@ -17,7 +17,7 @@ public struct WireEstimate: Sendable, Equatable {
     public var up: Int
     public var down: Int
 
-    public init(payload: RadioReport.ByteTotals, segments: SegmentCounts, connections: Int) {
+    public init(payload: PerDirection<Int>, segments: SegmentCounts, connections: Int) {
         let acksForUp = Self.acks(segments.up)
         let acksForDown = Self.acks(segments.down)
         up = payload.up + Self.headerBytes * (segments.up.segments + acksForDown)
@@ -28,7 +28,7 @@ public struct WireEstimate: Sendable, Equatable {
 
     /// Delayed ACKs for one direction: one per two segments of each burst, rounded up per burst
     /// (bursts are mostly one segment, so the sum is close to (segments + bursts) / 2).
-    static func acks(_ counts: SegmentCounts.DirectionCounts) -> Int {
+    static func acks(_ counts: DeliveredSegments) -> Int {
         (counts.segments + counts.bursts + 1) / 2
     }
 }

@@ -42,7 +42,8 @@ public enum MarkdownReport {
     static func details(_ transport: BenchTransport, _ report: BenchReport.TransportReport) -> [String] {
         let format = ReportFormatting.self
         let radio = report.perDevice
-        let states = radio.secondsByState.sorted { $0.value.mean > $1.value.mean }
+        // Ties (states never visited) by name, so the same run always prints the same line.
+        let states = radio.secondsByState.sorted { ($0.value.mean, $1.key) > ($1.value.mean, $0.key) }
             .map { "\($0.key) \(format.plusMinus($0.value)) s" }.joined(separator: ", ")
         return [
             "### \(transport.title)",
@@ -90,7 +91,7 @@ public enum MarkdownReport {
             "- Client settings: \(client.source)",
             "- REST: poll every \(Quantity.formatDuration(client.rest.pollInterval)), request timeout "
                 + "\(Quantity.formatDuration(client.rest.requestTimeout)), backoff \(backoff(client.rest.backoff))",
-            "- WebSocket: ping every \(Quantity.formatDuration(client.webSocket.pingInterval)), backoff \(backoff(client.webSocket.backoff))",
+            "- WebSocket: ping every \(Quantity.formatDuration(client.ws.pingInterval)), backoff \(backoff(client.ws.backoff))",
             "- gRPC: keepalive \(Quantity.formatDuration(grpc.keepaliveTime)) / \(Quantity.formatDuration(grpc.keepaliveTimeout)), "
                 + "permit without calls \(grpc.permitWithoutCalls), backoff \(backoff(grpc.backoff)), call time limit "
                 + "\(grpc.callTimeLimit.map(Quantity.formatDuration) ?? "none"), receive buffer \(grpc.receiveBuffer)",

@@ -8,13 +8,19 @@ enum SVGCharts {
     static let transportColors: [BenchTransport: String] = [.rest: "#d62728", .ws: "#1f77b4", .grpc: "#2ca02c"]
 
     /// Colors for the radio states of every technology: awake states warm, idle ones grey.
-    static let stateColors: [String: String] = [
-        "PROMOTION": "#7b3294", "CONTINUOUS_RECEPTION": "#d7191c", "CONNECTED": "#d7191c", "DCH": "#d7191c",
-        "ACTIVE": "#d7191c", "SHORT_DRX": "#fdae61", "FACH": "#fdae61", "LONG_DRX": "#fee08b", "INACTIVE": "#abd9e9",
-        "IDLE": "#e0e0e0",
-    ]
+    static func stateColor(_ state: RadioState) -> String {
+        switch state {
+        case .promotion: "#7b3294"
+        case .continuousReception, .connected, .dch, .active: "#d7191c"
+        case .shortDRX, .fach: "#fdae61"
+        case .longDRX: "#fee08b"
+        case .inactive: "#abd9e9"
+        case .idle: "#e0e0e0"
+        }
+    }
 
-    static func stateColor(_ state: String) -> String { stateColors[state] ?? "#999999" }
+    /// The colour of a state named in a report; grey for a name no model gives.
+    static func stateColor(_ name: String) -> String { RadioState(rawValue: name).map(stateColor) ?? "#999999" }
 
     /// One strip per device (at most `maximumRows`), the profile's outages and handover gaps
     /// shaded and its events marked.
@@ -33,7 +39,7 @@ enum SVGCharts {
                 svg.append(rect(start, top - 4, max(1, x(event.at + gap) - start), height - top - 24, fill: "#000", opacity: 0.12))
             }
             svg.append(line(start, top - 6, start, height - 26, stroke: "#333", dashed: true))
-            svg.append(text(start + 2, top - 8, event.kind, size: 10))
+            svg.append(text(start + 2, top - 8, event.kind.rawValue, size: 10))
         }
         for (index, segments) in rows.enumerated() {
             let y = top + Double(index) * (rowHeight + 3)

@@ -184,7 +184,7 @@ struct Fleet: Sendable {
                 await RESTClient(device: index, port: port, ledger: ledger, settings: settings.rest, clock: clock, seed: seed).run()
             case .ws:
                 await WebSocketDeviceClient(
-                    device: index, port: port, ledger: ledger, settings: settings.webSocket, clock: clock, seed: seed, logger: logger
+                    device: index, port: port, ledger: ledger, settings: settings.ws, clock: clock, seed: seed, logger: logger
                 ).run()
             case .grpc:
                 await GRPCDeviceClient(

@@ -37,7 +37,7 @@ struct BenchServers {
             case .ws:
                 services.append(
                     WebSocketServer.application(
-                        store: store, clock: clock, pingInterval: client.webSocket.pingInterval, logger: logger
+                        store: store, clock: clock, pingInterval: client.ws.pingInterval, logger: logger
                     ) { port in binding.yield((.ws, port)) })
             case .grpc:
                 let serverTransport = EventStreamService.transport(policy: grpcPolicy, timeScale: clock.timeScale)

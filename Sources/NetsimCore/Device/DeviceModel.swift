@@ -106,7 +106,7 @@ public struct DeviceModel: Sendable {
             connections[connection] = state
             record(
                 DeviceEvent(
-                    at: time, kind: "nat-expiry", network: network.name, mode: nat.mode.rawValue, affectedConnections: 1,
+                    at: time, kind: .natExpiry, network: network.name, mode: DeviceEvent.Mode(nat.mode), affectedConnections: 1,
                     expiredAt: state.lastActivity + nat.idleTimeout))
             return state.fate == .silenced ? .discard : .reset
         }
@@ -194,7 +194,7 @@ public struct DeviceModel: Sendable {
     }
 
     public func radioStateName(at time: Double) -> String {
-        radio?.stateName(at: time) ?? "NONE"
+        radio?.state(at: time).rawValue ?? "NONE"
     }
 
     /// The radio figures from the start until `time`, across every network the device was on.
@@ -244,7 +244,7 @@ public struct DeviceModel: Sendable {
         switch kind {
         case .outage(let duration, let mode):
             record(DeviceEvent(
-                at: time, kind: "outage", network: network.name, mode: mode.rawValue, durationSeconds: duration,
+                at: time, kind: .outage, network: network.name, mode: DeviceEvent.Mode(mode), durationSeconds: duration,
                 affectedConnections: mode == .stall ? 0 : open.count))
             switch mode {
             case .stall: return []
@@ -253,7 +253,7 @@ public struct DeviceModel: Sendable {
             }
         case .handover(let target, let mode, let gap):
             record(DeviceEvent(
-                at: time, kind: "handover", network: target, mode: mode.rawValue, durationSeconds: gap,
+                at: time, kind: .handover, network: target, mode: DeviceEvent.Mode(mode), durationSeconds: gap,
                 affectedConnections: mode == .keep ? 0 : open.count))
             switchNetwork(to: target, at: time)
             switch mode {
@@ -267,7 +267,7 @@ public struct DeviceModel: Sendable {
             changed.up = up.applied(to: changed.up)
             changed.down = down.applied(to: changed.down)
             networks[target] = changed
-            record(DeviceEvent(at: time, kind: "set", network: target))
+            record(DeviceEvent(at: time, kind: .set, network: target))
             if target == network.name {
                 network = changed
                 uplink.update(changed.up, at: time)
@@ -293,7 +293,7 @@ public struct DeviceModel: Sendable {
 
     private mutating func record(_ event: DeviceEvent) {
         if events.count < Self.eventListLimit { events.append(event) }
-        eventCounts[event.kind, default: 0] += 1
+        eventCounts[event.kind.rawValue, default: 0] += 1
         lastEvent = event
     }
 
@@ -354,10 +354,55 @@ struct ConnectionState: Sendable {
 
 /// A timeline event as it happened, for reports.
 public struct DeviceEvent: Sendable, Equatable, Codable {
+    /// What happened; encoded as the profile's word for it (`nat-expiry` for a NAT mapping's end).
+    public enum Kind: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+        case outage
+        case handover
+        case set
+        case natExpiry = "nat-expiry"
+
+        public var description: String { rawValue }
+    }
+
+    /// What the event did to open connections: an outage's, handover's or NAT expiry's mode,
+    /// under the profile's name for it.
+    public enum Mode: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+        case stall
+        case blackhole
+        case reset
+        case keep
+        case silent
+
+        public init(_ mode: OutageMode) {
+            switch mode {
+            case .stall: self = .stall
+            case .blackhole: self = .blackhole
+            case .reset: self = .reset
+            }
+        }
+
+        public init(_ mode: HandoverMode) {
+            switch mode {
+            case .reset: self = .reset
+            case .blackhole: self = .blackhole
+            case .keep: self = .keep
+            }
+        }
+
+        public init(_ mode: NATPolicy.ExpiryMode) {
+            switch mode {
+            case .silent: self = .silent
+            case .reset: self = .reset
+            }
+        }
+
+        public var description: String { rawValue }
+    }
+
     public var at: Double
-    public var kind: String
+    public var kind: Kind
     public var network: String?
-    public var mode: String?
+    public var mode: Mode?
     public var durationSeconds: Double?
     public var affectedConnections: Int?
     /// A `nat-expiry`'s mapping expired here, its idle timeout after the connection's last
@@ -365,7 +410,7 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
     public var expiredAt: Double?
 
     public init(
-        at: Double, kind: String, network: String? = nil, mode: String? = nil, durationSeconds: Double? = nil,
+        at: Double, kind: Kind, network: String? = nil, mode: Mode? = nil, durationSeconds: Double? = nil,
         affectedConnections: Int? = nil, expiredAt: Double? = nil
     ) {
         self.expiredAt = expiredAt
@@ -382,7 +427,7 @@ extension DeviceEvent: CustomStringConvertible {
     /// One line for logs and summaries: `40s: outage on lte (stall) for 30s`.
     public var description: String {
         var text = "\(Quantity.formatDuration(at)): \(kind)"
-        if let network { text += kind == "handover" ? " to \(network)" : " on \(network)" }
+        if let network { text += kind == .handover ? " to \(network)" : " on \(network)" }
         if let mode { text += " (\(mode))" }
         if let durationSeconds, durationSeconds > 0 { text += " for \(Quantity.formatDuration(durationSeconds))" }
         if let affectedConnections, affectedConnections > 0 { text += ", \(affectedConnections) connection(s) affected" }

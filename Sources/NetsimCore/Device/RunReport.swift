@@ -6,7 +6,7 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var durationSeconds: Double
     public var connections: ConnectionCounters
     /// Payload bytes delivered through the proxy, per direction.
-    public var bytes: RadioReport.ByteTotals
+    public var bytes: PerDirection<Int>
     /// How those bytes were delivered: chunks and the TCP segments they make on the emulated path
     /// (what an on-the-wire estimate needs besides the payload: headers per segment, ACKs per burst).
     public var segments: SegmentCounts
@@ -22,7 +22,7 @@ public struct RunReport: Sendable, Codable, Equatable {
 
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
-        bytes: RadioReport.ByteTotals, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
+        bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
         events: [DeviceEvent], eventCounts: [String: Int], eventsNotListed: Int
     ) {
         self.netsimVersion = netsimVersion
@@ -57,41 +57,28 @@ public struct ConnectionCounters: Sendable, Codable, Equatable {
 }
 
 /// Delivered chunks and segments per direction.
-public struct SegmentCounts: Sendable, Codable, Equatable {
-    /// The TCP payload of one full segment on a 1500-byte MTU path: 1500 less 20 bytes of IPv4,
-    /// 20 of TCP and 12 of the timestamp option.
-    public static let maximumSegmentSize = 1448
+public typealias SegmentCounts = PerDirection<DeliveredSegments>
 
-    public var up = DirectionCounts()
-    public var down = DirectionCounts()
+/// Delivered chunks and segments in one direction.
+public struct DeliveredSegments: Sendable, Codable, Equatable {
+    /// Chunks the proxy delivered: each is a burst of back-to-back segments.
+    public var bursts = 0
+    /// Full or partial segments of at most `TCPSegmentation.maximumSegmentSize` bytes those chunks make.
+    public var segments = 0
 
-    public init(up: DirectionCounts = DirectionCounts(), down: DirectionCounts = DirectionCounts()) {
-        self.up = up
-        self.down = down
+    public init(bursts: Int = 0, segments: Int = 0) {
+        self.bursts = bursts
+        self.segments = segments
     }
+}
 
-    public struct DirectionCounts: Sendable, Codable, Equatable {
-        /// Chunks the proxy delivered: each is a burst of back-to-back segments.
-        public var bursts = 0
-        /// Full or partial segments of at most `maximumSegmentSize` bytes those chunks make.
-        public var segments = 0
-
-        public init(bursts: Int = 0, segments: Int = 0) {
-            self.bursts = bursts
-            self.segments = segments
-        }
-    }
+extension PerDirection where Value == DeliveredSegments {
+    public init() { self.init(up: Value(), down: Value()) }
 
     /// Counts a delivered chunk of `bytes` (the proxy calls this for each one it writes).
     package mutating func add(_ bytes: Int, _ direction: Direction) {
-        let segments = max(1, (bytes + Self.maximumSegmentSize - 1) / Self.maximumSegmentSize)
-        if direction == .up {
-            up.bursts += 1
-            up.segments += segments
-        } else {
-            down.bursts += 1
-            down.segments += segments
-        }
+        self[direction].bursts += 1
+        self[direction].segments += TCPSegmentation.segments(bytes)
     }
 }
 
@@ -101,14 +88,14 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     public var network: String
     public var radioState: String
     public var openConnections: Int
-    public var bytes: RadioReport.ByteTotals
+    public var bytes: PerDirection<Int>
     /// Whether the device has no connectivity right now (an outage or a handover gap).
     public var disconnected: Bool
     public var lastEvent: DeviceEvent?
 
     package init(
         elapsedSeconds: Double, network: String, radioState: String, openConnections: Int,
-        bytes: RadioReport.ByteTotals, disconnected: Bool, lastEvent: DeviceEvent?
+        bytes: PerDirection<Int>, disconnected: Bool, lastEvent: DeviceEvent?
     ) {
         self.elapsedSeconds = elapsedSeconds
         self.network = network

@@ -5,8 +5,6 @@ public typealias ConnectionID = UInt64
 /// chunk waits on its way (one-way delay, jitter, the retransmission delay of a lost segment),
 /// kept in order per connection.
 public struct LinkDirection: Sendable {
-    /// TCP's maximum segment size on a 1500-byte MTU: the unit loss is drawn per.
-    public static let segmentSize = 1448
     /// Linux's minimum RTO; a retransmission timeout is about the RTT plus this.
     public static let minimumRetransmissionTimeout = 0.2
 
@@ -65,7 +63,7 @@ public struct LinkDirection: Sendable {
     /// RTT) for a segment with more behind it, a timeout (RTO) for the chunk's last segment,
     /// which has nothing behind it to trigger duplicate ACKs.
     public mutating func retransmissionDelay(_ bytes: Int, roundTrip: Double, retransmissionTimeout: Double) -> Double {
-        let segments = max(1, (bytes + Self.segmentSize - 1) / Self.segmentSize)
+        let segments = TCPSegmentation.segments(bytes)
         var delay = 0.0
         switch parameters.loss {
         case .none:

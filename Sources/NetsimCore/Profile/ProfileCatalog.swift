@@ -23,8 +23,13 @@ public enum ProfileSource: Sendable, Equatable {
 /// 2. otherwise `./profiles/NAME.yaml`, if it exists, so a project can keep and override its
 ///    own profiles;
 /// 3. otherwise the built-in profile NAME (profiles/*.yaml in netsim's repository, compiled in
-///    by scripts/embed-profiles.py, so the binary works anywhere).
+///    by scripts/embed-profiles.py, traces in a compact encoding, so the binary works anywhere).
 public enum ProfileCatalog {
+    /// The built-in profiles and their trace files, keyed by path relative to profiles/ (the
+    /// traces decoded from their compact encoding, once).
+    public static let embeddedFiles: [String: String] = embeddedTexts.merging(
+        embeddedTraces.mapValues(EmbeddedTrace.decode), uniquingKeysWith: { text, _ in text })
+
     /// The built-in profiles' names, sorted.
     public static let builtinNames: [String] = embeddedFiles.keys
         .filter { !$0.contains("/") && $0.hasSuffix(".yaml") }

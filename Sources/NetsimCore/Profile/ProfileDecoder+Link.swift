@@ -7,10 +7,10 @@ extension ProfileDecoder {
     /// `set` event needs; a network applies them to an unshaped link.
     ///
     /// `owner` says whose link it is ("network 'lte'", "timeline event 3") for messages.
-    func linkChanges(_ node: ProfileNode, owner: String) throws(ProfileError) -> (up: LinkChange, down: LinkChange) {
+    func linkChanges(_ node: YAMLNode, owner: String) throws(InputFileError) -> (up: LinkChange, down: LinkChange) {
         let mapping = try node.named("the link of \(owner)").mapping(keys: Self.linkFieldKeys + ["up", "down"])
         let shared = try linkChange(mapping)
-        func direction(_ direction: Direction) throws(ProfileError) -> LinkChange {
+        func direction(_ direction: Direction) throws(InputFileError) -> LinkChange {
             guard let node = mapping.value(direction.rawValue) else { return shared }
             let own = try node.named("link '\(direction.rawValue)' of \(owner)").mapping(keys: Self.linkFieldKeys)
             return try linkChange(own).filledIn(from: shared)
@@ -18,7 +18,7 @@ extension ProfileDecoder {
         return (up: try direction(.up), down: try direction(.down))
     }
 
-    private func linkChange(_ mapping: ProfileMapping) throws(ProfileError) -> LinkChange {
+    private func linkChange(_ mapping: YAMLMapping) throws(InputFileError) -> LinkChange {
         let capacity: LinkCapacity?
         switch (mapping.value("rate"), mapping.value("trace")) {
         case (.some, .some(let traceNode)):
@@ -36,13 +36,13 @@ extension ProfileDecoder {
     }
 
     /// `unlimited`, or a bit rate.
-    private func rate(_ node: ProfileNode) throws(ProfileError) -> LinkCapacity {
+    private func rate(_ node: YAMLNode) throws(InputFileError) -> LinkCapacity {
         if try node.string() == "unlimited" { return .unlimited }
         return .rate(bitsPerSecond: try node.quantity(Quantity.bitRate, unitExample: "kbps"))
     }
 
     /// A mahimahi trace file, read through the loader's trace reader.
-    private func trace(_ node: ProfileNode) throws(ProfileError) -> LinkCapacity {
+    private func trace(_ node: YAMLNode) throws(InputFileError) -> LinkCapacity {
         let path = try node.string()
         let text: String
         do {
@@ -59,7 +59,7 @@ extension ProfileDecoder {
 
     /// A duration (uniform jitter), or `{amount, distribution}`. Zero means no jitter, which
     /// lets a `set` event remove it.
-    private func jitter(_ node: ProfileNode) throws(ProfileError) -> Jitter? {
+    private func jitter(_ node: YAMLNode) throws(InputFileError) -> Jitter? {
         let jitter: Jitter
         if case .mapping = node.node {
             let mapping = try node.mapping(keys: ["amount", "distribution"])
@@ -78,7 +78,7 @@ extension ProfileDecoder {
     }
 
     /// A percentage (independent loss), or a mapping with a `model`. 0% means no loss.
-    private func loss(_ node: ProfileNode) throws(ProfileError) -> LossModel {
+    private func loss(_ node: YAMLNode) throws(InputFileError) -> LossModel {
         guard case .mapping = node.node else {
             return independentLoss(try percentage(node))
         }
@@ -101,13 +101,13 @@ extension ProfileDecoder {
         probability > 0 ? .independent(probability: probability) : .none
     }
 
-    private func percentage(_ node: ProfileNode) throws(ProfileError) -> Double {
+    private func percentage(_ node: YAMLNode) throws(InputFileError) -> Double {
         try node.quantity(Quantity.percentage, unitExample: "%")
     }
 
     /// `unlimited`, or a size; nil stands for unlimited (`LinkChange.queueLimit` is doubly
     /// optional: not given, or given as unlimited).
-    private func queueLimit(_ node: ProfileNode) throws(ProfileError) -> Int? {
+    private func queueLimit(_ node: YAMLNode) throws(InputFileError) -> Int? {
         if try node.string() == "unlimited" { return nil }
         return try node.quantity(Quantity.byteCount, unitExample: "KiB")
     }

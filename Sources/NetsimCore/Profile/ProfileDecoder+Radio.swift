@@ -1,7 +1,7 @@
 extension ProfileDecoder {
     /// `radio: lte`, or a mapping with `model` and overrides of that model's parameters, each
     /// in its field's unit: `{model: lte, promotionTime: 400ms}`.
-    func radio(_ node: ProfileNode) throws(ProfileError) -> RadioParameters {
+    func radio(_ node: YAMLNode) throws(InputFileError) -> RadioParameters {
         guard case .mapping = node.node else {
             return RadioParameters.defaults(for: try node.choice(RadioTechnology.self))
         }
@@ -21,8 +21,8 @@ extension ProfileDecoder {
     /// The parameters with every field the mapping gives replaced. Any duration field named
     /// `...Cycle` must be above zero: a zero DRX or paging cycle has no next occasion.
     private func overriding<Parameters: OverridableParameters>(
-        _ defaults: Parameters, from mapping: ProfileMapping
-    ) throws(ProfileError) -> Parameters {
+        _ defaults: Parameters, from mapping: YAMLMapping
+    ) throws(InputFileError) -> Parameters {
         let fields = defaults.fields
         try mapping.requireKnownKeys(["model"] + fields.map(\.key))
         var parameters = defaults

@@ -1,9 +1,9 @@
 extension ProfileDecoder {
     /// A list of events, or `{repeat: PERIOD, events: [...]}`. Events are sorted by time;
     /// events at the same time keep their profile order.
-    func timeline(_ node: ProfileNode, networkNames: [String]) throws(ProfileError) -> Timeline {
-        let eventList: ProfileNode
-        let repeatNode: ProfileNode?
+    func timeline(_ node: YAMLNode, networkNames: [String]) throws(InputFileError) -> Timeline {
+        let eventList: YAMLNode
+        let repeatNode: YAMLNode?
         if case .mapping = node.node {
             let mapping = try node.mapping(keys: ["repeat", "events"])
             eventList = try mapping.required("events").named("the timeline's events")
@@ -12,7 +12,7 @@ extension ProfileDecoder {
             eventList = node
             repeatNode = nil
         }
-        var located: [(event: TimelineEvent, node: ProfileNode)] = []
+        var located: [(event: TimelineEvent, node: YAMLNode)] = []
         for (index, item) in try eventList.sequence().enumerated() {
             let eventNode = item.named("timeline event \(index + 1)")
             located.append((try event(eventNode, networkNames: networkNames), eventNode))
@@ -27,7 +27,7 @@ extension ProfileDecoder {
     }
 
     /// A repetition period of at least `Timeline.minimumRepeatPeriod`.
-    private func repeatPeriod(_ node: ProfileNode) throws(ProfileError) -> Double {
+    private func repeatPeriod(_ node: YAMLNode) throws(InputFileError) -> Double {
         let period = try duration(node)
         guard period >= Timeline.minimumRepeatPeriod else {
             throw node.error(
@@ -37,7 +37,7 @@ extension ProfileDecoder {
         return period
     }
 
-    private func event(_ node: ProfileNode, networkNames: [String]) throws(ProfileError) -> TimelineEvent {
+    private func event(_ node: YAMLNode, networkNames: [String]) throws(InputFileError) -> TimelineEvent {
         let kinds = ["outage", "handover", "set"]
         let mapping = try node.mapping(keys: ["at"] + kinds)
         let at = try duration(mapping.required("at"))
@@ -54,14 +54,14 @@ extension ProfileDecoder {
         }
     }
 
-    private func outage(_ node: ProfileNode) throws(ProfileError) -> TimelineEvent.Kind {
+    private func outage(_ node: YAMLNode) throws(InputFileError) -> TimelineEvent.Kind {
         let mapping = try node.mapping(keys: ["duration", "mode"])
         return .outage(
             duration: try positiveDuration(mapping.required("duration")),
             mode: try mapping.value("mode")?.choice(OutageMode.self) ?? .stall)
     }
 
-    private func handover(_ node: ProfileNode, networkNames: [String]) throws(ProfileError) -> TimelineEvent.Kind {
+    private func handover(_ node: YAMLNode, networkNames: [String]) throws(InputFileError) -> TimelineEvent.Kind {
         let mapping = try node.mapping(keys: ["to", "mode", "gap"])
         return .handover(
             to: try networkName(mapping.required("to"), among: networkNames),
@@ -70,10 +70,10 @@ extension ProfileDecoder {
     }
 
     private func linkSet(
-        _ node: ProfileNode, owner: String, networkNames: [String]
-    ) throws(ProfileError) -> TimelineEvent.Kind {
+        _ node: YAMLNode, owner: String, networkNames: [String]
+    ) throws(InputFileError) -> TimelineEvent.Kind {
         let mapping = try node.mapping(keys: ["network", "link"])
-        let network = try mapping.value("network").map { node throws(ProfileError) in
+        let network = try mapping.value("network").map { node throws(InputFileError) in
             try networkName(node, among: networkNames)
         }
         let link = try linkChanges(mapping.required("link"), owner: owner)
@@ -85,7 +85,7 @@ extension ProfileDecoder {
 
     /// Two outages or handover gaps that overlap have no clear meaning (which one ends the
     /// other?); a `set` during a gap is fine.
-    private func requireSeparateGaps(_ events: [(event: TimelineEvent, node: ProfileNode)]) throws(ProfileError) {
+    private func requireSeparateGaps(_ events: [(event: TimelineEvent, node: YAMLNode)]) throws(InputFileError) {
         var previousGap: (event: TimelineEvent, end: Double)?
         for (event, node) in events {
             if case .set = event.kind { continue }
@@ -102,8 +102,8 @@ extension ProfileDecoder {
     /// A repeating timeline's period must hold every event and its gap, or one repetition
     /// would still be running when the next begins.
     private func requireFits(
-        _ events: [(event: TimelineEvent, node: ProfileNode)], in period: Double, repeatNode: ProfileNode
-    ) throws(ProfileError) {
+        _ events: [(event: TimelineEvent, node: YAMLNode)], in period: Double, repeatNode: YAMLNode
+    ) throws(InputFileError) {
         guard let last = events.max(by: { $0.event.at + $0.event.connectivityGap < $1.event.at + $1.event.connectivityGap })
         else { return }
         let end = last.event.at + last.event.connectivityGap

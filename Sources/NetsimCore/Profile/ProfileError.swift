@@ -1,23 +1,3 @@
-/// A mistake in a profile, located at the YAML node that causes it, so an editor or a CI log
-/// can jump straight to it: `lte.yaml:12:7: unknown key 'delai' in link 'up'; did you mean 'delay'?`
-public struct ProfileError: Error, CustomStringConvertible, Equatable {
-    /// The profile's source name (its path, or `built-in/NAME.yaml`).
-    public var file: String
-    /// Line and column start at 1, columns counted in Unicode scalars (as libyaml counts them).
-    public var line: Int
-    public var column: Int
-    public var message: String
-
-    public init(file: String, line: Int, column: Int, message: String) {
-        self.file = file
-        self.line = line
-        self.column = column
-        self.message = message
-    }
-
-    public var description: String { "\(file):\(line):\(column): \(message)" }
-}
-
 /// A profile that could not be found or read, before any of its YAML was looked at.
 public enum ProfileLookupError: Error, CustomStringConvertible, Equatable {
     case unreadable(path: String, reason: String)
@@ -37,10 +17,10 @@ public enum ProfileLookupError: Error, CustomStringConvertible, Equatable {
 }
 
 /// "Did you mean" hints: the candidate nearest to a misspelt name by edit distance.
-enum NameSuggestion {
+package enum NameSuggestion {
     /// The nearest candidate, ignoring case, or nil when none is close enough to be a plausible
     /// typo (more than a third of the name's letters, and at least two, would have to change).
-    static func nearest(to name: String, among candidates: some Sequence<String>) -> String? {
+    package static func nearest(to name: String, among candidates: some Sequence<String>) -> String? {
         let limit = max(2, name.count / 3)
         let scored = candidates.map { (candidate: $0, distance: editDistance(name.lowercased(), $0.lowercased())) }
         guard let best = scored.min(by: { $0.distance < $1.distance }), best.distance <= limit else { return nil }
@@ -64,7 +44,7 @@ enum NameSuggestion {
     }
 
     /// "; did you mean 'x'?" or nothing, to append to a message about an unknown name.
-    static func hint(for name: String, among candidates: some Sequence<String>) -> String {
+    package static func hint(for name: String, among candidates: some Sequence<String>) -> String {
         nearest(to: name, among: candidates).map { "; did you mean '\($0)'?" } ?? ""
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Yams
 
 /// Reads profile YAML (schema: profiles/README.md) into a `Profile`.
 ///
@@ -13,25 +12,17 @@ public enum ProfileLoader {
     public typealias TraceReader = (_ relativePath: String) throws -> String
 
     /// Parses a profile. `source` names the text in errors (usually its path).
-    public static func load(yaml: String, source: String, readTrace: @escaping TraceReader) throws(ProfileError) -> Profile {
-        let root: Node
-        do {
-            guard let document = try Yams.compose(yaml: yaml) else {
-                throw ProfileError(file: source, line: 1, column: 1, message: "the profile is empty")
-            }
-            root = document
-        } catch let error as ProfileError {
-            throw error
-        } catch {
-            throw syntaxError(error, source: source, yaml: yaml)
+    public static func load(yaml: String, source: String, readTrace: @escaping TraceReader) throws(InputFileError) -> Profile {
+        guard let root = try YAMLNode.compose(yaml: yaml, file: source, describedAs: "the profile") else {
+            throw InputFileError(file: source, line: 1, column: 1, message: "the profile is empty")
         }
         let decoder = ProfileDecoder(readTrace: readTrace)
-        return try decoder.profile(ProfileNode(root: root, file: source))
+        return try decoder.profile(root)
     }
 
     /// Reads a profile file; traces are resolved relative to the file's directory.
     ///
-    /// Throws `ProfileLookupError.unreadable` when the file cannot be read, and `ProfileError`
+    /// Throws `ProfileLookupError.unreadable` when the file cannot be read, and `InputFileError`
     /// for anything wrong inside it.
     public static func load(path: String) throws -> Profile {
         try load(path: path, displayedAs: path)
@@ -64,45 +55,6 @@ public enum ProfileLoader {
         }
         return text
     }
-
-    /// A Yams error as a located `ProfileError`, keeping libyaml's own wording of the problem.
-    private static func syntaxError(_ error: any Error, source: String, yaml: String) -> ProfileError {
-        func located(_ mark: Mark, _ message: String) -> ProfileError {
-            ProfileError(file: source, line: mark.line, column: mark.column, message: message)
-        }
-        guard let yamlError = error as? YamlError else {
-            return ProfileError(file: source, line: 1, column: 1, message: "cannot read the YAML: \(error)")
-        }
-        switch yamlError {
-        case .scanner(let context, let problem, let mark, _),
-            .parser(let context, let problem, let mark, _),
-            .composer(let context, let problem, let mark, _):
-            let contextNote = context.map { " (\($0.text) at line \($0.mark.line), column \($0.mark.column))" } ?? ""
-            return located(mark, "YAML syntax error: \(problem)\(contextNote)")
-        case .duplicatedKeysInMapping(let duplicates, let context):
-            let keys = duplicates.map { "'\($0)'" }.joined(separator: ", ")
-            return located(context.mark, "duplicate key \(keys): each key may appear only once in a mapping")
-        case .reader(let problem, let offset, _, _):
-            let (line, column) = lineAndColumn(ofCharacterOffset: offset ?? 0, in: yaml)
-            return ProfileError(file: source, line: line, column: column, message: "cannot read the YAML: \(problem)")
-        default:
-            return ProfileError(file: source, line: 1, column: 1, message: "cannot read the YAML: \(yamlError)")
-        }
-    }
-
-    private static func lineAndColumn(ofCharacterOffset offset: Int, in text: String) -> (line: Int, column: Int) {
-        var line = 1
-        var column = 1
-        for character in text.prefix(offset) {
-            if character.isNewline {
-                line += 1
-                column = 1
-            } else {
-                column += character.unicodeScalars.count
-            }
-        }
-        return (line, column)
-    }
 }
 
 /// The decoding pass over one profile's YAML tree. Its parts are split by schema section:
@@ -110,24 +62,24 @@ public enum ProfileLoader {
 struct ProfileDecoder {
     let readTrace: ProfileLoader.TraceReader
 
-    func profile(_ root: ProfileNode) throws(ProfileError) -> Profile {
+    func profile(_ root: YAMLNode) throws(InputFileError) -> Profile {
         let top = try root.mapping(keys: ["name", "description", "start", "networks", "nat", "timeline"])
         let name = try top.required("name").string()
         let description = try top.required("description").string()
         let networks = try networks(top.required("networks").named("'networks'"))
         let networkNames = networks.map(\.name)
-        let start = try top.value("start").map { node throws(ProfileError) in
+        let start = try top.value("start").map { node throws(InputFileError) in
             try networkName(node, among: networkNames)
         } ?? networkNames[0]
-        let nat = try top.value("nat").map { node throws(ProfileError) in try natPolicy(node.named("'nat'")) }
-        let events = try top.value("timeline").map { node throws(ProfileError) in
+        let nat = try top.value("nat").map { node throws(InputFileError) in try natPolicy(node.named("'nat'")) }
+        let events = try top.value("timeline").map { node throws(InputFileError) in
             try timeline(node.named("the timeline"), networkNames: networkNames)
         } ?? Timeline()
         return Profile(
             name: name, description: description, networks: networks, start: start, nat: nat, timeline: events)
     }
 
-    private func networks(_ node: ProfileNode) throws(ProfileError) -> [Network] {
+    private func networks(_ node: YAMLNode) throws(InputFileError) -> [Network] {
         let mapping = try node.mapping()
         guard !mapping.entries.isEmpty else { throw node.error("the profile needs at least one network in 'networks'") }
         var networks: [Network] = []
@@ -137,10 +89,10 @@ struct ProfileDecoder {
         return networks
     }
 
-    private func network(named name: String, _ node: ProfileNode) throws(ProfileError) -> Network {
+    private func network(named name: String, _ node: YAMLNode) throws(InputFileError) -> Network {
         let mapping = try node.mapping(keys: ["radio", "link"])
         let radio = try radio(mapping.required("radio").named("the radio of network '\(name)'"))
-        let link = try mapping.value("link").map { node throws(ProfileError) in
+        let link = try mapping.value("link").map { node throws(InputFileError) in
             try linkChanges(node, owner: "network '\(name)'")
         } ?? (up: LinkChange(), down: LinkChange())
         return Network(
@@ -150,7 +102,7 @@ struct ProfileDecoder {
 
     /// A value naming one of the profile's networks (`start`, a handover's `to`, a `set`'s
     /// `network`).
-    func networkName(_ node: ProfileNode, among names: [String]) throws(ProfileError) -> String {
+    func networkName(_ node: YAMLNode, among names: [String]) throws(InputFileError) -> String {
         let name = try node.string()
         guard names.contains(name) else {
             throw node.error(
@@ -160,19 +112,19 @@ struct ProfileDecoder {
         return name
     }
 
-    private func natPolicy(_ node: ProfileNode) throws(ProfileError) -> NATPolicy {
+    private func natPolicy(_ node: YAMLNode) throws(InputFileError) -> NATPolicy {
         let mapping = try node.mapping(keys: ["idleTimeout", "mode"])
         let idleTimeout = try positiveDuration(mapping.required("idleTimeout"))
         let mode = try mapping.value("mode")?.choice(NATPolicy.ExpiryMode.self) ?? .silent
         return NATPolicy(idleTimeout: idleTimeout, mode: mode)
     }
 
-    func duration(_ node: ProfileNode) throws(ProfileError) -> Double {
+    func duration(_ node: YAMLNode) throws(InputFileError) -> Double {
         try node.quantity(Quantity.duration, unitExample: "ms")
     }
 
     /// A duration for which zero means nothing (an outage, a cycle, a period).
-    func positiveDuration(_ node: ProfileNode) throws(ProfileError) -> Double {
+    func positiveDuration(_ node: YAMLNode) throws(InputFileError) -> Double {
         let value = try duration(node)
         guard value > 0 else { throw node.error("\(node.place) must be longer than zero") }
         return value

@@ -89,7 +89,7 @@ struct RadioLedger: Sendable {
             promotionsByStage[from] += 1
             promotionSeconds += end - start
             promotionEnergy += (end - start) * power
-            timeline?.append(RadioStages.promotionStateName, from: start, to: end)
+            timeline?.append(RadioState.promotion.rawValue, from: start, to: end)
             position = RadioChainPosition(stage: 0, anchor: end)
             accountedUntil = max(accountedUntil, end)
         case .transmission(let start, let end, let direction, let bytes, let stage):
@@ -132,7 +132,7 @@ struct RadioLedger: Sendable {
         guard end > start else { return }
         secondsByStage[index] += end - start
         energyByStage[index] += (end - start) * stages[index].power
-        timeline?.append(stages[index].name, from: start, to: end)
+        timeline?.append(stages[index].state.rawValue, from: start, to: end)
     }
 
     /// The totals so far (cheap: no names, no dictionaries).
@@ -157,21 +157,24 @@ struct RadioLedger: Sendable {
         var secondsByState: [String: Double] = [:]
         var energyByState: [String: Double] = [:]
         var promotionsByOrigin: [String: Int] = [:]
+        var promotionsFromIdle = 0
         var wakeSeconds = promotionSeconds
         for (index, stage) in stages.enumerated() {
-            secondsByState[stage.name, default: 0] += secondsByStage[index]
-            energyByState[stage.name, default: 0] += energyByStage[index]
-            if promotionsByStage[index] > 0 { promotionsByOrigin[stage.name, default: 0] += promotionsByStage[index] }
+            let name = stage.state.rawValue
+            secondsByState[name, default: 0] += secondsByStage[index]
+            energyByState[name, default: 0] += energyByStage[index]
+            if promotionsByStage[index] > 0 { promotionsByOrigin[name, default: 0] += promotionsByStage[index] }
+            if stage.state == .idle { promotionsFromIdle += promotionsByStage[index] }
             if !stage.isIdle { wakeSeconds += secondsByStage[index] }
         }
-        secondsByState[RadioStages.promotionStateName] = promotionSeconds
-        energyByState[RadioStages.promotionStateName] = promotionEnergy
+        secondsByState[RadioState.promotion.rawValue] = promotionSeconds
+        energyByState[RadioState.promotion.rawValue] = promotionEnergy
         let energy = energyByStage.reduce(0, +) + promotionEnergy + transferEnergy
         return RadioReport(
             model: model,
             durationSeconds: accountedUntil - startTime,
             wakeSeconds: wakeSeconds,
-            promotions: promotionsByOrigin["IDLE"] ?? 0,
+            promotions: promotionsFromIdle,
             promotionsByOrigin: promotionsByOrigin,
             energyJoules: energy,
             transferEnergyJoules: transferEnergy,

@@ -19,7 +19,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
     /// bytes the other side had not yet received when the report ended). A run report's
     /// top-level `bytes` counts the payload delivered to the other side; `analyze` counts the
     /// payload of the device's packets, which is this.
-    public var bytes: ByteTotals
+    public var bytes: PerDirection<Int>
     /// Bytes the model had accepted but not yet put on air when the figures end: held by an
     /// outage or a handover gap until TCP's retransmission, by a promotion, or by the link.
     /// Neither in `bytes` nor charged: the run did not reach the time they would go on air.
@@ -31,59 +31,24 @@ public struct RadioReport: Sendable, Equatable, Codable {
         durationSeconds > 0 ? energyJoules / durationSeconds * 1000 : 0
     }
 
-    public struct ByteTotals: Sendable, Equatable, Codable {
-        public var up: Int
-        public var down: Int
-
-        public init(up: Int, down: Int) {
-            self.up = up
-            self.down = down
-        }
-    }
-
     /// Chunks and their bytes per direction, for traffic not yet on air.
-    public struct HeldTraffic: Sendable, Equatable, Codable {
-        public var up = Count()
-        public var down = Count()
+    public typealias HeldTraffic = PerDirection<HeldCount>
 
-        public struct Count: Sendable, Equatable, Codable {
-            public var chunks = 0
-            public var bytes = 0
+    /// Chunks held in one direction and their bytes.
+    public struct HeldCount: Sendable, Equatable, Codable {
+        public var chunks = 0
+        public var bytes = 0
 
-            public init(chunks: Int = 0, bytes: Int = 0) {
-                self.chunks = chunks
-                self.bytes = bytes
-            }
+        public init(chunks: Int = 0, bytes: Int = 0) {
+            self.chunks = chunks
+            self.bytes = bytes
         }
-
-        public init() {}
-
-        public mutating func add(_ bytes: Int, _ direction: Direction) {
-            if direction == .up {
-                up.chunks += 1
-                up.bytes += bytes
-            } else {
-                down.chunks += 1
-                down.bytes += bytes
-            }
-        }
-
-        public static func + (lhs: HeldTraffic, rhs: HeldTraffic) -> HeldTraffic {
-            var sum = lhs
-            sum.up.chunks += rhs.up.chunks
-            sum.up.bytes += rhs.up.bytes
-            sum.down.chunks += rhs.down.chunks
-            sum.down.bytes += rhs.down.bytes
-            return sum
-        }
-
-        public var isEmpty: Bool { self == HeldTraffic() }
     }
 
     public init(
         model: String, durationSeconds: Double, wakeSeconds: Double, promotions: Int,
         promotionsByOrigin: [String: Int], energyJoules: Double, transferEnergyJoules: Double,
-        secondsByState: [String: Double], energyJoulesByState: [String: Double], bytes: ByteTotals,
+        secondsByState: [String: Double], energyJoulesByState: [String: Double], bytes: PerDirection<Int>,
         heldAtEnd: HeldTraffic = HeldTraffic(), timeline: [RadioStateSegment]?
     ) {
         self.model = model
@@ -101,7 +66,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
     }
 
     /// A device with no radio: nothing wakes, nothing is spent.
-    public static func noRadio(durationSeconds: Double, bytes: ByteTotals) -> RadioReport {
+    public static func noRadio(durationSeconds: Double, bytes: PerDirection<Int>) -> RadioReport {
         RadioReport(
             model: RadioTechnology.none.rawValue, durationSeconds: durationSeconds, wakeSeconds: 0, promotions: 0,
             promotionsByOrigin: [:], energyJoules: 0, transferEnergyJoules: 0, secondsByState: [:],
@@ -165,7 +130,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
         transferEnergyJoules = try container.decode(Double.self, forKey: .transferEnergyJoules)
         secondsByState = try container.decode([String: Double].self, forKey: .secondsByState)
         energyJoulesByState = try container.decode([String: Double].self, forKey: .energyJoulesByState)
-        bytes = try container.decode(ByteTotals.self, forKey: .bytes)
+        bytes = try container.decode(PerDirection<Int>.self, forKey: .bytes)
         // Reports written before netsim said what was held (baselines) held nothing it knew of.
         heldAtEnd = try container.decodeIfPresent(HeldTraffic.self, forKey: .heldAtEnd) ?? HeldTraffic()
         timeline = try container.decodeIfPresent([RadioStateSegment].self, forKey: .timeline)
@@ -198,4 +163,24 @@ struct StateTimelineRecorder: Sendable {
             segments.append(RadioStateSegment(state: state, start: start, end: end))
         }
     }
+}
+
+extension PerDirection where Value == RadioReport.HeldCount {
+    public init() { self.init(up: Value(), down: Value()) }
+
+    public mutating func add(_ bytes: Int, _ direction: Direction) {
+        self[direction].chunks += 1
+        self[direction].bytes += bytes
+    }
+
+    public static func + (lhs: Self, rhs: Self) -> Self {
+        var sum = lhs
+        for direction in Direction.allCases {
+            sum[direction].chunks += rhs[direction].chunks
+            sum[direction].bytes += rhs[direction].bytes
+        }
+        return sum
+    }
+
+    public var isEmpty: Bool { self == Self() }
 }

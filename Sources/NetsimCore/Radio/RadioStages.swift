@@ -31,8 +31,8 @@ public struct RadioStage: Sendable, Equatable {
         case dormant(promotion: Promotion, pagingCycle: Double)
     }
 
-    /// The state's name in reports.
-    public let name: String
+    /// The state this stage is, and is named as in reports.
+    public let state: RadioState
     /// How long the radio stays here without traffic; `.infinity` for the last stage.
     public let duration: Double
     /// Mean power in watts while here (DRX and paging duty cycles averaged over their cycle).
@@ -42,18 +42,14 @@ public struct RadioStage: Sendable, Equatable {
     public let behavior: Behavior
 }
 
-/// A promotion to stage 0: how long data waits and what it costs.
+/// A promotion to stage 0: how long data waits and what it costs. Reports count it under the
+/// state it started from (`promotionsByOrigin`).
 public struct Promotion: Sendable, Equatable {
-    /// The state promoted from, as counted in reports.
-    public let origin: String
     public let delay: Double
     public let power: Double
 }
 
 extension RadioStages {
-    /// The name reports give the time spent promoting.
-    public static let promotionStateName = "PROMOTION"
-
     /// The stage chain for a parameter set, or nil for `.none` (no radio).
     public init?(_ parameters: RadioParameters) {
         switch parameters {
@@ -73,9 +69,9 @@ extension RadioStages {
     }
 
     static func lte(_ p: LTERadioParameters) -> RadioStages {
-        func drx(_ name: String, time: Double, cycle: Double) -> RadioStage {
+        func drx(_ state: RadioState, time: Double, cycle: Double) -> RadioStage {
             RadioStage(
-                name: name, duration: time,
+                state: state, duration: time,
                 power: dutyCyclePower(cycle: cycle, onTime: p.drxOnDuration, onPower: p.drxOnPower, offPower: p.tailPower),
                 isIdle: false,
                 behavior: .discontinuousReception(
@@ -84,15 +80,15 @@ extension RadioStages {
         return RadioStages(
             model: RadioTechnology.lte.rawValue,
             stages: [
-                RadioStage(name: "CONTINUOUS_RECEPTION", duration: p.inactivityTimer, power: p.beta, isIdle: false, behavior: .connected),
-                drx("SHORT_DRX", time: p.shortDRXTime, cycle: p.shortDRXCycle),
-                drx("LONG_DRX", time: p.longDRXTime, cycle: p.longDRXCycle),
+                RadioStage(state: .continuousReception, duration: p.inactivityTimer, power: p.beta, isIdle: false, behavior: .connected),
+                drx(.shortDRX, time: p.shortDRXTime, cycle: p.shortDRXCycle),
+                drx(.longDRX, time: p.longDRXTime, cycle: p.longDRXCycle),
                 RadioStage(
-                    name: "IDLE", duration: .infinity,
+                    state: .idle, duration: .infinity,
                     power: dutyCyclePower(cycle: p.pagingCycle, onTime: p.pagingOnTime, onPower: p.pagingPower, offPower: p.idlePower),
                     isIdle: true,
                     behavior: .dormant(
-                        promotion: Promotion(origin: "IDLE", delay: p.promotionTime, power: p.promotionPower),
+                        promotion: Promotion(delay: p.promotionTime, power: p.promotionPower),
                         pagingCycle: p.pagingCycle)),
             ],
             alphaUp: p.alphaUp, alphaDown: p.alphaDown)
@@ -104,17 +100,17 @@ extension RadioStages {
         RadioStages(
             model: RadioTechnology.umts.rawValue,
             stages: [
-                RadioStage(name: "DCH", duration: p.dchTail, power: p.dchPower, isIdle: false, behavior: .connected),
+                RadioStage(state: .dch, duration: p.dchTail, power: p.dchPower, isIdle: false, behavior: .connected),
                 RadioStage(
-                    name: "FACH", duration: p.fachTail, power: p.fachPower, isIdle: false,
+                    state: .fach, duration: p.fachTail, power: p.fachPower, isIdle: false,
                     behavior: .sharedChannel(
                         thresholdUp: p.rlcThresholdUp, thresholdDown: p.rlcThresholdDown,
                         drainBytesPerSecond: p.fachDrainRate / 8,
-                        promotion: Promotion(origin: "FACH", delay: p.fachPromotionTime, power: p.fachPromotionPower))),
+                        promotion: Promotion(delay: p.fachPromotionTime, power: p.fachPromotionPower))),
                 RadioStage(
-                    name: "IDLE", duration: .infinity, power: p.idlePower, isIdle: true,
+                    state: .idle, duration: .infinity, power: p.idlePower, isIdle: true,
                     behavior: .dormant(
-                        promotion: Promotion(origin: "IDLE", delay: p.idlePromotionTime, power: p.idlePromotionPower),
+                        promotion: Promotion(delay: p.idlePromotionTime, power: p.idlePromotionPower),
                         pagingCycle: p.pagingCycle)),
             ],
             alphaUp: 0, alphaDown: 0)
@@ -122,20 +118,20 @@ extension RadioStages {
 
     static func nr(_ p: NRRadioParameters) -> RadioStages {
         let pagingPower = dutyCyclePower(cycle: p.pagingCycle, onTime: p.pagingOnTime, onPower: p.pagingPower, offPower: p.idlePower)
-        var stages = [RadioStage(name: "CONNECTED", duration: p.connectedTail, power: p.beta, isIdle: false, behavior: .connected)]
+        var stages = [RadioStage(state: .connected, duration: p.connectedTail, power: p.beta, isIdle: false, behavior: .connected)]
         if p.standalone {
             stages.append(
                 RadioStage(
-                    name: "INACTIVE", duration: p.inactiveTail, power: pagingPower, isIdle: false,
+                    state: .inactive, duration: p.inactiveTail, power: pagingPower, isIdle: false,
                     behavior: .dormant(
-                        promotion: Promotion(origin: "INACTIVE", delay: p.resumeTime, power: p.promotionPower),
+                        promotion: Promotion(delay: p.resumeTime, power: p.promotionPower),
                         pagingCycle: p.pagingCycle)))
         }
         stages.append(
             RadioStage(
-                name: "IDLE", duration: .infinity, power: pagingPower, isIdle: true,
+                state: .idle, duration: .infinity, power: pagingPower, isIdle: true,
                 behavior: .dormant(
-                    promotion: Promotion(origin: "IDLE", delay: p.promotionTime, power: p.promotionPower),
+                    promotion: Promotion(delay: p.promotionTime, power: p.promotionPower),
                     pagingCycle: p.pagingCycle)))
         return RadioStages(
             model: (p.standalone ? RadioTechnology.nrSA : .nrNSA).rawValue, stages: stages,
@@ -148,11 +144,11 @@ extension RadioStages {
         RadioStages(
             model: RadioTechnology.wifi.rawValue,
             stages: [
-                RadioStage(name: "ACTIVE", duration: p.tail, power: p.activePower, isIdle: false, behavior: .connected),
+                RadioStage(state: .active, duration: p.tail, power: p.activePower, isIdle: false, behavior: .connected),
                 RadioStage(
-                    name: "IDLE", duration: .infinity, power: p.standbyPower, isIdle: true,
+                    state: .idle, duration: .infinity, power: p.standbyPower, isIdle: true,
                     behavior: .dormant(
-                        promotion: Promotion(origin: "IDLE", delay: p.promotionTime, power: p.activePower), pagingCycle: 0)),
+                        promotion: Promotion(delay: p.promotionTime, power: p.activePower), pagingCycle: 0)),
             ],
             alphaUp: 0, alphaDown: 0)
     }

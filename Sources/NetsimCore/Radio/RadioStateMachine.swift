@@ -193,11 +193,11 @@ public struct RadioStateMachine: Sendable {
 
     // MARK: Reading the state
 
-    /// The state's name at `time` (`PROMOTION` while promoting), for live status.
-    public func stateName(at time: Double) -> String {
-        if time < lastPromotionStart { return stages[stageBeforePromotion].name }
-        if time < promotionEnd { return RadioStages.promotionStateName }
-        return stages[stage(at: time).index].name
+    /// The state at `time` (`.promotion` while promoting), for live status.
+    public func state(at time: Double) -> RadioState {
+        if time < lastPromotionStart { return stages[stageBeforePromotion].state }
+        if time < promotionEnd { return .promotion }
+        return stages[stage(at: time).index].state
     }
 
     /// When the radio will be back in its final (IDLE) stage if nothing more is sent.

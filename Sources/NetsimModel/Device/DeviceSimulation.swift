@@ -34,9 +34,9 @@ public struct DeviceOutcome: Sendable {
     public var server: ServerRecord
     public var connections: Tally
     /// Payload bytes delivered, and the bursts and segments they made, per direction.
-    public var bytes: RadioReport.ByteTotals
-    public var bursts: RadioReport.ByteTotals
-    public var segments: RadioReport.ByteTotals
+    public var bytes: PerDirection<Int>
+    public var bursts: PerDirection<Int>
+    public var segments: PerDirection<Int>
     public var radio: RadioReport
     public var radioLatency: RadioWaitTotals
     /// The first `DeviceModel.eventListLimit` profile events, and every event by kind.
@@ -69,9 +69,9 @@ public struct DeviceRecords: Sendable {
 public struct DeviceRemains: Sendable {
     var device: DeviceModel
     var connections: DeviceOutcome.Tally
-    var bytes: RadioReport.ByteTotals
-    var bursts: RadioReport.ByteTotals
-    var segments: RadioReport.ByteTotals
+    var bytes: PerDirection<Int>
+    var bursts: PerDirection<Int>
+    var segments: PerDirection<Int>
     /// When the app's connection died, if it still held it dead at the stop.
     var diedAt: Double?
 
@@ -147,9 +147,9 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private var timerGeneration: UInt64 = 0
     private var networkAvailable = true
     private var tally = DeviceOutcome.Tally()
-    private var bytes = RadioReport.ByteTotals(up: 0, down: 0)
-    private var bursts = RadioReport.ByteTotals(up: 0, down: 0)
-    private var segments = RadioReport.ByteTotals(up: 0, down: 0)
+    private var bytes = PerDirection<Int>(up: 0, down: 0)
+    private var bursts = PerDirection<Int>(up: 0, down: 0)
+    private var segments = PerDirection<Int>(up: 0, down: 0)
     private(set) var now = 0.0
     /// Occurrences handled, for the engine's throughput figure.
     private(set) var steps = 0
@@ -533,7 +533,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
 
     private mutating func count(_ size: Int, _ direction: Direction) {
         guard size > 0 else { return }
-        let made = max(1, (size + LinkDirection.segmentSize - 1) / LinkDirection.segmentSize)
+        let made = TCPSegmentation.segments(size)
         if direction == .up {
             bytes.up += size
             bursts.up += 1

@@ -58,7 +58,7 @@ enum ServerTimer: Sendable, Hashable {
 struct ModelServer: Sendable {
     enum Kind: Sendable {
         case rest(batchLimit: Int)
-        case webSocket(pingInterval: Double)
+        case ws(pingInterval: Double)
         case grpc(GRPCServerPolicy)
         /// A plain connection that answers heartbeats (TCP keepalive probes are answered by
         /// the kernel the same way).
@@ -107,12 +107,12 @@ struct ModelServer: Sendable {
             record.receive(message: id, createdAt: messageCreatedAt, at: now)
             actions.append(.send(.postResponse(ack: id), on: connection))
         case .open(let after, let newConnection):
-            if case .webSocket = kind, let old = session, old.connection != connection {
+            if case .ws = kind, let old = session, old.connection != connection {
                 actions += [.send(.close, on: old.connection), .close(old.connection)] + forget(old.connection)
             }
             connections[connection, default: ConnectionState()].callOpen = true
             actions += wrote(.accepted(newConnection: newConnection), on: connection)
-            if case .webSocket(let interval) = kind {
+            if case .ws(let interval) = kind {
                 actions.append(.setTimer(.ping(connection), at: now + interval))
             }
             let opened = Session(connection: connection, pushedThrough: after)
@@ -155,7 +155,7 @@ struct ModelServer: Sendable {
 
     mutating func timerFired(_ timer: ServerTimer, now: Double) -> [ServerAction] {
         switch (timer, kind) {
-        case (.ping(let connection), .webSocket(let interval)):
+        case (.ping(let connection), .ws(let interval)):
             guard let state = connections[connection] else { return [] }
             if state.awaitingPong {
                 return [.send(.close, on: connection), .close(connection)] + forget(connection)

@@ -23,7 +23,8 @@ public struct ClientSettings: Sendable, Equatable {
     /// Where the settings came from: a file path, or `built-in` for the defaults.
     public var source = "built-in"
     public var rest = RESTSettings()
-    public var webSocket = WebSocketSettings()
+    /// The `websocket` section, for `BenchTransport.ws`.
+    public var ws = WebSocketSettings()
     public var grpc = GRPCClientSettings()
 
     public init() {}
@@ -73,7 +74,7 @@ public struct ClientSettings: Sendable, Equatable {
         }
     }
 
-    public static func load(yaml: String, source: String) throws(SettingsError) -> ClientSettings {
+    public static func load(yaml: String, source: String) throws(InputFileError) -> ClientSettings {
         let root = try SettingsMapping(yaml: yaml, source: source)
         try root.allowOnly(["rest", "websocket", "grpc"])
         var settings = ClientSettings()
@@ -84,10 +85,10 @@ public struct ClientSettings: Sendable, Equatable {
             settings.rest.requestTimeout = try rest.duration("requestTimeout") ?? settings.rest.requestTimeout
             settings.rest.backoff = try Backoff.load(rest.mapping("backoff"), default: settings.rest.backoff)
         }
-        if let webSocket = try root.mapping("websocket") {
-            try webSocket.allowOnly(["pingInterval", "backoff"])
-            settings.webSocket.pingInterval = try webSocket.duration("pingInterval") ?? settings.webSocket.pingInterval
-            settings.webSocket.backoff = try Backoff.load(webSocket.mapping("backoff"), default: settings.webSocket.backoff)
+        if let ws = try root.mapping("websocket") {
+            try ws.allowOnly(["pingInterval", "backoff"])
+            settings.ws.pingInterval = try ws.duration("pingInterval") ?? settings.ws.pingInterval
+            settings.ws.backoff = try Backoff.load(ws.mapping("backoff"), default: settings.ws.backoff)
         }
         if let grpc = try root.mapping("grpc") {
             try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])
@@ -131,7 +132,7 @@ public struct Backoff: Sendable, Equatable {
         baseDelay(afterAttempt: attempt) * (1 + jitter * (2 * random.unitInterval() - 1))
     }
 
-    static func load(_ mapping: SettingsMapping?, default fallback: Backoff) throws(SettingsError) -> Backoff {
+    static func load(_ mapping: SettingsMapping?, default fallback: Backoff) throws(InputFileError) -> Backoff {
         guard let mapping else { return fallback }
         try mapping.allowOnly(["initial", "max", "multiplier", "jitter"])
         var backoff = fallback

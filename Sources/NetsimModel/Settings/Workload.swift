@@ -25,7 +25,7 @@ public struct Workload: Sendable, Equatable {
 
     public init() {}
 
-    public static func load(yaml: String, source: String) throws(SettingsError) -> Workload {
+    public static func load(yaml: String, source: String) throws(InputFileError) -> Workload {
         let root = try SettingsMapping(yaml: yaml, source: source)
         try root.allowOnly(["serverEvents", "clientMessages", "outboxLimit"])
         var workload = Workload()

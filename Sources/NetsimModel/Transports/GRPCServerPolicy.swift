@@ -67,7 +67,7 @@ extension GRPCServerPolicy {
     /// maxPingStrikes: 2
     /// keepalive: {time: 2h, timeout: 20s}   # time may be none
     /// ```
-    public static func load(yaml: String, source: String) throws(SettingsError) -> GRPCServerPolicy {
+    public static func load(yaml: String, source: String) throws(InputFileError) -> GRPCServerPolicy {
         let root = try SettingsMapping(yaml: yaml, source: source)
         try root.allowOnly(["minPingInterval", "allowWithoutCalls", "maxPingStrikes", "keepalive"])
         var policy = GRPCServerPolicy.grpcCore

@@ -27,13 +27,7 @@ public struct DecodedPacket: Sendable, Equatable {
     public struct TCPFields: Sendable, Equatable {
         public var sequence: UInt32
         public var acknowledgment: UInt32
-        public var flags: UInt8
-
-        public static let fin: UInt8 = 0x01
-        public static let syn: UInt8 = 0x02
-        public static let rst: UInt8 = 0x04
-        public static let psh: UInt8 = 0x08
-        public static let ack: UInt8 = 0x10
+        public var flags: TCPFlags
     }
 
     public var isIPv4: Bool { source.isIPv4 }
@@ -208,7 +202,7 @@ public enum PacketDecoder {
                 }
                 packet.sourcePort = sourcePort
                 packet.destinationPort = destinationPort
-                packet.tcp = .init(sequence: sequence, acknowledgment: acknowledgment, flags: flags)
+                packet.tcp = .init(sequence: sequence, acknowledgment: acknowledgment, flags: TCPFlags(rawValue: flags))
                 packet.transportHeaderOffset = transport
                 packet.payloadOffset = transport + headerLength
                 packet.payloadLength -= headerLength

@@ -6,7 +6,7 @@ struct TCPSegmentFields {
     var destinationPort: UInt16
     var sequence: UInt32
     var acknowledgment: UInt32
-    var flags: UInt8
+    var flags: TCPFlags
     var ipIdentification: UInt16
     /// RFC 7323 timestamps (a TCP option on every segment but a RST, as Linux sends them).
     var timestampValue: UInt32
@@ -36,10 +36,10 @@ enum FrameEncoder {
         append(isIPv4 ? PacketDecoder.ipv4EtherType : PacketDecoder.ipv6EtherType, to: &frame)
 
         var options: [UInt8] = []
-        if segment.flags & DecodedPacket.TCPFields.syn != 0 {
+        if segment.flags.contains(.syn) {
             options += [2, 4, UInt8(announcedMSS >> 8), UInt8(announcedMSS & 0xFF)]
         }
-        if segment.flags & DecodedPacket.TCPFields.rst == 0 {
+        if !segment.flags.contains(.rst) {
             options += [1, 1, 8, 10]
             withUnsafeBytes(of: segment.timestampValue.bigEndian) { options += $0 }
             withUnsafeBytes(of: segment.timestampEcho.bigEndian) { options += $0 }
@@ -75,7 +75,7 @@ enum FrameEncoder {
         append(segment.destinationPort, to: &frame)
         append(segment.sequence, to: &frame)
         append(segment.acknowledgment, to: &frame)
-        frame += [UInt8((20 + options.count) / 4) << 4, segment.flags]
+        frame += [UInt8((20 + options.count) / 4) << 4, segment.flags.rawValue]
         append(window, to: &frame)
         frame += [0, 0, 0, 0]  // checksum later, urgent pointer
         frame += options

@@ -34,8 +34,6 @@ struct CaptureRecord {
 /// segment is written, from what the other side had sent by then, so they stay consistent
 /// even when chunks of the two directions overlap in time.
 struct TCPConversationSynthesizer {
-    static let maximumSegmentSize = 1448
-
     private enum Side { case client, server }
 
     private enum SegmentKind {
@@ -77,7 +75,7 @@ struct TCPConversationSynthesizer {
     private var written: [ConnectionID: WrittenState] = [:]
     private var fields = TCPSegmentFields(
         source: CaptureEndpoints.deviceIPv4, sourcePort: 0, destination: CaptureEndpoints.deviceIPv4, destinationPort: 0,
-        sequence: 0, acknowledgment: 0, flags: 0, ipIdentification: 0, timestampValue: 0, timestampEcho: 0, payload: [],
+        sequence: 0, acknowledgment: 0, flags: [], ipIdentification: 0, timestampValue: 0, timestampEcho: 0, payload: [],
         fromDevice: true)
     private var frame: [UInt8] = []
 
@@ -95,12 +93,12 @@ struct TCPConversationSynthesizer {
         case .data(let direction, let bytes, let streamOffset, let onAirStart, let onAirEnd):
             let sender: Side = direction == .up ? .client : .server
             let receiver: Side = direction == .up ? .server : .client
-            let segments = (bytes.count + Self.maximumSegmentSize - 1) / Self.maximumSegmentSize
+            let segments = TCPSegmentation.segments(bytes.count)
             let span = max(0, onAirEnd - onAirStart)
             for index in 0..<segments {
                 let time = segments == 1 ? onAirStart : onAirStart + span * Double(index) / Double(segments - 1)
-                let start = index * Self.maximumSegmentSize
-                let end = min(bytes.count, start + Self.maximumSegmentSize)
+                let start = index * TCPSegmentation.maximumSegmentSize
+                let end = min(bytes.count, start + TCPSegmentation.maximumSegmentSize)
                 let isLast = index == segments - 1
                 add(time, sender, .data(bytes[start..<end], streamOffset: streamOffset + start, push: isLast))
                 if isLast || index % 2 == 1 {
@@ -136,35 +134,34 @@ struct TCPConversationSynthesizer {
         var ownEnd = isClient ? state.sentEnd.client : state.sentEnd.server
         let peerEnd = isClient ? state.sentEnd.server : state.sentEnd.client
 
-        typealias Flags = DecodedPacket.TCPFields
-        var flags = Flags.ack
+        var flags = TCPFlags.ack
         var position = ownEnd
         var payload: ArraySlice<UInt8> = []
         var isDone = false
         switch segment.kind {
         case .syn:
-            flags = Flags.syn
+            flags = .syn
             position = 0
         case .synAck:
-            flags = Flags.syn | Flags.ack
+            flags = [.syn, .ack]
             position = 0
         case .handshakeAck, .acknowledgment:
             break
         case .data(let bytes, let streamOffset, let push):
             position = 1 + streamOffset
             payload = bytes
-            if push { flags |= Flags.psh }
+            if push { flags.insert(.psh) }
         case .fin(let streamOffset):
-            flags |= Flags.fin
+            flags.insert(.fin)
             position = 1 + streamOffset
         case .finalAcknowledgment:
             isDone = true
         case .reset(let streamOffset):
-            flags = Flags.rst | Flags.ack
+            flags = [.rst, .ack]
             position = 1 + streamOffset
             isDone = true
         }
-        let consumed = payload.count + (flags & (Flags.syn | Flags.fin) != 0 ? 1 : 0)
+        let consumed = payload.count + (flags.isDisjoint(with: [.syn, .fin]) ? 0 : 1)
         ownEnd = max(ownEnd, position + consumed)
 
         let timestampValue = UInt32(truncatingIfNeeded: Int64((max(0, segment.time) * 1000).rounded(.down))) &+ 1
@@ -174,7 +171,7 @@ struct TCPConversationSynthesizer {
         fields.destination = isClient ? endpoints.server : endpoints.client
         fields.destinationPort = isClient ? endpoints.serverPort : endpoints.clientPort
         fields.sequence = ownInitial &+ UInt32(truncatingIfNeeded: position)
-        fields.acknowledgment = flags & Flags.ack != 0 ? peerInitial &+ UInt32(truncatingIfNeeded: peerEnd) : 0
+        fields.acknowledgment = flags.contains(.ack) ? peerInitial &+ UInt32(truncatingIfNeeded: peerEnd) : 0
         fields.flags = flags
         fields.timestampValue = timestampValue
         fields.timestampEcho = isClient ? state.latestTimestampValue.server : state.latestTimestampValue.client

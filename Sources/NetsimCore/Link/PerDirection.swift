@@ -1,0 +1,24 @@
+/// One value per direction of a connection or link. Encodes as `{"up": …, "down": …}`, the
+/// shape every report gives per-direction figures.
+public struct PerDirection<Value> {
+    public var up: Value
+    public var down: Value
+
+    public init(up: Value, down: Value) {
+        self.up = up
+        self.down = down
+    }
+
+    /// Mutates in place (a get/set pair would copy a delay line's buffer on every change).
+    public subscript(direction: Direction) -> Value {
+        get { direction == .up ? up : down }
+        _modify {
+            if direction == .up { yield &up } else { yield &down }
+        }
+    }
+}
+
+extension PerDirection: Sendable where Value: Sendable {}
+extension PerDirection: Equatable where Value: Equatable {}
+extension PerDirection: Hashable where Value: Hashable {}
+extension PerDirection: Codable where Value: Codable {}
