@@ -5,8 +5,9 @@ import PackageDescription
 /// netsim: a mobile-network emulator and protocol benchmark.
 ///
 /// The layout follows the architecture: `NetsimCore` is pure (profiles, link, radio, timeline
-/// and energy models; time is always an input, randomness always seeded); `NetsimCLI` holds one
-/// file per subcommand; `netsim` is the thin executable.
+/// and energy models; time is always an input, randomness always seeded); `NetsimInput` reads
+/// the YAML files into its values; `NetsimCLI` holds one file per subcommand; `netsim` is the
+/// thin executable.
 let package = Package(
     name: "netsim",
     platforms: [.macOS(.v15)],
@@ -31,15 +32,15 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
-        .target(
-            name: "NetsimCore",
-            dependencies: [.product(name: "Yams", package: "Yams")]
-        ),
+        .target(name: "NetsimCore"),
         // The model engine: the bench's workload, client settings and transports played in virtual
-        // time over NetsimCore's models. Pure like NetsimCore: no NIO, no clock.
+        // time over NetsimCore's models. Pure like NetsimCore: no NIO, no clock, no YAML.
+        .target(name: "NetsimModel", dependencies: ["NetsimCore"]),
+        // Reading the YAML inputs into those models' values: profiles (and the built-in ones),
+        // workload, client and server-policy files, every error at FILE:LINE:COLUMN.
         .target(
-            name: "NetsimModel",
-            dependencies: ["NetsimCore", .product(name: "Yams", package: "Yams")]
+            name: "NetsimInput",
+            dependencies: ["NetsimCore", "NetsimModel", .product(name: "Yams", package: "Yams")]
         ),
         // The keepalive tuner: sweeps of the model engine, the recommendation and its reports.
         .target(name: "NetsimTune", dependencies: ["NetsimModel", "NetsimCore"]),
@@ -76,7 +77,6 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Yams", package: "Yams"),
                 .product(name: "GRPCCore", package: "grpc-swift-2"),
                 .product(name: "GRPCNIOTransportHTTP2Posix", package: "grpc-swift-nio-transport"),
                 .product(name: "GRPCProtobuf", package: "grpc-swift-protobuf"),
@@ -94,6 +94,7 @@ let package = Package(
             dependencies: [
                 "NetsimCore",
                 "NetsimModel",
+                "NetsimInput",
                 "NetsimTune",
                 "NetsimProxy",
                 "NetsimBench",
@@ -107,16 +108,18 @@ let package = Package(
         ),
         .testTarget(
             name: "NetsimCoreTests",
-            dependencies: ["NetsimCore", .product(name: "PropertyBased", package: "swift-property-based")]
+            // NetsimInput: the profile reader's tests live here, beside the models they fill.
+            dependencies: ["NetsimCore", "NetsimInput", .product(name: "PropertyBased", package: "swift-property-based")]
         ),
-        .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimCore"]),
-        .testTarget(name: "NetsimTuneTests", dependencies: ["NetsimTune", "NetsimModel", "NetsimCore"]),
+        .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimInput", "NetsimCore"]),
+        .testTarget(name: "NetsimTuneTests", dependencies: ["NetsimTune", "NetsimModel", "NetsimInput", "NetsimCore"]),
         .testTarget(name: "NetsimConnectionTests", dependencies: ["NetsimConnection", "NetsimCore"]),
         .testTarget(
             name: "NetsimProxyTests",
             dependencies: [
                 "NetsimProxy",
                 "NetsimPcap",
+                "NetsimInput",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
@@ -125,11 +128,11 @@ let package = Package(
         .testTarget(name: "NetsimPcapTests", dependencies: ["NetsimPcap", "NetsimCore"], exclude: ["Fixtures"]),
         .testTarget(
             name: "NetsimBenchTests",
-            dependencies: ["NetsimBench", "NetsimModel", "NetsimTune", "NetsimProxy", "NetsimCore"]
+            dependencies: ["NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore"]
         ),
         .testTarget(
             name: "NetsimCLITests",
-            dependencies: ["NetsimCLI", "NetsimModel", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["NetsimCLI", "NetsimModel", "NetsimInput", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
     ],
     swiftLanguageModes: [.v6]
@@ -152,7 +155,7 @@ if ProcessInfo.processInfo.environment["NETSIM_BENCHMARKS"] != nil {
     package.targets.append(
         .executableTarget(
             name: "ModelEngineBenchmarks",
-            dependencies: ["NetsimModel", "NetsimTune", "NetsimCore", .product(name: "Benchmark", package: "benchmark")],
+            dependencies: ["NetsimModel", "NetsimInput", "NetsimTune", "NetsimCore", .product(name: "Benchmark", package: "benchmark")],
             path: "Benchmarks/ModelEngine",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         )

@@ -16,10 +16,13 @@ cd "$(dirname "$0")/.."
 seconds="${1:-60}"
 out=.build/fuzz
 mkdir -p "$out/corpus" "$out/modules"
-flags=(-sanitize=fuzzer,address -parse-as-library -O -g)
+flags=(-sanitize=fuzzer,address -parse-as-library -package-name netsim -O -g)
 
-core=(Sources/NetsimCore/{Radio,Link,Units,Random,Timeline}/*.swift Sources/NetsimCore/Version.swift)
-pcap=(Sources/NetsimPcap/{Reader,Analysis,Report}/*.swift scripts/fuzz/CaptureReaderFuzzer.swift)
+# All of NetsimCore (it needs no package but the standard library and Foundation) and of
+# NetsimPcap (the analyzer reads the writer's run-boundary records).
+mapfile -t core < <(find Sources/NetsimCore -name '*.swift' | sort)
+mapfile -t pcap < <(find Sources/NetsimPcap -name '*.swift' | sort)
+pcap+=(scripts/fuzz/CaptureReaderFuzzer.swift)
 echo "building the fuzzer (${#core[@]} NetsimCore files, ${#pcap[@]} NetsimPcap and harness files)..."
 swiftc "${flags[@]}" -module-name NetsimCore -emit-library -static -o "$out/libNetsimCore.a" \
     -emit-module -emit-module-path "$out/modules/NetsimCore.swiftmodule" "${core[@]}"

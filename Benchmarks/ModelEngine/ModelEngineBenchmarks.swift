@@ -1,5 +1,6 @@
 import Benchmark
 import NetsimCore
+import NetsimInput
 import NetsimModel
 import NetsimTune
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimInput
 import NetsimModel
 
 /// The options every emulating command shares: which profile, which seed, how long.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimInput
 
 extension ProfilesCommand {
     /// `netsim profiles list`: every profile a NAME can mean here, one line each.

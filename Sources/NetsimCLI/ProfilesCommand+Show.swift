@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimInput
 
 extension ProfilesCommand {
     /// `netsim profiles show NAME`: everything a profile sets, defaults included.

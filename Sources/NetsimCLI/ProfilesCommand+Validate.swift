@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimInput
 
 extension ProfilesCommand {
     /// `netsim profiles validate FILE...`: for editors and CI.

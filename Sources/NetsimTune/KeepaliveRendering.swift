@@ -4,10 +4,10 @@ import NetsimModel
 
 /// The tuner's Markdown and HTML reports.
 public enum KeepaliveRendering {
-    static func joules(_ value: Double) -> String { String(format: "%.0f J", value) }
+    static func joules(_ value: Double) -> String { ReportNumber.joules(value, decimals: 0) }
     /// Seconds as a reader wants them in a table: one decimal under a minute, whole above.
     static func seconds(_ value: Double) -> String {
-        value < 60 ? String(format: "%.1f s", value) : String(format: "%.0f s", value)
+        ReportNumber.seconds(value, decimals: value < 60 ? 1 : 0)
     }
 
     public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
@@ -127,7 +127,7 @@ public enum KeepaliveRendering {
         svg += "<line x1=\"\(left)\" y1=\"\(top)\" x2=\"\(left)\" y2=\"\(height - bottom)\" stroke=\"#999\"/>"
         for tick in 0...4 {
             let energy = maxEnergy * Double(tick) / 4, detection = maxDetection * Double(tick) / 4
-            svg += "<text x=\"\(x(energy))\" y=\"\(height - bottom + 15)\" text-anchor=\"middle\">\(Int(energy.rounded())) J</text>"
+            svg += "<text x=\"\(x(energy))\" y=\"\(height - bottom + 15)\" text-anchor=\"middle\">\(joules(energy))</text>"
             svg += "<text x=\"\(left - 6)\" y=\"\(y(detection) + 4)\" text-anchor=\"end\">\(escape(seconds(detection.rounded())))</text>"
         }
         svg += "<text x=\"\((left + width) / 2)\" y=\"\(height - 5)\" text-anchor=\"middle\">radio energy per hour</text>"

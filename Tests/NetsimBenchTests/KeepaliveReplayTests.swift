@@ -1,5 +1,6 @@
 import Logging
 import NetsimCore
+import NetsimInput
 import NetsimModel
 import NetsimTune
 import Testing

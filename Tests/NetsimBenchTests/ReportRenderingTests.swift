@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimInput
 import NetsimProxy
 import Testing
 
@@ -69,7 +70,7 @@ import NetsimModel
         #expect(html.components(separatedBy: "<svg ").count == html.components(separatedBy: "</svg>").count)
         #expect(html.contains("LTE &lt;radio&gt; &amp; a short outage"))
         #expect(!html.contains("<script"))
-        #expect(html.contains(SVGCharts.stateColor("PROMOTION")) && html.contains(">outage</text>"))
+        #expect(html.contains(RadioState.promotion.chartColor) && html.contains(">outage</text>"))
     }
 
     @Test func wireEstimateAddsHeadersAcksAndHandshakes() {

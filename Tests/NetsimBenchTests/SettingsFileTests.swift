@@ -1,4 +1,5 @@
 import Foundation
+import NetsimInput
 import Testing
 
 @testable import NetsimBench

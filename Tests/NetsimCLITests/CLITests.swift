@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimInput
 import Testing
 
 @testable import NetsimCLI

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimInput
 import Testing
 
 @Suite("Built-in profiles")

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import NetsimCore
+@testable import NetsimInput
 
 struct EmbeddedTraceTests {
     /// One character per gap (0-9, a-z, A-Z for 0 to 61 ms), longer gaps in parentheses,

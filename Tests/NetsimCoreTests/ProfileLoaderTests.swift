@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimInput
 import Testing
 
 @Suite("Profile loader: what a valid profile means")

@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimInput
 
 /// A trace file the test did not provide.
 struct MissingTestFile: Error, CustomStringConvertible {

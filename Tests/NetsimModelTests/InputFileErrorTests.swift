@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimInput
 import Testing
 
 @testable import NetsimModel

@@ -271,6 +271,23 @@ import Testing
         #expect(text.contains("Flows by energy"))
     }
 
+    /// `analyze` coloured its lanes by position, so DCH took whichever colour its lane had; it
+    /// draws each state in the colour `bench` draws it in.
+    @Test func theHTMLDrawsEachStateInTheColourBenchDrawsItIn() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("run.pcap")
+        let run = Self.liveRun(.umts, seed: 9)
+        try Self.writeCapture(opens: run.opens, chunks: run.chunks, to: path)
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.umts))
+        let html = analysis.htmlReport()
+        let states = Set(try #require(analysis.radio.timeline).map(\.state))
+        #expect(states.isSuperset(of: ["DCH", "FACH", "IDLE"]))
+        for state in states {
+            #expect(html.contains("fill=\"\(RadioState.chartColor(named: state))\"><title>\(state) "), "\(state)")
+        }
+    }
+
     @Test func anEmptyCaptureHasNothingToCharge() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -1,6 +1,7 @@
 import Foundation
 import NIOCore
 import NetsimCore
+import NetsimInput
 import NetsimProxy
 import Synchronization
 import Testing

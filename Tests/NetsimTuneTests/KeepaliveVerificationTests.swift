@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimInput
 import NetsimModel
 import Testing
 

@@ -16,7 +16,7 @@ enum ReportFormatting {
         latency.count == 0 ? "none" : milliseconds(value)
     }
 
-    static func seconds(_ value: Double) -> String { String(format: "%.1f s", value) }
+    static func seconds(_ value: Double) -> String { ReportNumber.seconds(value, decimals: 1) }
 
     static func plusMinus(_ spread: Spread, _ format: String = "%.1f") -> String {
         String(format: format, spread.mean) + " ± " + String(format: format, spread.standardDeviation)

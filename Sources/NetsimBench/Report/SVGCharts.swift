@@ -7,21 +7,6 @@ enum SVGCharts {
     static let width = 900.0
     static let transportColors: [BenchTransport: String] = [.rest: "#d62728", .ws: "#1f77b4", .grpc: "#2ca02c"]
 
-    /// Colors for the radio states of every technology: awake states warm, idle ones grey.
-    static func stateColor(_ state: RadioState) -> String {
-        switch state {
-        case .promotion: "#7b3294"
-        case .continuousReception, .connected, .dch, .active: "#d7191c"
-        case .shortDRX, .fach: "#fdae61"
-        case .longDRX: "#fee08b"
-        case .inactive: "#abd9e9"
-        case .idle: "#e0e0e0"
-        }
-    }
-
-    /// The colour of a state named in a report; grey for a name no model gives.
-    static func stateColor(_ name: String) -> String { RadioState(rawValue: name).map(stateColor) ?? "#999999" }
-
     /// One strip per device (at most `maximumRows`), the profile's outages and handover gaps
     /// shaded and its events marked.
     static func radioTimeline(_ timelines: [[RadioStateSegment]], events: [DeviceEvent], duration: Double, maximumRows: Int = 10) -> String {
@@ -46,7 +31,7 @@ enum SVGCharts {
             svg.append(text(4, y + rowHeight - 2, "device \(index)", size: 10))
             for segment in segments where segment.end > segment.start {
                 let start = x(segment.start)
-                svg.append(rect(start, y, max(0.5, x(segment.end) - start), rowHeight, fill: stateColor(segment.state)))
+                svg.append(rect(start, y, max(0.5, x(segment.end) - start), rowHeight, fill: RadioState.chartColor(named: segment.state)))
             }
         }
         svg.append(timeAxis(left: left, plotWidth: plotWidth, y: height - 22, duration: duration))
@@ -57,7 +42,7 @@ enum SVGCharts {
     /// A legend of the states that occur.
     static func stateLegend(_ states: Set<String>) -> String {
         states.sorted().map { state in
-            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(stateColor(state))\"></span>\(escape(state))</span>"
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(RadioState.chartColor(named: state))\"></span>\(escape(state))</span>"
         }.joined(separator: " ")
     }
 
@@ -115,17 +100,9 @@ enum SVGCharts {
     }
 
     static func timeAxis(left: Double, plotWidth: Double, y: Double, duration: Double) -> String {
-        let steps = [1.0, 2, 5, 10, 15, 30, 60, 120, 300, 600, 1800, 3600]
-        let step = steps.first { duration / $0 <= 12 } ?? 3600
-        var parts = [line(left, y, left + plotWidth, y, stroke: "#333")]
-        var tick = 0.0
-        while tick <= duration + 1e-9 {
-            let x = left + tick / max(duration, 1e-9) * plotWidth
-            parts.append(line(x, y, x, y + 4, stroke: "#333"))
-            parts.append(text(x - 8, y + 16, Quantity.formatDuration(tick), size: 10))
-            tick += step
+        SVGTimeAxis.svg(from: 0, to: duration, left: left, plotWidth: plotWidth, y: y, style: .marks) { tick, _ in
+            Quantity.formatDuration(tick)
         }
-        return parts.joined()
     }
 
     static func svgOpen(height: Double) -> String {

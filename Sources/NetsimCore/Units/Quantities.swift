@@ -127,7 +127,7 @@ public enum Quantity {
 }
 
 extension String {
-    func trimmingWhitespace() -> String {
+    package func trimmingWhitespace() -> String {
         var scalars = Substring(self)
         while scalars.first?.isWhitespace == true { scalars.removeFirst() }
         while scalars.last?.isWhitespace == true { scalars.removeLast() }

@@ -73,37 +73,6 @@ public struct ClientSettings: Sendable, Equatable {
             return scaled
         }
     }
-
-    public static func load(yaml: String, source: String) throws(InputFileError) -> ClientSettings {
-        let root = try SettingsMapping(yaml: yaml, source: source)
-        try root.allowOnly(["rest", "websocket", "grpc"])
-        var settings = ClientSettings()
-        settings.source = source
-        if let rest = try root.mapping("rest") {
-            try rest.allowOnly(["pollInterval", "requestTimeout", "backoff"])
-            settings.rest.pollInterval = try rest.duration("pollInterval") ?? settings.rest.pollInterval
-            settings.rest.requestTimeout = try rest.duration("requestTimeout") ?? settings.rest.requestTimeout
-            settings.rest.backoff = try Backoff.load(rest.mapping("backoff"), default: settings.rest.backoff)
-        }
-        if let ws = try root.mapping("websocket") {
-            try ws.allowOnly(["pingInterval", "backoff"])
-            settings.ws.pingInterval = try ws.duration("pingInterval") ?? settings.ws.pingInterval
-            settings.ws.backoff = try Backoff.load(ws.mapping("backoff"), default: settings.ws.backoff)
-        }
-        if let grpc = try root.mapping("grpc") {
-            try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])
-            if let keepalive = try grpc.mapping("keepalive") {
-                try keepalive.allowOnly(["time", "timeout", "permitWithoutCalls"])
-                settings.grpc.keepaliveTime = try keepalive.duration("time") ?? settings.grpc.keepaliveTime
-                settings.grpc.keepaliveTimeout = try keepalive.duration("timeout") ?? settings.grpc.keepaliveTimeout
-                settings.grpc.permitWithoutCalls = try keepalive.flag("permitWithoutCalls") ?? settings.grpc.permitWithoutCalls
-            }
-            settings.grpc.backoff = try Backoff.load(grpc.mapping("backoff"), default: settings.grpc.backoff)
-            if let limit = try grpc.optionalDuration("callTimeLimit") { settings.grpc.callTimeLimit = limit }
-            settings.grpc.receiveBuffer = try grpc.count("receiveBuffer", in: 1...1_000_000) ?? settings.grpc.receiveBuffer
-        }
-        return settings
-    }
 }
 
 /// Exponential backoff between reconnection attempts: `initial` before the second attempt,
@@ -130,16 +99,5 @@ public struct Backoff: Sendable, Equatable {
     /// The wait after failed attempt number `attempt`, jittered from `random`.
     public func delay(afterAttempt attempt: Int, random: inout SeededRandom) -> Double {
         baseDelay(afterAttempt: attempt) * (1 + jitter * (2 * random.unitInterval() - 1))
-    }
-
-    static func load(_ mapping: SettingsMapping?, default fallback: Backoff) throws(InputFileError) -> Backoff {
-        guard let mapping else { return fallback }
-        try mapping.allowOnly(["initial", "max", "multiplier", "jitter"])
-        var backoff = fallback
-        backoff.initial = try mapping.duration("initial") ?? backoff.initial
-        backoff.maximum = try mapping.duration("max") ?? backoff.maximum
-        backoff.multiplier = try mapping.number("multiplier", in: 1...10) ?? backoff.multiplier
-        backoff.jitter = try mapping.number("jitter", in: 0...1) ?? backoff.jitter
-        return backoff
     }
 }

@@ -25,24 +25,6 @@ public struct Workload: Sendable, Equatable {
 
     public init() {}
 
-    public static func load(yaml: String, source: String) throws(InputFileError) -> Workload {
-        let root = try SettingsMapping(yaml: yaml, source: source)
-        try root.allowOnly(["serverEvents", "clientMessages", "outboxLimit"])
-        var workload = Workload()
-        if let events = try root.mapping("serverEvents") {
-            try events.allowOnly(["meanGap", "payload"])
-            workload.eventMeanGap = try events.duration("meanGap") ?? workload.eventMeanGap
-            workload.eventPayloadBytes = try events.byteCount("payload") ?? workload.eventPayloadBytes
-        }
-        if let messages = try root.mapping("clientMessages") {
-            try messages.allowOnly(["every", "payload"])
-            workload.messageInterval = try messages.duration("every") ?? workload.messageInterval
-            workload.messagePayloadBytes = try messages.byteCount("payload") ?? workload.messagePayloadBytes
-        }
-        workload.outboxLimit = try root.count("outboxLimit", in: 1...100_000) ?? workload.outboxLimit
-        return workload
-    }
-
     /// One device's schedule over `duration` seconds. Device `index` draws from its own stream
     /// of `seed`, so every transport's device `index` gets the same schedule, and adding devices
     /// does not change the earlier ones'.

@@ -59,31 +59,6 @@ public struct GRPCServerPolicy: Sendable, Equatable {
     }
 }
 
-extension GRPCServerPolicy {
-    /// A policy file (`--server-policy FILE.yaml`; every key optional, defaults grpc-core's):
-    /// ```yaml
-    /// minPingInterval: 5m     # or none: pings are never policed
-    /// allowWithoutCalls: false
-    /// maxPingStrikes: 2
-    /// keepalive: {time: 2h, timeout: 20s}   # time may be none
-    /// ```
-    public static func load(yaml: String, source: String) throws(InputFileError) -> GRPCServerPolicy {
-        let root = try SettingsMapping(yaml: yaml, source: source)
-        try root.allowOnly(["minPingInterval", "allowWithoutCalls", "maxPingStrikes", "keepalive"])
-        var policy = GRPCServerPolicy.grpcCore
-        policy.name = source
-        if let interval = try root.optionalDuration("minPingInterval") { policy.minPingInterval = interval }
-        policy.allowWithoutCalls = try root.flag("allowWithoutCalls") ?? policy.allowWithoutCalls
-        policy.maxPingStrikes = try root.count("maxPingStrikes", in: 0...1000) ?? policy.maxPingStrikes
-        if let keepalive = try root.mapping("keepalive") {
-            try keepalive.allowOnly(["time", "timeout"])
-            if let time = try keepalive.optionalDuration("time") { policy.keepaliveTime = time }
-            policy.keepaliveTimeout = try keepalive.duration("timeout") ?? policy.keepaliveTimeout
-        }
-        return policy
-    }
-}
-
 /// The server's ping policing on one HTTP/2 connection, as a value.
 struct PingPolicing: Sendable, Equatable {
     private var lastAcceptedPing: Double?

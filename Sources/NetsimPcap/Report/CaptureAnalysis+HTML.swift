@@ -28,9 +28,6 @@ extension CaptureAnalysis {
             """
     }
 
-    /// Lane colours, most awake first; states beyond them reuse the last.
-    private static let laneColors = ["#d62728", "#ff7f0e", "#ffbb78", "#2ca02c", "#98df8a", "#1f77b4", "#aec7e8"]
-
     private func timelineSVG() -> String {
         guard let timeline = radio.timeline, let first = timeline.first, let last = timeline.last else {
             return "<p>No radio activity.</p>"
@@ -55,33 +52,19 @@ extension CaptureAnalysis {
         }
         for segment in timeline {
             guard let lane = lanes.firstIndex(of: segment.state) else { continue }
-            let color = Self.laneColors[min(lane, Self.laneColors.count - 1)]
+            let color = RadioState.chartColor(named: segment.state)
             // At least half a pixel wide, so a short promotion in a long capture stays visible.
             let width = max(0.5, x(segment.end) - x(segment.start))
             svg += "<rect x=\"\(format(x(segment.start)))\" y=\"\(format(Double(lane) * laneHeight + 3))\" "
             svg += "width=\"\(format(width))\" height=\"\(format(laneHeight - 6))\" fill=\"\(color)\">"
-            svg += "<title>\(escaped(segment.state)) \(Format.number(segment.start, decimals: 3))–"
-            svg += "\(Format.number(segment.end, decimals: 3)) s</title></rect>\n"
+            svg += "<title>\(escaped(segment.state)) \(ReportNumber.fixed(segment.start, decimals: 3))–"
+            svg += "\(ReportNumber.fixed(segment.end, decimals: 3)) s</title></rect>\n"
         }
         let axisY = Double(lanes.count) * laneHeight
-        let step = Self.tickStep(for: span)
-        var tick = (start / step).rounded(.up) * step
-        while tick <= last.end {
-            svg += "<line x1=\"\(format(x(tick)))\" x2=\"\(format(x(tick)))\" y1=\"0\" y2=\"\(format(axisY + 4))\" stroke=\"#ccc\"/>"
-            svg += "<text x=\"\(format(x(tick)))\" y=\"\(format(axisY + 16))\" text-anchor=\"middle\">"
-            // `+ 0` turns the -0 that rounding up a small negative start gives into 0.
-            svg += "\(Format.number(tick + 0, decimals: step < 1 ? 2 : 0)) s</text>\n"
-            tick += step
+        svg += SVGTimeAxis.svg(from: start, to: last.end, left: labelWidth, plotWidth: plotWidth, y: axisY, style: .grid(top: 0)) {
+            tick, step in "\(ReportNumber.fixed(tick, decimals: step < 1 ? 2 : 0)) s"
         }
-        return svg + "</svg>"
-    }
-
-    /// A round step (1, 2 or 5 times a power of ten) giving about ten ticks over `span`.
-    static func tickStep(for span: Double) -> Double {
-        let rough = span / 10
-        let magnitude = pow(10, floor(log10(rough)))
-        for multiple in [1.0, 2, 5] where rough <= multiple * magnitude { return multiple * magnitude }
-        return 10 * magnitude
+        return svg + "\n</svg>"
     }
 
     private func flowTable(maximumFlows: Int) -> String {
@@ -91,8 +74,8 @@ extension CaptureAnalysis {
         for flow in flows.prefix(maximumFlows) {
             let cells = [
                 "\(flow.id)", flow.transport, flow.device, flow.remote, flow.serverName ?? "-", "\(flow.packets)",
-                "\(flow.bytesUp)", "\(flow.bytesDown)", "\(flow.wakeUps)", Format.number(flow.wakeSeconds, decimals: 2),
-                Format.number(flow.energyJoules, decimals: 2), Format.percent(flow.energyShare),
+                "\(flow.bytesUp)", "\(flow.bytesDown)", "\(flow.wakeUps)", ReportNumber.fixed(flow.wakeSeconds, decimals: 2),
+                ReportNumber.fixed(flow.energyJoules, decimals: 2), ReportNumber.percent(flow.energyShare, decimals: 1),
             ]
             html += "<tr>" + cells.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
         }
@@ -107,18 +90,18 @@ extension CaptureAnalysis {
         html += "<th>J/repeat</th><th>Wake s/h</th><th>J/h</th><th>Mean mW</th></tr>\n"
         for transfer in periodicTransfers {
             let cells = [
-                "\(transfer.flow)", transfer.serverName ?? transfer.remote, Format.number(transfer.periodSeconds, decimals: 1),
-                "\(transfer.repetitions)", Format.number(transfer.wakeSecondsPerRepetition, decimals: 2),
-                Format.number(transfer.energyJoulesPerRepetition, decimals: 2),
-                Format.number(transfer.wakeSecondsPerHour, decimals: 0), Format.number(transfer.energyJoulesPerHour, decimals: 0),
-                Format.number(transfer.meanPowerMilliwatts, decimals: 1),
+                "\(transfer.flow)", transfer.serverName ?? transfer.remote, ReportNumber.fixed(transfer.periodSeconds, decimals: 1),
+                "\(transfer.repetitions)", ReportNumber.fixed(transfer.wakeSecondsPerRepetition, decimals: 2),
+                ReportNumber.fixed(transfer.energyJoulesPerRepetition, decimals: 2),
+                ReportNumber.fixed(transfer.wakeSecondsPerHour, decimals: 0), ReportNumber.fixed(transfer.energyJoulesPerHour, decimals: 0),
+                ReportNumber.fixed(transfer.meanPowerMilliwatts, decimals: 1),
             ]
             html += "<tr>" + cells.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
         }
         return html + "</table>"
     }
 
-    private func format(_ value: Double) -> String { Format.number(value, decimals: 1) }
+    private func format(_ value: Double) -> String { ReportNumber.fixed(value, decimals: 1) }
 
     private func escaped(_ text: String) -> String { text.htmlEscaped }
 }

@@ -18,7 +18,7 @@ extension CaptureSummary {
     /// record (0.0-20.0 s)`.
     public var analysisSpan: String {
         "from \(analysisStart.description) to \(analysisEnd.reason == .lastTail ? "when " : "")\(analysisEnd.description) "
-            + "(\(Format.number(analysisStart.seconds, decimals: 1))-\(Format.number(analysisEnd.seconds, decimals: 1)) s)"
+            + "(\(ReportNumber.fixed(analysisStart.seconds, decimals: 1))-\(ReportNumber.fixed(analysisEnd.seconds, decimals: 1)) s)"
     }
 }
 
@@ -39,7 +39,7 @@ extension CaptureAnalysis {
         let summary = capture
         var lines = [
             "Capture  \(summary.file) (\(summary.format), \(summary.linkType)): \(summary.packets) packets over "
-                + "\(Format.seconds(summary.durationSeconds))",
+                + "\(ReportNumber.seconds(summary.durationSeconds, decimals: 2))",
             "Device   \(summary.deviceAddresses.isEmpty ? "none found" : summary.deviceAddresses.joined(separator: ", ")) "
                 + "(\(summary.deviceAddressSource)); \(summary.devicePackets) packets to or from it",
         ]
@@ -51,7 +51,7 @@ extension CaptureAnalysis {
         }
         if !skipped.isEmpty { lines.append("Skipped  " + skipped.joined(separator: ", ")) }
         if summary.packetsAfterEnd > 0 {
-            lines.append("Stopped  at \(Format.seconds(summary.analysisEnd.seconds)) (\(summary.analysisEnd.description)): "
+            lines.append("Stopped  at \(ReportNumber.seconds(summary.analysisEnd.seconds, decimals: 2)) (\(summary.analysisEnd.description)): "
                 + "\(summary.packetsAfterEnd) later packets not analyzed")
         }
         if summary.outOfOrderPackets > 0 {
@@ -65,11 +65,11 @@ extension CaptureAnalysis {
         let origins = radio.promotionsByOrigin.sorted { $0.key < $1.key }.map { "\($0.value) from \($0.key)" }
         var lines = [
             "Radio model \(radio.model), \(capture.analysisSpan)",
-            "  duration     \(Format.seconds(radio.durationSeconds))",
-            "  wake time    \(Format.seconds(radio.wakeSeconds)) (\(Format.percent(share)))",
+            "  duration     \(ReportNumber.seconds(radio.durationSeconds, decimals: 2))",
+            "  wake time    \(ReportNumber.seconds(radio.wakeSeconds, decimals: 2)) (\(ReportNumber.percent(share, decimals: 1)))",
             "  promotions   \(origins.isEmpty ? "none" : origins.joined(separator: ", "))",
-            "  energy       \(Format.joules(radio.energyJoules)), mean power \(Format.milliwatts(radio.meanPowerMilliwatts)) "
-                + "(throughput \(Format.joules(radio.transferEnergyJoules)), idle \(Format.joules(idleEnergyJoules)))",
+            "  energy       \(ReportNumber.joules(radio.energyJoules, decimals: 2)), mean power \(ReportNumber.milliwatts(radio.meanPowerMilliwatts, decimals: 1)) "
+                + "(throughput \(ReportNumber.joules(radio.transferEnergyJoules, decimals: 2)), idle \(ReportNumber.joules(idleEnergyJoules, decimals: 2)))",
             "  bytes        \(radio.bytes.up) up, \(radio.bytes.down) down (transport payload)",
             "",
         ]
@@ -77,9 +77,9 @@ extension CaptureAnalysis {
         for state in stateOrder() {
             let seconds = radio.secondsByState[state] ?? 0
             table.rows.append([
-                state, Format.number(seconds, decimals: 3),
-                Format.percent(radio.durationSeconds > 0 ? seconds / radio.durationSeconds : 0),
-                Format.number(radio.energyJoulesByState[state] ?? 0, decimals: 3),
+                state, ReportNumber.fixed(seconds, decimals: 3),
+                ReportNumber.percent(radio.durationSeconds > 0 ? seconds / radio.durationSeconds : 0, decimals: 1),
+                ReportNumber.fixed(radio.energyJoulesByState[state] ?? 0, decimals: 3),
             ])
         }
         lines.append(table.rendered())
@@ -103,8 +103,8 @@ extension CaptureAnalysis {
         for flow in flows.prefix(maximumFlows) {
             table.rows.append([
                 "\(flow.id)", flow.transport, flow.device, flow.remote, flow.serverName ?? "-", "\(flow.packets)",
-                "\(flow.bytesUp)", "\(flow.bytesDown)", "\(flow.wakeUps)", Format.number(flow.wakeSeconds, decimals: 2),
-                Format.number(flow.energyJoules, decimals: 2), Format.percent(flow.energyShare),
+                "\(flow.bytesUp)", "\(flow.bytesDown)", "\(flow.wakeUps)", ReportNumber.fixed(flow.wakeSeconds, decimals: 2),
+                ReportNumber.fixed(flow.energyJoules, decimals: 2), ReportNumber.percent(flow.energyShare, decimals: 1),
             ])
         }
         let title =
@@ -121,11 +121,11 @@ extension CaptureAnalysis {
             rightAligned: [0, 2, 3, 4, 5, 6, 7, 8])
         for transfer in periodicTransfers {
             table.rows.append([
-                "\(transfer.flow)", transfer.serverName ?? transfer.remote, Format.number(transfer.periodSeconds, decimals: 1),
-                "\(transfer.repetitions)", Format.number(transfer.wakeSecondsPerRepetition, decimals: 2),
-                Format.number(transfer.energyJoulesPerRepetition, decimals: 2),
-                Format.number(transfer.wakeSecondsPerHour, decimals: 0), Format.number(transfer.energyJoulesPerHour, decimals: 0),
-                Format.number(transfer.meanPowerMilliwatts, decimals: 1),
+                "\(transfer.flow)", transfer.serverName ?? transfer.remote, ReportNumber.fixed(transfer.periodSeconds, decimals: 1),
+                "\(transfer.repetitions)", ReportNumber.fixed(transfer.wakeSecondsPerRepetition, decimals: 2),
+                ReportNumber.fixed(transfer.energyJoulesPerRepetition, decimals: 2),
+                ReportNumber.fixed(transfer.wakeSecondsPerHour, decimals: 0), ReportNumber.fixed(transfer.energyJoulesPerHour, decimals: 0),
+                ReportNumber.fixed(transfer.meanPowerMilliwatts, decimals: 1),
             ])
         }
         return "Periodic transfers (cost per hour at their period)\n" + table.rendered()
@@ -135,7 +135,7 @@ extension CaptureAnalysis {
         var table = TextTable(header: ["FROM S", "TO S", "STATE"], rightAligned: [0, 1])
         for segment in timeline.prefix(maximumRows) {
             table.rows.append([
-                Format.number(segment.start, decimals: 3), Format.number(segment.end, decimals: 3), segment.state,
+                ReportNumber.fixed(segment.start, decimals: 3), ReportNumber.fixed(segment.end, decimals: 3), segment.state,
             ])
         }
         let title =
@@ -144,16 +144,4 @@ extension CaptureAnalysis {
             : "State timeline"
         return title + " (seconds from the first packet)\n" + table.rendered()
     }
-}
-
-/// Number formats shared by the text and HTML reports.
-enum Format {
-    static func number(_ value: Double, decimals: Int) -> String {
-        String(format: "%.\(decimals)f", value)
-    }
-
-    static func seconds(_ value: Double) -> String { number(value, decimals: 2) + " s" }
-    static func joules(_ value: Double) -> String { number(value, decimals: 2) + " J" }
-    static func milliwatts(_ value: Double) -> String { number(value, decimals: 1) + " mW" }
-    static func percent(_ share: Double) -> String { number(share * 100, decimals: 1) + "%" }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NetsimCore
 
 /// Where a profile's YAML comes from.
 public enum ProfileSource: Sendable, Equatable {

@@ -1,3 +1,5 @@
+import NetsimCore
+
 extension ProfileDecoder {
     /// `radio: lte`, or a mapping with `model` and overrides of that model's parameters, each
     /// in its field's unit: `{model: lte, promotionTime: 400ms}`.

@@ -1,3 +1,5 @@
+import NetsimCore
+
 /// A profile that could not be found or read, before any of its YAML was looked at.
 public enum ProfileLookupError: Error, CustomStringConvertible, Equatable {
     case unreadable(path: String, reason: String)

@@ -1,3 +1,5 @@
+import NetsimCore
+
 extension ProfileDecoder {
     /// A list of events, or `{repeat: PERIOD, events: [...]}`. Events are sorted by time;
     /// events at the same time keep their profile order.

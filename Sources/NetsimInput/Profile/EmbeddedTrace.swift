@@ -1,3 +1,5 @@
+import NetsimCore
+
 /// The compact encoding the built-in trace files are compiled in with (written by
 /// scripts/embed-profiles.py): a mahimahi trace is one millisecond timestamp per line, rising,
 /// so it is stored as the gaps between them, one character each (`0`-`9`, `a`-`z`, `A`-`Z` for

@@ -1,3 +1,4 @@
+import NetsimCore
 import Yams
 
 /// A YAML node together with what it is in its file ("link 'up' of network 'lte'") and the

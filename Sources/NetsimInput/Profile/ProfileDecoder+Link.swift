@@ -1,3 +1,5 @@
+import NetsimCore
+
 extension ProfileDecoder {
     /// The keys a link mapping, or one of its `up` / `down` mappings, may set.
     static let linkFieldKeys = ["rate", "trace", "delay", "jitter", "loss", "queue"]

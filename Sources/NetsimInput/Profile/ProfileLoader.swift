@@ -1,4 +1,5 @@
 import Foundation
+import NetsimCore
 
 /// Reads profile YAML (schema: profiles/README.md) into a `Profile`.
 ///

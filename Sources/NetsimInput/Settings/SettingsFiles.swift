@@ -1,0 +1,101 @@
+import NetsimCore
+import NetsimModel
+
+// The workload, client and server-policy files (their formats are documented on `Workload`,
+// `ClientSettings` and `GRPCServerPolicy`), read through `SettingsMapping`. They live here, not
+// beside the types, so that NetsimModel needs no YAML library.
+
+extension Workload {
+    /// Reads a workload file (`--workload FILE.yaml`); `source` names it in errors.
+    public static func load(yaml: String, source: String) throws(InputFileError) -> Workload {
+        let root = try SettingsMapping(yaml: yaml, source: source)
+        try root.allowOnly(["serverEvents", "clientMessages", "outboxLimit"])
+        var workload = Workload()
+        if let events = try root.mapping("serverEvents") {
+            try events.allowOnly(["meanGap", "payload"])
+            workload.eventMeanGap = try events.duration("meanGap") ?? workload.eventMeanGap
+            workload.eventPayloadBytes = try events.byteCount("payload") ?? workload.eventPayloadBytes
+        }
+        if let messages = try root.mapping("clientMessages") {
+            try messages.allowOnly(["every", "payload"])
+            workload.messageInterval = try messages.duration("every") ?? workload.messageInterval
+            workload.messagePayloadBytes = try messages.byteCount("payload") ?? workload.messagePayloadBytes
+        }
+        workload.outboxLimit = try root.count("outboxLimit", in: 1...100_000) ?? workload.outboxLimit
+        return workload
+    }
+}
+
+extension ClientSettings {
+    /// Reads a client file (`--client FILE.yaml`); `source` names it in errors and becomes the
+    /// settings' `source`.
+    public static func load(yaml: String, source: String) throws(InputFileError) -> ClientSettings {
+        let root = try SettingsMapping(yaml: yaml, source: source)
+        try root.allowOnly(["rest", "websocket", "grpc"])
+        var settings = ClientSettings()
+        settings.source = source
+        if let rest = try root.mapping("rest") {
+            try rest.allowOnly(["pollInterval", "requestTimeout", "backoff"])
+            settings.rest.pollInterval = try rest.duration("pollInterval") ?? settings.rest.pollInterval
+            settings.rest.requestTimeout = try rest.duration("requestTimeout") ?? settings.rest.requestTimeout
+            settings.rest.backoff = try Backoff.load(rest.mapping("backoff"), default: settings.rest.backoff)
+        }
+        if let ws = try root.mapping("websocket") {
+            try ws.allowOnly(["pingInterval", "backoff"])
+            settings.ws.pingInterval = try ws.duration("pingInterval") ?? settings.ws.pingInterval
+            settings.ws.backoff = try Backoff.load(ws.mapping("backoff"), default: settings.ws.backoff)
+        }
+        if let grpc = try root.mapping("grpc") {
+            try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])
+            if let keepalive = try grpc.mapping("keepalive") {
+                try keepalive.allowOnly(["time", "timeout", "permitWithoutCalls"])
+                settings.grpc.keepaliveTime = try keepalive.duration("time") ?? settings.grpc.keepaliveTime
+                settings.grpc.keepaliveTimeout = try keepalive.duration("timeout") ?? settings.grpc.keepaliveTimeout
+                settings.grpc.permitWithoutCalls = try keepalive.flag("permitWithoutCalls") ?? settings.grpc.permitWithoutCalls
+            }
+            settings.grpc.backoff = try Backoff.load(grpc.mapping("backoff"), default: settings.grpc.backoff)
+            if let limit = try grpc.optionalDuration("callTimeLimit") { settings.grpc.callTimeLimit = limit }
+            settings.grpc.receiveBuffer = try grpc.count("receiveBuffer", in: 1...1_000_000) ?? settings.grpc.receiveBuffer
+        }
+        return settings
+    }
+}
+
+extension Backoff {
+    /// A `backoff` mapping of a client file over `fallback`; nil (no mapping) is `fallback`.
+    static func load(_ mapping: SettingsMapping?, default fallback: Backoff) throws(InputFileError) -> Backoff {
+        guard let mapping else { return fallback }
+        try mapping.allowOnly(["initial", "max", "multiplier", "jitter"])
+        var backoff = fallback
+        backoff.initial = try mapping.duration("initial") ?? backoff.initial
+        backoff.maximum = try mapping.duration("max") ?? backoff.maximum
+        backoff.multiplier = try mapping.number("multiplier", in: 1...10) ?? backoff.multiplier
+        backoff.jitter = try mapping.number("jitter", in: 0...1) ?? backoff.jitter
+        return backoff
+    }
+}
+
+extension GRPCServerPolicy {
+    /// A policy file (`--server-policy FILE.yaml`; every key optional, defaults grpc-core's):
+    /// ```yaml
+    /// minPingInterval: 5m     # or none: pings are never policed
+    /// allowWithoutCalls: false
+    /// maxPingStrikes: 2
+    /// keepalive: {time: 2h, timeout: 20s}   # time may be none
+    /// ```
+    public static func load(yaml: String, source: String) throws(InputFileError) -> GRPCServerPolicy {
+        let root = try SettingsMapping(yaml: yaml, source: source)
+        try root.allowOnly(["minPingInterval", "allowWithoutCalls", "maxPingStrikes", "keepalive"])
+        var policy = GRPCServerPolicy.grpcCore
+        policy.name = source
+        if let interval = try root.optionalDuration("minPingInterval") { policy.minPingInterval = interval }
+        policy.allowWithoutCalls = try root.flag("allowWithoutCalls") ?? policy.allowWithoutCalls
+        policy.maxPingStrikes = try root.count("maxPingStrikes", in: 0...1000) ?? policy.maxPingStrikes
+        if let keepalive = try root.mapping("keepalive") {
+            try keepalive.allowOnly(["time", "timeout"])
+            if let time = try keepalive.optionalDuration("time") { policy.keepaliveTime = time }
+            policy.keepaliveTimeout = try keepalive.duration("timeout") ?? policy.keepaliveTimeout
+        }
+        return policy
+    }
+}
