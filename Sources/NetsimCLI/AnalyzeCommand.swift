@@ -44,7 +44,8 @@ public struct AnalyzeCommand: ParsableCommand {
     var out: String?
 
     @Option(
-        help: "Stop here, e.g. 20s: seconds from the first packet in the file. Default: a netsim run's end record, or when the last packet's tail ends.",
+        help:
+            "Stop here, e.g. 20s: seconds from the first packet in the file. Default: a netsim run's end record, or when the last packet's tail ends.",
         transform: { try parseDuration($0) })
     var until: Double?
 

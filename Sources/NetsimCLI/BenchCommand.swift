@@ -3,9 +3,9 @@ import Foundation
 import Logging
 import NetsimBench
 import NetsimCore
-import NetsimProxy
-import NetsimPcap
 import NetsimModel
+import NetsimPcap
+import NetsimProxy
 
 /// `netsim bench`: the same seeded workload over REST polling, WebSocket and gRPC bidi, each
 /// through its own fleet of emulated phones on one profile, measured side by side.
@@ -57,7 +57,9 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Emulated phones per transport, each with its own radio, links and client.")
     var devices = 10
 
-    @Option(help: "How long the workload runs, e.g. 90s or 5m (a drain for what is still on its way follows). Default: 2m.", transform: { try parseDuration($0) })
+    @Option(
+        help: "How long the workload runs, e.g. 90s or 5m (a drain for what is still on its way follows). Default: 2m.",
+        transform: { try parseDuration($0) })
     var duration = 120.0
 
     @Option(help: "The seed of the workload and every emulated device.")
@@ -75,7 +77,10 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Report formats, comma-separated: md, json, html.")
     var format = "md,json,html"
 
-    @Option(name: .customLong("fail-if"), help: "Fail (exit 3) when this holds, e.g. 'grpc.latencyMs.p95 > 300' (repeatable; keys of the JSON report). Default: no thresholds.")
+    @Option(
+        name: .customLong("fail-if"),
+        help:
+            "Fail (exit 3) when this holds, e.g. 'grpc.latencyMs.p95 > 300' (repeatable; keys of the JSON report). Default: no thresholds.")
     var failIf: [String] = []
 
     @Option(help: "An earlier JSON report to compare with; regressions beyond --max-regression fail (exit 3). Default: no comparison.")
@@ -84,7 +89,11 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(name: .customLong("max-regression"), help: "With --baseline: the largest allowed increase, in percent.")
     var maxRegression = 10.0
 
-    @Option(name: .customLong("pcap-dir"), help: "Write each device's traffic as a pcap file here (TRANSPORT-deviceN.pcap), timestamped when on the emulated radio. Default: no captures.")
+    @Option(
+        name: .customLong("pcap-dir"),
+        help:
+            "Write each device's traffic as a pcap file here (TRANSPORT-deviceN.pcap), timestamped when on the emulated radio. Default: no captures."
+    )
     var pcapDirectory: String?
 
     @Flag(help: "No progress display; only warnings and the report.")
@@ -130,12 +139,13 @@ public struct BenchCommand: AsyncParsableCommand {
     }
 
     func chosenFormats() throws -> Set<ReportFormat> {
-        Set(try format.split(separator: ",").map { name in
-            guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
-            }
-            return format
-        })
+        Set(
+            try format.split(separator: ",").map { name in
+                guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
+                }
+                return format
+            })
     }
 
     func thresholds() throws -> [Threshold] {
@@ -231,7 +241,6 @@ public struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-
     private func write(_ result: BenchResult, markdown: String, json: Data) throws {
         let formats = try chosenFormats()
         let directory = URL(fileURLWithPath: out, isDirectory: true)
@@ -245,7 +254,10 @@ public struct BenchCommand: AsyncParsableCommand {
             printError("cannot write the reports to \(out): \(error)")
             throw ExitCode(1)
         }
-        printError("reports: " + ReportFormat.allCases.filter(formats.contains).map { base.appendingPathExtension($0.rawValue).relativePath }.joined(separator: ", "))
+        printError(
+            "reports: "
+                + ReportFormat.allCases.filter(formats.contains).map { base.appendingPathExtension($0.rawValue).relativePath }.joined(
+                    separator: ", "))
     }
 
     /// Applies --fail-if and --baseline; any breach exits with status 3.

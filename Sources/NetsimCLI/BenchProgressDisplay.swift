@@ -42,14 +42,17 @@ final class BenchProgressDisplay: Sendable {
     }
 
     static func lines(_ progress: BenchProgress) -> [String] {
-        let clock = String(format: "%5.1fs / %@", min(progress.elapsedSeconds, progress.durationSeconds), formatSeconds(progress.durationSeconds))
+        let clock =
+            String(format: "%5.1fs / %@", min(progress.elapsedSeconds, progress.durationSeconds), formatSeconds(progress.durationSeconds))
             + (progress.draining ? " (draining)" : "")
         if let played = progress.devicesPlayed {
             return ["model \(progressBar(played)) of the devices played"]
         }
         return progress.transports.map { transport in
-            let states = transport.radioStates.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
-            var line = "\(transport.transport.title.padding(toLength: 12, withPad: " ", startingAt: 0)) \(clock) | "
+            let states = transport.radioStates.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(
+                separator: ", ")
+            var line =
+                "\(transport.transport.title.padding(toLength: 12, withPad: " ", startingAt: 0)) \(clock) | "
                 + "events \(transport.eventsDelivered)/\(transport.eventsCreated) | messages \(transport.messagesDelivered)/\(transport.messagesProduced)"
             if !states.isEmpty { line += " | radio \(states)" }
             if transport.disconnectedDevices > 0 { line += " | \(transport.disconnectedDevices) offline" }

@@ -37,7 +37,8 @@ extension ProfilesCommand {
                 if !unique.contains(radio) { unique.append(radio) }
             }
             let start = profile.network(named: profile.start) ?? profile.networks[0]
-            let delay = start.down.delay == start.up.delay
+            let delay =
+                start.down.delay == start.up.delay
                 ? Quantity.formatDuration(start.down.delay)
                 : "\(Quantity.formatDuration(start.down.delay)) / \(Quantity.formatDuration(start.up.delay))"
             let events = profile.timeline.events.count

@@ -38,15 +38,23 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(help: "Write the JSON report here at the end (schema in docs/run-report.md). Default: only the printed summary.")
     var report: String?
 
-    @Option(help: "Write what crossed the emulated link to this pcap file (synthesized TCP/IP, timestamped when on air, from a run-start to a run-end record). Default: no capture.")
+    @Option(
+        help:
+            "Write what crossed the emulated link to this pcap file (synthesized TCP/IP, timestamped when on air, from a run-start to a run-end record). Default: no capture."
+    )
     var pcap: String?
 
-    @Option(help: "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, trigger outages and handovers. Default: no admin API.")
+    @Option(
+        help:
+            "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, trigger outages and handovers. Default: no admin API."
+    )
     var admin: String?
 
-    @Option(help: "The most bytes one direction of one connection may hold in the proxy before the sender is paused, e.g. 1MiB. Default: 4MiB.", transform: { text in
-        do { return try Quantity.byteCount(text) } catch { throw ValidationError("--buffer-limit: \(error)") }
-    })
+    @Option(
+        help: "The most bytes one direction of one connection may hold in the proxy before the sender is paused, e.g. 1MiB. Default: 4MiB.",
+        transform: { text in
+            do { return try Quantity.byteCount(text) } catch { throw ValidationError("--buffer-limit: \(error)") }
+        })
     var bufferLimit = 4 * 1024 * 1024
 
     @Flag(help: "Print only warnings and the final summary.")

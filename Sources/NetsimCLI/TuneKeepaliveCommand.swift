@@ -54,10 +54,14 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Option(name: .customLong("profile"), help: "A profile to sweep (repeatable). Default: lte-good, umts-3g, nr-sa.")
     var profiles: [String] = []
 
-    @Option(name: .customLong("nat-timeouts"), help: "NAT idle timeouts, comma-separated; 'none' for no NAT. Default: 30s,60s,2m,350s,10m,20m,30m,none.")
+    @Option(
+        name: .customLong("nat-timeouts"),
+        help: "NAT idle timeouts, comma-separated; 'none' for no NAT. Default: 30s,60s,2m,350s,10m,20m,30m,none.")
     var natTimeouts: String?
 
-    @Option(name: .customLong("keepalive-times"), help: "Keepalive times (ping intervals), comma-separated. Default: 10 s to 30 min, 17 values.")
+    @Option(
+        name: .customLong("keepalive-times"), help: "Keepalive times (ping intervals), comma-separated. Default: 10 s to 30 min, 17 values."
+    )
     var keepaliveTimes: String?
 
     @Option(name: .customLong("keepalive-timeouts"), help: "Keepalive timeouts, comma-separated; each below its time. Default: 5s,10s,20s.")
@@ -66,7 +70,11 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Option(name: .customLong("permit-without-calls"), help: "gRPC pings without calls: true, false or both. Default: false.")
     var permitWithoutCalls = PermitChoice.false
 
-    @Option(name: .customLong("server-policy"), help: "The gRPC server's ping policy: grpc-core, grpc-swift, none or a YAML file. Default: none (you configure the server to match; the report prints how).")
+    @Option(
+        name: .customLong("server-policy"),
+        help:
+            "The gRPC server's ping policy: grpc-core, grpc-swift, none or a YAML file. Default: none (you configure the server to match; the report prints how)."
+    )
     var serverPolicy = "none"
 
     @Option(help: "idle (an open stream, no app traffic) or a workload file. Default: idle.")
@@ -78,7 +86,9 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Option(help: "Runs per scenario, each with its own impairment times. Default: 20.")
     var seeds = 20
 
-    @Option(name: .customLong("detect-within"), help: "The p95 time to notice a dead connection a configuration must meet. Default: 60s.", transform: { try parseDuration($0) })
+    @Option(
+        name: .customLong("detect-within"), help: "The p95 time to notice a dead connection a configuration must meet. Default: 60s.",
+        transform: { try parseDuration($0) })
     var detectWithin = 60.0
 
     @Flag(help: "With --transport heartbeat: also play an adaptive heartbeat (Mars' figures) against the fixed ones.")
@@ -93,7 +103,11 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Flag(help: "Also play the recommendation and a baseline live (gRPC only) and compare them with the model.")
     var verify = false
 
-    @Option(name: .customLong("time-scale"), help: "With --verify: emulated seconds per wall-clock second, for every timer of client, server, proxy and radio. Default: 60 (an hour in a minute).")
+    @Option(
+        name: .customLong("time-scale"),
+        help:
+            "With --verify: emulated seconds per wall-clock second, for every timer of client, server, proxy and radio. Default: 60 (an hour in a minute)."
+    )
     var timeScale = 60.0
 
     @Flag(help: "No progress display.")
@@ -118,24 +132,29 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         try configure(&sweep)
         if let problem = sweep.problem() { throw ValidationError(problem) }
         if verify {
-            guard transport == .grpc else { throw ValidationError("--verify replays the gRPC transport only (the real grpc-swift client and server)") }
+            guard transport == .grpc else {
+                throw ValidationError("--verify replays the gRPC transport only (the real grpc-swift client and server)")
+            }
             guard timeScale >= 1, timeScale <= 1000 else { throw ValidationError("--time-scale must be from 1 to 1000, got \(timeScale)") }
         }
     }
 
     func chosenFormats() throws -> Set<ReportFormat> {
-        Set(try format.split(separator: ",").map { name in
-            guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
-            }
-            return format
-        })
+        Set(
+            try format.split(separator: ",").map { name in
+                guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
+                    throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
+                }
+                return format
+            })
     }
 
     func durations(_ list: String?, option: String) throws -> [Double]? {
         guard let list else { return nil }
         return try list.split(separator: ",", omittingEmptySubsequences: false).map { item in
-            do { return try parseDuration(item.trimmingCharacters(in: .whitespaces)) } catch { throw ValidationError("\(option): \(error)") }
+            do { return try parseDuration(item.trimmingCharacters(in: .whitespaces)) } catch {
+                throw ValidationError("\(option): \(error)")
+            }
         }
     }
 
@@ -176,14 +195,17 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         }
         if workload != "idle" { sweep.workload = try loadSettings(workload, Workload.load) }
         if verify, sweep.serverPolicy.maxPingStrikes != 2 {
-            printError("--verify: grpc-swift's server sends GOAWAY after exactly 2 ping strikes; \(serverPolicy) asks for \(sweep.serverPolicy.maxPingStrikes)")
+            printError(
+                "--verify: grpc-swift's server sends GOAWAY after exactly 2 ping strikes; \(serverPolicy) asks for \(sweep.serverPolicy.maxPingStrikes)"
+            )
             throw ExitCode.validationFailure
         }
 
         let runs = sweep.keepalives.count * sweep.profiles.count * sweep.natTimeouts.count * sweep.seeds
         printError(
             "tune keepalive: \(sweep.keepalives.count) configurations x \(sweep.profiles.count) profiles x "
-                + "\(sweep.natTimeouts.count) NAT timeouts x \(sweep.seeds) seeds = \(runs) runs of \(Quantity.formatDuration(sweep.horizon))")
+                + "\(sweep.natTimeouts.count) NAT timeouts x \(sweep.seeds) seeds = \(runs) runs of \(Quantity.formatDuration(sweep.horizon))"
+        )
         let showProgress = !quiet
         let results = sweep.run { fraction in
             guard showProgress else { return }
@@ -240,7 +262,10 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             printError("cannot write the reports to \(out): \(error)")
             throw ExitCode(1)
         }
-        printError("reports: " + ReportFormat.allCases.filter(formats.contains).map { base.appendingPathExtension($0.rawValue).relativePath }.joined(separator: ", "))
+        printError(
+            "reports: "
+                + ReportFormat.allCases.filter(formats.contains).map { base.appendingPathExtension($0.rawValue).relativePath }.joined(
+                    separator: ", "))
     }
 }
 

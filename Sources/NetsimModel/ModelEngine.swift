@@ -148,20 +148,23 @@ struct DeviceRun: Sendable {
         let client = configuration.client
         switch transport {
         case .rest:
-            simulation = .rest(DeviceSimulation(
-                device: device, client: RESTPollingClient(settings: client.rest, batchLimit: Self.restBatchLimit, seed: seed),
-                server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, schedule: schedule,
-                outboxLimit: outboxLimit))
+            simulation = .rest(
+                DeviceSimulation(
+                    device: device, client: RESTPollingClient(settings: client.rest, batchLimit: Self.restBatchLimit, seed: seed),
+                    server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, schedule: schedule,
+                    outboxLimit: outboxLimit))
         case .ws:
-            simulation = .ws(DeviceSimulation(
-                device: device, client: WebSocketClient(settings: client.ws, seed: seed),
-                server: ModelServer(kind: .ws(pingInterval: client.ws.pingInterval)), wire: wire,
-                schedule: schedule, outboxLimit: outboxLimit))
+            simulation = .ws(
+                DeviceSimulation(
+                    device: device, client: WebSocketClient(settings: client.ws, seed: seed),
+                    server: ModelServer(kind: .ws(pingInterval: client.ws.pingInterval)), wire: wire,
+                    schedule: schedule, outboxLimit: outboxLimit))
         case .grpc:
             let policy = configuration.grpcServerPolicy ?? .matching(client.grpc)
-            simulation = .grpc(DeviceSimulation(
-                device: device, client: GRPCClient(settings: client.grpc, seed: seed), server: ModelServer(kind: .grpc(policy)),
-                wire: wire, schedule: schedule, outboxLimit: outboxLimit))
+            simulation = .grpc(
+                DeviceSimulation(
+                    device: device, client: GRPCClient(settings: client.grpc, seed: seed), server: ModelServer(kind: .grpc(policy)),
+                    wire: wire, schedule: schedule, outboxLimit: outboxLimit))
         }
     }
 

@@ -190,7 +190,8 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 return (.ok, try json(try await proxy.trigger(.outage(duration: duration, mode: mode))))
             default:
                 guard let target = query["to"], proxy.profile.network(named: target) != nil else {
-                    throw AdminError("'to' must name one of the profile's networks: \(proxy.profile.networks.map(\.name).joined(separator: ", "))")
+                    throw AdminError(
+                        "'to' must name one of the profile's networks: \(proxy.profile.networks.map(\.name).joined(separator: ", "))")
                 }
                 guard let mode = HandoverMode(rawValue: query["mode"] ?? "keep") else {
                     throw AdminError("mode must be one of \(HandoverMode.allCases.map(\.rawValue).joined(separator: ", "))")

@@ -41,7 +41,8 @@ final class EmulatedDevice {
             if !warnedOfConnectionLimit {
                 warnedOfConnectionLimit = true
                 logger.warning(
-                    "\(options.maximumConnections) connections open: resetting new ones until some close (each needs two of the open-file limit; raise it with ulimit -n)")
+                    "\(options.maximumConnections) connections open: resetting new ones until some close (each needs two of the open-file limit; raise it with ulimit -n)"
+                )
             }
             // After the accept has registered the channel (the initializer runs before it).
             loop.assumeIsolated().execute { ProxiedConnection.abort(client) }

@@ -105,7 +105,8 @@ public final class NetsimProxy: Sendable {
         let device = try await loop.submit {
             let model = DeviceModel(profile: profile, seed: seed, recordsRadioTimeline: options.recordsRadioTimeline)
             return NIOLoopBound(
-                EmulatedDevice(model: model, loop: loop, clock: ProxyClock(timeScale: options.timeScale), options: options, logger: logger), eventLoop: loop)
+                EmulatedDevice(model: model, loop: loop, clock: ProxyClock(timeScale: options.timeScale), options: options, logger: logger),
+                eventLoop: loop)
         }.get()
 
         var listeners: [any Channel] = []
@@ -183,7 +184,8 @@ enum AcceptBackoff {
         AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
             guard [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else { return nil }
             if !warned.exchange(true, ordering: .relaxed) {
-                let message = "cannot accept connections: \(error) (open file limit \(openFileLimit)); retrying every"
+                let message =
+                    "cannot accept connections: \(error) (open file limit \(openFileLimit)); retrying every"
                     + " \(pause.nanoseconds / 1_000_000) ms until some close. Raise the limit with ulimit -n."
                 logger.warning("\(message)")
             }
@@ -200,9 +202,9 @@ enum OpenFiles {
     static var limit: Int? {
         var limit = rlimit()
         #if canImport(Glibc)
-            let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
         #else
-            let resource = RLIMIT_NOFILE
+        let resource = RLIMIT_NOFILE
         #endif
         guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
         return Int(clamping: limit.rlim_cur)
@@ -222,9 +224,9 @@ extension ProxyOptions {
 }
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif

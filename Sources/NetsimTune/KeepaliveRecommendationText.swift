@@ -17,7 +17,8 @@ enum KeepaliveRecommendationText {
         }
         let metrics = pick.metrics
         let viable = results.summaries.filter(\.viable).count
-        var text = "Recommended: \(pick.keepalive.label). Of \(results.summaries.count) configurations, \(viable) "
+        var text =
+            "Recommended: \(pick.keepalive.label). Of \(results.summaries.count) configurations, \(viable) "
             + "kept every connection through NAT timeouts down to "
             + "\(sweep.natTimeouts.compactMap { $0 }.min().map(seconds) ?? "none"), drew no GOAWAY from the "
             + "\(sweep.serverPolicy.name) server and noticed a dead connection within \(seconds(sweep.detectWithin)) at p95. "
@@ -27,11 +28,13 @@ enum KeepaliveRecommendationText {
             + "\(String(format: "%.0f", metrics.wakeSecondsPerHour)) s awake), p95 detection "
             + "\(seconds(metrics.detectionSeconds.p95)) (median \(seconds(metrics.detectionSeconds.p50)))."
         if let cheaper = results.pareto.first, cheaper.keepalive != pick.keepalive {
-            text += " The cheapest viable point (\(cheaper.keepalive.label), \(String(format: "%.0f", cheaper.metrics.energyJoulesPerHour)) J/h) "
+            text +=
+                " The cheapest viable point (\(cheaper.keepalive.label), \(String(format: "%.0f", cheaper.metrics.energyJoulesPerHour)) J/h) "
                 + "takes \(seconds(cheaper.metrics.detectionSeconds.p95)) to notice at p95"
         }
         if let faster = results.pareto.last, faster.keepalive != pick.keepalive {
-            text += "; the fastest (\(faster.keepalive.label)) notices in \(seconds(faster.metrics.detectionSeconds.p95)) but costs "
+            text +=
+                "; the fastest (\(faster.keepalive.label)) notices in \(seconds(faster.metrics.detectionSeconds.p95)) but costs "
                 + "\(String(format: "%.0f", faster.metrics.energyJoulesPerHour)) J/h"
         }
         return text + "."
@@ -40,68 +43,97 @@ enum KeepaliveRecommendationText {
     /// The recommendation as configuration for the clients and servers people run.
     static func snippets(_ results: KeepaliveResults) -> [(title: String, language: String, text: String)] {
         guard let pick = results.recommended?.keepalive else { return [] }
-        let time = Int(pick.time.rounded()), timeout = Int(pick.timeout.rounded())
+        let time = Int(pick.time.rounded())
+        let timeout = Int(pick.timeout.rounded())
         switch results.sweep.transport {
         case .grpc:
             let permit = pick.permitWithoutCalls
             // A server must accept pings at least as often as the client sends them.
             let minimum = max(1, time - 1)
             return [
-                ("netsim --client file", "yaml", """
-                grpc:
-                  keepalive: {time: \(time)s, timeout: \(timeout)s, permitWithoutCalls: \(permit)}
-                """),
-                ("grpc-swift-2 client (grpc-swift-nio-transport)", "swift", """
-                let transport = try HTTP2ClientTransport.Posix(
-                    target: .dns(host: "api.example.com", port: 443), transportSecurity: .tls,
-                    config: .defaults { config in
-                        config.connection.keepalive = .init(
-                            time: .seconds(\(time)), timeout: .seconds(\(timeout)), allowWithoutCalls: \(permit))
-                    })
-                """),
-                ("grpc-swift-2 server: accept these pings", "swift", """
-                let server = HTTP2ServerTransport.Posix(
-                    address: .ipv4(host: "0.0.0.0", port: 443), transportSecurity: .plaintext,
-                    config: .defaults { config in
-                        config.connection.keepalive.clientBehavior.minPingIntervalWithoutCalls = .seconds(\(minimum))
-                        config.connection.keepalive.clientBehavior.allowWithoutCalls = \(permit)
-                    })
-                """),
-                ("grpc-java / OkHttp (Android) client", "java", """
-                ManagedChannel channel = OkHttpChannelBuilder.forAddress("api.example.com", 443)
-                    .keepAliveTime(\(time), TimeUnit.SECONDS)
-                    .keepAliveTimeout(\(timeout), TimeUnit.SECONDS)
-                    .keepAliveWithoutCalls(\(permit))
-                    .build();
-                """),
-                ("grpc-java server: accept these pings", "java", """
-                Server server = NettyServerBuilder.forPort(443)
-                    .permitKeepAliveTime(\(minimum), TimeUnit.SECONDS)
-                    .permitKeepAliveWithoutCalls(\(permit))
-                    .build();
-                """),
-                ("grpc-go client and server", "go", """
-                conn, err := grpc.NewClient("api.example.com:443",
-                    grpc.WithKeepaliveParams(keepalive.ClientParameters{
-                        Time: \(time) * time.Second, Timeout: \(timeout) * time.Second, PermitWithoutStream: \(permit)}))
+                (
+                    "netsim --client file", "yaml",
+                    """
+                    grpc:
+                      keepalive: {time: \(time)s, timeout: \(timeout)s, permitWithoutCalls: \(permit)}
+                    """
+                ),
+                (
+                    "grpc-swift-2 client (grpc-swift-nio-transport)", "swift",
+                    """
+                    let transport = try HTTP2ClientTransport.Posix(
+                        target: .dns(host: "api.example.com", port: 443), transportSecurity: .tls,
+                        config: .defaults { config in
+                            config.connection.keepalive = .init(
+                                time: .seconds(\(time)), timeout: .seconds(\(timeout)), allowWithoutCalls: \(permit))
+                        })
+                    """
+                ),
+                (
+                    "grpc-swift-2 server: accept these pings", "swift",
+                    """
+                    let server = HTTP2ServerTransport.Posix(
+                        address: .ipv4(host: "0.0.0.0", port: 443), transportSecurity: .plaintext,
+                        config: .defaults { config in
+                            config.connection.keepalive.clientBehavior.minPingIntervalWithoutCalls = .seconds(\(minimum))
+                            config.connection.keepalive.clientBehavior.allowWithoutCalls = \(permit)
+                        })
+                    """
+                ),
+                (
+                    "grpc-java / OkHttp (Android) client", "java",
+                    """
+                    ManagedChannel channel = OkHttpChannelBuilder.forAddress("api.example.com", 443)
+                        .keepAliveTime(\(time), TimeUnit.SECONDS)
+                        .keepAliveTimeout(\(timeout), TimeUnit.SECONDS)
+                        .keepAliveWithoutCalls(\(permit))
+                        .build();
+                    """
+                ),
+                (
+                    "grpc-java server: accept these pings", "java",
+                    """
+                    Server server = NettyServerBuilder.forPort(443)
+                        .permitKeepAliveTime(\(minimum), TimeUnit.SECONDS)
+                        .permitKeepAliveWithoutCalls(\(permit))
+                        .build();
+                    """
+                ),
+                (
+                    "grpc-go client and server", "go",
+                    """
+                    conn, err := grpc.NewClient("api.example.com:443",
+                        grpc.WithKeepaliveParams(keepalive.ClientParameters{
+                            Time: \(time) * time.Second, Timeout: \(timeout) * time.Second, PermitWithoutStream: \(permit)}))
 
-                server := grpc.NewServer(grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
-                    MinTime: \(minimum) * time.Second, PermitWithoutStream: \(permit)}))
-                """),
+                    server := grpc.NewServer(grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{
+                        MinTime: \(minimum) * time.Second, PermitWithoutStream: \(permit)}))
+                    """
+                ),
             ]
         case .ws:
             return [("netsim --client file", "yaml", "websocket:\n  pingInterval: \(time)s")]
         case .tcp:
-            return [("TCP keepalive socket options (Linux, Android; macOS/iOS: TCP_KEEPALIVE for the idle time)", "c", """
-                setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &(int){1}, sizeof(int));
-                setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &(int){\(time)}, sizeof(int));
-                setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &(int){\(timeout)}, sizeof(int));
-                setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &(int){9}, sizeof(int));
-                """)]
+            return [
+                (
+                    "TCP keepalive socket options (Linux, Android; macOS/iOS: TCP_KEEPALIVE for the idle time)", "c",
+                    """
+                    setsockopt(fd, SOL_SOCKET, SO_KEEPALIVE, &(int){1}, sizeof(int));
+                    setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &(int){\(time)}, sizeof(int));
+                    setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &(int){\(timeout)}, sizeof(int));
+                    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &(int){9}, sizeof(int));
+                    """
+                )
+            ]
         case .heartbeat:
-            return [("application heartbeat", "text", pick.adaptive
-                ? "adaptive: start at 210 s, +60 s after 5 answered heartbeats, up to 600 s; after a miss go back to the last interval that worked"
-                : "send a heartbeat every \(time) s after the last answer; no answer within \(timeout) s: reconnect")]
+            return [
+                (
+                    "application heartbeat", "text",
+                    pick.adaptive
+                        ? "adaptive: start at 210 s, +60 s after 5 answered heartbeats, up to 600 s; after a miss go back to the last interval that worked"
+                        : "send a heartbeat every \(time) s after the last answer; no answer within \(timeout) s: reconnect"
+                )
+            ]
         }
     }
 }

@@ -43,7 +43,9 @@ public enum KeepaliveRendering {
                 lines.append(
                     "| \(comparison.name) | \(joules(comparison.energyJoulesPerHour)) | \(seconds(comparison.detectionP95Seconds)) | "
                         + String(format: "%.2f", comparison.natExpiriesPerHour) + " | "
-                        + (comparison.recommendationSavesPercent.map { $0 >= 0 ? String(format: "%.0f%%", $0) : String(format: "none: it costs %.0f%% more", -$0) } ?? "-") + " |")
+                        + (comparison.recommendationSavesPercent.map {
+                            $0 >= 0 ? String(format: "%.0f%%", $0) : String(format: "none: it costs %.0f%% more", -$0)
+                        } ?? "-") + " |")
             }
             lines.append("")
             lines.append(
@@ -116,7 +118,12 @@ public enum KeepaliveRendering {
     static func escape(_ text: String) -> String { text.htmlEscaped }
 
     static func scatter(_ results: KeepaliveResults) -> String {
-        let width = 760.0, height = 380.0, left = 70.0, bottom = 40.0, top = 10.0, right = 20.0
+        let width = 760.0
+        let height = 380.0
+        let left = 70.0
+        let bottom = 40.0
+        let top = 10.0
+        let right = 20.0
         let points = results.summaries
         let maxEnergy = max(points.map(\.metrics.energyJoulesPerHour).max() ?? 1, 1)
         let maxDetection = max(points.map(\.metrics.detectionSeconds.p95).max() ?? 1, 1)
@@ -126,7 +133,8 @@ public enum KeepaliveRendering {
         svg += "<line x1=\"\(left)\" y1=\"\(height - bottom)\" x2=\"\(width - right)\" y2=\"\(height - bottom)\" stroke=\"#999\"/>"
         svg += "<line x1=\"\(left)\" y1=\"\(top)\" x2=\"\(left)\" y2=\"\(height - bottom)\" stroke=\"#999\"/>"
         for tick in 0...4 {
-            let energy = maxEnergy * Double(tick) / 4, detection = maxDetection * Double(tick) / 4
+            let energy = maxEnergy * Double(tick) / 4
+            let detection = maxDetection * Double(tick) / 4
             svg += "<text x=\"\(x(energy))\" y=\"\(height - bottom + 15)\" text-anchor=\"middle\">\(joules(energy))</text>"
             svg += "<text x=\"\(left - 6)\" y=\"\(y(detection) + 4)\" text-anchor=\"end\">\(escape(seconds(detection.rounded())))</text>"
         }
@@ -137,7 +145,8 @@ public enum KeepaliveRendering {
         func rank(_ point: KeepaliveResults.Summary) -> Int { front.contains(point.keepalive) ? 2 : point.viable ? 1 : 0 }
         for point in points.sorted(by: { rank($0) < rank($1) }) {
             let colour = front.contains(point.keepalive) ? "#e67e22" : point.viable ? "#2c7fb8" : "#bbb"
-            let cx = x(point.metrics.energyJoulesPerHour), cy = y(point.metrics.detectionSeconds.p95)
+            let cx = x(point.metrics.energyJoulesPerHour)
+            let cy = y(point.metrics.detectionSeconds.p95)
             svg += "<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"4\" fill=\"\(colour)\"><title>\(escape(point.keepalive.label))</title></circle>"
             if point.keepalive == results.recommended?.keepalive {
                 svg += "<circle cx=\"\(cx)\" cy=\"\(cy)\" r=\"9\" fill=\"none\" stroke=\"#c0392b\" stroke-width=\"2\"/>"
@@ -158,26 +167,37 @@ public enum KeepaliveRendering {
                 && $0.keepalive.permitWithoutCalls == reference?.permitWithoutCalls
         }
         let times = Array(Set(rows.map(\.keepalive.time))).sorted()
-        let cell = 44.0, left = 80.0, top = 30.0
+        let cell = 44.0
+        let left = 80.0
+        let top = 30.0
         let energies = rows.map(\.metrics.energyJoulesPerHour)
-        let low = energies.min() ?? 0, high = max(energies.max() ?? 1, low + 1e-9)
-        var svg = "<svg width=\"\(Int(left + cell * Double(times.count) + 10))\" height=\"\(Int(top + cell * Double(sweep.natTimeouts.count) + 10))\" xmlns=\"http://www.w3.org/2000/svg\">"
+        let low = energies.min() ?? 0
+        let high = max(energies.max() ?? 1, low + 1e-9)
+        var svg =
+            "<svg width=\"\(Int(left + cell * Double(times.count) + 10))\" height=\"\(Int(top + cell * Double(sweep.natTimeouts.count) + 10))\" xmlns=\"http://www.w3.org/2000/svg\">"
         for (column, time) in times.enumerated() {
-            svg += "<text x=\"\(left + cell * (Double(column) + 0.5))\" y=\"\(top - 8)\" text-anchor=\"middle\">\(escape(seconds(time)))</text>"
+            svg +=
+                "<text x=\"\(left + cell * (Double(column) + 0.5))\" y=\"\(top - 8)\" text-anchor=\"middle\">\(escape(seconds(time)))</text>"
         }
         for (rowIndex, nat) in sweep.natTimeouts.enumerated() {
             let ypos = top + cell * Double(rowIndex)
-            svg += "<text x=\"\(left - 6)\" y=\"\(ypos + cell / 2 + 4)\" text-anchor=\"end\">NAT \(escape(nat.map(seconds) ?? "none"))</text>"
+            svg +=
+                "<text x=\"\(left - 6)\" y=\"\(ypos + cell / 2 + 4)\" text-anchor=\"end\">NAT \(escape(nat.map(seconds) ?? "none"))</text>"
             for (column, time) in times.enumerated() {
                 guard let row = rows.first(where: { $0.natTimeoutSeconds == nat && $0.keepalive.time == time }) else { continue }
                 let share = (row.metrics.energyJoulesPerHour - low) / (high - low)
-                let red = Int(255 - share * 60), green = Int(245 - share * 170), blue = Int(220 - share * 200)
+                let red = Int(255 - share * 60)
+                let green = Int(245 - share * 170)
+                let blue = Int(220 - share * 200)
                 let xpos = left + cell * Double(column)
-                svg += "<rect x=\"\(xpos)\" y=\"\(ypos)\" width=\"\(cell - 2)\" height=\"\(cell - 2)\" fill=\"rgb(\(red),\(green),\(blue))\">"
+                svg +=
+                    "<rect x=\"\(xpos)\" y=\"\(ypos)\" width=\"\(cell - 2)\" height=\"\(cell - 2)\" fill=\"rgb(\(red),\(green),\(blue))\">"
                     + "<title>\(escape(row.keepalive.label)), NAT \(escape(nat.map(seconds) ?? "none")): \(Int(row.metrics.energyJoulesPerHour)) J/h</title></rect>"
-                svg += "<text x=\"\(xpos + cell / 2 - 1)\" y=\"\(ypos + cell / 2 + 4)\" text-anchor=\"middle\">\(Int(row.metrics.energyJoulesPerHour.rounded()))</text>"
+                svg +=
+                    "<text x=\"\(xpos + cell / 2 - 1)\" y=\"\(ypos + cell / 2 + 4)\" text-anchor=\"middle\">\(Int(row.metrics.energyJoulesPerHour.rounded()))</text>"
                 if row.metrics.natExpiriesPerHour > 0 {
-                    svg += "<line x1=\"\(xpos + 3)\" y1=\"\(ypos + 3)\" x2=\"\(xpos + cell - 5)\" y2=\"\(ypos + cell - 5)\" stroke=\"#c0392b\" stroke-width=\"2\"/>"
+                    svg +=
+                        "<line x1=\"\(xpos + 3)\" y1=\"\(ypos + 3)\" x2=\"\(xpos + cell - 5)\" y2=\"\(ypos + cell - 5)\" stroke=\"#c0392b\" stroke-width=\"2\"/>"
                 }
             }
         }
@@ -185,11 +205,13 @@ public enum KeepaliveRendering {
     }
 
     static func htmlTable(_ results: KeepaliveResults) -> String {
-        var html = "<table><tr><th>keepalive</th><th>energy / h</th><th>wake-ups / h</th><th>NAT expiries / h</th>"
+        var html =
+            "<table><tr><th>keepalive</th><th>energy / h</th><th>wake-ups / h</th><th>NAT expiries / h</th>"
             + "<th>p95 detection</th><th>GOAWAYs</th><th>not viable because</th></tr>"
         for summary in results.summaries {
             let m = summary.metrics
-            html += "<tr><td>\(escape(summary.keepalive.label))</td><td>\(escape(joules(m.energyJoulesPerHour)))</td>"
+            html +=
+                "<tr><td>\(escape(summary.keepalive.label))</td><td>\(escape(joules(m.energyJoulesPerHour)))</td>"
                 + "<td>\(String(format: "%.1f", m.promotionsPerHour))</td><td>\(String(format: "%.2f", m.natExpiriesPerHour))</td>"
                 + "<td>\(escape(seconds(m.detectionSeconds.p95)))</td><td>\(String(format: "%.2f", m.goaways))</td>"
                 + "<td style=\"text-align:left\">\(escape(summary.disqualified.joined(separator: "; ")))</td></tr>"
@@ -198,7 +220,8 @@ public enum KeepaliveRendering {
     }
 
     static func verificationTable(_ table: VerificationTable) -> String {
-        var html = "<h2>Verified live</h2><p class=\"note\">The model against the real grpc-swift client and server through "
+        var html =
+            "<h2>Verified live</h2><p class=\"note\">The model against the real grpc-swift client and server through "
             + "the real proxy, played \(escape(String(format: "%g", table.timeScale))) times faster than real time; agreement "
             + "within \(Int(KeepaliveVerification.tolerance * 100))%: \(table.agrees ? "yes" : "<b>no</b>").</p>"
         html += "<table><tr><th>configuration</th><th>figure</th><th>model</th><th>live</th><th>live / model</th></tr>"
@@ -206,7 +229,8 @@ public enum KeepaliveRendering {
             for figure in row.figures {
                 let ratio = figure.model > 0 ? String(format: "%.3f", figure.live / figure.model) : "–"
                 let style = VerificationTable.agrees(figure.model, figure.live) ? "" : " style=\"color:#b00\""
-                html += "<tr\(style)><td>\(escape(row.role.rawValue + ": " + row.keepalive.label))</td><td>\(escape(figure.name))</td>"
+                html +=
+                    "<tr\(style)><td>\(escape(row.role.rawValue + ": " + row.keepalive.label))</td><td>\(escape(figure.name))</td>"
                     + "<td>\(escape(VerificationTable.number(figure.model)))</td><td>\(escape(VerificationTable.number(figure.live)))</td>"
                     + "<td>\(ratio)</td></tr>"
             }

@@ -120,7 +120,9 @@ public struct KeepaliveReport: Sendable, Codable {
 
 extension KeepaliveReport.Keepalive {
     init(_ keepalive: KeepaliveSweep.Keepalive) {
-        self.init(time: keepalive.time, timeout: keepalive.timeout, permitWithoutCalls: keepalive.permitWithoutCalls, adaptive: keepalive.adaptive)
+        self.init(
+            time: keepalive.time, timeout: keepalive.timeout, permitWithoutCalls: keepalive.permitWithoutCalls, adaptive: keepalive.adaptive
+        )
     }
 }
 

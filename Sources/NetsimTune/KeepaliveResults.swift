@@ -83,7 +83,8 @@ public struct KeepaliveResults: Sendable {
             }
             if metrics.detectionSeconds.p95 > sweep.detectWithin {
                 disqualified.append(
-                    "p95 detection \(KeepaliveRendering.seconds(metrics.detectionSeconds.p95)) misses \(KeepaliveRendering.seconds(sweep.detectWithin))")
+                    "p95 detection \(KeepaliveRendering.seconds(metrics.detectionSeconds.p95)) misses \(KeepaliveRendering.seconds(sweep.detectWithin))"
+                )
             }
             summaries.append(Summary(keepalive: keepalive, metrics: metrics, disqualified: disqualified))
         }
@@ -121,8 +122,10 @@ public struct KeepaliveResults: Sendable {
     static func front(_ summaries: [Summary]) -> [Summary] {
         summaries.filter { candidate in
             !summaries.contains { other in
-                let energy = other.metrics.energyJoulesPerHour, detection = other.metrics.detectionSeconds.p95
-                let mine = candidate.metrics.energyJoulesPerHour, myDetection = candidate.metrics.detectionSeconds.p95
+                let energy = other.metrics.energyJoulesPerHour
+                let detection = other.metrics.detectionSeconds.p95
+                let mine = candidate.metrics.energyJoulesPerHour
+                let myDetection = candidate.metrics.detectionSeconds.p95
                 return energy <= mine && detection <= myDetection && (energy < mine || detection < myDetection)
             }
         }.sorted { $0.metrics.energyJoulesPerHour < $1.metrics.energyJoulesPerHour }
@@ -133,20 +136,26 @@ public struct KeepaliveResults: Sendable {
     /// faster detection). Two points or fewer: the cheaper.
     static func knee(_ front: [Summary]) -> Summary? {
         guard front.count > 2, let first = front.first, let last = front.last else { return front.first }
-        let energies = front.map(\.metrics.energyJoulesPerHour), detections = front.map(\.metrics.detectionSeconds.p95)
-        let energySpan = max(energies.max()! - energies.min()!, 1e-9), detectionSpan = max(detections.max()! - detections.min()!, 1e-9)
+        let energies = front.map(\.metrics.energyJoulesPerHour)
+        let detections = front.map(\.metrics.detectionSeconds.p95)
+        let energySpan = max(energies.max()! - energies.min()!, 1e-9)
+        let detectionSpan = max(detections.max()! - detections.min()!, 1e-9)
         func point(_ summary: Summary) -> (x: Double, y: Double) {
-            ((summary.metrics.energyJoulesPerHour - energies.min()!) / energySpan,
-             (summary.metrics.detectionSeconds.p95 - detections.min()!) / detectionSpan)
+            (
+                (summary.metrics.energyJoulesPerHour - energies.min()!) / energySpan,
+                (summary.metrics.detectionSeconds.p95 - detections.min()!) / detectionSpan
+            )
         }
-        let a = point(first), b = point(last)
+        let a = point(first)
+        let b = point(last)
         return front.max { lhs, rhs in
             distanceBelow(point(lhs), a, b) < distanceBelow(point(rhs), a, b)
         }
     }
 
     private static func distanceBelow(_ p: (x: Double, y: Double), _ a: (x: Double, y: Double), _ b: (x: Double, y: Double)) -> Double {
-        let dx = b.x - a.x, dy = b.y - a.y
+        let dx = b.x - a.x
+        let dy = b.y - a.y
         return ((p.x - a.x) * dy - (p.y - a.y) * dx) / max((dx * dx + dy * dy).squareRoot(), 1e-9)
     }
 

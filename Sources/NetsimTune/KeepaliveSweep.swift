@@ -111,7 +111,9 @@ public struct KeepaliveSweep: Sendable {
         if keepaliveTimes.isEmpty { return "--keepalive-times is empty" }
         if keepaliveTimeouts.isEmpty && transport != .ws { return "--keepalive-timeouts is empty" }
         if natTimeouts.isEmpty { return "--nat-timeouts is empty" }
-        if let bad = keepaliveTimes.first(where: { !($0 > 0) || !$0.isFinite }) { return "keepalive time \(bad) s is not a positive duration" }
+        if let bad = keepaliveTimes.first(where: { !($0 > 0) || !$0.isFinite }) {
+            return "keepalive time \(bad) s is not a positive duration"
+        }
         if transport != .ws, !keepaliveTimes.contains(where: { time in keepaliveTimeouts.contains { $0 < time } }) {
             return "no keepalive timeout is below its interval (times \(keepaliveTimes.map(Quantity.formatDuration)), "
                 + "timeouts \(keepaliveTimeouts.map(Quantity.formatDuration))): a timeout must be shorter than the time between pings"

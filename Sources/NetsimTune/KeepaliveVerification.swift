@@ -83,9 +83,10 @@ public struct KeepaliveVerification: Sendable {
             throw Refusal(description: "no configuration is viable, so there is no recommendation to verify")
         }
         let baseline = KeepaliveSweep.baselines.first { $0 != recommended } ?? KeepaliveSweep.baselines[0]
-        let natIndex = sweep.natTimeouts.indices.min { lhs, rhs in
-            (sweep.natTimeouts[lhs] ?? .infinity) < (sweep.natTimeouts[rhs] ?? .infinity)
-        } ?? 0
+        let natIndex =
+            sweep.natTimeouts.indices.min { lhs, rhs in
+                (sweep.natTimeouts[lhs] ?? .infinity) < (sweep.natTimeouts[rhs] ?? .infinity)
+            } ?? 0
         var plans: [Plan] = []
         for (role, keepalive) in [(Role.recommended, recommended), (.baseline, baseline)] {
             for profile in sweep.profiles.indices {
@@ -212,14 +213,16 @@ public struct VerificationTable: Sendable {
     public func markdown() -> String {
         let nat = natTimeoutSeconds.map(Quantity.formatDuration) ?? "no NAT"
         var text = "### Verified live\n\n"
-        text += "The model against the real grpc-swift client and server through the real proxy, on "
+        text +=
+            "The model against the real grpc-swift client and server through the real proxy, on "
             + "\(profiles.joined(separator: ", ")) behind a \(nat) NAT, \(seeds) seed(s) of \(Quantity.formatDuration(horizon)) each "
             + "(with the sweep's outages and handover), played \(String(format: "%g", timeScale)) times faster than real time. Agreement: within \(Int(KeepaliveVerification.tolerance * 100))%.\n\n"
         text += "| configuration | figure | model | live | live/model | |\n|---|---|---|---|---|---|\n"
         for row in rows {
             for figure in row.figures {
                 let ratio = figure.model > 0 ? String(format: "%.3f", figure.live / figure.model) : "–"
-                text += "| \(row.role.rawValue): \(row.keepalive.label) | \(figure.name) | \(Self.number(figure.model)) | "
+                text +=
+                    "| \(row.role.rawValue): \(row.keepalive.label) | \(figure.name) | \(Self.number(figure.model)) | "
                     + "\(Self.number(figure.live)) | \(ratio) | \(Self.agrees(figure.model, figure.live) ? "ok" : "**differs**") |\n"
             }
         }

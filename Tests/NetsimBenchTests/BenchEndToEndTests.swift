@@ -1,9 +1,9 @@
 import Logging
 import NetsimCore
+import NetsimModel
 import Testing
 
 @testable import NetsimBench
-import NetsimModel
 
 /// Every transport through the proxy on short profiles: everything delivered exactly once,
 /// also across an outage that resets every connection. Serialized: the runs share two cores.

@@ -23,14 +23,16 @@ import Testing
     /// app got event i; the app produced `arrived.count` messages, `arrived[i]` says whether
     /// message i reached the server, and `dropped` lists the ids its full outbox dropped.
     static func device(delivered: [Bool], arrived: [Bool], dropped: [UInt64] = []) -> DeviceMeasurement {
-        var app = DeviceLedger.Record(deliveries: delivered.enumerated().map { index, got in
-            got ? DeviceLedger.Delivery(createdAt: Double(index), deliveredAt: Double(index) + 0.1) : nil
-        })
+        var app = DeviceLedger.Record(
+            deliveries: delivered.enumerated().map { index, got in
+                got ? DeviceLedger.Delivery(createdAt: Double(index), deliveredAt: Double(index) + 0.1) : nil
+            })
         app.messagesProduced = arrived.count
         app.droppedMessageIDs = dropped
-        var server = EventStore.DeviceRecord(messageArrivals: arrived.enumerated().map { index, got in
-            got ? EventStore.Arrival(createdAt: Double(index), arrivedAt: Double(index) + 0.1) : nil
-        })
+        var server = EventStore.DeviceRecord(
+            messageArrivals: arrived.enumerated().map { index, got in
+                got ? EventStore.Arrival(createdAt: Double(index), arrivedAt: Double(index) + 0.1) : nil
+            })
         server.events = delivered.indices.map { EventStore.Event(sequence: UInt64($0 + 1), createdAt: Double($0), payload: "") }
         return DeviceMeasurement(app: app, server: server, proxy: proxyReport(), proxyOrigin: 0)
     }

@@ -1,7 +1,7 @@
+import NetsimModel
 import Testing
 
 @testable import NetsimBench
-import NetsimModel
 
 /// The gRPC client's reconnection state machine, driven by a mock clock: no sockets, no sleeps.
 struct ReconnectionStateMachineTests {

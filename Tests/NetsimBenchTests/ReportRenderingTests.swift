@@ -1,11 +1,11 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimModel
 import NetsimProxy
 import Testing
 
 @testable import NetsimBench
-import NetsimModel
 
 /// The three reports of one short run on an LTE radio with an outage, and the wire estimate.
 @Suite(.serialized) struct ReportRenderingTests {
@@ -14,7 +14,8 @@ import NetsimModel
         lte.longDRXTime = 1
         let link = LinkParameters(capacity: .rate(bitsPerSecond: 5e6), delay: 0.02)
         let profile = Profile(
-            name: "short-lte", description: "LTE <radio> & a short outage", networks: [Network(name: "lte", radio: .lte(lte), up: link, down: link)],
+            name: "short-lte", description: "LTE <radio> & a short outage",
+            networks: [Network(name: "lte", radio: .lte(lte), up: link, down: link)],
             start: "lte", timeline: Timeline(events: [TimelineEvent(at: 1, kind: .outage(duration: 0.5, mode: .stall))]))
         var configuration = BenchEndToEndTests.configuration(profile, duration: 3)
         configuration.devices = 1
@@ -40,7 +41,9 @@ import NetsimModel
 
         let markdown = MarkdownReport.render(result)
         #expect(markdown.contains("| | REST polling | WebSocket | gRPC bidi |"))
-        for row in ["Bandwidth per device, KB/min", "p95 latency", "Delivery, events", "Reconnects", "Radio wake time", "Energy per device"] {
+        for row in [
+            "Bandwidth per device, KB/min", "p95 latency", "Delivery, events", "Reconnects", "Radio wake time", "Energy per device",
+        ] {
             #expect(markdown.contains("| \(row)"), "row \(row)")
         }
         #expect(markdown.contains("### Profile") && markdown.contains("### Workload and clients"))
@@ -55,7 +58,8 @@ import NetsimModel
         for (name, transport) in transports {
             #expect(Set((transport["bytes"] as! [String: Any]).keys).isSuperset(of: ["up", "down", "perMinute"]), "\(name)")
             #expect(Set((transport["latencyMs"] as! [String: Any]).keys).isSuperset(of: ["p50", "p95", "p99", "max"]))
-            #expect(Set((transport["events"] as! [String: Any]).keys).isSuperset(of: ["sent", "delivered", "lost", "inFlight", "duplicated"]))
+            #expect(
+                Set((transport["events"] as! [String: Any]).keys).isSuperset(of: ["sent", "delivered", "lost", "inFlight", "duplicated"]))
             #expect(transport["reconnects"] is Int)
             let radio = transport["radioFleetTotal"] as! [String: Any]
             #expect(radio["model"] as? String == "lte")

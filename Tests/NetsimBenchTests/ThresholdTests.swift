@@ -33,13 +33,15 @@ struct ThresholdTests {
         }
     }
 
-    static var report: ReportTree { [
-        "durationSeconds": 120,
-        "transports": [
-            "grpc": ["latencyMs": ["p95": 412.5], "events": ["lost": 0]],
-            "rest": ["latencyMs": ["p95": 950.0], "events": ["lost": 2]],
-        ],
-    ] }
+    static var report: ReportTree {
+        [
+            "durationSeconds": 120,
+            "transports": [
+                "grpc": ["latencyMs": ["p95": 412.5], "events": ["lost": 0]],
+                "rest": ["latencyMs": ["p95": 950.0], "events": ["lost": 2]],
+            ],
+        ]
+    }
 
     @Test func evaluatesAgainstTheReport() throws {
         #expect(try Threshold(parsing: "grpc.latencyMs.p95 > 300").breach(in: Self.report) == "grpc.latencyMs.p95 = 412.5, which is > 300")
@@ -54,7 +56,8 @@ struct ThresholdTests {
     /// The gates read the report's own JSON: objects, numbers (booleans as 1 and 0), and the
     /// strings, arrays and nulls they step over.
     @Test func readsAReportsJSON() throws {
-        let json = #"{"profile": "subway", "durationSeconds": 120, "drained": true, "events": [1, "x", null],"#
+        let json =
+            #"{"profile": "subway", "durationSeconds": 120, "drained": true, "events": [1, "x", null],"#
             + #" "transports": {"grpc": {"latencyMs": {"p95": 412.5}}}}"#
         let report = try JSONDecoder().decode(ReportTree.self, from: Data(json.utf8))
         #expect(try Threshold(parsing: "grpc.latencyMs.p95 > 300").breach(in: report) == "grpc.latencyMs.p95 = 412.5, which is > 300")

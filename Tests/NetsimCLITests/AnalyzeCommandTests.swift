@@ -11,7 +11,10 @@ struct AnalyzeCommandTests {
     @Test("parses its options and refuses unknown radios and addresses")
     func parsing() throws {
         let command = try #require(
-            try Netsim.parseAsRoot(["analyze", "trace.pcapng", "--radio", "nr-sa", "--device-ip", "10.1.2.3", "--device-ip", "fd00::2", "--format", "html", "--out", "r.html"])
+            try Netsim.parseAsRoot([
+                "analyze", "trace.pcapng", "--radio", "nr-sa", "--device-ip", "10.1.2.3", "--device-ip", "fd00::2", "--format", "html",
+                "--out", "r.html",
+            ])
                 as? AnalyzeCommand)
         #expect(command.file == "trace.pcapng" && command.radio == "nr-sa" && command.format == .html && command.out == "r.html")
         #expect(command.deviceIPs == ["10.1.2.3", "fd00::2"])

@@ -30,11 +30,12 @@ struct BenchCommandTests {
     /// a value says what it is without one (a flag is off unless given).
     @Test("help gives every option's default", arguments: ["bench", "run", "analyze"])
     func helpGivesEveryDefault(_ command: String) {
-        let help = switch command {
-        case "bench": BenchCommand.helpMessage(columns: 10_000)
-        case "run": RunCommand.helpMessage(columns: 10_000)
-        default: AnalyzeCommand.helpMessage(columns: 10_000)
-        }
+        let help =
+            switch command {
+            case "bench": BenchCommand.helpMessage(columns: 10_000)
+            case "run": RunCommand.helpMessage(columns: 10_000)
+            default: AnalyzeCommand.helpMessage(columns: 10_000)
+            }
         // An option's entry starts at "  --NAME" and goes on over the indented lines below it.
         var options: [String] = []
         for line in help.components(separatedBy: "OPTIONS:")[1].split(separator: "\n") {
@@ -64,20 +65,22 @@ struct BenchCommandTests {
         #expect(try bench.thresholds().map(\.description) == ["grpc.latencyMs.p95 > 300", "ws.events.lost != 0"])
     }
 
-    @Test("bad expressions, transports and formats are usage errors", arguments: [
-        ["bench", "--fail-if", "grpc.latencyMs.p95 >"],
-        ["bench", "--fail-if", "grpc.latency.p95 > 3"],
-        ["bench", "--transports", "grpc", "--fail-if", "rest.latencyMs.p95 > 3"],
-        ["bench", "--transports", "mqtt"],
-        ["bench", "--format", "pdf"],
-        ["bench", "--devices", "0"],
-        ["bench", "--baseline", "/nonexistent/base.json"],
-        ["bench", "--engine", "virtual"],
-        ["bench", "--devices", "1001"],
-        ["bench", "--engine", "model", "--devices", "100001"],
-        ["bench", "--engine", "model", "--duration", "31d"],
-        ["bench", "--engine", "model", "--pcap-dir", "captures"],
-    ])
+    @Test(
+        "bad expressions, transports and formats are usage errors",
+        arguments: [
+            ["bench", "--fail-if", "grpc.latencyMs.p95 >"],
+            ["bench", "--fail-if", "grpc.latency.p95 > 3"],
+            ["bench", "--transports", "grpc", "--fail-if", "rest.latencyMs.p95 > 3"],
+            ["bench", "--transports", "mqtt"],
+            ["bench", "--format", "pdf"],
+            ["bench", "--devices", "0"],
+            ["bench", "--baseline", "/nonexistent/base.json"],
+            ["bench", "--engine", "virtual"],
+            ["bench", "--devices", "1001"],
+            ["bench", "--engine", "model", "--devices", "100001"],
+            ["bench", "--engine", "model", "--duration", "31d"],
+            ["bench", "--engine", "model", "--pcap-dir", "captures"],
+        ])
     func usageErrors(arguments: [String]) {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }
     }

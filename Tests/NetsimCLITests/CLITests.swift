@@ -51,7 +51,8 @@ struct ProfilesCommandTests {
     func showOutOfRange() throws {
         try withDirectory { directory in
             let path = directory + "/far.yaml"
-            try "name: far\ndescription: d\nnetworks: {lte: {radio: lte}}\ntimeline:\n  - at: 100000000000000000000s\n    outage: {duration: 1s}\n"
+            try
+                "name: far\ndescription: d\nnetworks: {lte: {radio: lte}}\ntimeline:\n  - at: 100000000000000000000s\n    outage: {duration: 1s}\n"
                 .write(toFile: path, atomically: true, encoding: .utf8)
             let show = try #require(try Netsim.parseAsRoot(["profiles", "show", path]) as? ProfilesCommand.Show)
             #expect(throws: ExitCode(2)) { try show.run() }
@@ -108,9 +109,11 @@ struct ProfilesCommandTests {
         #expect(subway.contains("Timeline (repeats every 75s; times within each repetition):"))
     }
 
-    @Test("timeline times read as minutes and seconds", arguments: [
-        (0.0, "0:00"), (45, "0:45"), (75, "1:15"), (600, "10:00"), (65.25, "1:05.25"), (0.005, "0:00.005"),
-    ])
+    @Test(
+        "timeline times read as minutes and seconds",
+        arguments: [
+            (0.0, "0:00"), (45, "0:45"), (75, "1:15"), (600, "10:00"), (65.25, "1:05.25"), (0.005, "0:00.005"),
+        ])
     func clock(seconds: Double, text: String) {
         #expect(ProfilesCommand.Show.clock(seconds) == text)
     }

@@ -14,10 +14,11 @@ struct RunCommandTests {
                 "run", "--profile", "lte-tunnel", "--listen", ":8080", "--upstream", "api.internal:80",
                 "--forward", "8443=[::1]:443", "--duration", "90s", "--seed", "7",
             ]) as? RunCommand)
-        #expect(try run.rules() == [
-            ForwardRule(listen: HostPort(host: "127.0.0.1", port: 8080), upstream: HostPort(host: "api.internal", port: 80)),
-            ForwardRule(listen: HostPort(host: "127.0.0.1", port: 8443), upstream: HostPort(host: "::1", port: 443)),
-        ])
+        #expect(
+            try run.rules() == [
+                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 8080), upstream: HostPort(host: "api.internal", port: 80)),
+                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 8443), upstream: HostPort(host: "::1", port: 443)),
+            ])
         #expect(run.emulation.duration == 90)
         #expect(run.emulation.seed == 7)
     }

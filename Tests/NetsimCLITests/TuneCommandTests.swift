@@ -18,20 +18,22 @@ struct TuneCommandTests {
         #expect(tune.timeScale == 60)
     }
 
-    @Test("bad input is a usage error before any work", arguments: [
-        ["tune", "keepalive", "--transport", "mqtt"],
-        ["tune", "keepalive", "--server-policy", "strict"],
-        ["tune", "keepalive", "--keepalive-times", "10s", "--keepalive-timeouts", "20s"],
-        ["tune", "keepalive", "--horizon", "5m"],
-        ["tune", "keepalive", "--keepalive-times", ""],
-        ["tune", "keepalive", "--nat-timeouts", "30s,forever"],
-        ["tune", "keepalive", "--seeds", "0"],
-        ["tune", "keepalive", "--adaptive"],
-        ["tune", "keepalive", "--format", "pdf"],
-        ["tune", "keepalive", "--verify", "--transport", "ws"],
-        ["tune", "keepalive", "--verify", "--time-scale", "0"],
-        ["tune", "keepalive", "--verify", "--time-scale", "5000"],
-    ])
+    @Test(
+        "bad input is a usage error before any work",
+        arguments: [
+            ["tune", "keepalive", "--transport", "mqtt"],
+            ["tune", "keepalive", "--server-policy", "strict"],
+            ["tune", "keepalive", "--keepalive-times", "10s", "--keepalive-timeouts", "20s"],
+            ["tune", "keepalive", "--horizon", "5m"],
+            ["tune", "keepalive", "--keepalive-times", ""],
+            ["tune", "keepalive", "--nat-timeouts", "30s,forever"],
+            ["tune", "keepalive", "--seeds", "0"],
+            ["tune", "keepalive", "--adaptive"],
+            ["tune", "keepalive", "--format", "pdf"],
+            ["tune", "keepalive", "--verify", "--transport", "ws"],
+            ["tune", "keepalive", "--verify", "--time-scale", "0"],
+            ["tune", "keepalive", "--verify", "--time-scale", "5000"],
+        ])
     func usageErrors(arguments: [String]) {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }
     }

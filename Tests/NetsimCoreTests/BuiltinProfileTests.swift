@@ -67,12 +67,14 @@ struct BuiltinProfileTests {
         return (network.down.capacity, network.up.capacity, network.down.delay)
     }
 
-    @Test("published presets keep their figures", arguments: [
-        // Chrome DevTools (latency is a round trip: half each way).
-        ("slow-3g", 400e3, 400e3, 1.0), ("slow-4g", 1.44e6, 675e3, 0.28125), ("fast-4g", 8.1e6, 1.35e6, 0.0825),
-        // Network Link Conditioner.
-        ("umts-3g", 780e3, 330e3, 0.1), ("edge-2g", 240e3, 200e3, 0.4), ("wifi-good", 40e6, 33e6, 0.001),
-    ])
+    @Test(
+        "published presets keep their figures",
+        arguments: [
+            // Chrome DevTools (latency is a round trip: half each way).
+            ("slow-3g", 400e3, 400e3, 1.0), ("slow-4g", 1.44e6, 675e3, 0.28125), ("fast-4g", 8.1e6, 1.35e6, 0.0825),
+            // Network Link Conditioner.
+            ("umts-3g", 780e3, 330e3, 0.1), ("edge-2g", 240e3, 200e3, 0.4), ("wifi-good", 40e6, 33e6, 0.001),
+        ])
     func presets(name: String, down: Double, up: Double, delay: Double) throws {
         let actual = try figures(name)
         #expect(actual.down == .rate(bitsPerSecond: down))
@@ -205,9 +207,11 @@ struct ProfileCatalogTests {
         }
     }
 
-    @Test("what counts as a path", arguments: [
-        ("lte-good", false), ("profiles/x", true), ("x.yaml", true), ("x.yml", true), ("/abs/x", true),
-    ])
+    @Test(
+        "what counts as a path",
+        arguments: [
+            ("lte-good", false), ("profiles/x", true), ("x.yaml", true), ("x.yml", true), ("/abs/x", true),
+        ])
     func paths(argument: String, isPath: Bool) {
         #expect(ProfileCatalog.isPath(argument) == isPath)
     }

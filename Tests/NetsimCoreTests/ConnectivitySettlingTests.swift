@@ -14,7 +14,10 @@ import Testing
 
     @Test(arguments: [
         [TimelineEvent(at: 45, kind: .outage(duration: 30, mode: .stall))],
-        [TimelineEvent(at: 5, kind: .outage(duration: 3, mode: .stall)), TimelineEvent(at: 9, kind: .handover(to: "cell", mode: .keep, gap: 2))],
+        [
+            TimelineEvent(at: 5, kind: .outage(duration: 3, mode: .stall)),
+            TimelineEvent(at: 9, kind: .handover(to: "cell", mode: .keep, gap: 2)),
+        ],
         [TimelineEvent(at: 1, kind: .outage(duration: 200, mode: .stall))],
     ])
     func nothingSentIntoAGapArrivesAfterConnectivitySettles(_ events: [TimelineEvent]) {

@@ -12,7 +12,8 @@ import Testing
             name: "test", description: "",
             networks: [
                 Network(name: "cell", radio: radio, up: up, down: down),
-                Network(name: "wifi", radio: .wifi(WiFiRadioParameters()), up: LinkParameters(delay: 0.005), down: LinkParameters(delay: 0.005)),
+                Network(
+                    name: "wifi", radio: .wifi(WiFiRadioParameters()), up: LinkParameters(delay: 0.005), down: LinkParameters(delay: 0.005)),
             ],
             start: "cell", nat: nat, timeline: Timeline(events: events, repeatPeriod: repeatPeriod))
     }
@@ -107,7 +108,8 @@ import Testing
 
     @Test func aNATExpirySaysWhenTheMappingExpired() {
         var device = DeviceModel(
-            profile: profile(up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05), nat: NATPolicy(idleTimeout: 30, mode: .silent)),
+            profile: profile(
+                up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05), nat: NATPolicy(idleTimeout: 30, mode: .silent)),
             seed: 1)
         let connection = device.openConnection(at: 0)
         let delivered = deliveryTime(device.send(100, .up, on: connection, at: 1))!
@@ -303,7 +305,8 @@ import Testing
 
     @Test func theSameSeedGivesTheSameRun() {
         func run(seed: UInt64) -> [SendVerdict] {
-            let link = LinkParameters(capacity: .rate(bitsPerSecond: 2e6), delay: 0.03, jitter: Jitter(amount: 0.01), loss: .independent(probability: 0.05))
+            let link = LinkParameters(
+                capacity: .rate(bitsPerSecond: 2e6), delay: 0.03, jitter: Jitter(amount: 0.01), loss: .independent(probability: 0.05))
             var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters()), up: link, down: link), seed: seed)
             let connection = device.openConnection(at: 0)
             return (0..<200).map { device.send(3000, $0 % 2 == 0 ? .up : .down, on: connection, at: Double($0) * 0.37) }

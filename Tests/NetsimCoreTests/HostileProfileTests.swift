@@ -17,7 +17,10 @@ struct HostileProfileTests {
             ("    link: {delay: 10000000000s}", "6:19: 'delay' in the link of network 'lte': '10000000000s'"),
             ("timeline:\n  - at: 1s\n    outage: {duration: 9300000000s}", "8:24: 'duration' in the outage of timeline event 1"),
             ("timeline:\n  - at: 100000000000000000000s\n    outage: {duration: 1s}", "7:9: 'at' in timeline event 1"),
-            ("timeline:\n  - at: 1" + String(repeating: "0", count: 306) + "h\n    outage: {duration: 1s}", "7:9: 'at' in timeline event 1"),
+            (
+                "timeline:\n  - at: 1" + String(repeating: "0", count: 306) + "h\n    outage: {duration: 1s}",
+                "7:9: 'at' in timeline event 1"
+            ),
         ])
     func durationsBeyondTheRange(snippet: String, located: String) throws {
         let text = try message(profileHeader + snippet)

@@ -8,9 +8,9 @@ import Testing
 enum HostileValues {
     static var number: Generator<String, some Sequence & SendableMetatype> {
         zip(Gen.number.string(of: 1...400), Gen.int(in: 0...400)).map { digits, point -> String in
-        guard point < digits.count else { return digits }
-        return String(digits.prefix(point)) + "." + String(digits.dropFirst(point))
-    }
+            guard point < digits.count else { return digits }
+            return String(digits.prefix(point)) + "." + String(digits.dropFirst(point))
+        }
     }
 
     static func quantity(units: [String]) -> Generator<String, some Sequence & SendableMetatype> {
@@ -41,14 +41,15 @@ struct HostilePropertyTests {
             count: 200, input: zip(HostileValues.duration, HostileValues.rate), zip(HostileValues.duration, HostileValues.duration),
             HostileValues.duration
         ) { link, timeline, period in
-            let yaml = profileHeader + """
-                    link: {delay: \(link.0), rate: \(link.1)}
-                timeline:
-                  repeat: \(period)
-                  events:
-                    - at: \(timeline.0)
-                      outage: {duration: \(timeline.1)}
-                """
+            let yaml =
+                profileHeader + """
+                        link: {delay: \(link.0), rate: \(link.1)}
+                    timeline:
+                      repeat: \(period)
+                      events:
+                        - at: \(timeline.0)
+                          outage: {duration: \(timeline.1)}
+                    """
             guard let profile = try? loadProfile(yaml) else {
                 let error = profileError(yaml)
                 #expect(error.map { (6...11).contains($0.line) } == true, "\(String(describing: error))")

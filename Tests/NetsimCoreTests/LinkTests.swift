@@ -69,7 +69,9 @@ import Testing
     }
 
     @Test func badTracesAreRejectedWithTheirLine() {
-        #expect(throws: DeliveryTrace.FormatError(source: "t", line: 3, reason: "4 is less than the line before (7): values must not decrease")) {
+        #expect(
+            throws: DeliveryTrace.FormatError(source: "t", line: 3, reason: "4 is less than the line before (7): values must not decrease")
+        ) {
             try DeliveryTrace(parsing: "1\n7\n4\n", source: "t")
         }
         #expect(throws: DeliveryTrace.FormatError(source: "t", line: 2, reason: "'x' is not a whole number of milliseconds")) {

@@ -11,7 +11,8 @@ struct ProfileReadmeTests {
         return (["| parameter | default |", "|---|---|"] + rows).joined(separator: "\n")
     }
 
-    @Test("lists every radio model's parameters with the current defaults",
+    @Test(
+        "lists every radio model's parameters with the current defaults",
         arguments: RadioTechnology.allCases.filter { $0 != .none })
     func parameterTables(technology: RadioTechnology) throws {
         let readme = try String(contentsOfFile: packageRoot + "/profiles/README.md", encoding: .utf8)

@@ -3,16 +3,20 @@ import Testing
 
 @Suite("Quantity parsing and formatting")
 struct QuantityTests {
-    @Test("durations in ms, s, m, h and d", arguments: [
-        ("250ms", 0.25), ("1.5s", 1.5), ("2m", 120), ("1h", 3600), ("2d", 172_800), (" 20ms ", 0.02), ("0s", 0),
-    ])
+    @Test(
+        "durations in ms, s, m, h and d",
+        arguments: [
+            ("250ms", 0.25), ("1.5s", 1.5), ("2m", 120), ("1h", 3600), ("2d", 172_800), (" 20ms ", 0.02), ("0s", 0),
+        ])
     func durations(text: String, seconds: Double) throws {
         #expect(try Quantity.duration(text) == seconds)
     }
 
-    @Test("bit rates, unit case-insensitive", arguments: [
-        ("384kbps", 384_000.0), ("12mbps", 12e6), ("12Mbps", 12e6), ("1gbps", 1e9), ("9600bps", 9600),
-    ])
+    @Test(
+        "bit rates, unit case-insensitive",
+        arguments: [
+            ("384kbps", 384_000.0), ("12mbps", 12e6), ("12Mbps", 12e6), ("1gbps", 1e9), ("9600bps", 9600),
+        ])
     func bitRates(text: String, bitsPerSecond: Double) throws {
         #expect(try Quantity.bitRate(text) == bitsPerSecond)
     }
@@ -73,7 +77,9 @@ struct QuantityTests {
         #expect(try Quantity.duration("720h") == 30 * 86_400)
         #expect(failure { try Quantity.duration("720.001h") } == "'720.001h' is not a duration of at most 30 days (720h)")
         #expect(failure { try Quantity.duration("1" + String(repeating: "0", count: 306) + "h") } != nil)
-        #expect(failure { try Quantity.duration("100000000000000000000s") } == "'100000000000000000000s' is not a duration of at most 30 days (720h)")
+        #expect(
+            failure { try Quantity.duration("100000000000000000000s") }
+                == "'100000000000000000000s' is not a duration of at most 30 days (720h)")
         #expect(try Quantity.bitRate("1bps") == 1)
         #expect(try Quantity.bitRate("1000gbps") == 1e12)
         #expect(failure { try Quantity.bitRate("0.5bps") } == "'0.5bps' is not a rate from 1bps to 1000gbps")

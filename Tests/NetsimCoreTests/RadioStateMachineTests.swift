@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 
 @testable import NetsimCore
@@ -201,8 +202,6 @@ import Testing
         }
     }
 }
-
-import Foundation
 
 /// Offline analysis (a capture's on-air times) must reproduce what the live run reported.
 @Suite struct RadioAnalysisConsistencyTests {

@@ -28,19 +28,31 @@ struct InputFileErrorTests {
 
     @Test(arguments: [
         // A misspelt key, at the key, with the nearest valid one.
-        ("workload.yaml", "serverEvents:\n  meanGap: 30s\n  paylod: 1KiB\n",
-         "workload.yaml:3:3: unknown key 'serverEvents.paylod'; did you mean 'payload'? (known here: meanGap, payload)"),
-        ("client.yaml", "grpc:\n  keepalive: {time: 60s, timout: 10s}\n",
-         "client.yaml:2:26: unknown key 'grpc.keepalive.timout'; did you mean 'timeout'? (known here: time, timeout, permitWithoutCalls)"),
-        ("policy.yaml", "minPingIntervall: 5m\n",
-         "policy.yaml:1:1: unknown key 'minPingIntervall'; did you mean 'minPingInterval'? (known here: minPingInterval, allowWithoutCalls, maxPingStrikes, keepalive)"),
+        (
+            "workload.yaml", "serverEvents:\n  meanGap: 30s\n  paylod: 1KiB\n",
+            "workload.yaml:3:3: unknown key 'serverEvents.paylod'; did you mean 'payload'? (known here: meanGap, payload)"
+        ),
+        (
+            "client.yaml", "grpc:\n  keepalive: {time: 60s, timout: 10s}\n",
+            "client.yaml:2:26: unknown key 'grpc.keepalive.timout'; did you mean 'timeout'? (known here: time, timeout, permitWithoutCalls)"
+        ),
+        (
+            "policy.yaml", "minPingIntervall: 5m\n",
+            "policy.yaml:1:1: unknown key 'minPingIntervall'; did you mean 'minPingInterval'? (known here: minPingInterval, allowWithoutCalls, maxPingStrikes, keepalive)"
+        ),
         // A value of the wrong type, at the value.
-        ("workload.yaml", "clientMessages:\n  every: [60s]\n",
-         "workload.yaml:2:10: 'clientMessages.every' must be a duration such as 500ms or 30s"),
-        ("client.yaml", "grpc:\n  receiveBuffer: lots\n",
-         "client.yaml:2:18: 'grpc.receiveBuffer' must be a whole number from 1 to 1000000"),
-        ("policy.yaml", "allowWithoutCalls: 'true'\n",
-         "policy.yaml:1:20: 'allowWithoutCalls' must be true or false"),
+        (
+            "workload.yaml", "clientMessages:\n  every: [60s]\n",
+            "workload.yaml:2:10: 'clientMessages.every' must be a duration such as 500ms or 30s"
+        ),
+        (
+            "client.yaml", "grpc:\n  receiveBuffer: lots\n",
+            "client.yaml:2:18: 'grpc.receiveBuffer' must be a whole number from 1 to 1000000"
+        ),
+        (
+            "policy.yaml", "allowWithoutCalls: 'true'\n",
+            "policy.yaml:1:20: 'allowWithoutCalls' must be true or false"
+        ),
     ])
     func settingsFiles(file: String, yaml: String, expected: String) {
         let message = Self.message {
@@ -54,9 +66,13 @@ struct InputFileErrorTests {
     }
 
     @Test func profiles() {
-        let typo = Self.message { _ = try ProfileLoader.load(yaml: Self.profileStart + "nat: {idleTimout: 30s}\n", source: "p.yaml") { _ in "" } }
+        let typo = Self.message {
+            _ = try ProfileLoader.load(yaml: Self.profileStart + "nat: {idleTimout: 30s}\n", source: "p.yaml") { _ in "" }
+        }
         #expect(typo?.hasPrefix("p.yaml:6:7: unknown key 'idleTimout' in 'nat'; did you mean 'idleTimeout'?") == true, "\(typo ?? "")")
-        let wrongType = Self.message { _ = try ProfileLoader.load(yaml: Self.profileStart + "nat: {idleTimeout: [30s]}\n", source: "p.yaml") { _ in "" } }
+        let wrongType = Self.message {
+            _ = try ProfileLoader.load(yaml: Self.profileStart + "nat: {idleTimeout: [30s]}\n", source: "p.yaml") { _ in "" }
+        }
         #expect(wrongType?.hasPrefix("p.yaml:6:20: ") == true, "\(wrongType ?? "")")
     }
 

@@ -48,10 +48,12 @@ struct ModelEngineTests {
         configuration.duration = 600
         var order: [BenchTransport: [Int]] = [:]
         var events = 0
-        let result = ModelEngine.run(configuration, records: { transport, index, records in
-            order[transport, default: []].append(index)
-            events += records.app.deliveries.count
-        })
+        let result = ModelEngine.run(
+            configuration,
+            records: { transport, index, records in
+                order[transport, default: []].append(index)
+                events += records.app.deliveries.count
+            })
         for transport in BenchTransport.allCases {
             #expect(order[transport] == Array(0..<70))
             #expect(result.devices[transport]?.allSatisfy { $0.app.deliveries.isEmpty && $0.server.eventCreatedAt.isEmpty } == true)
@@ -97,7 +99,9 @@ struct ModelEngineTests {
         #expect(device.connections.opened == 1)
         let idleSeconds = device.radio.secondsByState["IDLE"] ?? 0
         let expected = 60 * 11.367 + 0.019955 * idleSeconds
-        #expect(abs(device.radio.energyJoules - expected) / expected < 0.02, "energy \(device.radio.energyJoules) J, expected about \(expected) J")
+        #expect(
+            abs(device.radio.energyJoules - expected) / expected < 0.02,
+            "energy \(device.radio.energyJoules) J, expected about \(expected) J")
         #expect(abs(device.radio.wakeSeconds - 60 * 10.45) < 60 * 0.2, "wake \(device.radio.wakeSeconds) s")
         #expect(device.server.pingsReceived == 59)
     }
@@ -155,7 +159,8 @@ struct ModelEngineTests {
         configuration.seed = 2
         let third = Self.run(configuration)
         for transport in BenchTransport.allCases {
-            let a = try #require(first[transport]), b = try #require(second[transport])
+            let a = try #require(first[transport])
+            let b = try #require(second[transport])
             #expect(a.map(\.radio) == b.map(\.radio))
             #expect(a.map(\.app) == b.map(\.app))
             #expect(a.map(\.server) == b.map(\.server))

@@ -11,10 +11,12 @@ struct TransportStateMachineTests {
         var client = RESTPollingClient(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)
         #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.postRequest(message: 1)), .setTimer(.requestTimeout, at: 10)])
         ledger.acknowledge(1)
-        #expect(client.received(.postResponse(ack: 1), now: 0.1, ledger: &ledger)
-            == [.cancelTimer(.requestTimeout), .send(.pollRequest(after: 0)), .setTimer(.requestTimeout, at: 10.1)])
-        #expect(client.received(.pollResponse(first: 1, last: 0), now: 0.2, ledger: &ledger)
-            == [.cancelTimer(.requestTimeout), .setTimer(.poll, at: 1.2)])
+        #expect(
+            client.received(.postResponse(ack: 1), now: 0.1, ledger: &ledger)
+                == [.cancelTimer(.requestTimeout), .send(.pollRequest(after: 0)), .setTimer(.requestTimeout, at: 10.1)])
+        #expect(
+            client.received(.pollResponse(first: 1, last: 0), now: 0.2, ledger: &ledger)
+                == [.cancelTimer(.requestTimeout), .setTimer(.poll, at: 1.2)])
         #expect(client.phase == .waiting)
     }
 
@@ -51,15 +53,22 @@ struct TransportStateMachineTests {
         var client = GRPCClient(settings: settings, seed: 1)
         #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.open(after: 0, newConnection: true))])
         #expect(client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger) == [.setTimer(.ping, at: 60.3)])
-        #expect(client.timerFired(.ping, now: 60.3, ledger: &ledger) == [.send(.ping(fromClient: true)), .setTimer(.pingTimeout, at: 70.3)])
-        #expect(client.received(.pong(toClient: true), now: 60.35, ledger: &ledger) == [.cancelTimer(.pingTimeout), .setTimer(.ping, at: 120.35)])
+        #expect(
+            client.timerFired(.ping, now: 60.3, ledger: &ledger) == [.send(.ping(fromClient: true)), .setTimer(.pingTimeout, at: 70.3)])
+        #expect(
+            client.received(.pong(toClient: true), now: 60.35, ledger: &ledger) == [
+                .cancelTimer(.pingTimeout), .setTimer(.ping, at: 120.35),
+            ])
         _ = client.timerFired(.ping, now: 120.35, ledger: &ledger)
         let actions = client.timerFired(.pingTimeout, now: 130.35, ledger: &ledger)
         #expect(actions.contains(.send(.goAway(tooManyPings: false))))
         #expect(actions.contains(.closeConnection))
         // grpc-swift's subchannel opens two connections at once (one idles ever after) and the
         // call, which had opened, is reopened at once on the second, before its SETTINGS came.
-        #expect(actions.filter { [.openSpareConnection, .connect, .send(.preface)].contains($0) } == [.openSpareConnection, .connect, .send(.preface)])
+        #expect(
+            actions.filter { [.openSpareConnection, .connect, .send(.preface)].contains($0) } == [
+                .openSpareConnection, .connect, .send(.preface),
+            ])
         #expect(actions.last == .send(.open(after: 0, newConnection: false)))
         #expect(client.connection == .handshaking)
         // The server's SETTINGS on it start keepalive again.
@@ -78,7 +87,10 @@ struct TransportStateMachineTests {
         #expect(client.networkChanged(available: false, now: 50, ledger: &ledger) == [])
         _ = client.timerFired(.ping, now: 60.3, ledger: &ledger)
         let actions = client.timerFired(.pingTimeout, now: 70.3, ledger: &ledger)
-        #expect(actions.filter { [.openSpareConnection, .connect, .send(.preface)].contains($0) } == [.openSpareConnection, .connect, .send(.preface)])
+        #expect(
+            actions.filter { [.openSpareConnection, .connect, .send(.preface)].contains($0) } == [
+                .openSpareConnection, .connect, .send(.preface),
+            ])
         #expect(!actions.contains { if case .send(.open) = $0 { true } else { false } })
         #expect(client.call == .suspended)
         let reopened = client.networkChanged(available: true, now: 100, ledger: &ledger)

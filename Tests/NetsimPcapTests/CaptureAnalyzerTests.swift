@@ -35,7 +35,8 @@ import Testing
             for _ in 0..<40 {
                 time += random.unitInterval() < 0.25 ? 5 + random.unitInterval() * 25 : random.unitInterval() * 0.4
                 let direction: Direction = random.unitInterval() < 0.4 ? .up : .down
-                let bytes = random.unitInterval() < 0.6 ? 200 + Int(random.unitInterval() * 800) : 20_000 + Int(random.unitInterval() * 80_000)
+                let bytes =
+                    random.unitInterval() < 0.6 ? 200 + Int(random.unitInterval() * 800) : 20_000 + Int(random.unitInterval() * 80_000)
                 let admission = live.admit(at: time, direction: direction, bytes: bytes)
                 let free = direction == .up ? linkFree.up : linkFree.down
                 let start = max(admission.start, free)
@@ -53,7 +54,8 @@ import Testing
     static func writeCapture(opens: [(ConnectionID, Double)], chunks: [OnAirChunk], to path: String) throws {
         let writer = try CaptureWriter(path: path, wallClockOrigin: 1_700_000_000)
         for (connection, openedAt) in opens {
-            writer.open(connection, CaptureEndpoints(clientPort: 40_000 + UInt16(connection), server: Frames.server, serverPort: 443), at: openedAt)
+            writer.open(
+                connection, CaptureEndpoints(clientPort: 40_000 + UInt16(connection), server: Frames.server, serverPort: 443), at: openedAt)
             let own = chunks.filter { $0.connection == connection }
             for chunk in own {
                 writer.data(
@@ -69,7 +71,9 @@ import Testing
         CaptureAnalysisOptions(radio: RadioStages(.defaults(for: technology))!, deviceAddresses: device)
     }
 
-    static func expectClose(_ actual: Double, _ expected: Double, within tolerance: Double = 0.01, sourceLocation: SourceLocation = #_sourceLocation) {
+    static func expectClose(
+        _ actual: Double, _ expected: Double, within tolerance: Double = 0.01, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(abs(actual - expected) <= tolerance * abs(expected), "\(actual) vs \(expected)", sourceLocation: sourceLocation)
     }
 
@@ -209,7 +213,8 @@ import Testing
         for index in 0..<packets {
             let fromDevice = index % 3 != 0
             let frame = Frames.tcp(
-                from: fromDevice ? CaptureEndpoints.deviceIPv4 : Frames.server, to: fromDevice ? Frames.server : CaptureEndpoints.deviceIPv4,
+                from: fromDevice ? CaptureEndpoints.deviceIPv4 : Frames.server,
+                to: fromDevice ? Frames.server : CaptureEndpoints.deviceIPv4,
                 sourcePort: fromDevice ? 50_000 : 443, destinationPort: fromDevice ? 443 : 50_000, payload: [1], fromDevice: fromDevice)
             file.add(frame, seconds: UInt32(index / 100))
         }

@@ -49,7 +49,8 @@ struct PcapBytes {
     }
 
     /// A record; `capturedLength` and `originalLength` default to the frame's length.
-    mutating func add(_ frame: [UInt8], seconds: UInt32, fraction: UInt32 = 0, capturedLength: UInt32? = nil, originalLength: UInt32? = nil) {
+    mutating func add(_ frame: [UInt8], seconds: UInt32, fraction: UInt32 = 0, capturedLength: UInt32? = nil, originalLength: UInt32? = nil)
+    {
         append32(seconds)
         append32(fraction)
         append32(capturedLength ?? UInt32(frame.count))

@@ -75,7 +75,9 @@ import Testing
         let expected = firstChunk + secondChunk
         #expect(zip(responseTimes, expected).allSatisfy { abs($0 - $1) < 1e-6 })
         // The lone request segment is acknowledged when the request finished crossing the link.
-        let requestAcknowledgment = packets.first { $0.decoded.source == Frames.server && $0.payload.isEmpty && $0.time - Self.origin > 1.0005 }
+        let requestAcknowledgment = packets.first {
+            $0.decoded.source == Frames.server && $0.payload.isEmpty && $0.time - Self.origin > 1.0005
+        }
         #expect(abs((requestAcknowledgment?.time ?? 0) - Self.origin - 1.001) < 1e-6)
         #expect(abs((packets.last?.time ?? 0) - Self.origin - 4.0) < 1e-6)
     }
@@ -114,7 +116,9 @@ import Testing
         writer.open(1, Self.endpoints, at: 0)
         // Each chunk alone fits the budget; recorded faster than a thread drains, some must drop.
         for index in 0..<2000 {
-            writer.data(1, .down, [UInt8](repeating: UInt8(index % 251), count: 600), onAirStart: Double(index), onAirEnd: Double(index), at: Double(index))
+            writer.data(
+                1, .down, [UInt8](repeating: UInt8(index % 251), count: 600), onAirStart: Double(index), onAirEnd: Double(index),
+                at: Double(index))
         }
         let dropped = writer.droppedRecords
         try writer.finish()
@@ -135,7 +139,8 @@ import Testing
         defer { directory.remove() }
         let path = directory.file("ipv6.pcap")
         let writer = try CaptureWriter(path: path, wallClockOrigin: 0, snapshotLength: 96)
-        let endpoints = CaptureEndpoints(client: CaptureEndpoints.deviceIPv4, clientPort: 40_000, server: Frames.serverIPv6, serverPort: 443)
+        let endpoints = CaptureEndpoints(
+            client: CaptureEndpoints.deviceIPv4, clientPort: 40_000, server: Frames.serverIPv6, serverPort: 443)
         #expect(endpoints.client == CaptureEndpoints.deviceIPv6)
         writer.open(1, endpoints, at: 0)
         writer.data(1, .up, [UInt8](repeating: 9, count: 3000), onAirStart: 0, onAirEnd: 0.1, at: 0)

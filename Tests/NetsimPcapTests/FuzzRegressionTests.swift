@@ -31,7 +31,8 @@ import Testing
         let seeds = Self.files(in: Self.seeds).filter { !$0.hasSuffix("packet-ipv4.seed") }
         #expect(seeds.count >= 7)
         for seed in seeds {
-            let analysis = try CaptureAnalysis.analyze(file: seed, options: CaptureAnalysisOptions(radio: RadioStages(.defaults(for: .lte))!))
+            let analysis = try CaptureAnalysis.analyze(
+                file: seed, options: CaptureAnalysisOptions(radio: RadioStages(.defaults(for: .lte))!))
             #expect(analysis.capture.devicePackets > 0 && analysis.capture.undecodablePackets == 0, "\(seed)")
         }
     }

@@ -25,7 +25,8 @@ import Testing
         let paddingExtension = padding > 0 ? u16(21) + u16(padding) + [UInt8](repeating: 0, count: padding) : []
         // The name comes last, after the padding, so it is only readable once reassembled.
         let extensions = versions + paddingExtension + serverName
-        let body = [3, 3] + [UInt8](repeating: 0xAB, count: 32) + [0] + u16(2) + [0x13, 0x01] + [1, 0] + u16(extensions.count) + extensions
+        let body =
+            [3, 3] + [UInt8](repeating: 0xAB, count: 32) + [0] + u16(2) + [0x13, 0x01] + [1, 0] + u16(extensions.count) + extensions
         let handshake = [1, 0, UInt8(body.count >> 8), UInt8(body.count & 0xFF)] + body
         return [0x16, 3, 1] + u16(handshake.count) + handshake
     }

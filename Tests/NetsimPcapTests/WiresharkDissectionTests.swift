@@ -61,9 +61,11 @@ struct WiresharkDissectionTests {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }
         let path = directory.file("websocket.pcap")
-        let upgrade = "GET /chat HTTP/1.1\r\nHost: example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let upgrade =
+            "GET /chat HTTP/1.1\r\nHost: example.com\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        let switching = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+        let switching =
+            "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n\r\n"
         // A masked client text frame "ping", then the server's unmasked text frame "pong".
         let mask: [UInt8] = [1, 2, 3, 4]

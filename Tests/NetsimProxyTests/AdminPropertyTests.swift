@@ -6,7 +6,7 @@ import PropertyBased
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// Admin requests with generated extreme durations: each is answered 200 or 400, and the proxy

@@ -5,7 +5,7 @@ import NetsimProxy
 import Testing
 
 #if canImport(FoundationNetworking)
-    import FoundationNetworking
+import FoundationNetworking
 #endif
 
 /// The admin API: read the live status, trigger conditions, reject bad requests.

@@ -101,11 +101,13 @@ import Testing
     }
 
     static func expectSameFigures(_ live: RadioReport, _ offline: RadioReport) {
-        #expect(abs(offline.durationSeconds - live.durationSeconds) / live.durationSeconds < 0.01,
+        #expect(
+            abs(offline.durationSeconds - live.durationSeconds) / live.durationSeconds < 0.01,
             "duration \(offline.durationSeconds) vs \(live.durationSeconds)")
         #expect(offline.promotions == live.promotions)
         #expect(abs(offline.wakeSeconds - live.wakeSeconds) / live.wakeSeconds < 0.01, "wake \(offline.wakeSeconds) vs \(live.wakeSeconds)")
-        #expect(abs(offline.energyJoules - live.energyJoules) / live.energyJoules < 0.01,
+        #expect(
+            abs(offline.energyJoules - live.energyJoules) / live.energyJoules < 0.01,
             "energy \(offline.energyJoules) vs \(live.energyJoules) J")
     }
 

@@ -28,7 +28,9 @@ enum Loopback {
         options.timeScale = timeScale
         let proxy = try await NetsimProxy.start(
             profile: profile, seed: 1,
-            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: upstreamPort))],
+            forwards: [
+                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: upstreamPort))
+            ],
             options: options, group: group, logger: logger)
         return (proxy, proxy.listeningAddresses[0].port)
     }
@@ -56,7 +58,8 @@ enum Loopback {
 
     /// Sends `payload`, half-closes, and collects what comes back until EOF, an error, or
     /// `idleTimeout` without progress.
-    static func echo(_ payload: [UInt8], port: Int, idleTimeout: Duration = .seconds(3)) async throws -> (received: [UInt8], ending: Ending) {
+    static func echo(_ payload: [UInt8], port: Int, idleTimeout: Duration = .seconds(3)) async throws -> (received: [UInt8], ending: Ending)
+    {
         let channel = try await connect(port: port)
         let progress = Progress()
         let received = try await channel.executeThenClose { inbound, outbound in

@@ -181,10 +181,14 @@ import Testing
 
     @Test func aPortInUseIsAClearError() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
-        await #expect(throws: ProxyError.cannotListen(HostPort(host: "127.0.0.1", port: serverPort), reason: "the address is already in use")) {
+        await #expect(
+            throws: ProxyError.cannotListen(HostPort(host: "127.0.0.1", port: serverPort), reason: "the address is already in use")
+        ) {
             _ = try await NetsimProxy.start(
                 profile: .passThrough, seed: 1,
-                forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: serverPort), upstream: HostPort(host: "127.0.0.1", port: 1))],
+                forwards: [
+                    ForwardRule(listen: HostPort(host: "127.0.0.1", port: serverPort), upstream: HostPort(host: "127.0.0.1", port: 1))
+                ],
                 group: Loopback.group, logger: Loopback.logger)
         }
         try await server.close()

@@ -111,7 +111,9 @@ import Testing
         options.observer = observer
         let proxy = try await NetsimProxy.start(
             profile: .passThrough, seed: 1,
-            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: upstream.port))],
+            forwards: [
+                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: upstream.port))
+            ],
             options: options, group: Loopback.group, logger: Loopback.logger)
         let client = try await Loopback.connect(port: proxy.listeningAddresses[0].port)
         var received = 0

@@ -8,7 +8,9 @@ import Testing
 
 /// The tuner's acceptance: hand-checked figures on small sweeps.
 struct KeepaliveTunerTests {
-    static func sweep(_ profile: String = "lte-good", nat: [Double?], times: [Double], timeouts: [Double] = [10], seeds: Int = 4) throws -> KeepaliveSweep {
+    static func sweep(
+        _ profile: String = "lte-good", nat: [Double?], times: [Double], timeouts: [Double] = [10], seeds: Int = 4
+    ) throws -> KeepaliveSweep {
         var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: profile)])
         sweep.natTimeouts = nat
         sweep.keepaliveTimes = times
@@ -64,7 +66,8 @@ struct KeepaliveTunerTests {
         func summary(_ time: Double, energy: Double, detection: Double) -> KeepaliveResults.Summary {
             let metrics = KeepaliveResults.Metrics(
                 energyJoulesPerHour: energy, wakeSecondsPerHour: 0, promotionsPerHour: 0, bytesPerHour: 0, natExpiriesPerHour: 0,
-                detectionSeconds: .init(p50: detection, p95: detection, max: detection, mean: detection, count: 1), blackoutSecondsPerHour: 0,
+                detectionSeconds: .init(p50: detection, p95: detection, max: detection, mean: detection, count: 1),
+                blackoutSecondsPerHour: 0,
                 reconnectsPerHour: 0, goaways: 0, serverPingsPerSecondPerMillionClients: 0)
             return .init(keepalive: .init(time: time, timeout: 5), metrics: metrics, disqualified: [])
         }
@@ -100,9 +103,10 @@ struct KeepaliveTunerTests {
         let keepalive = try #require(config["keepalive"] as? [String: Any])
         #expect(Set(keepalive.keys).isSuperset(of: ["time", "timeout", "permitWithoutCalls"]))
         let metrics = try #require(config["metrics"] as? [String: Any])
-        for key in ["energyJoulesPerHour", "wakeSecondsPerHour", "promotionsPerHour", "bytesPerHour", "natExpiriesPerHour",
-            "detectionSeconds", "blackoutSecondsPerHour", "reconnectsPerHour", "goaways", "serverPingsPerSecondPerMillionClients"]
-        {
+        for key in [
+            "energyJoulesPerHour", "wakeSecondsPerHour", "promotionsPerHour", "bytesPerHour", "natExpiriesPerHour",
+            "detectionSeconds", "blackoutSecondsPerHour", "reconnectsPerHour", "goaways", "serverPingsPerSecondPerMillionClients",
+        ] {
             #expect(metrics[key] != nil, "missing metric \(key)")
         }
         let html = KeepaliveRendering.html(results)

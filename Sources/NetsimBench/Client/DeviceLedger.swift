@@ -1,5 +1,5 @@
-import Synchronization
 import NetsimModel
+import Synchronization
 
 /// The app's side of one device, whatever its transport: the events it received (for
 /// delivery accounting and resumption) and its outbox of uplink messages.

@@ -1,8 +1,8 @@
 import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import Logging
-import Synchronization
 import NetsimModel
+import Synchronization
 
 /// The gRPC bidi app on one device, the mobile client the field recommends: a reconnection
 /// state machine with exponential backoff that resumes from the last offset, keepalive, a
@@ -82,7 +82,8 @@ struct GRPCDeviceClient: Sendable {
                     switch action {
                     case .openCall(let resumeFrom):
                         call = Task {
-                            await runCall(stub: stub, resumeFrom: resumeFrom, input: input, receiver: receiver, networkOffset: networkOffset)
+                            await runCall(
+                                stub: stub, resumeFrom: resumeFrom, input: input, receiver: receiver, networkOffset: networkOffset)
                         }
                     case .scheduleRetry(let deadline):
                         timer?.cancel()
@@ -138,15 +139,22 @@ struct GRPCDeviceClient: Sendable {
             try await stub.session(
                 options: options,
                 requestProducer: { writer in
-                    try await writer.write(.with { $0.subscribe = .with { $0.device = device; $0.resumeFrom = resumeFrom } })
-                    try await ledger.sendMessages(on: generation) { message in
-                        try await writer.write(.with {
-                            $0.message = .with {
-                                $0.id = message.id
-                                $0.createdAt = message.createdAt
-                                $0.payload = message.payload
+                    try await writer.write(
+                        .with {
+                            $0.subscribe = .with {
+                                $0.device = device
+                                $0.resumeFrom = resumeFrom
                             }
                         })
+                    try await ledger.sendMessages(on: generation) { message in
+                        try await writer.write(
+                            .with {
+                                $0.message = .with {
+                                    $0.id = message.id
+                                    $0.createdAt = message.createdAt
+                                    $0.payload = message.payload
+                                }
+                            })
                     }
                 },
                 onResponse: { response in

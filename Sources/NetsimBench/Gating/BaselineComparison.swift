@@ -15,7 +15,9 @@ public enum BaselineComparison {
 
     /// The regressions, one line each; empty when there are none. Also warns (in the returned
     /// notes) when the runs differ in profile, duration or fleet size, which makes them hard to compare.
-    public static func compare(current: ReportTree, baseline: ReportTree, maxRegressionPercent: Double) -> (regressions: [String], notes: [String]) {
+    public static func compare(
+        current: ReportTree, baseline: ReportTree, maxRegressionPercent: Double
+    ) -> (regressions: [String], notes: [String]) {
         var regressions: [String] = []
         var notes: [String] = []
         for key in ["profile", "durationSeconds", "devicesPerTransport", "seed"] {
@@ -26,7 +28,9 @@ public enum BaselineComparison {
         for transport in BenchTransport.allCases {
             for key in relativeKeys + absoluteKeys {
                 let path = [transport.rawValue] + key.split(separator: ".").map(String.init)
-                guard let now = Threshold.value(at: path, in: current), let before = Threshold.value(at: path, in: baseline) else { continue }
+                guard let now = Threshold.value(at: path, in: current), let before = Threshold.value(at: path, in: baseline) else {
+                    continue
+                }
                 let name = "\(transport.rawValue).\(key)"
                 if absoluteKeys.contains(key) {
                     if now > before { regressions.append("\(name): \(Threshold.format(now)), baseline \(Threshold.format(before))") }

@@ -137,6 +137,7 @@ extension BenchReport {
     static let empty = BenchReport(
         netsimVersion: "", engine: "live", profile: "", seed: 0, durationSeconds: 0, drain: Drain(limitSeconds: 0, seconds: 0),
         devicesPerTransport: 0,
-        workload: WorkloadSummary(eventMeanGapSeconds: 0, eventPayloadBytes: 0, messageIntervalSeconds: 0, messagePayloadBytes: 0, outboxLimit: 0),
+        workload: WorkloadSummary(
+            eventMeanGapSeconds: 0, eventPayloadBytes: 0, messageIntervalSeconds: 0, messagePayloadBytes: 0, outboxLimit: 0),
         client: "", transports: [:])
 }

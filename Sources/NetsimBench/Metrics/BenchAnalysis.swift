@@ -190,7 +190,8 @@ struct FleetAnalysis {
                     uniqueKeysWithValues: states.map { state in (state, Spread(reports.map { $0.radio.secondsByState[state] ?? 0 })) })),
             client: counters)
         let charts = TransportCharts(
-            timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: BenchAnalysis.cdf(downlink), uplinkLatencyCDF: BenchAnalysis.cdf(uplink))
+            timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: BenchAnalysis.cdf(downlink),
+            uplinkLatencyCDF: BenchAnalysis.cdf(uplink))
         return (report, charts)
     }
 }

@@ -20,9 +20,11 @@ public struct WireEstimate: Sendable, Equatable {
     public init(payload: PerDirection<Int>, segments: SegmentCounts, connections: Int) {
         let acksForUp = Self.acks(segments.up)
         let acksForDown = Self.acks(segments.down)
-        up = payload.up + Self.headerBytes * (segments.up.segments + acksForDown)
+        up =
+            payload.up + Self.headerBytes * (segments.up.segments + acksForDown)
             + connections * (Self.synBytes + Self.headerBytes + Self.closeBytesPerDirection)
-        down = payload.down + Self.headerBytes * (segments.down.segments + acksForUp)
+        down =
+            payload.down + Self.headerBytes * (segments.down.segments + acksForUp)
             + connections * (Self.synBytes + Self.closeBytesPerDirection)
     }
 

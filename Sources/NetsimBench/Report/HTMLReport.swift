@@ -26,15 +26,17 @@ public enum HTMLReport {
                 + "over the fleet; delivery counts and reconnects are fleet totals.</p>")
         body.append("<p class=\"note\">\(escape(ReportFormatting.drain(report)))</p>")
 
-        let timelineEnd = transports.flatMap { transport in
-            result.charts[transport.0]?.timelines.compactMap { $0.last?.end } ?? []
-        }.max() ?? report.durationSeconds
+        let timelineEnd =
+            transports.flatMap { transport in
+                result.charts[transport.0]?.timelines.compactMap { $0.last?.end } ?? []
+            }.max() ?? report.durationSeconds
         let states = Set(transports.flatMap { result.charts[$0.0]?.timelines.flatMap { $0.map(\.state) } ?? [] })
         if states.isEmpty {
             body.append("<h2>Radio state timelines</h2>")
             body.append(
                 "<p class=\"note\">Not recorded: the model engine keeps per-device state timelines for runs of up to "
-                    + "\(escape(Quantity.formatDuration(ModelBenchRunner.longestChartedRun))); the time by state is in the JSON report.</p>")
+                    + "\(escape(Quantity.formatDuration(ModelBenchRunner.longestChartedRun))); the time by state is in the JSON report.</p>"
+            )
         } else {
             body.append("<h2>Radio state timelines</h2><p>\(SVGCharts.stateLegend(states))</p>")
             body.append("<p class=\"note\">Shaded: the profile's outages and handover gaps; dashed lines: its events.</p>")

@@ -61,12 +61,16 @@ enum ReportFormatting {
         let transports = report.orderedTransports.map(\.1)
         let duration = transports.first.map { $0.radioFleetTotal.durationSeconds / Double(max(1, report.devicesPerTransport)) } ?? 0
         return [
-            ("Bandwidth per device, KB/min (payload / wire est.)",
-             transports.map { "\(kilobytes($0.bytes.perMinute)) / \(kilobytes($0.bytes.wire.perMinute))" }),
-            ("p95 latency, events / messages",
-             transports.map {
-                "\(percentile($0.latencyMs.p95, of: $0.latencyMs)) / \(percentile($0.uplinkLatencyMs.p95, of: $0.uplinkLatencyMs))"
-             }),
+            (
+                "Bandwidth per device, KB/min (payload / wire est.)",
+                transports.map { "\(kilobytes($0.bytes.perMinute)) / \(kilobytes($0.bytes.wire.perMinute))" }
+            ),
+            (
+                "p95 latency, events / messages",
+                transports.map {
+                    "\(percentile($0.latencyMs.p95, of: $0.latencyMs)) / \(percentile($0.uplinkLatencyMs.p95, of: $0.uplinkLatencyMs))"
+                }
+            ),
             ("Delivery, events", transports.map { delivery($0.events, repeatsIgnored: false) }),
             ("Delivery, messages", transports.map { delivery($0.messages, repeatsIgnored: true) }),
             ("Reconnects (fleet); recovery", transports.map(recovery)),

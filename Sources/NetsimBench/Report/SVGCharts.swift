@@ -9,7 +9,8 @@ enum SVGCharts {
 
     /// One strip per device (at most `maximumRows`), the profile's outages and handover gaps
     /// shaded and its events marked.
-    static func radioTimeline(_ timelines: [[RadioStateSegment]], events: [DeviceEvent], duration: Double, maximumRows: Int = 10) -> String {
+    static func radioTimeline(_ timelines: [[RadioStateSegment]], events: [DeviceEvent], duration: Double, maximumRows: Int = 10) -> String
+    {
         let rows = Array(timelines.prefix(maximumRows))
         let left = 70.0
         let rowHeight = 12.0
@@ -91,9 +92,15 @@ enum SVGCharts {
             let color = transportColors[bar.0]!
             svg.append(text(4, y + barHeight + 4, bar.0.title, size: 11))
             svg.append(rect(left, y, bar.payload / largest * plotWidth, barHeight, fill: color))
-            svg.append(text(left + bar.payload / largest * plotWidth + 4, y + 11, "\(ReportFormatting.kilobytes(bar.payload)) KB payload", size: 10))
+            svg.append(
+                text(
+                    left + bar.payload / largest * plotWidth + 4, y + 11, "\(ReportFormatting.kilobytes(bar.payload)) KB payload", size: 10)
+            )
             svg.append(rect(left, y + barHeight, bar.wire / largest * plotWidth, barHeight, fill: color, opacity: 0.45))
-            svg.append(text(left + bar.wire / largest * plotWidth + 4, y + barHeight + 11, "\(ReportFormatting.kilobytes(bar.wire)) KB wire", size: 10))
+            svg.append(
+                text(
+                    left + bar.wire / largest * plotWidth + 4, y + barHeight + 11, "\(ReportFormatting.kilobytes(bar.wire)) KB wire",
+                    size: 10))
         }
         svg.append("</svg>")
         return svg.joined()
@@ -106,15 +113,21 @@ enum SVGCharts {
     }
 
     static func svgOpen(height: Double) -> String {
-        String(format: "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">", width, height, width, height)
+        String(
+            format: "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\">", width, height,
+            width, height)
     }
 
     static func rect(_ x: Double, _ y: Double, _ width: Double, _ height: Double, fill: String, opacity: Double = 1) -> String {
-        String(format: "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%@\" fill-opacity=\"%.2f\"/>", x, y, width, height, fill, opacity)
+        String(
+            format: "<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" fill=\"%@\" fill-opacity=\"%.2f\"/>", x, y, width, height,
+            fill, opacity)
     }
 
     static func line(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, stroke: String, dashed: Bool = false) -> String {
-        String(format: "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%@\"%@/>", x1, y1, x2, y2, stroke, dashed ? " stroke-dasharray=\"3,3\"" : "")
+        String(
+            format: "<line x1=\"%.2f\" y1=\"%.2f\" x2=\"%.2f\" y2=\"%.2f\" stroke=\"%@\"%@/>", x1, y1, x2, y2, stroke,
+            dashed ? " stroke-dasharray=\"3,3\"" : "")
     }
 
     static func text(_ x: Double, _ y: Double, _ content: String, size: Double) -> String {

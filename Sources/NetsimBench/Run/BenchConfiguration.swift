@@ -1,6 +1,6 @@
 import NetsimCore
-import NetsimProxy
 import NetsimModel
+import NetsimProxy
 
 /// Everything one bench run needs.
 public struct BenchConfiguration: Sendable {

@@ -1,8 +1,8 @@
 import Logging
 import NIOPosix
 import NetsimCore
-import NetsimProxy
 import NetsimModel
+import NetsimProxy
 
 /// A finished bench: the JSON report and what the HTML charts draw besides.
 public struct BenchResult: Sendable {
@@ -81,7 +81,8 @@ public enum BenchRunner {
                 group.addTask { await produceEvents(fleet.store, schedules: schedules, workload: configuration.workload, clock: clock) }
                 for device in fleet.devices {
                     group.addTask {
-                        await produceMessages(device.ledger, schedule: schedules[device.index], workload: configuration.workload, clock: clock)
+                        await produceMessages(
+                            device.ledger, schedule: schedules[device.index], workload: configuration.workload, clock: clock)
                     }
                     group.addTask { await device.runClient(configuration: configuration, clock: clock, logger: logger) }
                 }
@@ -211,7 +212,9 @@ struct Fleet: Sendable {
             let origin = clock.now()
             let proxy = try await NetsimProxy.start(
                 profile: configuration.profile, seed: seed,
-                forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
+                forwards: [
+                    ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))
+                ],
                 options: options, group: MultiThreadedEventLoopGroup.singleton, logger: logger)
             devices.append(
                 Device(

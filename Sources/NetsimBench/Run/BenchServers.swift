@@ -2,8 +2,8 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import Hummingbird
 import Logging
-import ServiceLifecycle
 import NetsimModel
+import ServiceLifecycle
 
 /// The transports' servers, one per transport, run together in a ServiceGroup on loopback.
 struct BenchServers {

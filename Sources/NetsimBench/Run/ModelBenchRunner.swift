@@ -34,7 +34,8 @@ public enum ModelBenchRunner {
             records: { transport, _, records in
                 if profileEvents == nil { profileEvents = records.events }
                 let (app, server) = Self.records(records)
-                fleets[transport]?.addDeliveries(app: app, server: server, connectivityReturns: BenchAnalysis.connectivityReturns(records.events, origin: 0))
+                fleets[transport]?.addDeliveries(
+                    app: app, server: server, connectivityReturns: BenchAnalysis.connectivityReturns(records.events, origin: 0))
             })
         var transports: [String: BenchReport.TransportReport] = [:]
         var charts: [BenchTransport: TransportCharts] = [:]
@@ -55,7 +56,9 @@ public enum ModelBenchRunner {
     /// A modelled device's records as the analysis reads a live one's app ledger and server.
     static func records(_ records: DeviceRecords) -> (DeviceLedger.Record, EventStore.DeviceRecord) {
         var app = DeviceLedger.Record(
-            deliveries: records.app.deliveries.map { $0.map { DeviceLedger.Delivery(createdAt: $0.createdAt, deliveredAt: $0.deliveredAt) } })
+            deliveries: records.app.deliveries.map {
+                $0.map { DeviceLedger.Delivery(createdAt: $0.createdAt, deliveredAt: $0.deliveredAt) }
+            })
         let created = records.server.eventCreatedAt.count
         if app.deliveries.count < created { app.deliveries += Array(repeating: nil, count: created - app.deliveries.count) }
         app.duplicateEvents = records.app.duplicateEvents
@@ -65,11 +68,15 @@ public enum ModelBenchRunner {
         app.failedAttempts = records.app.failedAttempts
         app.callRenewals = records.app.callRenewals
         var server = EventStore.DeviceRecord(
-            messageArrivals: records.server.messageArrivals.map { $0.map { EventStore.Arrival(createdAt: $0.createdAt, arrivedAt: $0.arrivedAt) } })
+            messageArrivals: records.server.messageArrivals.map {
+                $0.map { EventStore.Arrival(createdAt: $0.createdAt, arrivedAt: $0.arrivedAt) }
+            })
         if server.messageArrivals.count < app.messagesProduced {
             server.messageArrivals += Array(repeating: nil, count: app.messagesProduced - server.messageArrivals.count)
         }
-        server.events = records.server.eventCreatedAt.enumerated().map { EventStore.Event(sequence: UInt64($0 + 1), createdAt: $1, payload: "") }
+        server.events = records.server.eventCreatedAt.enumerated().map {
+            EventStore.Event(sequence: UInt64($0 + 1), createdAt: $1, payload: "")
+        }
         server.duplicateMessages = records.server.duplicateMessages
         server.outOfOrderMessages = records.server.outOfOrderMessages
         return (app, server)

@@ -1,5 +1,5 @@
-import Synchronization
 import NetsimModel
+import Synchronization
 
 /// One transport server's state, shared by its request handlers: each device's events (created
 /// on the workload's schedule) and the uplink messages it received. Sizes are fixed by the

@@ -25,13 +25,14 @@ struct EventStreamService: Netsim_Bench_EventStream.SimpleServiceProtocol {
                     subscribedDevice = device
                     group.addTask {
                         try await store.push(device: device, after: subscribe.resumeFrom) { event in
-                            try await response.write(.with {
-                                $0.event = .with {
-                                    $0.sequenceID = event.sequence
-                                    $0.createdAt = event.createdAt
-                                    $0.payload = event.payload
-                                }
-                            })
+                            try await response.write(
+                                .with {
+                                    $0.event = .with {
+                                        $0.sequenceID = event.sequence
+                                        $0.createdAt = event.createdAt
+                                        $0.payload = event.payload
+                                    }
+                                })
                         }
                     }
                 case .message(let message):

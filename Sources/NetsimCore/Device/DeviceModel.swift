@@ -123,7 +123,8 @@ public struct DeviceModel: Sendable {
             let admission = admitToRadio(at: ready, .up, bytes)
             let transmission = uplink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: timeout)
             radio?.transmitted(from: transmission.start, to: transmission.end, direction: .up, bytes: bytes)
-            let arrival = transmission.end + uplink.propagationDelay()
+            let arrival =
+                transmission.end + uplink.propagationDelay()
                 + uplink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let delivery = uplink.deliveryInOrder(
                 on: connection, at: gaps.deliverableTime(arrival, retransmissionTimeout: timeout))
@@ -132,7 +133,8 @@ public struct DeviceModel: Sendable {
             connections[connection]?.lastActivity = max(state.lastActivity, delivery)
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         case .down:
-            let atRadio = time + downlink.propagationDelay()
+            let atRadio =
+                time + downlink.propagationDelay()
                 + downlink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let ready = gaps.deliverableTime(atRadio, retransmissionTimeout: timeout)
             let admission = admitToRadio(at: ready, .down, bytes)
@@ -223,10 +225,11 @@ public struct DeviceModel: Sendable {
         _ parameters: RadioParameters, start: Double, random: inout SeededRandom, recordsTimeline: Bool
     ) -> RadioStateMachine? {
         guard let stages = RadioStages(parameters) else { return nil }
-        let pagingCycle = stages.stages.compactMap { stage -> Double? in
-            if case .dormant(_, let cycle) = stage.behavior { return cycle }
-            return nil
-        }.max() ?? 0
+        let pagingCycle =
+            stages.stages.compactMap { stage -> Double? in
+                if case .dormant(_, let cycle) = stage.behavior { return cycle }
+                return nil
+            }.max() ?? 0
         return RadioStateMachine(
             stages, start: start, pagingPhase: random.unitInterval() * pagingCycle, recordsTimeline: recordsTimeline)
     }
@@ -243,18 +246,20 @@ public struct DeviceModel: Sendable {
         let open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
         switch kind {
         case .outage(let duration, let mode):
-            record(DeviceEvent(
-                at: time, kind: .outage, network: network.name, mode: DeviceEvent.Mode(mode), durationSeconds: duration,
-                affectedConnections: mode == .stall ? 0 : open.count))
+            record(
+                DeviceEvent(
+                    at: time, kind: .outage, network: network.name, mode: DeviceEvent.Mode(mode), durationSeconds: duration,
+                    affectedConnections: mode == .stall ? 0 : open.count))
             switch mode {
             case .stall: return []
             case .blackhole: return silence(open)
             case .reset: return reset(open)
             }
         case .handover(let target, let mode, let gap):
-            record(DeviceEvent(
-                at: time, kind: .handover, network: target, mode: DeviceEvent.Mode(mode), durationSeconds: gap,
-                affectedConnections: mode == .keep ? 0 : open.count))
+            record(
+                DeviceEvent(
+                    at: time, kind: .handover, network: target, mode: DeviceEvent.Mode(mode), durationSeconds: gap,
+                    affectedConnections: mode == .keep ? 0 : open.count))
             switchNetwork(to: target, at: time)
             switch mode {
             case .keep: return []

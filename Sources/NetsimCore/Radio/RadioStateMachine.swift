@@ -260,7 +260,6 @@ public struct RadioStateMachine: Sendable {
         return max(time, pagingPhase + cycles * cycle)
     }
 
-
     /// Promotes from `stageIndex` starting at `time`; it ends after the promotion's delay, or
     /// at `end` when a capture shows the data earlier than a whole promotion after the tail.
     private mutating func beginPromotion(at time: Double, from stageIndex: Int, _ promotion: Promotion, until end: Double? = nil) {

@@ -69,13 +69,15 @@ struct ProfileDecoder {
         let description = try top.required("description").string()
         let networks = try networks(top.required("networks").named("'networks'"))
         let networkNames = networks.map(\.name)
-        let start = try top.value("start").map { node throws(InputFileError) in
-            try networkName(node, among: networkNames)
-        } ?? networkNames[0]
+        let start =
+            try top.value("start").map { node throws(InputFileError) in
+                try networkName(node, among: networkNames)
+            } ?? networkNames[0]
         let nat = try top.value("nat").map { node throws(InputFileError) in try natPolicy(node.named("'nat'")) }
-        let events = try top.value("timeline").map { node throws(InputFileError) in
-            try timeline(node.named("the timeline"), networkNames: networkNames)
-        } ?? Timeline()
+        let events =
+            try top.value("timeline").map { node throws(InputFileError) in
+                try timeline(node.named("the timeline"), networkNames: networkNames)
+            } ?? Timeline()
         return Profile(
             name: name, description: description, networks: networks, start: start, nat: nat, timeline: events)
     }
@@ -93,9 +95,10 @@ struct ProfileDecoder {
     private func network(named name: String, _ node: YAMLNode) throws(InputFileError) -> Network {
         let mapping = try node.mapping(keys: ["radio", "link"])
         let radio = try radio(mapping.required("radio").named("the radio of network '\(name)'"))
-        let link = try mapping.value("link").map { node throws(InputFileError) in
-            try linkChanges(node, owner: "network '\(name)'")
-        } ?? (up: LinkChange(), down: LinkChange())
+        let link =
+            try mapping.value("link").map { node throws(InputFileError) in
+                try linkChanges(node, owner: "network '\(name)'")
+            } ?? (up: LinkChange(), down: LinkChange())
         return Network(
             name: name, radio: radio, up: link.up.applied(to: LinkParameters()),
             down: link.down.applied(to: LinkParameters()))

@@ -287,11 +287,12 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private mutating func arrive(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
         if direction == .up {
             guard links[id]?.serverOpen == true else { return }
-            let createdAt: Double = switch frame {
-            case .postRequest(let message), .message(let message):
-                schedule.messageTimes[Int(message) - 1]
-            default: 0
-            }
+            let createdAt: Double =
+                switch frame {
+                case .postRequest(let message), .message(let message):
+                    schedule.messageTimes[Int(message) - 1]
+                default: 0
+                }
             perform(server.received(frame, on: id, now: now, messageCreatedAt: createdAt))
             return
         }

@@ -165,7 +165,9 @@ struct ModelServer: Sendable {
         case (.ping(let connection), .grpc(let policy)):
             guard connections[connection] != nil else { return [] }
             connections[connection]?.awaitingPong = true
-            return [.send(.ping(fromClient: false), on: connection), .setTimer(.pingTimeout(connection), at: now + policy.keepaliveTimeout)]
+            return [
+                .send(.ping(fromClient: false), on: connection), .setTimer(.pingTimeout(connection), at: now + policy.keepaliveTimeout),
+            ]
         case (.pingTimeout(let connection), .grpc):
             guard connections[connection]?.awaitingPong == true else { return [] }
             return [.send(.goAway(tooManyPings: false), on: connection), .close(connection)] + forget(connection)

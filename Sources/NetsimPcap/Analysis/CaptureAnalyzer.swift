@@ -183,7 +183,8 @@ public struct CaptureAnalyzer {
     /// last packet's tail has ended; and reports.
     public mutating func finish(file: String, format: String, linkType: LinkType) -> CaptureAnalysis {
         if deviceAddresses == nil { settleDevice(inference.deviceAddresses()) }
-        let end = end ?? options.until.map { AnalysisBound(seconds: $0, reason: .until) }
+        let end =
+            end ?? options.until.map { AnalysisBound(seconds: $0, reason: .until) }
             ?? AnalysisBound(seconds: radioStarted ? radio.tailEnd : 0, reason: .lastTail)
         if radioStarted { radio.settle(through: end.seconds) }
         let report = radio.report(until: radioStarted ? end.seconds : 0)
@@ -216,7 +217,8 @@ public struct CaptureAnalyzer {
             runBoundaryPackets: runBoundaryPackets, packetsAfterEnd: packetsAfterEnd,
             analysisStart: start ?? AnalysisBound(seconds: 0, reason: .firstPacket), analysisEnd: end,
             startTime: timeBase.map { Double($0.seconds) + Double($0.nanoseconds) / 1e9 }, durationSeconds: latestTime,
-            deviceAddresses: (deviceAddresses ?? []).map(\.description), deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given")
+            deviceAddresses: (deviceAddresses ?? []).map(\.description),
+            deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given")
         return CaptureAnalysis(
             capture: summary, radio: report, idleEnergyJoules: totals.idleEnergy, flows: flowReports,
             periodicTransfers: periodicTransfers)

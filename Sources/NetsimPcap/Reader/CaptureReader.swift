@@ -1,11 +1,11 @@
 import CPcap
 
 #if canImport(Glibc)
-    import Glibc
+import Glibc
 #elseif canImport(Darwin)
-    import Darwin
+import Darwin
 #elseif canImport(Musl)
-    import Musl
+import Musl
 #endif
 
 /// One packet as read from a capture. `bytes` points into libpcap's buffer and is valid only

@@ -51,8 +51,9 @@ extension CaptureAnalysis {
         }
         if !skipped.isEmpty { lines.append("Skipped  " + skipped.joined(separator: ", ")) }
         if summary.packetsAfterEnd > 0 {
-            lines.append("Stopped  at \(ReportNumber.seconds(summary.analysisEnd.seconds, decimals: 2)) (\(summary.analysisEnd.description)): "
-                + "\(summary.packetsAfterEnd) later packets not analyzed")
+            lines.append(
+                "Stopped  at \(ReportNumber.seconds(summary.analysisEnd.seconds, decimals: 2)) (\(summary.analysisEnd.description)): "
+                    + "\(summary.packetsAfterEnd) later packets not analyzed")
         }
         if summary.outOfOrderPackets > 0 {
             lines.append("Note     \(summary.outOfOrderPackets) packets are timestamped before one earlier in the file")

@@ -28,8 +28,9 @@ final class PcapDumpFile: @unchecked Sendable {
         guard snapshotLength > 0 else {
             throw CaptureWriterError(path: path, detail: "the snapshot length must be positive, not \(snapshotLength)")
         }
-        guard let deadHandle = pcap_open_dead_with_tstamp_precision(
-            DLT_EN10MB, Int32(clamping: snapshotLength), UInt32(PCAP_TSTAMP_PRECISION_NANO))
+        guard
+            let deadHandle = pcap_open_dead_with_tstamp_precision(
+                DLT_EN10MB, Int32(clamping: snapshotLength), UInt32(PCAP_TSTAMP_PRECISION_NANO))
         else { throw CaptureWriterError(path: path, detail: "libpcap cannot create a capture handle") }
         guard let dumper = pcap_dump_open(deadHandle, path) else {
             let message = String(cString: pcap_geterr(deadHandle))
