@@ -77,6 +77,18 @@ import Testing
         #expect(html.contains(RadioState.promotion.chartColor) && html.contains(">outage</text>"))
     }
 
+    /// lte-tunnel's `set` at 40 s and `outage` at 45 s printed over each other on a 2-minute
+    /// timeline: a label that would overlap the one before goes a line higher, and a later one
+    /// that clears the first line goes back to it.
+    @Test func eventLabelsCloseTogetherGoOnSeparateLines() {
+        #expect(SVGCharts.labelLanes([(100, "set"), (110, "outage"), (200, "handover")]) == [0, 1, 0])
+        #expect(SVGCharts.labelLanes([(100, "outage"), (101, "outage"), (102, "outage"), (103, "outage"), (104, "outage")]) == [0, 1, 2, 3, 0])
+        let svg = SVGCharts.radioTimeline(
+            [], events: [DeviceEvent(at: 40, kind: .set), DeviceEvent(at: 45, kind: .outage, mode: .stall, durationSeconds: 30)],
+            duration: 120)
+        #expect(svg.contains(">set<") && svg.contains(">outage<"))
+    }
+
     @Test func wireEstimateAddsHeadersAcksAndHandshakes() {
         var segments = SegmentCountsFixture.make(upBursts: 2, upSegments: 3, downBursts: 1, downSegments: 1)
         let estimate = WireEstimate(payload: .init(up: 2000, down: 100), segments: segments, connections: 1)

@@ -14,18 +14,19 @@ enum SVGCharts {
         let rows = Array(timelines.prefix(maximumRows))
         let left = 70.0
         let rowHeight = 12.0
-        let top = 18.0
         let plotWidth = width - left - 10
-        let height = top + Double(rows.count) * (rowHeight + 3) + 28
         let x = { (time: Double) in left + min(max(time, 0), duration) / max(duration, 1e-9) * plotWidth }
+        let lanes = labelLanes(events.map { (x($0.at), $0.kind.rawValue) })
+        let top = 18.0 + Self.labelLineHeight * Double(max(0, (lanes.max() ?? 0)))
+        let height = top + Double(rows.count) * (rowHeight + 3) + 28
         var svg = [svgOpen(height: height)]
-        for event in events {
+        for (event, lane) in zip(events, lanes) {
             let start = x(event.at)
             if let gap = event.durationSeconds, gap > 0 {
                 svg.append(rect(start, top - 4, max(1, x(event.at + gap) - start), height - top - 24, fill: "#000", opacity: 0.12))
             }
             svg.append(line(start, top - 6, start, height - 26, stroke: "#333", dashed: true))
-            svg.append(text(start + 2, top - 8, event.kind.rawValue, size: 10))
+            svg.append(text(start + 2, top - 8 - Self.labelLineHeight * Double(lane), event.kind.rawValue, size: 10))
         }
         for (index, segments) in rows.enumerated() {
             let y = top + Double(index) * (rowHeight + 3)
@@ -38,6 +39,30 @@ enum SVGCharts {
         svg.append(timeAxis(left: left, plotWidth: plotWidth, y: height - 22, duration: duration))
         svg.append("</svg>")
         return svg.joined()
+    }
+
+    static let labelLineHeight = 11.0
+
+    /// The line (0 nearest the strips) each event label goes on, so that labels of events close
+    /// together do not print over each other: the lowest line whose last label ends before this
+    /// one starts, at most four lines (past that, the line that frees up first).
+    static func labelLanes(_ labels: [(x: Double, text: String)]) -> [Int] {
+        var lineEnds: [Double] = []
+        return labels.map { label in
+            // About 5.5 px a character at 10 px, and a little space after.
+            let end = label.x + 2 + Double(label.text.count) * 5.5 + 4
+            let line: Int
+            if let free = lineEnds.firstIndex(where: { $0 <= label.x }) {
+                line = free
+            } else if lineEnds.count < 4 {
+                line = lineEnds.count
+                lineEnds.append(0)
+            } else {
+                line = lineEnds.indices.min { lineEnds[$0] < lineEnds[$1] } ?? 0
+            }
+            lineEnds[line] = end
+            return line
+        }
     }
 
     /// A legend of the states that occur.
