@@ -29,10 +29,6 @@ public struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    enum ReportFormat: String, CaseIterable {
-        case md, json, html
-    }
-
     /// Which engine plays the bench.
     enum Engine: String, CaseIterable, ExpressibleByArgument {
         /// Real clients and servers through real proxies, in real time.
@@ -139,13 +135,7 @@ public struct BenchCommand: AsyncParsableCommand {
     }
 
     func chosenFormats() throws -> Set<ReportFormat> {
-        Set(
-            try format.split(separator: ",").map { name in
-                guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                    throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
-                }
-                return format
-            })
+        try ReportFormat.list(format)
     }
 
     func thresholds() throws -> [Threshold] {
@@ -178,11 +168,7 @@ public struct BenchCommand: AsyncParsableCommand {
             }
         }
 
-        let logger = Logger(label: "netsim.bench") { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .warning
-            return handler
-        }
+        let logger = warningLogger(label: "netsim.bench")
         let display = BenchProgressDisplay(mode: quiet ? .off : standardErrorIsTerminal ? .terminal : .lines)
         printError(
             "bench (\(engine.rawValue)): \(configuration.transports.map(\.title).joined(separator: ", ")) on \(configuration.profile.name), "
@@ -242,22 +228,13 @@ public struct BenchCommand: AsyncParsableCommand {
     }
 
     private func write(_ result: BenchResult, markdown: String, json: Data) throws {
-        let formats = try chosenFormats()
-        let directory = URL(fileURLWithPath: out, isDirectory: true)
-        let base = directory.appendingPathComponent("bench-\(result.report.profile)")
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            if formats.contains(.md) { try Data(markdown.utf8).write(to: base.appendingPathExtension("md")) }
-            if formats.contains(.json) { try json.write(to: base.appendingPathExtension("json")) }
-            if formats.contains(.html) { try Data(HTMLReport.render(result).utf8).write(to: base.appendingPathExtension("html")) }
-        } catch {
-            printError("cannot write the reports to \(out): \(error)")
-            throw ExitCode(1)
+        try writeReports(out: out, name: "bench-\(result.report.profile)", formats: try chosenFormats()) { format in
+            switch format {
+            case .md: Data(markdown.utf8)
+            case .json: json
+            case .html: Data(HTMLReport.render(result).utf8)
+            }
         }
-        printError(
-            "reports: "
-                + ReportFormat.allCases.filter(formats.contains).map { base.appendingPathExtension($0.rawValue).relativePath }.joined(
-                    separator: ", "))
     }
 
     /// Applies --fail-if and --baseline; any breach exits with status 3.

@@ -1,6 +1,5 @@
 import ArgumentParser
 import Foundation
-import Logging
 import NetsimBench
 import NetsimCore
 import NetsimModel
@@ -42,10 +41,6 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             case .both: [false, true]
             }
         }
-    }
-
-    enum ReportFormat: String, CaseIterable {
-        case md, json, html
     }
 
     @Option(help: "grpc, ws, tcp or heartbeat.")
@@ -140,13 +135,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     }
 
     func chosenFormats() throws -> Set<ReportFormat> {
-        Set(
-            try format.split(separator: ",").map { name in
-                guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                    throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
-                }
-                return format
-            })
+        try ReportFormat.list(format)
     }
 
     func durations(_ list: String?, option: String) throws -> [Double]? {
@@ -230,11 +219,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         printError(
             "verify: \(verification.plans.count) live runs of \(Quantity.formatDuration(results.sweep.horizon)) at once, "
                 + "\(String(format: "%g", timeScale)) times real time: about \(Quantity.formatDuration(wall.rounded(.up)))")
-        let logger = Logger(label: "netsim.tune") { label in
-            var handler = StreamLogHandler.standardError(label: label)
-            handler.logLevel = .warning
-            return handler
-        }
+        let logger = warningLogger(label: "netsim.tune")
         let showProgress = !quiet
         let horizon = results.sweep.horizon
         let live = try await verification.playLive(timeScale: timeScale, logger: logger) { played in
@@ -246,26 +231,13 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     }
 
     private func write(_ results: KeepaliveResults, verification: VerificationTable?, markdown: String) throws {
-        let formats = try chosenFormats()
-        let directory = URL(fileURLWithPath: out, isDirectory: true)
-        let base = directory.appendingPathComponent("tune-keepalive-\(transport.rawValue)")
-        do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            if formats.contains(.md) { try Data(markdown.utf8).write(to: base.appendingPathExtension("md")) }
-            if formats.contains(.json) {
-                try KeepaliveReport(results, verification: verification).json().write(to: base.appendingPathExtension("json"))
+        try writeReports(out: out, name: "tune-keepalive-\(transport.rawValue)", formats: try chosenFormats()) { format in
+            switch format {
+            case .md: Data(markdown.utf8)
+            case .json: try KeepaliveReport(results, verification: verification).json()
+            case .html: Data(KeepaliveRendering.html(results, verification: verification).utf8)
             }
-            if formats.contains(.html) {
-                try Data(KeepaliveRendering.html(results, verification: verification).utf8).write(to: base.appendingPathExtension("html"))
-            }
-        } catch {
-            printError("cannot write the reports to \(out): \(error)")
-            throw ExitCode(1)
         }
-        printError(
-            "reports: "
-                + ReportFormat.allCases.filter(formats.contains).map { base.appendingPathExtension($0.rawValue).relativePath }.joined(
-                    separator: ", "))
     }
 }
 
