@@ -46,7 +46,7 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, trigger outages and handovers. Default: no admin API."
+            "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, metrics, events; outages, network moves and set steps live (docs/admin-api.md). Default: no admin API."
     )
     var admin: String?
 

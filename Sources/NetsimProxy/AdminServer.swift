@@ -11,18 +11,26 @@ import Synchronization
 ///
 /// - `GET /status`: the live `ProxyStatus` as JSON.
 /// - `GET /report`: the `RunReport` so far.
+/// - `GET /metrics`: the proxy's metrics in the Prometheus text format (`ProxyMetrics`).
+/// - `GET /events`: what the phone does, as server-sent events (`PhoneEvent`).
 /// - `POST /outage?duration=10s&mode=stall|blackhole|reset`: an outage now.
-/// - `POST /handover?to=NETWORK&mode=reset|blackhole|keep&gap=1s`: a handover now.
+/// - `POST /set` with a YAML or JSON body: a profile timeline's `set` step now, e.g.
+///   `{"link": {"delay": "200ms", "down": {"rate": "1Mbps"}}}` or with `"network": "wifi"`,
+///   read and checked by the profile reader (`ProfileLoader.setChange`).
+/// - `POST /network?to=NETWORK&mode=reset|blackhole|keep&gap=1s`: a handover now, as the
+///   timeline's `handover` (`/handover` is its first name, and the same code).
 ///
 /// Every answer is JSON; a bad request gets a 400 with `{"error": "..."}` saying what is wrong
-/// (durations follow the profile rules: see `Quantity`), an unknown path a 404 and a known path
-/// with the wrong method a 405.
+/// (durations follow the profile rules: see `Quantity`; an unknown query parameter is an error,
+/// not ignored), an unknown path a 404, a known path with the wrong method a 405 and a body over
+/// 64 KiB a 413.
 ///
 /// It is built to stay up whatever local clients do: a connection has `AdminLimits.requestTimeout`
 /// to send its request, at most `AdminLimits.maximumConnections` are open at once (a new one
 /// closes the oldest, so that idle connections cannot lock out a real request), a malformed
 /// request gets a 400 and is closed, and accepts back off when the process runs out of file
-/// descriptors.
+/// descriptors. An event stream, once answered, is out of that cap (it is meant to stay open)
+/// and within `AdminLimits.maximumEventStreams` instead.
 public final class AdminServer: Sendable {
     private let channel: any Channel
     public let address: HostPort
@@ -51,7 +59,7 @@ public final class AdminServer: Sendable {
                         channel.closeFuture.whenComplete { _ in openConnections.remove(channel) }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         try channel.pipeline.syncOperations.addHandler(
-                            AdminRequestHandler(proxy: proxy, requestTimeout: limits.requestTimeout))
+                            AdminRequestHandler(proxy: proxy, limits: limits, openConnections: openConnections))
                     }
                 }
                 .bind(host: address.host, port: address.port)
@@ -71,28 +79,49 @@ public final class AdminServer: Sendable {
 public struct AdminLimits: Sendable {
     /// How long a connection has to send a whole request; then it is closed.
     public var requestTimeout = TimeAmount.seconds(5)
-    /// The most connections open at once; a new one beyond it closes the oldest.
+    /// The most connections open at once; a new one beyond it closes the oldest. An event
+    /// stream (`GET /events`) leaves this count once its request is answered: it is meant to
+    /// stay open, and counts against `maximumEventStreams` instead.
     public var maximumConnections = 64
+    /// The most `GET /events` streams at once; one more gets a 503.
+    public var maximumEventStreams = 16
+    /// How often an idle event stream gets a comment line, so that a client gone without a
+    /// word is found (the write fails) and its subscription ends.
+    public var eventStreamHeartbeat = TimeAmount.seconds(15)
 
     public init() {}
 }
 
-/// The admin connections open now, oldest first, for the cap. (Their channels live on
-/// several event loops, hence the lock.)
+/// The admin connections open now, oldest first, for the cap, and the event streams apart.
+/// (Their channels live on several event loops, hence the lock.)
 private final class OpenConnections: Sendable {
-    private let channels = Mutex<[any Channel]>([])
+    private let state = Mutex<(requests: [any Channel], streams: [any Channel])>(([], []))
 
     /// Adds a connection; at the limit, the oldest one is closed to make room.
     func add(_ channel: any Channel, limit: Int) {
-        let evicted = channels.withLock { channels -> (any Channel)? in
-            channels.append(channel)
-            return channels.count > limit ? channels.removeFirst() : nil
+        let evicted = state.withLock { state -> (any Channel)? in
+            state.requests.append(channel)
+            return state.requests.count > limit ? state.requests.removeFirst() : nil
         }
         evicted?.close(promise: nil)
     }
 
+    /// Moves a connection whose request was answered with an event stream out of the cap on
+    /// requests, into the streams; false (and nothing moved) if `limit` streams are open.
+    func becomeStream(_ channel: any Channel, limit: Int) -> Bool {
+        state.withLock { state in
+            guard state.streams.count < limit else { return false }
+            state.requests.removeAll { $0 === channel }
+            state.streams.append(channel)
+            return true
+        }
+    }
+
     func remove(_ channel: any Channel) {
-        channels.withLock { channels in channels.removeAll { $0 === channel } }
+        state.withLock { state in
+            state.requests.removeAll { $0 === channel }
+            state.streams.removeAll { $0 === channel }
+        }
     }
 }
 
@@ -102,19 +131,26 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let proxy: NetsimProxy
-    private let requestTimeout: TimeAmount
+    private let limits: AdminLimits
+    private let openConnections: OpenConnections
     private var head: HTTPRequestHead?
+    private var body = ByteBuffer()
+    private var bodyTooLarge = false
     private var answered = false
     private var timeout: Scheduled<Void>?
 
-    init(proxy: NetsimProxy, requestTimeout: TimeAmount) {
+    /// The largest request body taken (a `POST /set` change is a few hundred bytes).
+    static let bodyLimit = 64 * 1024
+
+    init(proxy: NetsimProxy, limits: AdminLimits, openConnections: OpenConnections) {
         self.proxy = proxy
-        self.requestTimeout = requestTimeout
+        self.limits = limits
+        self.openConnections = openConnections
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         let channel = context.channel
-        timeout = context.eventLoop.scheduleTask(in: requestTimeout) { channel.close(promise: nil) }
+        timeout = context.eventLoop.scheduleTask(in: limits.requestTimeout) { channel.close(promise: nil) }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -124,14 +160,26 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
         case .head(let head): self.head = head
-        case .body: break
+        case .body(var chunk):
+            // Beyond the limit the rest is read and dropped: the answer is a 413 either way.
+            if body.readableBytes + chunk.readableBytes > Self.bodyLimit {
+                bodyTooLarge = true
+            } else {
+                body.writeBuffer(&chunk)
+            }
         case .end:
             // One request per connection: anything after the first is ignored until the close.
             if let request = head, !answered {
                 head = nil
                 answered = true
                 timeout?.cancel()
-                Self.startResponse(to: request, on: context.channel, proxy: proxy)
+                let request = AdminRequest(head: request, body: bodyTooLarge ? nil : String(buffer: body))
+                let channel = context.channel
+                if request.path == "/events", request.head.method == .GET {
+                    startEventStream(request, on: channel)
+                } else {
+                    Self.startResponse(to: request, on: channel, proxy: proxy)
+                }
             }
         }
     }
@@ -141,73 +189,187 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
-    private static func startResponse(to request: HTTPRequestHead, on channel: any Channel, proxy: NetsimProxy) {
+    // MARK: Event streams
+
+    /// Answers `GET /events` with a server-sent event stream of the proxy's events, one JSON
+    /// object per `data:` line, each under its `event:` name, until the proxy stops or the
+    /// client goes. The events are written one at a time, each after the previous one was taken
+    /// by the socket: a client that does not read holds them in its subscription's bounded
+    /// buffer, where later ones are dropped and counted (an `event: dropped`), never in memory
+    /// without bound.
+    private func startEventStream(_ request: AdminRequest, on channel: any Channel) {
+        do {
+            _ = try request.query(allowed: [])
+        } catch {
+            Self.startResponse(to: request, on: channel, proxy: proxy)
+            return
+        }
+        guard openConnections.becomeStream(channel, limit: limits.maximumEventStreams) else {
+            let message = "\(limits.maximumEventStreams) event streams are open; close one first"
+            Self.send(.serviceUnavailable, Self.errorJSON(message), contentType: "application/json", for: request, on: channel)
+            return
+        }
+        // Subscribed before the head goes out: whatever happens after the 200 is in the stream.
+        let events = proxy.events()
+        var headers = HTTPHeaders()
+        headers.add(name: "content-type", value: "text/event-stream")
+        headers.add(name: "cache-control", value: "no-cache")
+        headers.add(name: "connection", value: "close")
+        channel.write(
+            HTTPServerResponsePart.head(HTTPResponseHead(version: request.head.version, status: .ok, headers: headers)), promise: nil)
+        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: ": netsim events\n\n"))), promise: nil)
+
+        let heartbeat = channel.eventLoop.scheduleRepeatedTask(
+            initialDelay: limits.eventStreamHeartbeat, delay: limits.eventStreamHeartbeat
+        ) { _ in
+            guard channel.isWritable else { return }
+            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: ": heartbeat\n\n"))), promise: nil)
+        }
+        let writer = Task {
+            for await event in events {
+                let text = "event: \(event.name)\ndata: \(event.json)\n\n"
+                do {
+                    try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: text)))).get()
+                } catch {
+                    break
+                }
+            }
+            // The proxy stopped (or the client went): end the response and close.
+            channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
+        }
+        // A client that goes ends the subscription: its task is cancelled, the stream ends.
+        channel.closeFuture.whenComplete { _ in
+            heartbeat.cancel()
+            writer.cancel()
+        }
+    }
+
+    // MARK: Requests
+
+    private static func startResponse(to request: AdminRequest, on channel: any Channel, proxy: NetsimProxy) {
         Task { await respond(to: request, on: channel, proxy: proxy) }
     }
 
-    private static func respond(to head: HTTPRequestHead, on channel: any Channel, proxy: NetsimProxy) async {
-        let (status, body) = await answer(head, proxy: proxy)
+    private static func respond(to request: AdminRequest, on channel: any Channel, proxy: NetsimProxy) async {
+        let (status, body, contentType) = await answer(request, proxy: proxy)
+        send(status, body, contentType: contentType, for: request, on: channel)
+    }
+
+    /// Sends a whole response and closes the connection.
+    private static func send(
+        _ status: HTTPResponseStatus, _ body: String, contentType: String, for request: AdminRequest, on channel: any Channel
+    ) {
         var headers = HTTPHeaders()
-        headers.add(name: "content-type", value: "application/json")
+        headers.add(name: "content-type", value: contentType)
         headers.add(name: "content-length", value: "\(body.utf8.count)")
         headers.add(name: "connection", value: "close")
-        if status == .methodNotAllowed, let allowed = endpoints[URLComponents(string: head.uri)?.path ?? head.uri] {
-            headers.add(name: "allow", value: allowed.rawValue)
+        if status == .methodNotAllowed, let endpoint = AdminEndpoint.all[request.path] {
+            headers.add(name: "allow", value: endpoint.method.rawValue)
         }
-        let response = HTTPResponseHead(version: head.version, status: status, headers: headers)
+        let response = HTTPResponseHead(version: request.head.version, status: status, headers: headers)
         channel.write(HTTPServerResponsePart.head(response), promise: nil)
         channel.write(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: body))), promise: nil)
         channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
     }
 
-    /// Each endpoint and the one method it answers.
-    private static let endpoints: [String: HTTPMethod] = [
-        "/status": .GET, "/report": .GET, "/outage": .POST, "/handover": .POST,
-    ]
+    /// The answer to every request but an event stream: its status, body and content type.
+    private static func answer(_ request: AdminRequest, proxy: NetsimProxy) async -> (HTTPResponseStatus, String, String) {
+        let (status, body) = await jsonAnswer(request, proxy: proxy)
+        if status == .ok, request.path == "/metrics" { return (status, body, "text/plain; version=0.0.4; charset=utf-8") }
+        return (status, body, "application/json")
+    }
 
-    private static func answer(_ head: HTTPRequestHead, proxy: NetsimProxy) async -> (HTTPResponseStatus, String) {
-        let components = URLComponents(string: head.uri)
-        let path = components?.path ?? head.uri
-        guard let method = endpoints[path] else {
-            return (.notFound, #"{"error": "unknown endpoint; try GET /status, GET /report, POST /outage, POST /handover"}"#)
+    private static func jsonAnswer(_ request: AdminRequest, proxy: NetsimProxy) async -> (HTTPResponseStatus, String) {
+        let path = request.path
+        guard let endpoint = AdminEndpoint.all[path] else {
+            let known = AdminEndpoint.all.sorted { $0.key < $1.key }.map { "\($0.value.method.rawValue) \($0.key)" }
+            return (.notFound, errorJSON("unknown endpoint \(path); try \(known.joined(separator: ", "))"))
         }
-        guard head.method == method else {
-            return (.methodNotAllowed, (try? json(["error": "\(path) takes \(method.rawValue), not \(head.method.rawValue)"])) ?? "{}")
+        guard request.head.method == endpoint.method else {
+            return (.methodNotAllowed, errorJSON("\(path) takes \(endpoint.method.rawValue), not \(request.head.method.rawValue)"))
         }
-        let query = Dictionary(
-            (components?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
         do {
+            let query = try request.query(allowed: endpoint.parameters)
             switch path {
             case "/status": return (.ok, try json(try await proxy.status()))
             case "/report": return (.ok, try json(try await proxy.report()))
+            case "/metrics": return (.ok, try await proxy.metricsText())
             case "/outage":
-                // The same rules as a profile's outage: a duration above zero, within Quantity's range.
+                // Admin defaults: a 10 s stall.
                 let duration = try Quantity.duration(query["duration"] ?? "10s")
-                guard duration > 0 else { throw AdminError("duration must be longer than zero") }
-                guard let mode = OutageMode(rawValue: query["mode"] ?? "stall") else {
-                    throw AdminError("mode must be one of \(OutageMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                let mode = try choice(OutageMode.self, query["mode"] ?? "stall")
+                return (.ok, try json(try await proxy.outage(seconds: duration, mode: mode)))
+            case "/set":
+                guard let body = request.body else {
+                    return (.payloadTooLarge, errorJSON("the change is larger than \(bodyLimit) bytes"))
                 }
-                return (.ok, try json(try await proxy.trigger(.outage(duration: duration, mode: mode))))
+                return (.ok, try json(try await proxy.set(body, source: "the /set body")))
             default:
-                guard let target = query["to"], proxy.profile.network(named: target) != nil else {
-                    throw AdminError(
-                        "'to' must name one of the profile's networks: \(proxy.profile.networks.map(\.name).joined(separator: ", "))")
-                }
-                guard let mode = HandoverMode(rawValue: query["mode"] ?? "keep") else {
-                    throw AdminError("mode must be one of \(HandoverMode.allCases.map(\.rawValue).joined(separator: ", "))")
-                }
+                // /network, and /handover (its first name): the timeline's handover, now. Admin
+                // defaults: connections kept, no gap.
+                let mode = try choice(HandoverMode.self, query["mode"] ?? "keep")
                 let gap = try Quantity.duration(query["gap"] ?? "0s")
-                return (.ok, try json(try await proxy.trigger(.handover(to: target, mode: mode, gap: gap))))
+                return (.ok, try json(try await proxy.handover(to: query["to"] ?? "", mode: mode, gapSeconds: gap)))
             }
         } catch {
-            return (.badRequest, (try? json(["error": "\(error)"])) ?? #"{"error": "bad request"}"#)
+            return (.badRequest, errorJSON("\(error)"))
         }
+    }
+
+    private static func choice<Choice: RawRepresentable & CaseIterable>(_ type: Choice.Type, _ text: String) throws -> Choice
+    where Choice.RawValue == String {
+        guard let value = Choice(rawValue: text) else {
+            throw AdminError("mode must be one of \(Choice.allCases.map(\.rawValue).joined(separator: ", ")), not '\(text)'")
+        }
+        return value
+    }
+
+    private static func errorJSON(_ message: String) -> String {
+        (try? json(["error": message])) ?? #"{"error": "bad request"}"#
     }
 
     private static func json(_ value: some Encodable) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+/// Each endpoint: the one method it answers and the query parameters it takes (any other is a
+/// 400, so that a typo is not silently a default).
+private struct AdminEndpoint {
+    let method: HTTPMethod
+    let parameters: [String]
+
+    static let all: [String: AdminEndpoint] = [
+        "/status": .init(method: .GET, parameters: []),
+        "/report": .init(method: .GET, parameters: []),
+        "/metrics": .init(method: .GET, parameters: []),
+        "/events": .init(method: .GET, parameters: []),
+        "/outage": .init(method: .POST, parameters: ["duration", "mode"]),
+        "/set": .init(method: .POST, parameters: []),
+        "/network": .init(method: .POST, parameters: ["to", "mode", "gap"]),
+        "/handover": .init(method: .POST, parameters: ["to", "mode", "gap"]),
+    ]
+}
+
+/// A whole request: its head and, within `AdminRequestHandler.bodyLimit`, its body (nil beyond).
+private struct AdminRequest: Sendable {
+    let head: HTTPRequestHead
+    let body: String?
+
+    private var components: URLComponents? { URLComponents(string: head.uri) }
+
+    var path: String { components?.path ?? head.uri }
+
+    /// The query parameters, each of them one of `allowed`.
+    func query(allowed: [String]) throws -> [String: String] {
+        let items = components?.queryItems ?? []
+        if let unknown = items.first(where: { !allowed.contains($0.name) }) {
+            let takes = allowed.isEmpty ? "no parameters" : allowed.joined(separator: ", ")
+            throw AdminError("unknown parameter '\(unknown.name)' for \(path); it takes \(takes)")
+        }
+        return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
     }
 }
 

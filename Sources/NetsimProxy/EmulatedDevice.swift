@@ -12,6 +12,8 @@ final class EmulatedDevice {
     let clock: ProxyClock
     let options: ProxyOptions
     let logger: Logger
+    /// Where what the phone does is published (`GET /events`).
+    let events: PhoneEventHub
     private var model: DeviceModel
     private var connections: [ConnectionID: ProxiedConnection] = [:]
     private var timelineTimer: Scheduled<Void>?
@@ -25,12 +27,21 @@ final class EmulatedDevice {
     private var roomWaiters = PerDirection<[ProxiedConnection]>(up: [], down: [])
     private var roomTimers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
 
-    init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, logger: Logger) {
+    /// The radio state last published, the time it was looked at, and the timer that looks
+    /// again when the model says it next changes.
+    private var radioState: String
+    private var radioLookedAt = 0.0
+    private var radioTimer: Scheduled<Void>?
+    private var radioTimerDue = Double.infinity
+
+    init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, events: PhoneEventHub, logger: Logger) {
         self.model = model
         self.loop = loop
         self.clock = clock
         self.options = options
+        self.events = events
         self.logger = logger
+        self.radioState = model.radioStateName(at: 0)
     }
 
     // MARK: Connections
@@ -52,6 +63,8 @@ final class EmulatedDevice {
         applyTimeline(upTo: now)
         let id = model.openConnection(at: now)
         let handshake = model.handshake(on: id, at: now)
+        events.publish(.connectionOpened(at: now, connection: id))
+        modelChanged(at: now)
         options.observer?.opened(
             id, clientPort: client.remoteAddress?.port ?? 0, upstreamAddress: upstream.ipAddress,
             upstreamPort: upstream.port, handshakeOnAir: handshake.start)
@@ -81,6 +94,7 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         let verdict = model.send(buffer.readableBytes, direction, on: connection.id, at: now)
+        modelChanged(at: now)
         if case .deliver(let delivery) = verdict {
             options.observer?.carried(
                 connection.id, direction, Array(buffer.readableBytesView), onAir: delivery.onAir, at: now)
@@ -93,6 +107,7 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         let verdict = model.send(0, direction, on: connection.id, at: now)
+        modelChanged(at: now)
         if case .deliver(let delivery) = verdict { connection.lastFinOnAir = max(connection.lastFinOnAir, delivery.onAir.end) }
         return verdict
     }
@@ -152,6 +167,9 @@ final class EmulatedDevice {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         model.closeConnection(connection.id)
         counters.closed += 1
+        let now = clock.now()
+        modelChanged(at: now)
+        events.publish(.connectionClosed(at: now, connection: connection.id, finished: finished))
         if finished { options.observer?.closed(connection.id, reset: false, at: connection.lastFinOnAir) }
     }
 
@@ -166,6 +184,7 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         perform(model.trigger(kind, at: now))
+        modelChanged(at: now)
         return model.lastEvent
     }
 
@@ -192,6 +211,7 @@ final class EmulatedDevice {
         if before < DeviceModel.eventListLimit, model.events.count == DeviceModel.eventListLimit {
             logger.info("\(DeviceModel.eventListLimit) events: later ones are counted in the report, not listed or logged")
         }
+        modelChanged(at: time)
     }
 
     private func perform(_ actions: [DeviceAction]) {
@@ -203,6 +223,57 @@ final class EmulatedDevice {
         }
     }
 
+    // MARK: Publishing what the phone does
+
+    /// The most radio state changes one look publishes; more (a look long overdue, with a
+    /// chain of short stages) wait for the next look, which the radio timer brings at once.
+    static let radioChangesPerLook = 16
+
+    /// Publishes what the model did by `time`: its new timeline events and every radio state
+    /// change since the last look, each at the time the model says it happened, in time order.
+    private func modelChanged(at time: Double) {
+        for event in model.takeRecentEvents() {
+            followRadio(through: event.at)
+            events.publish(.timeline(event))
+        }
+        followRadio(through: time)
+        armRadioTimer()
+    }
+
+    private func followRadio(through time: Double) {
+        var changes = 0
+        while changes < Self.radioChangesPerLook, let change = model.nextRadioStateChange(after: radioLookedAt), change <= time {
+            publishRadioState(at: change)
+            radioLookedAt = change
+            changes += 1
+        }
+        if changes < Self.radioChangesPerLook {
+            publishRadioState(at: time)
+            radioLookedAt = max(radioLookedAt, time)
+        }
+    }
+
+    private func publishRadioState(at time: Double) {
+        let state = model.radioStateName(at: time)
+        guard state != radioState else { return }
+        events.publish(.radioState(at: time, state: state, previous: radioState))
+        radioState = state
+    }
+
+    /// Looks again when the radio next changes. A timer already due earlier stays: it looks,
+    /// finds traffic has moved the change later, and arms for then (one wake-up per tail
+    /// stage, not a timer per chunk).
+    private func armRadioTimer() {
+        guard !stopped, let next = model.nextRadioStateChange(after: radioLookedAt), next < radioTimerDue else { return }
+        radioTimer?.cancel()
+        radioTimerDue = next
+        radioTimer = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(next)) { [self] in
+            radioTimer = nil
+            radioTimerDue = .infinity
+            applyTimeline(upTo: max(clock.now(), next))
+        }
+    }
+
     // MARK: Status and report
 
     func status() -> ProxyStatus {
@@ -211,6 +282,20 @@ final class EmulatedDevice {
             elapsedSeconds: now, network: model.network.name, radioState: model.radioStateName(at: now),
             openConnections: connections.count, bytes: bytesDelivered, disconnected: model.isDisconnected(at: now),
             lastEvent: model.lastEvent)
+    }
+
+    func metricsSnapshot() -> ProxyMetrics.Snapshot {
+        let now = clock.now()
+        let radio = model.radioReport(until: now)
+        var queued = PerDirection(up: 0, down: 0)
+        for connection in connections.values {
+            queued.up += connection.bytesWaiting(.up)
+            queued.down += connection.bytesWaiting(.down)
+        }
+        return ProxyMetrics.Snapshot(
+            bytes: bytesDelivered, connectionsOpened: counters.opened, openConnections: connections.count,
+            radioState: model.radioStateName(at: now), wakeSeconds: radio.wakeSeconds, promotions: radio.promotions,
+            energyJoules: radio.energyJoules, queuedBytes: queued, eventCounts: model.eventCounts)
     }
 
     func report(profile: String, seed: UInt64) -> RunReport {
@@ -227,6 +312,7 @@ final class EmulatedDevice {
         options.observer?.runEnded(at: time)
         stopped = true
         timelineTimer?.cancel()
+        radioTimer?.cancel()
         for direction in Direction.allCases {
             roomTimers[direction]?.cancel()
             roomWaiters[direction] = []

@@ -48,6 +48,11 @@ final class ProxiedConnection {
         execute(machine.upstreamUnreachable())
     }
 
+    /// The bytes read in `direction` and not yet delivered (for metrics).
+    func bytesWaiting(_ direction: Direction) -> Int {
+        machine.bytesWaiting(direction)
+    }
+
     // MARK: Events from the handlers
 
     func activated(_ side: Side) {

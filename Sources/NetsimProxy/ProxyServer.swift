@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NetsimCore
+import NetsimInput
 import Synchronization
 
 /// A host and port as users write them: `127.0.0.1:8080`, `localhost:80`, `[::1]:443`, or
@@ -58,6 +59,12 @@ public struct ProxyOptions: Sendable {
     public init() {}
 }
 
+/// A live change (`outage`, `handover`) the profile's rules refuse.
+public struct LiveChangeError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
 public enum ProxyError: Error, CustomStringConvertible, Equatable {
     case cannotListen(HostPort, reason: String)
     case cannotResolve(HostPort, reason: String)
@@ -78,13 +85,22 @@ public final class NetsimProxy: Sendable {
     public let listeningAddresses: [HostPort]
     private let device: NIOLoopBound<EmulatedDevice>
     private let listeners: [any Channel]
+    private let eventHub: PhoneEventHub
+    private let metrics: ProxyMetrics
+    private let lagProbe: RepeatedTask
 
-    private init(profile: Profile, seed: UInt64, device: NIOLoopBound<EmulatedDevice>, listeners: [any Channel], addresses: [HostPort]) {
+    private init(
+        profile: Profile, seed: UInt64, device: NIOLoopBound<EmulatedDevice>, listeners: [any Channel], addresses: [HostPort],
+        eventHub: PhoneEventHub, metrics: ProxyMetrics
+    ) {
         self.profile = profile
         self.seed = seed
         self.device = device
         self.listeners = listeners
         self.listeningAddresses = addresses
+        self.eventHub = eventHub
+        self.metrics = metrics
+        self.lagProbe = metrics.startLagProbe(on: device.eventLoop)
     }
 
     /// Starts listening on every rule's address. The device and all its connections share one
@@ -102,10 +118,13 @@ public final class NetsimProxy: Sendable {
                 throw ProxyError.cannotResolve(rule.upstream, reason: "\(error)")
             }
         }
+        let eventHub = PhoneEventHub()
         let device = try await loop.submit {
             let model = DeviceModel(profile: profile, seed: seed, recordsRadioTimeline: options.recordsRadioTimeline)
             return NIOLoopBound(
-                EmulatedDevice(model: model, loop: loop, clock: ProxyClock(timeScale: options.timeScale), options: options, logger: logger),
+                EmulatedDevice(
+                    model: model, loop: loop, clock: ProxyClock(timeScale: options.timeScale), options: options, events: eventHub,
+                    logger: logger),
                 eventLoop: loop)
         }.get()
 
@@ -137,7 +156,9 @@ public final class NetsimProxy: Sendable {
             throw ProxyError.cannotListen(failed, reason: Self.describe(error))
         }
         try await loop.submit { device.value.startTimeline() }.get()
-        return NetsimProxy(profile: profile, seed: seed, device: device, listeners: listeners, addresses: addresses)
+        return NetsimProxy(
+            profile: profile, seed: seed, device: device, listeners: listeners, addresses: addresses, eventHub: eventHub,
+            metrics: ProxyMetrics())
     }
 
     public func status() async throws -> ProxyStatus {
@@ -149,19 +170,69 @@ public final class NetsimProxy: Sendable {
         try await device.eventLoop.submit { [device, profile, seed] in device.value.report(profile: profile.name, seed: seed) }.get()
     }
 
-    /// Triggers an outage or a handover now, as if the timeline had it at this moment.
+    /// The proxy's metrics now, in the Prometheus text format (see `ProxyMetrics`).
+    public func metricsText() async throws -> String {
+        let snapshot = try await device.eventLoop.submit { [device] in device.value.metricsSnapshot() }.get()
+        return metrics.render(snapshot, eventSubscribers: eventHub.subscriberCount)
+    }
+
+    /// What the phone does from now on (radio state changes, timeline events, connections),
+    /// in order, until the proxy stops or the consumer stops iterating. A consumer that falls
+    /// more than `PhoneEventHub.subscriberBufferLimit` events behind misses the later ones and
+    /// gets `PhoneEvent.dropped` with their count before the next one it does get.
+    public func events() -> AsyncStream<PhoneEvent> {
+        eventHub.subscribe()
+    }
+
+    /// Triggers an outage, a handover or a `set` now, as if the timeline had it at this moment.
     public func trigger(_ kind: TimelineEvent.Kind) async throws -> DeviceEvent? {
         try await device.eventLoop.submit { [device] in device.value.trigger(kind) }.get()
+    }
+
+    // MARK: Live changes, checked as a profile's timeline is
+
+    /// An outage now, as the timeline's `outage`: longer than zero and at most
+    /// `Quantity.maximumDuration`. Returns the event as the report lists it.
+    public func outage(seconds: Double, mode: OutageMode) async throws -> DeviceEvent? {
+        guard seconds > 0, seconds <= Quantity.maximumDuration else {
+            throw LiveChangeError(
+                "an outage's duration must be longer than zero and at most 30 days, not \(Quantity.formatDuration(seconds))")
+        }
+        return try await trigger(.outage(duration: seconds, mode: mode))
+    }
+
+    /// A move to another of the profile's networks now, as the timeline's `handover`: after
+    /// `gapSeconds` without connectivity, with a fresh radio that starts IDLE.
+    public func handover(to network: String, mode: HandoverMode, gapSeconds: Double = 0) async throws -> DeviceEvent? {
+        guard profile.network(named: network) != nil else {
+            throw LiveChangeError(
+                "no network named '\(network)'; 'to' must name one of the profile's networks: \(profile.networks.map(\.name).joined(separator: ", "))"
+            )
+        }
+        guard gapSeconds >= 0, gapSeconds <= Quantity.maximumDuration else {
+            throw LiveChangeError("a handover's gap must be at least zero and at most 30 days, not \(Quantity.formatDuration(gapSeconds))")
+        }
+        return try await trigger(.handover(to: network, mode: mode, gap: gapSeconds))
+    }
+
+    /// A timeline `set` step now, given as YAML or JSON (`{"link": {"delay": "200ms"}}`, with an
+    /// optional `"network"`), read by the profile reader's rules (`ProfileLoader.setChange`);
+    /// `source` names the text in errors.
+    public func set(_ change: String, source: String = "the change") async throws -> DeviceEvent? {
+        try await trigger(ProfileLoader.setChange(yaml: change, source: source, networkNames: profile.networks.map(\.name)))
     }
 
     /// Stops listening, closes every connection, and returns the final report.
     public func stop() async throws -> RunReport {
         for listener in listeners { try? await listener.close() }
-        return try await device.eventLoop.submit { [device, profile, seed] in
+        lagProbe.cancel()
+        let report = try await device.eventLoop.submit { [device, profile, seed] in
             let report = device.value.report(profile: profile.name, seed: seed)
             device.value.stop(at: report.durationSeconds)
             return report
         }.get()
+        eventHub.finishAll()
+        return report
     }
 
     private static func describe(_ error: any Error) -> String {

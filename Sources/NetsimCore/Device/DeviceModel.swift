@@ -33,6 +33,8 @@ public struct DeviceModel: Sendable {
     public private(set) var lastEvent: DeviceEvent?
     /// How many events `events` lists at most.
     public static let eventListLimit = 1000
+    /// Events not yet taken by `takeRecentEvents`.
+    private var recentEvents: [DeviceEvent] = []
     /// Radio waits added to chunks, for reporting radio latency apart from link delay.
     private var radioWaits = RadioWaitLedger()
 
@@ -195,6 +197,12 @@ public struct DeviceModel: Sendable {
         gaps.gap(containing: time) != nil
     }
 
+    /// When the radio's state next changes after `time` if nothing more is sent (see
+    /// `RadioStateMachine.nextStateChange`); nil without a radio or when it stays.
+    public func nextRadioStateChange(after time: Double) -> Double? {
+        radio?.nextStateChange(after: time)
+    }
+
     public func radioStateName(at time: Double) -> String {
         radio?.state(at: time).rawValue ?? "NONE"
     }
@@ -296,8 +304,18 @@ public struct DeviceModel: Sendable {
         radioStart = time
     }
 
+    /// The events recorded since the last call, oldest first, for a live caller that passes
+    /// each one on (the proxy's event stream, which takes them after every call that can
+    /// record one). At most `eventListLimit` wait, later ones are not kept: a caller that never
+    /// takes them (the model engine) holds no more than `events` does.
+    public mutating func takeRecentEvents() -> [DeviceEvent] {
+        defer { recentEvents.removeAll(keepingCapacity: true) }
+        return recentEvents
+    }
+
     private mutating func record(_ event: DeviceEvent) {
         if events.count < Self.eventListLimit { events.append(event) }
+        if recentEvents.count < Self.eventListLimit { recentEvents.append(event) }
         eventCounts[event.kind.rawValue, default: 0] += 1
         lastEvent = event
     }

@@ -200,6 +200,18 @@ public struct RadioStateMachine: Sendable {
         return stages[stage(at: time).index].state
     }
 
+    /// The next time after `time` at which `state(at:)` changes stage (a promotion starting or
+    /// ending, a tail timer running out) if nothing more is sent; nil when the radio stays
+    /// where it is. A live caller follows the state with it instead of polling. Consecutive
+    /// stages may show the same state: the caller compares.
+    public func nextStateChange(after time: Double) -> Double? {
+        if time < lastPromotionStart { return lastPromotionStart }
+        if time < promotionEnd { return promotionEnd }
+        let (index, start) = stage(at: time)
+        guard index < stages.count - 1 else { return nil }
+        return start + stages[index].duration
+    }
+
     /// When the radio will be back in its final (IDLE) stage if nothing more is sent.
     public var tailEnd: Double {
         var end = max(position.anchor, promotionEnd)

@@ -71,7 +71,9 @@ extension ProfileDecoder {
             gap: try mapping.value("gap").map(duration) ?? 0)
     }
 
-    private func linkSet(
+    /// A `set` event's change: `network` (default: the current one) and the `link` fields it
+    /// changes. Also the admin API's `POST /set` body (`ProfileLoader.setChange`).
+    func linkSet(
         _ node: YAMLNode, owner: String, networkNames: [String]
     ) throws(InputFileError) -> TimelineEvent.Kind {
         let mapping = try node.mapping(keys: ["network", "link"])
@@ -114,5 +116,25 @@ extension ProfileDecoder {
             "'repeat' (\(Quantity.formatDuration(period))) is shorter than the timeline: \(last.node.place)"
                 + " (\(last.event.kindName) at \(Quantity.formatDuration(last.event.at))) lasts until"
                 + " \(Quantity.formatDuration(end))")
+    }
+}
+
+extension ProfileLoader {
+    /// A `set` step on its own, as the admin API's `POST /set` takes it: what a timeline
+    /// event's `set` holds (`network`, `link`), in YAML or JSON (which is YAML), checked by the
+    /// same rules and with the same messages. A `trace` is refused: a request has no profile
+    /// directory to read it from, and the admin API reads no files for its clients.
+    public static func setChange(yaml: String, source: String, networkNames: [String]) throws(InputFileError) -> TimelineEvent.Kind {
+        guard let root = try YAMLNode.compose(yaml: yaml, file: source, describedAs: "the change") else {
+            throw InputFileError(
+                file: source, line: 1, column: 1,
+                message: #"the change is empty: give a set step, e.g. {"link": {"delay": "200ms"}}"#)
+        }
+        let decoder = ProfileDecoder { _ in throw TraceNotAllowed() }
+        return try decoder.linkSet(root, owner: "the change", networkNames: networkNames)
+    }
+
+    private struct TraceNotAllowed: Error, CustomStringConvertible {
+        var description: String { "traces can only be set in a profile file, not in a live change; give a 'rate'" }
     }
 }

@@ -1,0 +1,135 @@
+import Foundation
+import NetsimCore
+import Synchronization
+
+/// Something the emulated phone did, as the admin API's `GET /events` streams it and
+/// `NetsimProxy.events()` yields it. Times are emulated seconds from the start of the run, as
+/// in the report.
+public enum PhoneEvent: Sendable, Equatable {
+    /// The radio moved from `previous` to `state` (`RadioState` names, or `NONE` without a radio).
+    case radioState(at: Double, state: String, previous: String)
+    /// A timeline event, scripted or triggered: an outage, a handover, a `set`, a NAT expiry
+    /// (the report's `events` entries).
+    case timeline(DeviceEvent)
+    case connectionOpened(at: Double, connection: ConnectionID)
+    /// `finished` when both FINs were passed on (not reset, blackholed or cut at the end).
+    case connectionClosed(at: Double, connection: ConnectionID, finished: Bool)
+    /// This subscriber fell behind and missed `count` events before the next one.
+    case dropped(count: Int)
+
+    /// The server-sent event's `event:` name.
+    public var name: String {
+        switch self {
+        case .radioState: "radio-state"
+        case .timeline(let event): event.kind.rawValue
+        case .connectionOpened: "connection-opened"
+        case .connectionClosed: "connection-closed"
+        case .dropped: "dropped"
+        }
+    }
+
+    /// The event as one line of JSON (the server-sent event's `data:`).
+    public var json: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data: Data?
+        switch self {
+        case .radioState(let at, let state, let previous):
+            data = try? encoder.encode(RadioStateChange(at: at, state: state, previous: previous))
+        case .timeline(let event):
+            data = try? encoder.encode(event)
+        case .connectionOpened(let at, let connection):
+            data = try? encoder.encode(ConnectionChange(at: at, connection: connection, finished: nil))
+        case .connectionClosed(let at, let connection, let finished):
+            data = try? encoder.encode(ConnectionChange(at: at, connection: connection, finished: finished))
+        case .dropped(let count):
+            data = try? encoder.encode(["count": count])
+        }
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+    }
+
+    private struct RadioStateChange: Encodable {
+        var at: Double
+        var state: String
+        var previous: String
+    }
+
+    private struct ConnectionChange: Encodable {
+        var at: Double
+        var connection: ConnectionID
+        var finished: Bool?
+    }
+}
+
+/// The subscribers to a proxy's events. Each has a bounded buffer: one that falls behind
+/// misses events rather than growing the process, and is told how many (`PhoneEvent.dropped`)
+/// before the next one it gets. Published to from the device's event loop only, so every
+/// subscriber sees the events in the order they happened.
+final class PhoneEventHub: Sendable {
+    /// Events a subscriber may have waiting before later ones are dropped.
+    static let subscriberBufferLimit = 256
+
+    private final class Subscriber: Sendable {
+        let continuation: AsyncStream<PhoneEvent>.Continuation
+        /// Events missed since the last `dropped` notice got through.
+        let missed = Atomic(0)
+
+        init(_ continuation: AsyncStream<PhoneEvent>.Continuation) {
+            self.continuation = continuation
+        }
+    }
+
+    /// The subscribers by id; nil once the proxy has stopped.
+    private let subscribers = Mutex<(next: Int, all: [Int: Subscriber]?)>((0, [:]))
+
+    /// A new subscription, from now on. It ends when the consumer stops iterating (its entry is
+    /// removed then) or when the proxy stops (at once if it has).
+    func subscribe() -> AsyncStream<PhoneEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(
+            of: PhoneEvent.self, bufferingPolicy: .bufferingOldest(Self.subscriberBufferLimit))
+        let subscriber = Subscriber(continuation)
+        let id = subscribers.withLock { state -> Int? in
+            guard state.all != nil else { return nil }
+            state.next += 1
+            state.all?[state.next] = subscriber
+            return state.next
+        }
+        guard let id else {
+            continuation.finish()
+            return stream
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.subscribers.withLock { $0.all?.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    var subscriberCount: Int { subscribers.withLock { $0.all?.count ?? 0 } }
+
+    func publish(_ event: PhoneEvent) {
+        // Yields outside the lock: a yield can end a stream, whose termination takes the lock.
+        let current = subscribers.withLock { Array(($0.all ?? [:]).values) }
+        for subscriber in current {
+            let missed = subscriber.missed.load(ordering: .relaxed)
+            if missed > 0 {
+                guard case .enqueued = subscriber.continuation.yield(.dropped(count: missed)) else {
+                    subscriber.missed.add(1, ordering: .relaxed)
+                    continue
+                }
+                subscriber.missed.store(0, ordering: .relaxed)
+            }
+            if case .dropped = subscriber.continuation.yield(event) {
+                subscriber.missed.add(1, ordering: .relaxed)
+            }
+        }
+    }
+
+    /// Ends every subscription (the proxy stopped).
+    func finishAll() {
+        let current = subscribers.withLock { state in
+            defer { state.all = nil }
+            return Array((state.all ?? [:]).values)
+        }
+        for subscriber in current { subscriber.continuation.finish() }
+    }
+}

@@ -1,0 +1,126 @@
+import NIOCore
+import NetsimCore
+import Prometheus
+import Synchronization
+
+/// A proxy's metrics in the Prometheus text format (`GET /metrics`), in a registry of its own:
+/// not the process-wide MetricsSystem, so several proxies in one process (tests, an app's test
+/// suite) each report their own phone.
+///
+/// The figures are the device's (its counters and the radio model's totals), read on its event
+/// loop at each scrape (`Snapshot`) and set into the registry then; monotonic figures go into
+/// counters by how much they grew since the last scrape. Only the event-loop lag is measured
+/// between scrapes, by a probe timer (`startLagProbe`).
+final class ProxyMetrics: Sendable {
+    /// The device's figures at one moment.
+    struct Snapshot: Sendable, Equatable {
+        var bytes = PerDirection(up: 0, down: 0)
+        var connectionsOpened = 0
+        var openConnections = 0
+        var radioState = ""
+        var wakeSeconds = 0.0
+        var promotions = 0
+        var energyJoules = 0.0
+        var queuedBytes = PerDirection(up: 0, down: 0)
+        var eventCounts: [String: Int] = [:]
+    }
+
+    private let registry: PrometheusCollectorRegistry
+    private let bytes: PerDirection<Counter>
+    private let connectionsOpened: Counter
+    private let openConnections: Gauge
+    private let radioStates: [(state: String, gauge: Gauge)]
+    private let wakeSeconds: Counter
+    private let promotions: Counter
+    private let energyJoules: Counter
+    private let queuedBytes: PerDirection<Gauge>
+    private let events: [(kind: String, counter: Counter)]
+    private let eventLoopLag: DurationHistogram
+    private let eventSubscribers: Gauge
+    /// The snapshot the counters have reached.
+    private let reported = Mutex(Snapshot())
+
+    /// How often the lag probe looks at the device's event loop.
+    static let lagProbeInterval = TimeAmount.milliseconds(250)
+
+    init() {
+        let registry = PrometheusCollectorRegistry()
+        self.registry = registry
+        func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+            MetricNameDescriptor(namespace: "netsim", metricName: metric, unitName: unit, helpText: help)
+        }
+        let bytesName = name("bytes", "total", "Payload bytes delivered through the proxy (up: phone to server).")
+        bytes = PerDirection(
+            up: registry.makeCounter(descriptor: bytesName, labels: [("direction", "up")]),
+            down: registry.makeCounter(descriptor: bytesName, labels: [("direction", "down")]))
+        connectionsOpened = registry.makeCounter(
+            descriptor: name("connections_opened", "total", "Connections the proxy accepted."))
+        openConnections = registry.makeGauge(descriptor: name("open_connections", "", "Connections open now."))
+        let stateName = name("radio_state", "", "1 for the radio's RRC state now, 0 for the others.")
+        radioStates = RadioState.allCases.map { state in
+            (state.rawValue, registry.makeGauge(descriptor: stateName, labels: [("state", state.rawValue)]))
+        }
+        wakeSeconds = registry.makeCounter(
+            descriptor: name("radio_wake_seconds", "total", "Emulated seconds the radio was not IDLE, promotions included."))
+        promotions = registry.makeCounter(descriptor: name("radio_promotions", "total", "Radio promotions from IDLE."))
+        energyJoules = registry.makeCounter(
+            descriptor: name("radio_energy_joules", "total", "Radio energy spent (Video Optimizer method)."))
+        let queuedName = name("queued_bytes", "", "Bytes read by the proxy and waiting in its delay lines to be delivered.")
+        queuedBytes = PerDirection(
+            up: registry.makeGauge(descriptor: queuedName, labels: [("direction", "up")]),
+            down: registry.makeGauge(descriptor: queuedName, labels: [("direction", "down")]))
+        let eventsName = name("events", "total", "Timeline events (scripted or triggered) by kind.")
+        events = DeviceEvent.Kind.allCases.map { kind in
+            (kind.rawValue, registry.makeCounter(descriptor: eventsName, labels: [("kind", kind.rawValue)]))
+        }
+        eventSubscribers = registry.makeGauge(
+            descriptor: name("event_subscribers", "", "Subscriptions to the phone's events (GET /events streams, EmulatedPhone.events)."))
+        eventLoopLag = registry.makeDurationHistogram(
+            descriptor: name(
+                "event_loop_lag", "seconds",
+                "How late a timer on the device's event loop ran (probed every 250 ms): time the data plane was busy."),
+            buckets: [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(100), .seconds(1)])
+    }
+
+    /// The registry in the Prometheus text format, after setting `snapshot` into it.
+    func render(_ snapshot: Snapshot, eventSubscribers subscriberCount: Int) -> String {
+        reported.withLock { last in
+            for direction in Direction.allCases {
+                bytes[direction].increment(by: Int64(max(0, snapshot.bytes[direction] - last.bytes[direction])))
+                queuedBytes[direction].set(Double(snapshot.queuedBytes[direction]))
+            }
+            connectionsOpened.increment(by: Int64(max(0, snapshot.connectionsOpened - last.connectionsOpened)))
+            openConnections.set(Double(snapshot.openConnections))
+            eventSubscribers.set(Double(subscriberCount))
+            for (state, gauge) in radioStates { gauge.set(state == snapshot.radioState ? 1.0 : 0.0) }
+            wakeSeconds.increment(by: max(0, snapshot.wakeSeconds - last.wakeSeconds))
+            promotions.increment(by: Int64(max(0, snapshot.promotions - last.promotions)))
+            energyJoules.increment(by: max(0, snapshot.energyJoules - last.energyJoules))
+            for (kind, counter) in events {
+                counter.increment(by: Int64(max(0, snapshot.eventCounts[kind, default: 0] - last.eventCounts[kind, default: 0])))
+            }
+            last = snapshot
+            return registry.emitToString()
+        }
+    }
+
+    /// Measures how late the device's event loop runs a timer, every `lagProbeInterval`, until
+    /// the returned task is cancelled: a loop busy with the data plane (or blocked) runs it late.
+    func startLagProbe(on loop: any EventLoop) -> RepeatedTask {
+        let probe = LagProbe(firstDue: NIODeadline.now() + Self.lagProbeInterval)
+        return loop.scheduleRepeatedTask(initialDelay: Self.lagProbeInterval, delay: Self.lagProbeInterval) {
+            [eventLoopLag] _ in
+            let now = NIODeadline.now().uptimeNanoseconds
+            let expected = probe.due.load(ordering: .relaxed)
+            eventLoopLag.record(.nanoseconds(Int64(now >= expected ? now - expected : 0)))
+            // The next run is due an interval after this one ends (a fixed delay, not a rate).
+            probe.due.store(NIODeadline.now().uptimeNanoseconds + UInt64(Self.lagProbeInterval.nanoseconds), ordering: .relaxed)
+        }
+    }
+
+    /// When the probe's next run is due, in uptime nanoseconds.
+    private final class LagProbe: Sendable {
+        let due: Atomic<UInt64>
+        init(firstDue: NIODeadline) { due = Atomic(firstDue.uptimeNanoseconds) }
+    }
+}

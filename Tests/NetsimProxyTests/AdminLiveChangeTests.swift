@@ -1,0 +1,128 @@
+import Foundation
+import NIOCore
+import NetsimCore
+import NetsimProxy
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// `POST /set` and `POST /network`: live changes with the profile's rules, and 400s that say
+/// what is wrong.
+@Suite(.serialized) struct AdminLiveChangeTests {
+    static let profile = Profile(
+        name: "live", description: "",
+        networks: [
+            Network(name: "lte", radio: .none, up: LinkParameters(), down: LinkParameters()),
+            Network(name: "wifi", radio: .none, up: LinkParameters(), down: LinkParameters()),
+        ],
+        start: "lte")
+
+    func post(_ url: String, body: String? = nil) async throws -> (status: Int, json: [String: Any]) {
+        var request = URLRequest(url: URL(string: url)!)
+        request.httpMethod = "POST"
+        request.httpBody = body.map { Data($0.utf8) }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any] ?? [:]
+        return ((response as! HTTPURLResponse).statusCode, json)
+    }
+
+    @Test("POST /set adds the delay it says to the next round trip, and names the network it changed")
+    func setChangesLatency() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(Self.profile, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let base = "http://127.0.0.1:\(admin.address.port)"
+
+        let channel = try await Loopback.connect(port: port)
+        try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+            // JSON is YAML: the body is a timeline `set` step either way.
+            let answer = try await post(base + "/set", body: #"{"link": {"delay": "300ms"}}"#)
+            #expect(answer.status == 200)
+            #expect(answer.json["kind"] as? String == "set")
+            #expect(answer.json["network"] as? String == "lte")
+            // 300 ms each way: the emulator cannot deliver sooner, however fast the machine.
+            let slowed = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+            #expect(slowed.seconds >= 0.6, "\(slowed)")
+
+            // A change to another network waits for the device to get there.
+            let other = try await post(base + "/set", body: "network: wifi\nlink:\n  up:\n    delay: 1ms\n")
+            #expect(other.status == 200)
+            #expect(other.json["network"] as? String == "wifi")
+        }
+        let report = try await proxy.report()
+        #expect(report.eventCounts["set"] == 2)
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
+    @Test(
+        "a bad change or move is a 400 that says what is wrong",
+        arguments: [
+            ("/set", #"{"link": {"delai": "1ms"}}"#, "did you mean 'delay'"),
+            ("/set", #"{"link": {"delay": "soon"}}"#, "delay"),
+            ("/set", #"{"link": {"rate": "-5Mbps"}}"#, "rate"),
+            ("/set", #"{"network": "5g", "link": {"delay": "1ms"}}"#, "lte, wifi"),
+            ("/set", #"{"link": {}}"#, "changes nothing"),
+            ("/set", #"{"link": {"trace": "/etc/passwd"}}"#, "only be set in a profile"),
+            ("/set", "", "empty"),
+            ("/set", "{link: [", "the /set body:2:1: YAML syntax error"),
+            ("/set?delay=1ms", #"{"link": {"delay": "1ms"}}"#, "unknown parameter 'delay'"),
+            ("/network?to=5g", "", "no network named '5g'"),
+            ("/network", "", "lte, wifi"),
+            ("/network?to=wifi&mode=gently", "", "reset, blackhole, keep"),
+            ("/outage?durration=5s", "", "unknown parameter 'durration' for /outage; it takes duration, mode"),
+        ])
+    func badChanges(path: String, body: String, expectedInError: String) async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let answer = try await post("http://127.0.0.1:\(admin.address.port)" + path, body: body)
+        #expect(answer.status == 400)
+        let error = answer.json["error"] as? String ?? ""
+        #expect(error.contains(expectedInError), "\(error)")
+        // Nothing happened.
+        let report = try await proxy.report()
+        #expect(report.eventCounts.isEmpty)
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    @Test("POST /network moves the device, as /handover does")
+    func networkMoves() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let answer = try await post("http://127.0.0.1:\(admin.address.port)/network?to=wifi&gap=0s")
+        #expect(answer.status == 200)
+        #expect(answer.json["kind"] as? String == "handover")
+        #expect(try await proxy.status().network == "wifi")
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    @Test("a change nested as deep as the body limit allows is a 400, not a crash", arguments: ["[", "{a: ", "- "])
+    func deeplyNestedChange(opening: String) async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let body = String(repeating: opening, count: 60_000 / opening.count)
+        let answer = try await post("http://127.0.0.1:\(admin.address.port)/set", body: body)
+        #expect(answer.status == 400)
+        #expect(try await proxy.status().openConnections == 0, "the proxy still answers")
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    @Test("a body over the limit is a 413")
+    func oversizedBody() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let answer = try await post(
+            "http://127.0.0.1:\(admin.address.port)/set", body: "# " + String(repeating: "x", count: 70_000))
+        #expect(answer.status == 413)
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+}
