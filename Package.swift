@@ -14,6 +14,8 @@ let package = Package(
     products: [
         .executable(name: "netsim", targets: ["netsim"]),
         .library(name: "NetsimCore", targets: ["NetsimCore"]),
+        // An emulated phone inside a Swift test suite (docs/swift-api.md).
+        .library(name: "NetsimTesting", targets: ["NetsimTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -58,6 +60,15 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // EmulatedPhone: the proxy as a Swift API for tests.
+        .target(
+            name: "NetsimTesting",
+            dependencies: [
+                "NetsimProxy", "NetsimInput", "NetsimCore",
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -128,6 +139,14 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
+        .testTarget(
+            name: "NetsimTestingTests",
+            dependencies: [
+                "NetsimTesting", "NetsimProxy", "NetsimCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         .testTarget(name: "NetsimPcapTests", dependencies: ["NetsimPcap", "NetsimCore"], exclude: ["Fixtures"]),

@@ -1,0 +1,129 @@
+import Foundation
+import Logging
+import NIOPosix
+import NetsimCore
+import NetsimInput
+import NetsimProxy
+
+/// An emulated phone in the test process: a netsim proxy for one profile in front of one
+/// upstream, for a Swift test suite to point its client at, drive and assert on (as
+/// toxiproxy's clients do for a toxiproxy server). See docs/swift-api.md.
+///
+/// ```swift
+/// let phone = try await EmulatedPhone.start(profile: "lte-tunnel", upstream: "127.0.0.1:8080")
+/// // connect the client under test to 127.0.0.1:\(phone.port)
+/// try await phone.outage(.seconds(10), mode: .reset)
+/// let report = try await phone.report()
+/// await phone.stop()
+/// ```
+///
+/// Every live change has the profile timeline's rules and effects (and the admin API's: it is
+/// the same code). Phones are independent: several may run in one process.
+public final class EmulatedPhone: Sendable {
+    /// The proxy behind the phone, for anything this API does not wrap.
+    public let proxy: NetsimProxy
+
+    /// Where the client under test connects.
+    public var address: HostPort { proxy.listeningAddresses[0] }
+
+    /// The loopback port the client under test connects to.
+    public var port: Int { address.port }
+
+    private init(proxy: NetsimProxy) {
+        self.proxy = proxy
+    }
+
+    /// Starts a phone for `profile` (a built-in name such as `lte-tunnel`, or a path to a
+    /// profile file) forwarding to `upstream` (`HOST:PORT`), listening on `listen` (loopback on
+    /// a port the system picks unless given).
+    ///
+    /// - Parameters:
+    ///   - seed: every random draw of the emulation; the same seed replays the same conditions.
+    ///   - timeScale: emulated seconds per wall-clock second; above 1 plays a long timeline quickly.
+    public static func start(
+        profile: String, upstream: String, listen: String = "127.0.0.1:0", seed: UInt64 = 1, timeScale: Double = 1,
+        logger: Logger = Logger(label: "netsim.phone")
+    ) async throws -> EmulatedPhone {
+        let loaded = try ProfileCatalog.resolve(profile, workingDirectory: FileManager.default.currentDirectoryPath)
+        guard let upstreamAddress = HostPort(upstream), upstreamAddress.port > 0 else {
+            throw EmulatedPhoneError("upstream '\(upstream)' is not HOST:PORT")
+        }
+        guard let listenAddress = HostPort(listen) else { throw EmulatedPhoneError("listen '\(listen)' is not HOST:PORT") }
+        return try await start(
+            profile: loaded, upstream: upstreamAddress, listen: listenAddress, seed: seed, timeScale: timeScale, logger: logger)
+    }
+
+    /// Starts a phone for a profile built in code.
+    public static func start(
+        profile: Profile, upstream: HostPort, listen: HostPort = HostPort(host: "127.0.0.1", port: 0), seed: UInt64 = 1,
+        timeScale: Double = 1, logger: Logger = Logger(label: "netsim.phone")
+    ) async throws -> EmulatedPhone {
+        guard timeScale > 0, timeScale.isFinite else { throw EmulatedPhoneError("timeScale must be above zero, not \(timeScale)") }
+        var options = ProxyOptions()
+        options.timeScale = timeScale
+        let proxy = try await NetsimProxy.start(
+            profile: profile, seed: seed, forwards: [ForwardRule(listen: listen, upstream: upstream)], options: options,
+            group: MultiThreadedEventLoopGroup.singleton, logger: logger)
+        return EmulatedPhone(proxy: proxy)
+    }
+
+    /// An outage now, as a profile timeline's `outage`: nothing crosses for `duration`; `mode`
+    /// says what happens to the open connections (`stall`: they wait; `blackhole`: they go
+    /// silent; `reset`: both sides get a RST).
+    @discardableResult
+    public func outage(_ duration: Duration, mode: OutageMode = .stall) async throws -> DeviceEvent? {
+        try await proxy.outage(seconds: duration.seconds, mode: mode)
+    }
+
+    /// A move to another of the profile's networks now, as a timeline's `handover`.
+    @discardableResult
+    public func handover(to network: String, mode: HandoverMode = .keep, gap: Duration = .zero) async throws -> DeviceEvent? {
+        try await proxy.handover(to: network, mode: mode, gapSeconds: gap.seconds)
+    }
+
+    /// A timeline `set` step now, in the profile's YAML (or JSON): `"link: {delay: 200ms}"`,
+    /// `"link: {down: {rate: 1Mbps}}"`, `"network: wifi\nlink: {loss: 2%}"`. Checked as a
+    /// profile is, with the same messages.
+    @discardableResult
+    public func set(_ change: String) async throws -> DeviceEvent? {
+        try await proxy.set(change)
+    }
+
+    /// The live status: network, radio state, open connections, bytes.
+    public func status() async throws -> ProxyStatus {
+        try await proxy.status()
+    }
+
+    /// The run report so far (as `netsim run --report` writes it: docs/run-report.md).
+    public func report() async throws -> RunReport {
+        try await proxy.report()
+    }
+
+    /// What the phone does from now on: radio state changes, timeline events, connections
+    /// opening and closing, in order. Each access is a new subscription, which ends when the
+    /// phone stops or its consumer stops iterating.
+    public var events: AsyncStream<PhoneEvent> { proxy.events() }
+
+    /// The metrics in the Prometheus text format (what `GET /metrics` serves).
+    public func metrics() async throws -> String {
+        try await proxy.metricsText()
+    }
+
+    /// Stops listening, closes every connection and ends the event streams; returns the final
+    /// report (nil only if its event loop has gone).
+    @discardableResult
+    public func stop() async -> RunReport? {
+        try? await proxy.stop()
+    }
+}
+
+/// A phone that cannot start as asked.
+public struct EmulatedPhoneError: Error, CustomStringConvertible, Equatable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension Duration {
+    /// Seconds as the models count them.
+    fileprivate var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

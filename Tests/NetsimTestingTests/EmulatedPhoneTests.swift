@@ -1,0 +1,30 @@
+import NetsimCore
+import NetsimProxy
+import NetsimTesting
+import Testing
+
+/// What `EmulatedPhone` refuses, with the profile's rules and messages.
+@Suite struct EmulatedPhoneTests {
+    @Test("a bad profile, upstream or change is an error that says what is wrong")
+    func refusals() async throws {
+        await #expect(throws: (any Error).self) {
+            try await EmulatedPhone.start(profile: "lte-tunel", upstream: "127.0.0.1:1")
+        }
+        let badUpstream = await #expect(throws: EmulatedPhoneError.self) {
+            try await EmulatedPhone.start(profile: "lte-good", upstream: "localhost")
+        }
+        #expect(badUpstream?.description.contains("HOST:PORT") == true)
+
+        let phone = try await EmulatedPhone.start(profile: "lte-handover", upstream: "127.0.0.1:1")
+        let unknownNetwork = await #expect(throws: LiveChangeError.self) { try await phone.handover(to: "5g") }
+        #expect(unknownNetwork?.description.contains("no network named '5g'") == true)
+        await #expect(throws: LiveChangeError.self) { try await phone.outage(.zero) }
+        let badChange = await #expect(throws: (any Error).self) { try await phone.set("link: {delai: 1ms}") }
+        #expect("\(badChange!)".contains("did you mean 'delay'"))
+
+        let moved = try await phone.set("link: {delay: 100ms}")
+        #expect(moved?.kind == .set)
+        #expect(try await phone.report().eventCounts["set"] == 1)
+        await phone.stop()
+    }
+}
