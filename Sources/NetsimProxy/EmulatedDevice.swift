@@ -231,23 +231,29 @@ final class EmulatedDevice {
 
     /// Publishes what the model did by `time`: its new timeline events and every radio state
     /// change since the last look, each at the time the model says it happened, in time order.
+    /// An event comes before the radio change it causes at the same time (a handover's fresh
+    /// radio).
     private func modelChanged(at time: Double) {
         for event in model.takeRecentEvents() {
-            followRadio(through: event.at)
+            followRadio(through: event.at, includingEnd: false)
             events.publish(.timeline(event))
         }
-        followRadio(through: time)
+        followRadio(through: time, includingEnd: true)
         armRadioTimer()
     }
 
-    private func followRadio(through time: Double) {
+    /// Publishes the radio's changes since the last look up to `time` (before it, or through
+    /// it with `includingEnd`).
+    private func followRadio(through time: Double, includingEnd: Bool) {
         var changes = 0
-        while changes < Self.radioChangesPerLook, let change = model.nextRadioStateChange(after: radioLookedAt), change <= time {
+        while changes < Self.radioChangesPerLook, let change = model.nextRadioStateChange(after: radioLookedAt),
+            change < time || (includingEnd && change == time)
+        {
             publishRadioState(at: change)
             radioLookedAt = change
             changes += 1
         }
-        if changes < Self.radioChangesPerLook {
+        if includingEnd, changes < Self.radioChangesPerLook {
             publishRadioState(at: time)
             radioLookedAt = max(radioLookedAt, time)
         }

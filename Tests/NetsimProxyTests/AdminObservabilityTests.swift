@@ -243,6 +243,27 @@ import FoundationNetworking
         try await server.close()
     }
 
+    @Test("a handover comes before the fresh radio's state it causes")
+    func handoverBeforeItsRadioChange() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(Self.lteProfile, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+
+        // The LTE radio wakes for the echo; its tail lasts seconds, so the first change to IDLE
+        // is the one the handover to WiFi's fresh radio causes.
+        let (_, events) = try await Self.followEvents(port: admin.address.port) {
+            _ = try await Loopback.echo([1, 2, 3], port: port)
+            _ = try await proxy.handover(to: "wifi", mode: .keep)
+        } until: {
+            $0.name == "radio-state" && $0.data["state"] as? String == "IDLE"
+        }
+        #expect(events.suffix(2).map(\.name) == ["handover", "radio-state"])
+        #expect(events.last?.data["at"] as? Double == events.dropLast().last?.data["at"] as? Double)
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
     @Test("an event stream outlives the connection cap that closes idle requests, and the streams have their own cap")
     func eventStreamsAndTheConnectionCap() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lteProfile, upstreamPort: 1)
