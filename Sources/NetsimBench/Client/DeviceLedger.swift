@@ -35,9 +35,15 @@ final class DeviceLedger: Sendable {
         var failedAttempts = 0
         /// gRPC calls ended by their deadline and opened again.
         var callRenewals = 0
-        /// When an open gRPC call ended other than by its deadline, on the bench clock: the app
-        /// learning that its connection was gone (the keepalive replay's detection times).
-        var openCallEnds: [Double] = []
+        /// When the app learnt that its connection was gone, on the bench clock: an open gRPC
+        /// call that ended other than by its deadline, a REST request that failed, an open
+        /// WebSocket that closed. Paired with the deaths (`ConnectionDeaths`) for the keepalive
+        /// replay's detection times and the bench's zombie seconds.
+        var connectionLossesNoticed: [Double] = []
+        /// Attempts to (re)connect per second of the bench clock (second → attempts): the
+        /// first connect, every one after a loss or failure. Fixed buckets keep it bounded by
+        /// the run's length however fast a client retries.
+        var attemptsBySecond: [Int: Int] = [:]
     }
 
     struct Delivery: Sendable, Equatable {
@@ -149,7 +155,10 @@ final class DeviceLedger: Sendable {
     func countFailedAttempt() { state.withLock { $0.record.failedAttempts += 1 } }
     func countCallRenewal() { state.withLock { $0.record.callRenewals += 1 } }
     func countReceiveBufferDrop() { state.withLock { $0.record.receiveBufferDrops += 1 } }
-    func noteOpenCallEnded(at time: Double) { state.withLock { $0.record.openCallEnds.append(time) } }
+    func noteConnectionLossNoticed(at time: Double) { state.withLock { $0.record.connectionLossesNoticed.append(time) } }
+    func noteConnectionAttempt(at time: Double) {
+        state.withLock { $0.record.attemptsBySecond[Int(max(0, time).rounded(.down)), default: 0] += 1 }
+    }
 
     /// Whether every event created so far has been delivered and every message acknowledged:
     /// the bench's drain waits for this.

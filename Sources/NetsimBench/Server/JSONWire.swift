@@ -16,6 +16,8 @@ enum JSONWire {
     /// A REST poll's answer.
     struct EventBatch: Codable, Sendable {
         var events: [Event]
+        /// The sequence the next poll asks after: the last event here, or where the poll started.
+        var latest: UInt64
     }
 
     /// What the server sends: an event (WebSocket push) or the acknowledgement of a message
