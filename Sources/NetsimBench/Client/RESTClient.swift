@@ -56,8 +56,9 @@ struct RESTClient: Sendable {
                     }
                 let batch: JSONWire.EventBatch = try await get("\(base)/events?device=\(device)&after=\(after)", with: http)
                 let now = clock.now()
+                ledger.noteRequestAnswered(at: now)
                 for event in batch.events { ledger.receive(sequence: event.seq, createdAt: event.createdAt, at: now) }
-                naiveCursor = batch.latest
+                naiveCursor = batch.events.last?.seq ?? batch.latest ?? naiveCursor
                 connecting = false
                 failures = 0
                 // A full batch means more are waiting: ask again at once.

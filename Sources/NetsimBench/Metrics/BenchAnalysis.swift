@@ -141,7 +141,8 @@ struct FleetAnalysis {
     private var counters = BenchReport.ClientCounters(failedAttempts: 0, callRenewals: 0, receiveBufferDrops: 0, outboxDrops: 0)
     private var reports: [RunReport] = []
     private var eventsLostBySkipping = 0
-    /// Each device's connection attempts per second (the live bench's; the model does not time them).
+    /// Each device's attempts to connect again per second (the live bench's; the model does not
+    /// time them, and its devices' are empty).
     private var attemptsBySecond: [[Int: Int]] = []
     /// Per connection death, seconds until the app noticed (nil: not measured, the model engine).
     private var zombieSeconds: [Double]?
@@ -160,7 +161,7 @@ struct FleetAnalysis {
             sent: server.events.count, delivered: deliveries.count, unrecoverable: lost.bySkipping + lost.dropped,
             duplicated: app.duplicateEvents, outOfOrder: app.outOfOrderEvents)
         eventsLostBySkipping += lost.bySkipping
-        if !app.attemptsBySecond.isEmpty { attemptsBySecond.append(app.attemptsBySecond) }
+        attemptsBySecond.append(app.attemptsBySecond)
         messages.add(
             sent: app.messagesProduced, delivered: arrivals.count,
             unrecoverable: app.droppedMessageIDs.count { !server.hasArrived(messageID: $0) },
@@ -184,15 +185,16 @@ struct FleetAnalysis {
     /// The reconnection and deadline figures (issue 12): losses by skipping, the fleet's
     /// attempt peak, and zombie seconds.
     private func resilience() -> BenchReport.Resilience {
-        let peak = BenchAnalysis.peakPerSecond(attemptsBySecond)
+        let peak = BenchAnalysis.peakPerSecond(attemptsBySecond) ?? (0, 0)
         return BenchReport.Resilience(
             zombieSeconds: zombieSeconds.map { BenchReport.Resilience.Zombie(deaths: $0.count, mean: Spread($0).mean, max: $0.max() ?? 0) },
             eventsLostBySkipping: eventsLostBySkipping,
-            connectionAttempts: peak.map { peak in
-                BenchReport.Resilience.Attempts(
+            // Timed by the live bench (which measured zombie seconds too), not by the model.
+            connectionAttempts: zombieSeconds == nil
+                ? nil
+                : BenchReport.Resilience.Attempts(
                     total: attemptsBySecond.reduce(0) { $0 + $1.values.reduce(0, +) }, peakPerSecond: peak.count,
-                    peakSecond: Double(peak.second))
-            })
+                    peakSecond: Double(peak.second)))
     }
 
     /// One device's proxy report (bytes, connections, radio).

@@ -151,13 +151,13 @@ public struct BenchReport: Sendable, Codable, Equatable {
         }
 
         public struct Attempts: Sendable, Codable, Equatable {
-            /// Connects (WebSocket), calls (gRPC) and first requests after a failure (REST),
-            /// the first of each device included, over the fleet.
+            /// Attempts to connect again (WebSocket connects, gRPC calls, REST's first request
+            /// after a failure) over the fleet; each device's first connect is not counted.
             public var total: Int
             /// The most attempts across the fleet in one second of the bench clock: the
             /// thundering herd when an outage ends.
             public var peakPerSecond: Int
-            /// The start of that second, on the bench clock.
+            /// The start of that second, on the bench clock (0 when there were none).
             public var peakSecond: Double
         }
     }

@@ -16,8 +16,9 @@ enum JSONWire {
     /// A REST poll's answer.
     struct EventBatch: Codable, Sendable {
         var events: [Event]
-        /// The sequence the next poll asks after: the last event here, or where the poll started.
-        var latest: UInt64
+        /// Only for a poll `after=now`: the device's latest sequence, where the naive client's
+        /// next poll starts. Absent otherwise, so a resumed poll's bytes stay as they were.
+        var latest: UInt64? = nil
     }
 
     /// What the server sends: an event (WebSocket push) or the acknowledgement of a message

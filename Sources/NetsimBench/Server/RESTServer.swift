@@ -21,7 +21,7 @@ enum RESTServer {
                 ? EventStore.fromNow : request.uri.queryParameters.get("after", as: UInt64.self) ?? 0
             let after = store.start(device: device, after: requested)
             let events = store.events(device: device, after: after, limit: batchLimit).map(JSONWire.Event.init)
-            return try json(JSONWire.EventBatch(events: events, latest: events.last?.seq ?? after))
+            return try json(JSONWire.EventBatch(events: events, latest: requested == EventStore.fromNow ? after : nil))
         }
         router.post("messages") { request, context -> Response in
             let device = try deviceParameter(request, store: store)
