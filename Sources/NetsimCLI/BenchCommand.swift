@@ -160,6 +160,10 @@ public struct BenchCommand: AsyncParsableCommand {
         configuration.seed = seed
         if let workload { configuration.workload = try loadSettings(workload, Workload.load) }
         if let client { configuration.client = try loadSettings(client, ClientSettings.load) }
+        if engine == .model, let refusal = ModelBenchRunner.refusal(of: configuration.client) {
+            printError(refusal)
+            throw ExitCode(2)
+        }
 
         let captures = try openCaptures(for: configuration)
         if !captures.isEmpty {

@@ -135,37 +135,6 @@ public struct KeepaliveVerification: Sendable {
             rows: rows, profiles: sweep.profiles.map(\.name), natTimeoutSeconds: plans.first?.natTimeoutSeconds,
             seeds: min(Self.replayedSeeds, sweep.seeds), horizon: sweep.horizon, timeScale: timeScale)
     }
-
-    /// Seconds from each death to the app noticing, from a live run's events and the times its
-    /// open calls ended. A connection dies at a blackhole or reset outage or handover that
-    /// affected connections, or when its NAT mapping expired; the first call end after a death
-    /// is its detection, and later deaths before that end died with the same connection. A
-    /// death still unnoticed at `end` counts with the time it had been dead, as the model counts
-    /// it.
-    static func detections(events: [DeviceEvent], openCallEnds: [Double], end: Double) -> [Double] {
-        let deaths = events.compactMap(deathTime).sorted()
-        var detections: [Double] = []
-        var pending = deaths[...]
-        for noticed in openCallEnds.sorted() {
-            guard let died = pending.first, died <= noticed else { continue }
-            detections.append(noticed - died)
-            pending = pending.drop { $0 <= noticed }
-        }
-        if let died = pending.first { detections.append(max(0, end - died)) }
-        return detections
-    }
-
-    private static func deathTime(_ event: DeviceEvent) -> Double? {
-        switch event.kind {
-        case .natExpiry:
-            return event.expiredAt ?? event.at
-        case .outage, .handover:
-            guard (event.affectedConnections ?? 0) > 0, event.mode == .blackhole || event.mode == .reset else { return nil }
-            return event.at
-        case .set:
-            return nil
-        }
-    }
 }
 
 /// Model against live for each verified configuration.
@@ -249,7 +218,7 @@ extension ScenarioMetrics {
         reconnectsPerHour = Double(max(0, live.connectionsOpened - 1)) / hours
         goaways = 0
         serverPingsPerSecond = 0
-        detections = KeepaliveVerification.detections(events: live.events, openCallEnds: live.openCallEnds, end: live.end)
+        detections = ConnectionDeaths.detectionDelays(events: live.events, noticed: live.openCallEnds, end: live.end)
         blackoutSecondsPerHour = detections.reduce(0, +) / hours
     }
 }

@@ -20,6 +20,21 @@ struct TransportStateMachineTests {
         #expect(client.phase == .waiting)
     }
 
+    /// `requestTimeout: none` and `pingInterval: none` (issue 12, deadlines): no timer, so a
+    /// request or connection on a dead path waits as long as the run.
+    @Test func withoutDeadlinesNoTimerIsArmed() {
+        var ledger = AppLedger(outboxLimit: 8)
+        var rest = ClientSettings.RESTSettings()
+        rest.requestTimeout = nil
+        var poller = RESTPollingClient(settings: rest, batchLimit: 100, seed: 1)
+        #expect(poller.start(now: 0, ledger: &ledger) == [.connect, .send(.pollRequest(after: 0))])
+        var ws = ClientSettings.WebSocketSettings()
+        ws.pingInterval = nil
+        var socket = WebSocketClient(settings: ws, seed: 1)
+        _ = socket.start(now: 0, ledger: &ledger)
+        #expect(socket.received(.accepted(newConnection: true), now: 0.1, ledger: &ledger) == [])
+    }
+
     @Test func restTimeoutClosesCountsAndBacksOff() {
         var ledger = AppLedger(outboxLimit: 8)
         var client = RESTPollingClient(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)

@@ -24,7 +24,7 @@ struct KeepaliveVerificationTests {
             DeviceEvent(at: 400, kind: .natExpiry, network: "lte", mode: .silent, affectedConnections: 1, expiredAt: 350),
             DeviceEvent(at: 500, kind: .handover, network: "lte", mode: .reset, durationSeconds: 2, affectedConnections: 1),
         ]
-        let detections = KeepaliveVerification.detections(events: events, openCallEnds: [380, 125, 500.05], end: 600)
+        let detections = ConnectionDeaths.detectionDelays(events: events, noticed: [380, 125, 500.05], end: 600)
         #expect(detections.count == 3)
         #expect(abs(detections[0] - 25) < 1e-9)
         #expect(abs(detections[1] - 30) < 1e-9)
@@ -34,7 +34,7 @@ struct KeepaliveVerificationTests {
     /// A death nobody noticed by the end counts with the time it had been dead, as the model's.
     @Test func aDeathStillUnnoticedAtTheEndCountsItsTimeSoFar() {
         let events = [Self.outage(at: 100, mode: .blackhole, affected: 1), Self.outage(at: 900, mode: .reset, affected: 1)]
-        let detections = KeepaliveVerification.detections(events: events, openCallEnds: [130], end: 1000)
+        let detections = ConnectionDeaths.detectionDelays(events: events, noticed: [130], end: 1000)
         #expect(detections == [30, 100])
     }
 

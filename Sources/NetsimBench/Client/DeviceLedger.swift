@@ -35,9 +35,18 @@ final class DeviceLedger: Sendable {
         var failedAttempts = 0
         /// gRPC calls ended by their deadline and opened again.
         var callRenewals = 0
-        /// When an open gRPC call ended other than by its deadline, on the bench clock: the app
-        /// learning that its connection was gone (the keepalive replay's detection times).
-        var openCallEnds: [Double] = []
+        /// When the app learnt that its connection was gone, on the bench clock: an open gRPC
+        /// call that ended other than by its deadline, a REST request that failed, an open
+        /// WebSocket that closed; and for REST, requests answered (the app is no longer waiting:
+        /// a connection reset between polls is replaced without a failure), at most the first of
+        /// each second. Paired with the deaths (`ConnectionDeaths`) for the keepalive replay's
+        /// detection times and the bench's zombie seconds.
+        var connectionLossesNoticed: [Double] = []
+        /// Attempts to connect again per second of the bench clock (second → attempts): every
+        /// one after a loss or failure, the device's first connect excluded (the bench starts its
+        /// whole fleet at once). Fixed buckets keep it bounded by the run's length however fast
+        /// a client retries.
+        var attemptsBySecond: [Int: Int] = [:]
     }
 
     struct Delivery: Sendable, Equatable {
@@ -51,6 +60,9 @@ final class DeviceLedger: Sendable {
         var outbox: [Message] = []
         var sentInGeneration: [UInt64: Int] = [:]
         var generation = 0
+        var connectionAttempts = 0
+        /// The bench-clock second of the last REST answer noted in `connectionLossesNoticed`.
+        var lastAnsweredSecond: Int?
     }
 
     let device: Int
@@ -149,7 +161,27 @@ final class DeviceLedger: Sendable {
     func countFailedAttempt() { state.withLock { $0.record.failedAttempts += 1 } }
     func countCallRenewal() { state.withLock { $0.record.callRenewals += 1 } }
     func countReceiveBufferDrop() { state.withLock { $0.record.receiveBufferDrops += 1 } }
-    func noteOpenCallEnded(at time: Double) { state.withLock { $0.record.openCallEnds.append(time) } }
+    func noteConnectionLossNoticed(at time: Double) { state.withLock { $0.record.connectionLossesNoticed.append(time) } }
+    /// A REST request was answered: noted (the first of each second) as the app hearing from
+    /// its connection, which ends any wait on a dead one.
+    func noteRequestAnswered(at time: Double) {
+        state.withLock { state in
+            let second = Int(max(0, time).rounded(.down))
+            guard state.lastAnsweredSecond != second else { return }
+            state.lastAnsweredSecond = second
+            state.record.connectionLossesNoticed.append(time)
+        }
+    }
+
+    /// An attempt to connect (a WebSocket connect, a gRPC call, the first REST request since the
+    /// start or a failure); the device's first is not bucketed.
+    func noteConnectionAttempt(at time: Double) {
+        state.withLock { state in
+            state.connectionAttempts += 1
+            guard state.connectionAttempts > 1 else { return }
+            state.record.attemptsBySecond[Int(max(0, time).rounded(.down)), default: 0] += 1
+        }
+    }
 
     /// Whether every event created so far has been delivered and every message acknowledged:
     /// the bench's drain waits for this.

@@ -9,6 +9,8 @@ import Synchronization
 /// per-call deadline (reached: the call is renewed at once), a bounded receive buffer between
 /// the network and the app (full: the oldest event is dropped and counted), and suspension
 /// while the phone reports no network (as a mobile OS's reachability callback would).
+/// `reconnect: naive` makes it the naive client instead: no network watching, a fixed short
+/// retry (the caller's `settings.backoff`), and every call subscribing from now.
 struct GRPCDeviceClient: Sendable {
     let device: Int
     let port: Int
@@ -17,13 +19,9 @@ struct GRPCDeviceClient: Sendable {
     let clock: BenchClock
     let seed: UInt64
     let logger: Logger
-    /// Whether the phone has a network now (the emulated device's connectivity).
-    let networkIsUp: @Sendable () async -> Bool
-
-    /// How often the app asks whether the phone has a network: a quarter of a second of
-    /// emulated time, as a reachability callback would be that quick, but at most 200 times a
-    /// wall-clock second when time runs faster.
-    private var networkPollInterval: Duration { max(clock.wallDuration(0.25), .milliseconds(5)) }
+    let reconnect: ClientSettings.Reconnect
+    /// Whether the phone has a network; nil: the app does not ask (the naive client).
+    let network: NetworkWatch?
 
     private enum Input: Sendable {
         case callOpened
@@ -64,18 +62,21 @@ struct GRPCDeviceClient: Sendable {
                         ledger.receive(sequence: event.sequenceID, createdAt: event.createdAt, at: clock.now())
                     }
                 }
-                group.addTask {
-                    var available = true
-                    while !Task.isCancelled {
-                        let now = await networkIsUp()
-                        if now != available {
-                            available = now
-                            input.yield(.network(available: now))
+                if let network {
+                    group.addTask {
+                        var available = true
+                        while !Task.isCancelled {
+                            let now = await network.isUp()
+                            if now != available {
+                                available = now
+                                input.yield(.network(available: now))
+                            }
+                            try? await Task.sleep(for: network.pollInterval)
                         }
-                        try? await Task.sleep(for: networkPollInterval)
                     }
                 }
-                var machine = ReconnectionStateMachine<ContinuousClock>(backoff: settings.backoff, seed: seed)
+                var machine = ReconnectionStateMachine<ContinuousClock>(
+                    backoff: settings.backoff, seed: seed, resumes: reconnect == .resilient)
                 var call: Task<Void, Never>?
                 var timer: Task<Void, Never>?
                 func perform(_ action: ReconnectionStateMachine<ContinuousClock>.Action) {
@@ -83,7 +84,8 @@ struct GRPCDeviceClient: Sendable {
                     case .openCall(let resumeFrom):
                         call = Task {
                             await runCall(
-                                stub: stub, resumeFrom: resumeFrom, input: input, receiver: receiver, networkOffset: networkOffset)
+                                stub: stub, resumeFrom: resumeFrom ?? EventStore.fromNow, input: input, receiver: receiver,
+                                networkOffset: networkOffset)
                         }
                     case .scheduleRetry(let deadline):
                         timer?.cancel()
@@ -128,12 +130,13 @@ struct GRPCDeviceClient: Sendable {
         // Fail fast while the transport cannot connect: the state machine owns the retries.
         options.waitForReady = false
         let generation = ledger.beginConnection()
+        ledger.noteConnectionAttempt(at: clock.now())
         let device = UInt32(device)
         let opened = ConnectedFlag()
         defer {
             // An open call that ends is the app learning its connection is gone (a deadline's
             // renewal and the run's end aside).
-            if opened.value, !Task.isCancelled { ledger.noteOpenCallEnded(at: clock.now()) }
+            if opened.value, !Task.isCancelled { ledger.noteConnectionLossNoticed(at: clock.now()) }
         }
         do {
             try await stub.session(

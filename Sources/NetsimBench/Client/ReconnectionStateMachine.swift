@@ -10,6 +10,9 @@ import NetsimModel
 ///   tries attempt n + 1.
 /// - While the phone reports no network, it is suspended: no attempts, no growing backoff;
 ///   when the network returns it tries at once.
+/// - A naive machine (`resumes` false) opens every call from "now" (`resumeFrom` nil)
+///   instead of from its last offset; its backoff and whether it hears of the network are the
+///   caller's choice.
 struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     enum State: Equatable {
         case idle
@@ -22,7 +25,8 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     }
 
     enum Action: Equatable {
-        case openCall(resumeFrom: UInt64)
+        /// Nil: from now, skipping what was produced while away (a naive client).
+        case openCall(resumeFrom: UInt64?)
         case scheduleRetry(at: C.Instant)
         case cancelRetry
         case doNothing
@@ -32,10 +36,13 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     let backoff: Backoff
     private var random: SeededRandom
     private var networkAvailable = true
+    /// Whether a new call resumes from the last offset (resilient) or starts from now (naive).
+    let resumes: Bool
 
-    init(backoff: Backoff, seed: UInt64) {
+    init(backoff: Backoff, seed: UInt64, resumes: Bool = true) {
         self.backoff = backoff
         self.random = SeededRandom(seed: seed)
+        self.resumes = resumes
     }
 
     mutating func start() -> Action {
@@ -102,6 +109,6 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
             return .doNothing
         }
         state = .reconnecting(attempt: attempt, lastOffset: lastOffset)
-        return .openCall(resumeFrom: lastOffset)
+        return .openCall(resumeFrom: resumes ? lastOffset : nil)
     }
 }

@@ -6,12 +6,18 @@ import NetsimModel
 
 /// The WebSocket app on one device: one connection that receives pushed events and sends
 /// uplink messages; the client pings every ping interval and a missing pong closes the
-/// connection. On reconnect (with backoff) it resumes after the last sequence it received.
+/// connection. On reconnect (with backoff) it resumes after the last sequence it received;
+/// the naive client (`reconnect: naive`) subscribes from now (`after=now`) instead.
 struct WebSocketDeviceClient: Sendable {
     let device: Int
     let port: Int
     let ledger: DeviceLedger
     let settings: ClientSettings.WebSocketSettings
+    let reconnect: ClientSettings.Reconnect
+    /// Between failed connections: `settings.backoff`, or the naive client's fixed retry.
+    let backoff: Backoff
+    /// Whether the phone has a network (`watchNetwork`); nil: the app does not ask.
+    let network: NetworkWatch?
     let clock: BenchClock
     let seed: UInt64
     let logger: Logger
@@ -19,10 +25,17 @@ struct WebSocketDeviceClient: Sendable {
     func run() async {
         var random = SeededRandom(seed: seed)
         var failures = 0
-        let configuration = WebSocketClientConfiguration(autoPing: .enabled(timePeriod: .seconds(settings.pingInterval)))
+        let configuration = WebSocketClientConfiguration(
+            autoPing: settings.pingInterval.map { .enabled(timePeriod: .seconds($0)) } ?? .disabled)
         while !Task.isCancelled {
+            // Watching the network: no connection attempt while the phone is offline; back
+            // online, it connects at once, its backoff started over.
+            if let network, await network.waitUntilUp() { failures = 0 }
+            if Task.isCancelled { break }
             let generation = ledger.beginConnection()
-            let url = "ws://127.0.0.1:\(port)/ws?device=\(device)&after=\(ledger.lastReceivedSequence)"
+            let after = reconnect == .resilient ? String(ledger.lastReceivedSequence) : "now"
+            let url = "ws://127.0.0.1:\(port)/ws?device=\(device)&after=\(after)"
+            ledger.noteConnectionAttempt(at: clock.now())
             let connected = ConnectedFlag()
             do {
                 try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
@@ -52,9 +65,12 @@ struct WebSocketDeviceClient: Sendable {
                 // The connection failed or closed; counted below, retried with backoff.
             }
             if Task.isCancelled { break }
+            if connected.value { ledger.noteConnectionLossNoticed(at: clock.now()) }
             ledger.countFailedAttempt()
             failures = connected.value ? 1 : failures + 1
-            try? await Task.sleep(for: .seconds(settings.backoff.delay(afterAttempt: failures, random: &random)))
+            // Offline now: the wait for the network replaces the backoff.
+            if let network, !(await network.isUp()) { continue }
+            try? await Task.sleep(for: .seconds(backoff.delay(afterAttempt: failures, random: &random)))
         }
     }
 }

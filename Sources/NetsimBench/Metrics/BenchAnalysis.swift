@@ -40,19 +40,35 @@ enum BenchAnalysis {
         for device in devices {
             fleet.addDeliveries(app: device.app, server: device.server, connectivityReturns: connectivityReturns(device))
             fleet.addProxyReport(device.proxy)
+            let live = device.liveMeasurement
+            fleet.addZombieSeconds(ConnectionDeaths.detectionDelays(events: live.events, noticed: live.openCallEnds, end: live.end))
         }
         return fleet.summary()
     }
 
-    /// Events the app will never get: those it did not receive, behind one it did. Every
-    /// client resumes after the latest event it received, and a server sends a device's events
-    /// in order, so an event missing behind a later one was dropped by the client (its bounded
-    /// receive buffer) and is never sent again; one missing after the latest is still to come.
+    /// Events the app will never get, by cause. A server sends a device's events in order, and
+    /// a client subscribes either after the latest event it received (resilient) or from now
+    /// (naive), so:
+    /// - `bySkipping`: missing events up to `skippedThrough`, the latest event when the client
+    ///   last subscribed from now: produced while it was away, and no later subscription asks
+    ///   for them;
+    /// - `dropped`: the other missing events behind one the app received: dropped by the client
+    ///   (its bounded receive buffer) and never sent again.
+    /// One missing after both is still to come (in flight).
     ///
     /// - Parameter received: per event, in sequence order, whether the app received it.
-    static func skippedEvents(_ received: [Bool]) -> Int {
-        guard let latest = received.lastIndex(of: true) else { return 0 }
-        return received[..<latest].count { !$0 }
+    static func lostEvents(_ received: [Bool], skippedThrough: UInt64) -> (bySkipping: Int, dropped: Int) {
+        let skipped = min(received.count, Int(clamping: skippedThrough))
+        let bySkipping = received[..<skipped].count { !$0 }
+        guard let latest = received.lastIndex(of: true), latest > skipped else { return (bySkipping, 0) }
+        return (bySkipping, received[skipped..<latest].count { !$0 })
+    }
+
+    /// The most attempts in one second of the bench clock over `devices`' attempts per second.
+    static func peakPerSecond(_ devices: [[Int: Int]]) -> (count: Int, second: Int)? {
+        var fleet: [Int: Int] = [:]
+        for device in devices { fleet.merge(device, uniquingKeysWith: +) }
+        return fleet.max { ($0.value, $1.key) < ($1.value, $0.key) }.map { ($0.value, $0.key) }
     }
 
     /// When, on the bench clock, the device's network came back after each outage or handover.
@@ -124,6 +140,12 @@ struct FleetAnalysis {
     private var recoveries: [Double] = []
     private var counters = BenchReport.ClientCounters(failedAttempts: 0, callRenewals: 0, receiveBufferDrops: 0, outboxDrops: 0)
     private var reports: [RunReport] = []
+    private var eventsLostBySkipping = 0
+    /// Each device's attempts to connect again per second (the live bench's; the model does not
+    /// time them, and its devices' are empty).
+    private var attemptsBySecond: [[Int: Int]] = []
+    /// Per connection death, seconds until the app noticed (nil: not measured, the model engine).
+    private var zombieSeconds: [Double]?
 
     /// One device's app and server records; `connectivityReturns` are the bench-clock times
     /// its network came back after each outage or handover gap.
@@ -134,9 +156,12 @@ struct FleetAnalysis {
         for arrival in arrivals { _ = uplink.record(BenchAnalysis.microseconds(arrival.arrivedAt - arrival.createdAt)) }
 
         let received = app.deliveries.prefix(server.events.count).map { $0 != nil }
+        let lost = BenchAnalysis.lostEvents(received, skippedThrough: server.skippedThrough)
         events.add(
-            sent: server.events.count, delivered: deliveries.count, unrecoverable: BenchAnalysis.skippedEvents(received),
+            sent: server.events.count, delivered: deliveries.count, unrecoverable: lost.bySkipping + lost.dropped,
             duplicated: app.duplicateEvents, outOfOrder: app.outOfOrderEvents)
+        eventsLostBySkipping += lost.bySkipping
+        attemptsBySecond.append(app.attemptsBySecond)
         messages.add(
             sent: app.messagesProduced, delivered: arrivals.count,
             unrecoverable: app.droppedMessageIDs.count { !server.hasArrived(messageID: $0) },
@@ -149,6 +174,27 @@ struct FleetAnalysis {
         counters.callRenewals += app.callRenewals
         counters.receiveBufferDrops += app.receiveBufferDrops
         counters.outboxDrops += app.messagesDroppedFromOutbox
+    }
+
+    /// One device's zombie seconds: per death of its connection, the time until the app
+    /// noticed (`ConnectionDeaths.detectionDelays`).
+    mutating func addZombieSeconds(_ delays: [Double]) {
+        zombieSeconds = (zombieSeconds ?? []) + delays
+    }
+
+    /// The reconnection and deadline figures (issue 12): losses by skipping, the fleet's
+    /// attempt peak, and zombie seconds.
+    private func resilience() -> BenchReport.Resilience {
+        let peak = BenchAnalysis.peakPerSecond(attemptsBySecond) ?? (0, 0)
+        return BenchReport.Resilience(
+            zombieSeconds: zombieSeconds.map { BenchReport.Resilience.Zombie(deaths: $0.count, mean: Spread($0).mean, max: $0.max() ?? 0) },
+            eventsLostBySkipping: eventsLostBySkipping,
+            // Timed by the live bench (which measured zombie seconds too), not by the model.
+            connectionAttempts: zombieSeconds == nil
+                ? nil
+                : BenchReport.Resilience.Attempts(
+                    total: attemptsBySecond.reduce(0) { $0 + $1.values.reduce(0, +) }, peakPerSecond: peak.count,
+                    peakSecond: Double(peak.second)))
     }
 
     /// One device's proxy report (bytes, connections, radio).
@@ -188,7 +234,7 @@ struct FleetAnalysis {
                 reconnects: Spread(reconnects.map(Double.init)),
                 secondsByState: Dictionary(
                     uniqueKeysWithValues: states.map { state in (state, Spread(reports.map { $0.radio.secondsByState[state] ?? 0 })) })),
-            client: counters)
+            client: counters, resilience: resilience())
         let charts = TransportCharts(
             timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: BenchAnalysis.cdf(downlink),
             uplinkLatencyCDF: BenchAnalysis.cdf(uplink))

@@ -63,6 +63,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
         /// Per device figures: mean, min, max and standard deviation over the fleet.
         public var perDevice: PerDevice
         public var client: ClientCounters
+        /// How the client came back from losses (issue 12); absent in older reports.
+        public var resilience: Resilience? = nil
     }
 
     public struct Bytes: Sendable, Codable, Equatable {
@@ -125,6 +127,39 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var meanPowerMilliwatts: Spread
         public var reconnects: Spread
         public var secondsByState: [String: Spread]
+    }
+
+    /// How a fleet's clients came back from lost connections: what a naive client loses and
+    /// how hard a fleet knocks when an outage ends.
+    public struct Resilience: Sendable, Codable, Equatable {
+        /// Per death of a device's connection (a blackhole or reset outage or handover that
+        /// hit it, a NAT expiry), the seconds the app waited on the dead connection before it
+        /// noticed: until a request failed, a call ended or a connection closed, or the run's
+        /// end if it never did. Its deadlines bound it. Nil when not measured (the model engine).
+        public var zombieSeconds: Zombie?
+        /// Events lost because the client subscribed from now after being away (`reconnect:
+        /// naive`): produced while it was away and never delivered. Part of `events.lost`.
+        public var eventsLostBySkipping: Int
+        /// Nil when attempts were not timed (the model engine).
+        public var connectionAttempts: Attempts?
+
+        public struct Zombie: Sendable, Codable, Equatable {
+            /// Connection deaths over the fleet.
+            public var deaths: Int
+            public var mean: Double
+            public var max: Double
+        }
+
+        public struct Attempts: Sendable, Codable, Equatable {
+            /// Attempts to connect again (WebSocket connects, gRPC calls, REST's first request
+            /// after a failure) over the fleet; each device's first connect is not counted.
+            public var total: Int
+            /// The most attempts across the fleet in one second of the bench clock: the
+            /// thundering herd when an outage ends.
+            public var peakPerSecond: Int
+            /// The start of that second, on the bench clock (0 when there were none).
+            public var peakSecond: Double
+        }
     }
 
     public struct ClientCounters: Sendable, Codable, Equatable {

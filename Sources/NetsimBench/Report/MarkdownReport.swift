@@ -90,8 +90,9 @@ public enum MarkdownReport {
                 + "\(workload.messagePayloadBytes) B payload; outbox of \(workload.outboxLimit)",
             "- Client settings: \(client.source)",
             "- REST: poll every \(Quantity.formatDuration(client.rest.pollInterval)), request timeout "
-                + "\(Quantity.formatDuration(client.rest.requestTimeout)), backoff \(backoff(client.rest.backoff))",
-            "- WebSocket: ping every \(Quantity.formatDuration(client.ws.pingInterval)), backoff \(backoff(client.ws.backoff))",
+                + "\(client.rest.requestTimeout.map(Quantity.formatDuration) ?? "none"), backoff \(backoff(client.rest.backoff))",
+            "- WebSocket: ping every \(client.ws.pingInterval.map(Quantity.formatDuration) ?? "never (none)"), backoff "
+                + "\(backoff(client.ws.backoff))",
             "- gRPC: keepalive \(Quantity.formatDuration(grpc.keepaliveTime)) / \(Quantity.formatDuration(grpc.keepaliveTimeout)), "
                 + "permit without calls \(grpc.permitWithoutCalls), backoff \(backoff(grpc.backoff)), call time limit "
                 + "\(grpc.callTimeLimit.map(Quantity.formatDuration) ?? "none"), receive buffer \(grpc.receiveBuffer)",

@@ -76,6 +76,6 @@ enum ReportFormatting {
             ("Reconnects (fleet); recovery", transports.map(recovery)),
             ("Radio wake time per device", transports.map { wake($0, duration: duration) }),
             ("Energy per device (mean power)", transports.map(energy)),
-        ]
+        ] + resilienceRows(transports)
     }
 }

@@ -180,18 +180,29 @@ struct Fleet: Sendable {
         func runClient(configuration: BenchConfiguration, clock: BenchClock, logger: Logger) async {
             let port = proxy.listeningAddresses[0].port
             let settings = configuration.client
+            // Only a resilient client watches the network: the naive one tries regardless.
+            let watch =
+                settings.reconnect == .resilient
+                ? NetworkWatch(clock: clock) { [proxy] in (try? await proxy.status()).map { !$0.disconnected } ?? true } : nil
             switch transport {
             case .rest:
-                await RESTClient(device: index, port: port, ledger: ledger, settings: settings.rest, clock: clock, seed: seed).run()
+                await RESTClient(
+                    device: index, port: port, ledger: ledger, settings: settings.rest, reconnect: settings.reconnect,
+                    backoff: settings.backoff(settings.rest.backoff), network: settings.rest.watchNetwork ? watch : nil, clock: clock,
+                    seed: seed
+                ).run()
             case .ws:
                 await WebSocketDeviceClient(
-                    device: index, port: port, ledger: ledger, settings: settings.ws, clock: clock, seed: seed, logger: logger
+                    device: index, port: port, ledger: ledger, settings: settings.ws, reconnect: settings.reconnect,
+                    backoff: settings.backoff(settings.ws.backoff), network: settings.ws.watchNetwork ? watch : nil, clock: clock,
+                    seed: seed, logger: logger
                 ).run()
             case .grpc:
+                var grpc = settings.grpc
+                grpc.backoff = settings.backoff(grpc.backoff)
                 await GRPCDeviceClient(
-                    device: index, port: port, ledger: ledger, settings: settings.grpc.scaled(by: clock.timeScale), clock: clock,
-                    seed: seed, logger: logger,
-                    networkIsUp: { [proxy] in (try? await proxy.status()).map { !$0.disconnected } ?? true }
+                    device: index, port: port, ledger: ledger, settings: grpc.scaled(by: clock.timeScale), clock: clock,
+                    seed: seed, logger: logger, reconnect: settings.reconnect, network: watch
                 ).run()
             }
         }

@@ -51,7 +51,7 @@ extension DeviceMeasurement {
             return event
         }
         return KeepaliveVerification.LiveMeasurement(
-            radio: proxy.radio, events: events, openCallEnds: app.openCallEnds, end: proxyOrigin + proxy.radio.durationSeconds,
+            radio: proxy.radio, events: events, openCallEnds: app.connectionLossesNoticed, end: proxyOrigin + proxy.radio.durationSeconds,
             eventCounts: proxy.eventCounts, bytes: proxy.bytes, connectionsOpened: proxy.connections.opened)
     }
 }

@@ -22,6 +22,10 @@ final class EventStore: Sendable {
         /// Messages that first arrived after a later one (a resend after a reconnect can do it).
         var outOfOrderMessages = 0
         var highestMessageID: UInt64 = 0
+        /// The device's latest event when a client last subscribed "from now"
+        /// (`EventStore.fromNow`): every event up to it that the app had not received then is
+        /// skipped for good, since no later subscription asks for it again.
+        var skippedThrough: UInt64 = 0
 
         /// Whether the message with `messageID` (1-based) arrived.
         func hasArrived(messageID: UInt64) -> Bool {
@@ -35,6 +39,10 @@ final class EventStore: Sendable {
         var createdAt: Double
         var arrivedAt: Double
     }
+
+    /// A subscription's resumption point meaning "from now": the naive client's (see
+    /// `ClientSettings.Reconnect.naive`), which does not keep an offset.
+    static let fromNow = UInt64.max
 
     private let devices: Mutex<[DeviceRecord]>
     private let signals: [SignalSlot]
@@ -83,12 +91,23 @@ final class EventStore: Sendable {
         }
     }
 
-    /// Sends the device's events after `sequence` through `write`, then each new one as it is
-    /// created, until a newer session for the device takes over or the task is cancelled. This
-    /// is the push side the WebSocket and gRPC servers share.
+    /// Where a subscription after `sequence` starts: `sequence` itself, or for `fromNow` the
+    /// device's latest event, recorded as skipped through (`DeviceRecord.skippedThrough`).
+    func start(device: Int, after sequence: UInt64) -> UInt64 {
+        guard sequence == Self.fromNow else { return sequence }
+        return devices.withLock { records in
+            let latest = UInt64(records[device].events.count)
+            records[device].skippedThrough = max(records[device].skippedThrough, latest)
+            return latest
+        }
+    }
+
+    /// Sends the device's events after `sequence` (or from now: `fromNow`) through `write`,
+    /// then each new one as it is created, until a newer session for the device takes over or
+    /// the task is cancelled. This is the push side the WebSocket and gRPC servers share.
     func push(device: Int, after sequence: UInt64, write: (Event) async throws -> Void) async throws {
         var wakeUps = signals[device].subscribe().makeAsyncIterator()
-        var sent = sequence
+        var sent = start(device: device, after: sequence)
         repeat {
             while true {
                 let batch = events(device: device, after: sent, limit: 64)

@@ -3,7 +3,7 @@ import GRPCNIOTransportHTTP2Posix
 import NetsimModel
 
 /// The gRPC transport's service: one `Session` stream per device. The first frame subscribes
-/// (with `resume_from`); the server then pushes events after it and every new one, and
+/// (with `resume_from`; `EventStore.fromNow`, the largest value, subscribes from now); the server then pushes events after it and every new one, and
 /// acknowledges each uplink message. A newer session for the same device ends the older one.
 struct EventStreamService: Netsim_Bench_EventStream.SimpleServiceProtocol {
     let store: EventStore

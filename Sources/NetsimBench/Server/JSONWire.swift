@@ -16,6 +16,9 @@ enum JSONWire {
     /// A REST poll's answer.
     struct EventBatch: Codable, Sendable {
         var events: [Event]
+        /// Only for a poll `after=now`: the device's latest sequence, where the naive client's
+        /// next poll starts. Absent otherwise, so a resumed poll's bytes stay as they were.
+        var latest: UInt64? = nil
     }
 
     /// What the server sends: an event (WebSocket push) or the acknowledgement of a message

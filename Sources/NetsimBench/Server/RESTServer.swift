@@ -4,8 +4,9 @@ import Logging
 import NIOCore
 
 /// The REST polling transport's server: `GET /events?device=D&after=SEQ` answers the device's
-/// events after SEQ (at most `batchLimit`), `POST /messages?device=D` takes one uplink message
-/// and acknowledges it.
+/// events after SEQ (at most `batchLimit`) and the latest sequence (`after=now`: none, only the
+/// latest, where a naive client's next poll starts), `POST /messages?device=D` takes one uplink
+/// message and acknowledges it.
 enum RESTServer {
     static let batchLimit = 100
 
@@ -15,9 +16,12 @@ enum RESTServer {
         let router = Router()
         router.get("events") { request, _ -> Response in
             let device = try deviceParameter(request, store: store)
-            let after = request.uri.queryParameters.get("after", as: UInt64.self) ?? 0
+            let requested =
+                request.uri.queryParameters.get("after") == "now"
+                ? EventStore.fromNow : request.uri.queryParameters.get("after", as: UInt64.self) ?? 0
+            let after = store.start(device: device, after: requested)
             let events = store.events(device: device, after: after, limit: batchLimit).map(JSONWire.Event.init)
-            return try json(JSONWire.EventBatch(events: events))
+            return try json(JSONWire.EventBatch(events: events, latest: requested == EventStore.fromNow ? after : nil))
         }
         router.post("messages") { request, context -> Response in
             let device = try deviceParameter(request, store: store)

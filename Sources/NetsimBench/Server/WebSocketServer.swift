@@ -4,15 +4,15 @@ import HummingbirdWebSocket
 import Logging
 
 /// The WebSocket transport's server: `GET /ws?device=D&after=SEQ` upgrades; the server then
-/// pushes the device's events after SEQ and every new one, and acknowledges each uplink message.
+/// pushes the device's events after SEQ (`after=now`: after the latest) and every new one, and acknowledges each uplink message.
 /// A newer connection for the same device ends the older one's push.
 enum WebSocketServer {
     static func application(
-        store: EventStore, clock: BenchClock, pingInterval: Double, logger: Logger,
+        store: EventStore, clock: BenchClock, pingInterval: Double?, logger: Logger,
         onRunning: @escaping @Sendable (Int) async -> Void
     ) -> some ApplicationProtocol {
         let configuration = HTTP1WebSocketUpgradeChannel.Configuration(
-            ws: WebSocketServerConfiguration(autoPing: .enabled(timePeriod: .seconds(pingInterval))))
+            ws: WebSocketServerConfiguration(autoPing: pingInterval.map { .enabled(timePeriod: .seconds($0)) } ?? .disabled))
         return Application(
             router: Router(),
             server: .http1WebSocketUpgrade(configuration: configuration) { request, _, _ in
@@ -20,7 +20,7 @@ enum WebSocketServer {
                 let query = Dictionary((url?.queryItems ?? []).map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { first, _ in first })
                 guard url?.path == "/ws", let device = query["device"].flatMap({ Int($0) }), (0..<store.deviceCount).contains(device)
                 else { return .dontUpgrade }
-                let after = query["after"].flatMap { UInt64($0) } ?? 0
+                let after = query["after"] == "now" ? EventStore.fromNow : query["after"].flatMap { UInt64($0) } ?? 0
                 return .upgrade([:]) { inbound, outbound, _ in
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {

@@ -31,19 +31,24 @@ extension ClientSettings {
     /// settings' `source`.
     public static func load(yaml: String, source: String) throws(InputFileError) -> ClientSettings {
         let root = try SettingsMapping(yaml: yaml, source: source)
-        try root.allowOnly(["rest", "websocket", "grpc"])
+        try root.allowOnly(["rest", "websocket", "grpc", "reconnect"])
         var settings = ClientSettings()
         settings.source = source
+        if let reconnect = try root.choice("reconnect", among: ClientSettings.Reconnect.allCases.map(\.rawValue)) {
+            settings.reconnect = ClientSettings.Reconnect(rawValue: reconnect) ?? settings.reconnect
+        }
         if let rest = try root.mapping("rest") {
-            try rest.allowOnly(["pollInterval", "requestTimeout", "backoff"])
+            try rest.allowOnly(["pollInterval", "requestTimeout", "backoff", "watchNetwork"])
             settings.rest.pollInterval = try rest.duration("pollInterval") ?? settings.rest.pollInterval
-            settings.rest.requestTimeout = try rest.duration("requestTimeout") ?? settings.rest.requestTimeout
+            if let timeout = try rest.optionalDuration("requestTimeout") { settings.rest.requestTimeout = timeout }
             settings.rest.backoff = try Backoff.load(rest.mapping("backoff"), default: settings.rest.backoff)
+            settings.rest.watchNetwork = try rest.flag("watchNetwork") ?? settings.rest.watchNetwork
         }
         if let ws = try root.mapping("websocket") {
-            try ws.allowOnly(["pingInterval", "backoff"])
-            settings.ws.pingInterval = try ws.duration("pingInterval") ?? settings.ws.pingInterval
+            try ws.allowOnly(["pingInterval", "backoff", "watchNetwork"])
+            if let interval = try ws.optionalDuration("pingInterval") { settings.ws.pingInterval = interval }
             settings.ws.backoff = try Backoff.load(ws.mapping("backoff"), default: settings.ws.backoff)
+            settings.ws.watchNetwork = try ws.flag("watchNetwork") ?? settings.ws.watchNetwork
         }
         if let grpc = try root.mapping("grpc") {
             try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])

@@ -95,6 +95,15 @@ struct SettingsMapping {
         return flag
     }
 
+    /// One of `choices` (a word such as `naive`), named in the error when the value is another.
+    func choice(_ key: String, among choices: [String]) throws(InputFileError) -> String? {
+        guard let value = value(key) else { return nil }
+        guard let word = Self.text(value), choices.contains(word) else {
+            throw value.error("'\(qualified(key))' must be one of \(choices.joined(separator: ", "))")
+        }
+        return word
+    }
+
     private func value(_ key: String) -> YAMLNode? {
         entries.first { $0.key == key }?.value
     }

@@ -58,7 +58,8 @@ enum ServerTimer: Sendable, Hashable {
 struct ModelServer: Sendable {
     enum Kind: Sendable {
         case rest(batchLimit: Int)
-        case ws(pingInterval: Double)
+        /// Nil: the server does not ping.
+        case ws(pingInterval: Double?)
         case grpc(GRPCServerPolicy)
         /// A plain connection that answers heartbeats (TCP keepalive probes are answered by
         /// the kernel the same way).
@@ -112,7 +113,7 @@ struct ModelServer: Sendable {
             }
             connections[connection, default: ConnectionState()].callOpen = true
             actions += wrote(.accepted(newConnection: newConnection), on: connection)
-            if case .ws(let interval) = kind {
+            if case .ws(let interval?) = kind {
                 actions.append(.setTimer(.ping(connection), at: now + interval))
             }
             let opened = Session(connection: connection, pushedThrough: after)
@@ -155,7 +156,7 @@ struct ModelServer: Sendable {
 
     mutating func timerFired(_ timer: ServerTimer, now: Double) -> [ServerAction] {
         switch (timer, kind) {
-        case (.ping(let connection), .ws(let interval)):
+        case (.ping(let connection), .ws(let interval?)):
             guard let state = connections[connection] else { return [] }
             if state.awaitingPong {
                 return [.send(.close, on: connection), .close(connection)] + forget(connection)

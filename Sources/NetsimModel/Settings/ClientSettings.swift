@@ -6,13 +6,16 @@ import NetsimCore
 /// protocols have. Shipped files: clients/grpc-tuned.yaml (the defaults below) and
 /// clients/grpc-alternative.yaml.
 /// ```yaml
+/// reconnect: resilient  # or naive (every transport; see `Reconnect`)
 /// rest:
 ///   pollInterval: 1s
-///   requestTimeout: 10s
+///   requestTimeout: 10s  # or none: a request waits as long as its connection does
 ///   backoff: {initial: 500ms, max: 30s, multiplier: 2, jitter: 0.2}
+///   watchNetwork: false # true: no requests while the phone is offline (as gRPC)
 /// websocket:
-///   pingInterval: 30s   # a pong missing by the next ping closes the connection
+///   pingInterval: 30s   # a pong missing by the next ping closes the connection; or none
 ///   backoff: {initial: 500ms, max: 30s, multiplier: 2, jitter: 0.2}
+///   watchNetwork: false
 /// grpc:
 ///   keepalive: {time: 60s, timeout: 10s, permitWithoutCalls: false}
 ///   backoff: {initial: 500ms, max: 30s, multiplier: 2, jitter: 0.2}
@@ -27,19 +30,33 @@ public struct ClientSettings: Sendable, Equatable {
     public var ws = WebSocketSettings()
     public var grpc = GRPCClientSettings()
 
+    // MARK: Reconnection strategy (issue 12, strategy 1)
+
+    /// How every transport's client gets back after losing its connection.
+    public var reconnect = Reconnect.resilient
+
     public init() {}
 
     public struct RESTSettings: Sendable, Equatable {
         public var pollInterval = 1.0
-        public var requestTimeout = 10.0
+        /// The deadline of one request; nil: none (it waits on a dead connection for good).
+        public var requestTimeout: Double? = 10
         public var backoff = Backoff()
+        /// Whether the app watches the phone's network as the gRPC client does: no requests
+        /// while it is offline, the next at once when it is back (issue 12, strategy 6).
+        public var watchNetwork = false
 
         public init() {}
     }
 
     public struct WebSocketSettings: Sendable, Equatable {
-        public var pingInterval = 30.0
+        /// Client and server ping this often, and a pong missing by the next ping closes the
+        /// connection; nil: no pings (a dead connection goes unnoticed until a write fails).
+        public var pingInterval: Double? = 30
         public var backoff = Backoff()
+        /// Whether the app watches the phone's network as the gRPC client does: no connection
+        /// attempts while it is offline, one at once when it is back (issue 12, strategy 6).
+        public var watchNetwork = false
 
         public init() {}
     }
@@ -73,6 +90,37 @@ public struct ClientSettings: Sendable, Equatable {
             return scaled
         }
     }
+}
+
+// MARK: Reconnection strategy (issue 12, strategy 1)
+
+extension ClientSettings {
+    /// How a client gets back after losing its connection: the two patterns mobile guides
+    /// contrast, played against each other by the bench.
+    public enum Reconnect: String, Sendable, Equatable, CaseIterable {
+        /// Today's clients: exponential backoff with jitter, suspended while the phone has no
+        /// network (gRPC always; REST and WebSocket with `watchNetwork`), and resumption after
+        /// the last event received, so nothing produced while away is lost.
+        case resilient
+        /// What a first version often does: tries again at once in a loop (a fixed
+        /// `Backoff.naiveRetry` between failed attempts, no growth, no jitter, network or not)
+        /// and subscribes from "now", so events produced while it was away are never delivered.
+        case naive
+    }
+
+    /// The backoff a client of this strategy waits between attempts: `configured` when
+    /// resilient, `Backoff.naiveRetry` when naive.
+    public func backoff(_ configured: Backoff) -> Backoff {
+        reconnect == .naive ? .naiveRetry : configured
+    }
+}
+
+extension Backoff {
+    /// The naive client's retry loop: 100 ms between failed attempts, always, no jitter. Not
+    /// zero: a failed connect to a local proxy returns in microseconds, and a zero wait would
+    /// spin a core per device instead of measuring a retry storm; real apps' "retry at once"
+    /// loops are bounded the same way by their connect round trip.
+    public static let naiveRetry = Backoff(initial: 0.1, maximum: 0.1, multiplier: 1, jitter: 0)
 }
 
 /// Exponential backoff between reconnection attempts: `initial` before the second attempt,

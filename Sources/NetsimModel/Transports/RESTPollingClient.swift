@@ -103,7 +103,7 @@ public struct RESTPollingClient: Sendable {
             phase = .polling
             actions.append(.send(.pollRequest(after: ledger.highestSequence)))
         }
-        actions.append(.setTimer(.requestTimeout, at: now + settings.requestTimeout))
+        if let timeout = settings.requestTimeout { actions.append(.setTimer(.requestTimeout, at: now + timeout)) }
         return actions
     }
 

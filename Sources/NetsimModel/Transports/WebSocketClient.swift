@@ -35,7 +35,7 @@ public struct WebSocketClient: Sendable {
         case (.upgrading, .accepted):
             phase = .open(awaitingPong: false)
             failures = 0
-            return sendOutbox(ledger: &ledger) + [.setTimer(.ping, at: now + settings.pingInterval)]
+            return sendOutbox(ledger: &ledger) + (settings.pingInterval.map { [.setTimer(.ping, at: now + $0)] } ?? [])
         case (.open, .pong(toClient: true)):
             phase = .open(awaitingPong: false)
             return []
@@ -60,7 +60,7 @@ public struct WebSocketClient: Sendable {
                 return [.send(.close)] + end(now: now, ledger: &ledger, closing: true)
             }
             phase = .open(awaitingPong: true)
-            return [.send(.ping(fromClient: true)), .setTimer(.ping, at: now + settings.pingInterval)]
+            return [.send(.ping(fromClient: true))] + (settings.pingInterval.map { [.setTimer(.ping, at: now + $0)] } ?? [])
         case (.retry, .backingOff):
             return connect(ledger: &ledger)
         default:

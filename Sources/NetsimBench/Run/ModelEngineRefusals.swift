@@ -1,0 +1,21 @@
+import NetsimModel
+
+extension ModelBenchRunner {
+    /// The client-file settings the model engine does not play, as `key: value`: its transport
+    /// models are today's resilient clients, REST and WebSocket not watching the network.
+    public static func unsupportedSettings(_ client: ClientSettings) -> [String] {
+        var settings: [String] = []
+        if client.reconnect == .naive { settings.append("reconnect: naive") }
+        if client.rest.watchNetwork { settings.append("rest.watchNetwork: true") }
+        if client.ws.watchNetwork { settings.append("websocket.watchNetwork: true") }
+        return settings
+    }
+
+    /// Why `--engine model` cannot play `client`, naming its file and keys; nil when it can.
+    public static func refusal(of client: ClientSettings) -> String? {
+        let settings = unsupportedSettings(client)
+        guard !settings.isEmpty else { return nil }
+        return "\(client.source): \(settings.joined(separator: ", ")) is not modelled by --engine model (its clients resume "
+            + "with backoff, and its REST and WebSocket clients do not watch the network); play it with --engine live"
+    }
+}

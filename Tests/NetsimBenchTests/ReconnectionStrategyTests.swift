@@ -1,0 +1,111 @@
+import NetsimCore
+import NetsimInput
+import NetsimModel
+import Testing
+
+@testable import NetsimBench
+
+/// Issue 12, strategy 1: the naive client (at once, in a loop, from "now") against the
+/// resilient one (backoff, network watching, resumption), and the accounting that tells them
+/// apart.
+@Suite(.serialized) struct ReconnectionStrategyTests {
+    @Test func theClientFileChoosesTheStrategy() throws {
+        #expect(try ClientSettings.load(yaml: "reconnect: naive", source: "c.yaml").reconnect == .naive)
+        #expect(try ClientSettings.load(yaml: "grpc: {receiveBuffer: 8}", source: "c.yaml").reconnect == .resilient)
+        #expect(try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/naive.yaml"), source: "naive.yaml").reconnect == .naive)
+        #expect {
+            try ClientSettings.load(yaml: "reconnect: eager", source: "c.yaml")
+        } throws: { error in
+            "\(error)".hasPrefix("c.yaml:1:12: 'reconnect' must be one of resilient, naive")
+        }
+    }
+
+    @Test func theNaiveClientRetriesOnAFixedShortLoop() {
+        var naive = ClientSettings()
+        naive.reconnect = .naive
+        #expect(naive.backoff(Backoff()) == .naiveRetry)
+        #expect((1...10).map { Backoff.naiveRetry.baseDelay(afterAttempt: $0) }.allSatisfy { $0 == 0.1 })
+        #expect(ClientSettings().backoff(Backoff(initial: 2)) == Backoff(initial: 2))
+    }
+
+    @Test func theModelEngineRefusesTheNaiveClientNamingFileAndKey() {
+        var naive = ClientSettings()
+        naive.source = "clients/naive.yaml"
+        naive.reconnect = .naive
+        let refusal = ModelBenchRunner.refusal(of: naive)
+        #expect(refusal?.hasPrefix("clients/naive.yaml: reconnect: naive is not modelled by --engine model") == true)
+        #expect(ModelBenchRunner.refusal(of: ClientSettings()) == nil)
+    }
+
+    @Test func aNaiveMachineOpensEveryCallFromNow() {
+        var machine = ReconnectionStateMachine<MockClock>(backoff: .naiveRetry, seed: 1, resumes: false)
+        #expect(machine.start() == .openCall(resumeFrom: nil))
+        _ = machine.callOpened()
+        #expect(machine.callEnded(lastOffset: 17, now: MockClock.Instant(offset: .seconds(1))) == .openCall(resumeFrom: nil))
+    }
+
+    /// Events missing up to where a subscription from now started are lost by skipping; one
+    /// missing behind a received event after it was dropped; those after the last received are
+    /// still in flight.
+    @Test func skippedEventsAreLostAndCountedApartFromDrops() {
+        #expect(BenchAnalysis.lostEvents([true, false, false, true, false, true, false], skippedThrough: 3) == (2, 1))
+        #expect(BenchAnalysis.lostEvents([true, false, false], skippedThrough: 3) == (2, 0))
+        #expect(BenchAnalysis.lostEvents([true, false, true, false], skippedThrough: 0) == (0, 1))
+
+        var device = DeliveryAccountingTests.device(delivered: [true, false, false, true, false], arrived: [])
+        device.server.skippedThrough = 3
+        let (report, _) = BenchAnalysis.summarize([device])
+        #expect(report.events == BenchReport.Delivery(sent: 5, delivered: 2, lost: 2, inFlight: 1, duplicated: 0, outOfOrder: 0))
+        #expect(report.resilience?.eventsLostBySkipping == 2)
+    }
+
+    @Test func thePeakIsTheBusiestSecondAcrossTheFleet() {
+        var first = DeliveryAccountingTests.device(delivered: [], arrived: [])
+        first.app.attemptsBySecond = [0: 1, 32: 6, 33: 2]
+        var second = DeliveryAccountingTests.device(delivered: [], arrived: [])
+        second.app.attemptsBySecond = [0: 1, 32: 5, 40: 9]
+        let (report, _) = BenchAnalysis.summarize([first, second])
+        #expect(report.resilience?.connectionAttempts == BenchReport.Resilience.Attempts(total: 24, peakPerSecond: 11, peakSecond: 32))
+    }
+
+    /// The issue's acceptance: across a reset outage the naive fleet loses events (produced
+    /// while it was away, never delivered); the resilient one loses none. REST's requests time
+    /// out after 0.5 s, so its naive poller fails during the outage and polls from now after it
+    /// (a kept-alive REST connection that is reset between polls reconnects without a failure).
+    @Test func theNaiveClientLosesEventsAcrossAResetOutageAndTheResilientOneNone() async throws {
+        let outage = TimelineEvent(at: 2, kind: .outage(duration: 1.5, mode: .reset))
+        var configuration = BenchEndToEndTests.configuration(BenchEndToEndTests.profile(events: [outage]), duration: 6)
+        configuration.client.rest.requestTimeout = 0.5
+        let resilient = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        configuration.client.reconnect = .naive
+        let naive = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        for transport in BenchTransport.allCases {
+            let calm = try #require(resilient.report.transports[transport.rawValue])
+            let storm = try #require(naive.report.transports[transport.rawValue])
+            #expect(calm.events.lost == 0 && calm.resilience?.eventsLostBySkipping == 0, "\(transport) resilient: \(calm.events)")
+            let skipped = storm.resilience?.eventsLostBySkipping ?? 0
+            #expect(skipped > 0, "\(transport) naive lost \(skipped) by skipping")
+            #expect(storm.events.lost == skipped, "\(transport) naive: \(storm.events)")
+            #expect(storm.events.duplicated == 0 && storm.events.outOfOrder == 0)
+        }
+    }
+
+    /// Across a blackhole outage with short request timeouts, the naive REST fleet tries again
+    /// 100 ms after each timeout while the resilient one backs off: the naive fleet's busiest
+    /// second has more attempts. (A connect made while the phone is offline waits for the
+    /// network rather than failing, so only a timeout or a reset makes a client try again.)
+    @Test func theNaiveFleetKnocksHarderThanTheResilientOne() async throws {
+        let outage = TimelineEvent(at: 2, kind: .outage(duration: 4, mode: .blackhole))
+        var configuration = BenchEndToEndTests.configuration(BenchEndToEndTests.profile(events: [outage]), duration: 8)
+        configuration.transports = [.rest]
+        configuration.devices = 4
+        configuration.client.rest.requestTimeout = 0.3
+        let resilient = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        configuration.client.reconnect = .naive
+        let naive = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        let calm = try #require(resilient.report.transports["rest"]?.resilience?.connectionAttempts)
+        let storm = try #require(naive.report.transports["rest"]?.resilience?.connectionAttempts)
+        #expect(storm.peakPerSecond > calm.peakPerSecond, "naive \(storm), resilient \(calm)")
+        #expect(storm.total > calm.total, "naive \(storm), resilient \(calm)")
+    }
+}
