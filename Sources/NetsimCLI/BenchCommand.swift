@@ -160,6 +160,13 @@ public struct BenchCommand: AsyncParsableCommand {
         configuration.seed = seed
         if let workload { configuration.workload = try loadSettings(workload, Workload.load) }
         if let client { configuration.client = try loadSettings(client, ClientSettings.load) }
+        if engine == .model, let client, let key = ModelBenchRunner.unsupportedClientKeys(configuration.client).first {
+            // Never silently ignored: the model engine would play a different client than the file says.
+            printError(
+                "\(client): '\(key)' is played by the live engine only (the model engine models no batching, consumer or receive buffer); run it with --engine live"
+            )
+            throw ExitCode(2)
+        }
 
         let captures = try openCaptures(for: configuration)
         if !captures.isEmpty {

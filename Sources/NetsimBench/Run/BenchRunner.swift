@@ -182,15 +182,21 @@ struct Fleet: Sendable {
             let settings = configuration.client
             switch transport {
             case .rest:
-                await RESTClient(device: index, port: port, ledger: ledger, settings: settings.rest, clock: clock, seed: seed).run()
+                await RESTClient(
+                    device: index, port: port, ledger: ledger, settings: settings.rest, batching: settings.batching,
+                    consumer: settings.consumer, clock: clock, seed: seed
+                ).run()
             case .ws:
                 await WebSocketDeviceClient(
-                    device: index, port: port, ledger: ledger, settings: settings.ws, clock: clock, seed: seed, logger: logger
+                    device: index, port: port, ledger: ledger, settings: settings.ws,
+                    inbox: EventInbox(ledger: ledger, clock: clock, mode: settings.ws.receiveBuffer, consumer: settings.consumer),
+                    batching: settings.batching, clock: clock, seed: seed, logger: logger
                 ).run()
             case .grpc:
                 await GRPCDeviceClient(
-                    device: index, port: port, ledger: ledger, settings: settings.grpc.scaled(by: clock.timeScale), clock: clock,
-                    seed: seed, logger: logger,
+                    device: index, port: port, ledger: ledger, settings: settings.grpc.scaled(by: clock.timeScale),
+                    inbox: EventInbox(ledger: ledger, clock: clock, mode: settings.grpc.receiveBuffer, consumer: settings.consumer),
+                    batching: settings.batching, clock: clock, seed: seed, logger: logger,
                     networkIsUp: { [proxy] in (try? await proxy.status()).map { !$0.disconnected } ?? true }
                 ).run()
             }

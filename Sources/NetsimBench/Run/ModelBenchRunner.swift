@@ -11,6 +11,18 @@ public enum ModelBenchRunner {
     /// can show or a report should carry.
     public static let longestChartedRun = 3600.0
 
+    /// The client-file keys set in `client` that the model engine does not play (the
+    /// strategies of batching and slow consumers), by their path in the file.
+    public static func unsupportedClientKeys(_ client: ClientSettings) -> [String] {
+        let defaults = ClientSettings()
+        var keys: [String] = []
+        if client.batching != nil { keys.append("batching") }
+        if client.consumer != nil { keys.append("consumer") }
+        if client.ws.receiveBuffer != defaults.ws.receiveBuffer { keys.append("websocket.receiveBuffer") }
+        if case .bounded = client.grpc.receiveBuffer {} else { keys.append("grpc.receiveBuffer") }
+        return keys
+    }
+
     public static func run(_ configuration: BenchConfiguration, onProgress: @escaping @Sendable (BenchProgress) -> Void) -> BenchResult {
         var model = ModelRunConfiguration(profile: configuration.profile)
         model.transports = configuration.transports
@@ -44,7 +56,9 @@ public enum ModelBenchRunner {
             for outcome in run.devices[transport] ?? [] {
                 fleet.addProxyReport(Self.proxyReport(outcome, profile: configuration.profile.name, seed: configuration.seed))
             }
-            let (report, chart) = fleet.summary()
+            var (report, chart) = fleet.summary()
+            // The model engine models no receive buffers or server queues: no figures rather than zeros.
+            report.buffers = nil
             transports[transport.rawValue] = report
             charts[transport] = chart
         }

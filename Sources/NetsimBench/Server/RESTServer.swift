@@ -5,7 +5,7 @@ import NIOCore
 
 /// The REST polling transport's server: `GET /events?device=D&after=SEQ` answers the device's
 /// events after SEQ (at most `batchLimit`), `POST /messages?device=D` takes one uplink message
-/// and acknowledges it.
+/// and acknowledges it, `POST /messages/batch?device=D` a batching client's array of them.
 enum RESTServer {
     static let batchLimit = 100
 
@@ -16,14 +16,24 @@ enum RESTServer {
         router.get("events") { request, _ -> Response in
             let device = try deviceParameter(request, store: store)
             let after = request.uri.queryParameters.get("after", as: UInt64.self) ?? 0
-            let events = store.events(device: device, after: after, limit: batchLimit).map(JSONWire.Event.init)
-            return try json(JSONWire.EventBatch(events: events))
+            let events = store.events(device: device, after: after, limit: batchLimit)
+            if let last = events.last { store.markSent(device: device, through: last.sequence) }
+            return try json(JSONWire.EventBatch(events: events.map(JSONWire.Event.init)))
         }
         router.post("messages") { request, context -> Response in
             let device = try deviceParameter(request, store: store)
             let message = try await request.decode(as: JSONWire.Message.self, context: context)
             store.receive(device: device, messageID: message.id, createdAt: message.createdAt, at: clock.now())
             return try json(JSONWire.ServerFrame(ack: message.id))
+        }
+        router.post("messages/batch") { request, context -> Response in
+            // A batching client's POST: an array of messages, acknowledged together.
+            let device = try deviceParameter(request, store: store)
+            let batch = try await request.decode(as: [JSONWire.Message].self, context: context)
+            for message in batch {
+                store.receive(device: device, messageID: message.id, createdAt: message.createdAt, at: clock.now())
+            }
+            return try json(JSONWire.ServerFrame(acks: batch.map(\.id)))
         }
         return Application(
             router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0), serverName: "netsim-bench-rest"),
