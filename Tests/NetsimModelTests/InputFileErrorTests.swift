@@ -47,7 +47,7 @@ struct InputFileErrorTests {
         ),
         (
             "client.yaml", "grpc:\n  receiveBuffer: lots\n",
-            "client.yaml:2:18: 'grpc.receiveBuffer' must be a whole number from 1 to 1000000"
+            "client.yaml:2:18: 'grpc.receiveBuffer' must be a whole number from 1 to 1000000, unbounded or pull"
         ),
         (
             "policy.yaml", "allowWithoutCalls: 'true'\n",

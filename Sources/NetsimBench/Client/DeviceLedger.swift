@@ -29,8 +29,11 @@ final class DeviceLedger: Sendable {
         /// through, these never arrive.
         var droppedMessageIDs: [UInt64] = []
         var messagesDroppedFromOutbox: Int { droppedMessageIDs.count }
-        /// Events the gRPC client's bounded receive buffer dropped.
+        /// Events the client's receive buffer dropped (full, the oldest went).
         var receiveBufferDrops = 0
+        /// The most events, and payload bytes, the receive buffer held at once.
+        var peakBufferedEvents = 0
+        var peakBufferedBytes = 0
         /// Attempts to connect, poll or stream that failed.
         var failedAttempts = 0
         /// gRPC calls ended by their deadline and opened again.
@@ -47,6 +50,14 @@ final class DeviceLedger: Sendable {
         /// whole fleet at once). Fixed buckets keep it bounded by the run's length however fast
         /// a client retries.
         var attemptsBySecond: [Int: Int] = [:]
+    }
+
+    /// What a connection's writer does next (`nextBatch`).
+    enum SendStep: Sendable, Equatable {
+        case send([Message])
+        /// Nothing is due before this time (bench seconds).
+        case wait(until: Double)
+        case idle
     }
 
     struct Delivery: Sendable, Equatable {
@@ -125,12 +136,23 @@ final class DeviceLedger: Sendable {
         }
     }
 
-    /// The oldest message not yet sent on connection `generation`, marked as sent on it.
-    func nextMessage(for generation: Int) -> Message? {
+    /// What the writer of connection `generation` does next at `now` (bench seconds): send the
+    /// oldest messages not yet sent on it (marked sent on it; one at a time without batching,
+    /// a batch with it), or wait.
+    func nextBatch(for generation: Int, batching: ClientSettings.Batching?, now: Double) -> SendStep {
         state.withLock { state in
-            guard let message = state.outbox.first(where: { (state.sentInGeneration[$0.id] ?? 0) < generation }) else { return nil }
-            state.sentInGeneration[message.id] = generation
-            return message
+            let unsent = state.outbox.filter { (state.sentInGeneration[$0.id] ?? 0) < generation }
+            let decision =
+                batching?.decide(pending: unsent.count, oldestCreatedAt: unsent.first?.createdAt ?? now, now: now)
+                ?? (unsent.isEmpty ? .idle : .send(count: 1))
+            switch decision {
+            case .send(let count):
+                let batch = Array(unsent.prefix(count))
+                for message in batch { state.sentInGeneration[message.id] = generation }
+                return .send(batch)
+            case .wait(let until): return .wait(until: until)
+            case .idle: return .idle
+            }
         }
     }
 
@@ -146,14 +168,30 @@ final class DeviceLedger: Sendable {
         outboxSignal.subscribe()
     }
 
-    /// Sends every message due on connection `generation` through `write`, then each new one as
-    /// the app produces it, until the next connection subscribes or the task is cancelled. The
-    /// WebSocket and gRPC clients share it.
-    func sendMessages(on generation: Int, write: (Message) async throws -> Void) async throws {
+    /// Sends every message due on connection `generation` through `write` (a batch at a time),
+    /// then each new one as the app produces it (or its batch when it is due), until the next
+    /// connection subscribes or the task is cancelled. The WebSocket and gRPC clients share it.
+    func sendMessages(
+        on generation: Int, batching: ClientSettings.Batching?, clock: BenchClock, write: ([Message]) async throws -> Void
+    ) async throws {
         var wakeUps = outboxWakeUps().makeAsyncIterator()
-        repeat {
-            while let message = nextMessage(for: generation) { try await write(message) }
-        } while await wakeUps.next() != nil && !Task.isCancelled
+        while !Task.isCancelled {
+            switch nextBatch(for: generation, batching: batching, now: clock.now()) {
+            case .send(let batch):
+                try await write(batch)
+                continue
+            case .wait(let until):
+                // The flush timer wakes the same wait a new message does.
+                let flush = Task { [outboxSignal] in
+                    try await clock.sleep(until: until)
+                    outboxSignal.signal()
+                }
+                defer { flush.cancel() }
+                guard await wakeUps.next() != nil else { return }
+            case .idle:
+                guard await wakeUps.next() != nil else { return }
+            }
+        }
     }
 
     // MARK: Counters
@@ -180,6 +218,13 @@ final class DeviceLedger: Sendable {
             state.connectionAttempts += 1
             guard state.connectionAttempts > 1 else { return }
             state.record.attemptsBySecond[Int(max(0, time).rounded(.down)), default: 0] += 1
+        }
+    }
+    /// The receive buffer holds `events` events of `bytes` payload bytes now.
+    func noteBuffered(events: Int, bytes: Int) {
+        state.withLock { state in
+            state.record.peakBufferedEvents = max(state.record.peakBufferedEvents, events)
+            state.record.peakBufferedBytes = max(state.record.peakBufferedBytes, bytes)
         }
     }
 

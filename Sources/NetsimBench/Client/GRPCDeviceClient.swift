@@ -16,12 +16,18 @@ struct GRPCDeviceClient: Sendable {
     let port: Int
     let ledger: DeviceLedger
     let settings: ClientSettings.GRPCClientSettings
+    /// Between the network and the app (`settings.receiveBuffer`), at the app's pace.
+    let inbox: EventInbox
+    let batching: ClientSettings.Batching?
     let clock: BenchClock
     let seed: UInt64
     let logger: Logger
     let reconnect: ClientSettings.Reconnect
     /// Whether the phone has a network; nil: the app does not ask (the naive client).
     let network: NetworkWatch?
+
+    /// The HTTP/2 window of a pulling client: HTTP/2's initial window (RFC 9113, 6.9.2).
+    static let pullWindowBytes = 65_535
 
     private enum Input: Sendable {
         case callOpened
@@ -42,6 +48,10 @@ struct GRPCDeviceClient: Sendable {
                     config.backoff = .init(
                         initial: .seconds(settings.backoff.initial), max: .seconds(settings.backoff.maximum),
                         multiplier: settings.backoff.multiplier, jitter: settings.backoff.jitter)
+                    // Pulling, the app's pace should reach the server: grpc-swift's 8 MiB default
+                    // window would let the connection read that far ahead of the app; HTTP/2's
+                    // own default (64 KiB) holds the server back after a few hundred events.
+                    if inbox.mode == .pull { config.http2.targetWindowSize = Self.pullWindowBytes }
                 })
         } catch {
             logger.error("device \(device): cannot create the gRPC transport: \(error)")
@@ -49,19 +59,11 @@ struct GRPCDeviceClient: Sendable {
         }
         // At most one call, one timer and one network change are outstanding at a time.
         let (inputs, input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingOldest(16))
-        let (received, receiver) = AsyncStream.makeStream(
-            of: Netsim_Bench_ServerEvent.self, bufferingPolicy: .bufferingNewest(settings.receiveBuffer))
-        let networkOffset = HighestSequence()
 
         try? await withGRPCClient(transport: transport) { client in
             let stub = Netsim_Bench_EventStream.Client(wrapping: client)
             await withTaskGroup(of: Void.self) { group in
-                group.addTask {
-                    // The app: takes events off the receive buffer.
-                    for await event in received {
-                        ledger.receive(sequence: event.sequenceID, createdAt: event.createdAt, at: clock.now())
-                    }
-                }
+                group.addTask { await inbox.runApp() }
                 if let network {
                     group.addTask {
                         var available = true
@@ -83,9 +85,7 @@ struct GRPCDeviceClient: Sendable {
                     switch action {
                     case .openCall(let resumeFrom):
                         call = Task {
-                            await runCall(
-                                stub: stub, resumeFrom: resumeFrom ?? EventStore.fromNow, input: input, receiver: receiver,
-                                networkOffset: networkOffset)
+                            await runCall(stub: stub, resumeFrom: resumeFrom ?? EventStore.fromNow, input: input)
                         }
                     case .scheduleRetry(let deadline):
                         timer?.cancel()
@@ -105,25 +105,25 @@ struct GRPCDeviceClient: Sendable {
                 for await next in inputs {
                     switch next {
                     case .callOpened: perform(machine.callOpened())
-                    case .callEnded: perform(machine.callEnded(lastOffset: networkOffset.value, now: .now))
+                    case .callEnded: perform(machine.callEnded(lastOffset: inbox.networkOffset.value, now: .now))
                     case .retryDue: perform(machine.retryDue(now: .now))
                     case .network(let available): perform(machine.networkChanged(available: available))
                     }
                 }
                 perform(machine.stop())
                 call?.cancel()
-                receiver.finish()
+                inbox.finish()
                 group.cancelAll()
             }
         }
     }
 
     /// One streaming call: subscribe from `resumeFrom`, send the outbox, feed events to the
-    /// receive buffer and acknowledgements to the outbox, until the call ends.
+    /// inbox and acknowledgements to the outbox, until the call ends. In pull mode the inbox
+    /// holds this loop while the app works, so grpc-swift stops reading and HTTP/2's window
+    /// holds the server back.
     private func runCall(
-        stub: Netsim_Bench_EventStream.Client<HTTP2ClientTransport.Posix>, resumeFrom: UInt64,
-        input: AsyncStream<Input>.Continuation, receiver: AsyncStream<Netsim_Bench_ServerEvent>.Continuation,
-        networkOffset: HighestSequence
+        stub: Netsim_Bench_EventStream.Client<HTTP2ClientTransport.Posix>, resumeFrom: UInt64, input: AsyncStream<Input>.Continuation
     ) async {
         var options = CallOptions.defaults
         options.timeout = settings.callTimeLimit.map { .seconds($0) }
@@ -149,15 +149,19 @@ struct GRPCDeviceClient: Sendable {
                                 $0.resumeFrom = resumeFrom
                             }
                         })
-                    try await ledger.sendMessages(on: generation) { message in
-                        try await writer.write(
-                            .with {
-                                $0.message = .with {
-                                    $0.id = message.id
-                                    $0.createdAt = message.createdAt
-                                    $0.payload = message.payload
-                                }
-                            })
+                    // A batch goes as back-to-back messages on the stream (the contract has no
+                    // batch frame): what batching saves on gRPC is radio wake-ups, not framing.
+                    try await ledger.sendMessages(on: generation, batching: batching, clock: clock) { batch in
+                        for message in batch {
+                            try await writer.write(
+                                .with {
+                                    $0.message = .with {
+                                        $0.id = message.id
+                                        $0.createdAt = message.createdAt
+                                        $0.payload = message.payload
+                                    }
+                                })
+                        }
                     }
                 },
                 onResponse: { response in
@@ -167,8 +171,9 @@ struct GRPCDeviceClient: Sendable {
                     for try await frame in response.messages {
                         switch frame.frame {
                         case .event(let event):
-                            networkOffset.raise(to: event.sequenceID)
-                            if case .dropped = receiver.yield(event) { ledger.countReceiveBufferDrop() }
+                            await inbox.deliver(
+                                EventInbox.Event(
+                                    sequence: event.sequenceID, createdAt: event.createdAt, payloadBytes: event.payload.utf8.count))
                         case .ack(let ack):
                             ledger.acknowledge(ack.messageID)
                         case nil:

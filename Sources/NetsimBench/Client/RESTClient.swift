@@ -8,8 +8,11 @@ import NetsimModel
 
 /// The REST polling app on one device: every poll interval it asks `GET /events?after=SEQ` on
 /// a kept-alive connection (its own HTTP client, so its own connection), and POSTs each uplink
-/// message as soon as it is produced. A failed request is retried with backoff. The naive
-/// client (`reconnect: naive`) polls after the server's latest event after each failure
+/// message as soon as it is produced (or each batch when it is due, with batching), polling
+/// after every POST too. A failed request is retried with backoff. With a consumer, the app
+/// works through each poll's answer at its pace before it polls again: polling is pull-based
+/// flow control by nature, and the backlog waits on the server. The naive client
+/// (`reconnect: naive`) polls after the server's latest event after each failure
 /// (`after=now`), skipping what was produced meanwhile.
 struct RESTClient: Sendable {
     let device: Int
@@ -21,6 +24,8 @@ struct RESTClient: Sendable {
     let backoff: Backoff
     /// Whether the phone has a network (`watchNetwork`); nil: the app does not ask.
     let network: NetworkWatch?
+    let batching: ClientSettings.Batching?
+    let consumer: ClientSettings.Consumer?
     let clock: BenchClock
     let seed: UInt64
 
@@ -32,6 +37,7 @@ struct RESTClient: Sendable {
         var random = SeededRandom(seed: seed)
         var failures = 0
         var generation = ledger.beginConnection()
+        var nextPoll = 0.0
         let base = "http://127.0.0.1:\(port)"
         // Whether the next request is the first since the start or a failure: a connection attempt.
         var connecting = true
@@ -45,24 +51,45 @@ struct RESTClient: Sendable {
             if let network, await network.waitUntilUp() { failures = 0 }
             if Task.isCancelled { break }
             do {
-                if connecting { ledger.noteConnectionAttempt(at: clock.now()) }
-                while let message = ledger.nextMessage(for: generation) {
-                    try await post(message, to: "\(base)/messages?device=\(device)", with: http)
+                if connecting {
+                    ledger.noteConnectionAttempt(at: clock.now())
+                    connecting = false
                 }
-                let after =
-                    switch reconnect {
-                    case .resilient: String(ledger.lastReceivedSequence)
-                    case .naive: naiveCursor.map(String.init) ?? "now"
+                var posted = false
+                var flushAt = Double.infinity
+                sending: while true {
+                    switch ledger.nextBatch(for: generation, batching: batching, now: clock.now()) {
+                    case .send(let batch):
+                        try await post(batch, to: base, with: http)
+                        posted = true
+                    case .wait(let until):
+                        flushAt = until
+                        break sending
+                    case .idle:
+                        break sending
                     }
-                let batch: JSONWire.EventBatch = try await get("\(base)/events?device=\(device)&after=\(after)", with: http)
-                let now = clock.now()
-                ledger.noteRequestAnswered(at: now)
-                for event in batch.events { ledger.receive(sequence: event.seq, createdAt: event.createdAt, at: now) }
-                naiveCursor = batch.events.last?.seq ?? batch.latest ?? naiveCursor
-                connecting = false
+                }
+                var fullAnswer = false
+                if posted || clock.now() >= nextPoll {
+                    let after =
+                        switch reconnect {
+                        case .resilient: String(ledger.lastReceivedSequence)
+                        case .naive: naiveCursor.map(String.init) ?? "now"
+                        }
+                    let answer: JSONWire.EventBatch = try await get("\(base)/events?device=\(device)&after=\(after)", with: http)
+                    ledger.noteRequestAnswered(at: clock.now())
+                    naiveCursor = answer.events.last?.seq ?? answer.latest ?? naiveCursor
+                    await consume(answer.events)
+                    nextPoll = clock.now() + settings.pollInterval
+                    // A full answer means more are waiting: ask again at once.
+                    fullAnswer = answer.events.count == RESTServer.batchLimit
+                }
                 failures = 0
-                // A full batch means more are waiting: ask again at once.
-                if batch.events.count < RESTServer.batchLimit { await waitForPollOrMessage(wakeUps) }
+                if fullAnswer {
+                    nextPoll = clock.now()
+                } else {
+                    await waitForWakeUp(wakeUps, until: min(nextPoll, flushAt))
+                }
             } catch {
                 if Task.isCancelled { break }
                 ledger.noteConnectionLossNoticed(at: clock.now())
@@ -77,10 +104,21 @@ struct RESTClient: Sendable {
         try? await http.shutdown()
     }
 
-    /// Sleeps for the poll interval, or less when the app produces a message.
-    private func waitForPollOrMessage(_ wakeUps: AsyncStream<Void>) async {
+    /// The app works through a poll's answer, at its pace with a consumer.
+    private func consume(_ events: [JSONWire.Event]) async {
+        ledger.noteBuffered(events: events.count, bytes: events.reduce(0) { $0 + $1.payload.utf8.count })
+        let now = clock.now()
+        for (index, event) in events.enumerated() {
+            if let consumer { try? await clock.sleep(until: now + Double(index + 1) / consumer.eventsPerSecond) }
+            ledger.receive(sequence: event.seq, createdAt: event.createdAt, at: clock.now())
+        }
+    }
+
+    /// Sleeps until `time` (bench seconds: the next poll or batch flush), or less when the app
+    /// produces a message.
+    private func waitForWakeUp(_ wakeUps: AsyncStream<Void>, until time: Double) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { try? await Task.sleep(for: .seconds(settings.pollInterval)) }
+            group.addTask { try? await clock.sleep(until: time) }
             group.addTask { for await _ in wakeUps { return } }
             await group.next()
             group.cancelAll()
@@ -92,14 +130,18 @@ struct RESTClient: Sendable {
         return try await Self.decode(response)
     }
 
-    private func post(_ message: DeviceLedger.Message, to url: String, with http: HTTPClient) async throws {
-        var request = HTTPClientRequest(url: url)
+    /// POSTs a message (unbatched) or a batch of them, and takes the acknowledgements.
+    private func post(_ batch: [DeviceLedger.Message], to base: String, with http: HTTPClient) async throws {
+        let batched = batching != nil
+        var request = HTTPClientRequest(url: "\(base)/messages\(batched ? "/batch" : "")?device=\(device)")
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
-        request.body = .bytes(ByteBuffer(data: try JSONEncoder().encode(JSONWire.Message(message))))
+        let body =
+            batched ? try JSONEncoder().encode(batch.map(JSONWire.Message.init)) : try JSONEncoder().encode(JSONWire.Message(batch[0]))
+        request.body = .bytes(ByteBuffer(data: body))
         let response = try await http.execute(request, deadline: deadline())
         let frame: JSONWire.ServerFrame = try await Self.decode(response)
-        if let ack = frame.ack { ledger.acknowledge(ack) }
+        for ack in frame.acknowledged { ledger.acknowledge(ack) }
     }
 
     /// A request's deadline from now: `settings.requestTimeout`, or none.

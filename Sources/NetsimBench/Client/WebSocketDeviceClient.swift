@@ -18,11 +18,22 @@ struct WebSocketDeviceClient: Sendable {
     let backoff: Backoff
     /// Whether the phone has a network (`watchNetwork`); nil: the app does not ask.
     let network: NetworkWatch?
+    /// Between the network and the app (`settings.receiveBuffer`), at the app's pace.
+    let inbox: EventInbox
+    let batching: ClientSettings.Batching?
     let clock: BenchClock
     let seed: UInt64
     let logger: Logger
 
     func run() async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await inbox.runApp() }
+            await connectAndReconnect()
+            inbox.finish()
+        }
+    }
+
+    private func connectAndReconnect() async {
         var random = SeededRandom(seed: seed)
         var failures = 0
         let configuration = WebSocketClientConfiguration(
@@ -33,7 +44,7 @@ struct WebSocketDeviceClient: Sendable {
             if let network, await network.waitUntilUp() { failures = 0 }
             if Task.isCancelled { break }
             let generation = ledger.beginConnection()
-            let after = reconnect == .resilient ? String(ledger.lastReceivedSequence) : "now"
+            let after = reconnect == .resilient ? String(inbox.networkOffset.value) : "now"
             let url = "ws://127.0.0.1:\(port)/ws?device=\(device)&after=\(after)"
             ledger.noteConnectionAttempt(at: clock.now())
             let connected = ConnectedFlag()
@@ -42,9 +53,13 @@ struct WebSocketDeviceClient: Sendable {
                     connected.set()
                     try await withThrowingTaskGroup(of: Void.self) { group in
                         group.addTask {
-                            try await ledger.sendMessages(on: generation) { message in
-                                let text = String(decoding: try JSONEncoder().encode(JSONWire.Message(message)), as: UTF8.self)
-                                try await outbound.write(.text(text))
+                            // Unbatched, one message per frame; batched, one frame holds the batch.
+                            try await ledger.sendMessages(on: generation, batching: batching, clock: clock) { batch in
+                                let body =
+                                    batching == nil
+                                    ? try JSONEncoder().encode(JSONWire.Message(batch[0]))
+                                    : try JSONEncoder().encode(batch.map(JSONWire.Message.init))
+                                try await outbound.write(.text(String(decoding: body, as: UTF8.self)))
                             }
                         }
                         group.addTask {
@@ -52,9 +67,11 @@ struct WebSocketDeviceClient: Sendable {
                                 guard case .text(let text) = frame else { continue }
                                 let message = try JSONDecoder().decode(JSONWire.ServerFrame.self, from: Data(text.utf8))
                                 if let event = message.event {
-                                    ledger.receive(sequence: event.seq, createdAt: event.createdAt, at: clock.now())
+                                    await inbox.deliver(
+                                        EventInbox.Event(
+                                            sequence: event.seq, createdAt: event.createdAt, payloadBytes: event.payload.utf8.count))
                                 }
-                                if let ack = message.ack { ledger.acknowledge(ack) }
+                                for ack in message.acknowledged { ledger.acknowledge(ack) }
                             }
                         }
                         try await group.next()

@@ -146,6 +146,9 @@ struct FleetAnalysis {
     private var attemptsBySecond: [[Int: Int]] = []
     /// Per connection death, seconds until the app noticed (nil: not measured, the model engine).
     private var zombieSeconds: [Double]?
+    private var buffers = BenchReport.Buffers(
+        clientPeakEvents: 0, clientPeakBytes: 0, serverQueuePeakEvents: 0, serverQueuePeakBytes: 0,
+        lost: BenchReport.LostByCause(outboxOverflow: 0, receiveBufferOverflow: 0, other: 0))
 
     /// One device's app and server records; `connectivityReturns` are the bench-clock times
     /// its network came back after each outage or handover gap.
@@ -174,6 +177,21 @@ struct FleetAnalysis {
         counters.callRenewals += app.callRenewals
         counters.receiveBufferDrops += app.receiveBufferDrops
         counters.outboxDrops += app.messagesDroppedFromOutbox
+        addBuffers(app: app, server: server)
+    }
+
+    /// One device's buffer peaks (the worst device's are kept) and losses by cause. Must follow
+    /// the delivery accounting of `addDeliveries`, whose losses it splits.
+    private mutating func addBuffers(app: DeviceLedger.Record, server: EventStore.DeviceRecord) {
+        buffers.clientPeakEvents = max(buffers.clientPeakEvents, app.peakBufferedEvents)
+        buffers.clientPeakBytes = max(buffers.clientPeakBytes, app.peakBufferedBytes)
+        buffers.serverQueuePeakEvents = max(buffers.serverQueuePeakEvents, server.peakQueuedEvents)
+        buffers.serverQueuePeakBytes = max(buffers.serverQueuePeakBytes, server.peakQueuedBytes)
+        buffers.lost.outboxOverflow = messages.lost
+        buffers.lost.skippedOnReconnect = eventsLostBySkipping
+        let notSkipped = events.lost - eventsLostBySkipping
+        buffers.lost.receiveBufferOverflow = min(notSkipped, counters.receiveBufferDrops)
+        buffers.lost.other = notSkipped - buffers.lost.receiveBufferOverflow
     }
 
     /// One device's zombie seconds: per death of its connection, the time until the app
@@ -234,7 +252,7 @@ struct FleetAnalysis {
                 reconnects: Spread(reconnects.map(Double.init)),
                 secondsByState: Dictionary(
                     uniqueKeysWithValues: states.map { state in (state, Spread(reports.map { $0.radio.secondsByState[state] ?? 0 })) })),
-            client: counters, resilience: resilience())
+            client: counters, resilience: resilience(), buffers: buffers)
         let charts = TransportCharts(
             timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: BenchAnalysis.cdf(downlink),
             uplinkLatencyCDF: BenchAnalysis.cdf(uplink))

@@ -65,6 +65,38 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var client: ClientCounters
         /// How the client came back from losses (issue 12); absent in older reports.
         public var resilience: Resilience? = nil
+        /// What waited between the server and the app, and what was lost by cause (strategies 3
+        /// and 5). Absent from the model engine's reports (it models no buffers) and from reports
+        /// written before these figures existed.
+        public var buffers: Buffers?
+    }
+
+    // MARK: Strategies: offline queue (3) and slow consumers (5)
+
+    public struct Buffers: Sendable, Codable, Equatable {
+        /// The most events and payload bytes one device's client held between the network and
+        /// the app at once (the worst device): its receive buffer, or in pull mode the event the
+        /// app is handling (for REST, a poll's answer).
+        public var clientPeakEvents: Int
+        public var clientPeakBytes: Int
+        /// The longest server-side queue for one device (the worst device): events created but
+        /// not yet handed to its connection, in events and payload bytes.
+        public var serverQueuePeakEvents: Int
+        public var serverQueuePeakBytes: Int
+        public var lost: LostByCause
+    }
+
+    /// Events and messages lost (never delivered), by cause, fleet totals.
+    public struct LostByCause: Sendable, Codable, Equatable {
+        /// Messages dropped from a full outbox that never arrived.
+        public var outboxOverflow: Int
+        /// Events a full receive buffer dropped (the client resumes after later ones).
+        public var receiveBufferOverflow: Int
+        /// Every other loss (events skipped for other reasons).
+        public var other: Int
+        /// Events produced while a client that subscribes from now (`reconnect: naive`) was
+        /// away: the same count as `resilience.eventsLostBySkipping`.
+        public var skippedOnReconnect: Int = 0
     }
 
     public struct Bytes: Sendable, Codable, Equatable {

@@ -96,6 +96,35 @@ public enum MarkdownReport {
             "- gRPC: keepalive \(Quantity.formatDuration(grpc.keepaliveTime)) / \(Quantity.formatDuration(grpc.keepaliveTimeout)), "
                 + "permit without calls \(grpc.permitWithoutCalls), backoff \(backoff(grpc.backoff)), call time limit "
                 + "\(grpc.callTimeLimit.map(Quantity.formatDuration) ?? "none"), receive buffer \(grpc.receiveBuffer)",
-        ]
+        ] + strategySettings(result)
+    }
+
+    // MARK: Strategies: batching (2) and slow consumers (5)
+
+    /// The strategy keys that are set, one line each (none when every one is off).
+    static func strategySettings(_ result: BenchResult) -> [String] {
+        let workload = result.workload
+        let client = result.clientSettings
+        var lines: [String] = []
+        if workload.messageBurst > 1 {
+            lines.append(
+                "- Client message bursts: \(workload.messageBurst) messages over \(Quantity.formatDuration(workload.messageBurstSpan)) "
+                    + "every \(Quantity.formatDuration(workload.messageInterval))")
+        }
+        if let burst = workload.serverBurst {
+            lines.append(
+                "- Server burst: \(burst.events) events per device at \(Quantity.trimmed(burst.eventsPerSecond))/s from "
+                    + Quantity.formatDuration(burst.at))
+        }
+        if let batching = client.batching {
+            lines.append(
+                "- Batching: up to \(batching.maxMessages) messages, flushed after \(Quantity.formatDuration(batching.flushAfter))")
+        }
+        if let consumer = client.consumer {
+            lines.append(
+                "- Consumer: the app handles \(Quantity.trimmed(consumer.eventsPerSecond)) events/s; WebSocket receive buffer "
+                    + "\(client.ws.receiveBuffer)")
+        }
+        return lines
     }
 }

@@ -76,6 +76,33 @@ enum ReportFormatting {
             ("Reconnects (fleet); recovery", transports.map(recovery)),
             ("Radio wake time per device", transports.map { wake($0, duration: duration) }),
             ("Energy per device (mean power)", transports.map(energy)),
-        ] + resilienceRows(transports)
+        ] + resilienceRows(transports) + bufferRows(transports)
+    }
+
+    // MARK: Strategies: offline queue (3) and slow consumers (5)
+
+    /// Losses by cause and the worst device's buffer peaks, when the report has them (live runs).
+    static func bufferRows(_ transports: [BenchReport.TransportReport]) -> [(String, [String])] {
+        guard transports.contains(where: { $0.buffers != nil }) else { return [] }
+        let cell = { (report: BenchReport.TransportReport, text: (BenchReport.Buffers) -> String) in report.buffers.map(text) ?? "none" }
+        let held = { (events: Int, bytes: Int) in "\(events) (\(Self.bytes(Double(bytes))))" }
+        return [
+            (
+                "Lost by cause: outbox overflow / receive-buffer overflow / skipped on reconnect / other",
+                transports.map { report in
+                    cell(report) {
+                        "\($0.lost.outboxOverflow) / \($0.lost.receiveBufferOverflow) / \($0.lost.skippedOnReconnect) / \($0.lost.other)"
+                    }
+                }
+            ),
+            (
+                "Peak held per device, events (bytes): client buffer / server queue",
+                transports.map { report in
+                    cell(report) {
+                        "\(held($0.clientPeakEvents, $0.clientPeakBytes)) / \(held($0.serverQueuePeakEvents, $0.serverQueuePeakBytes))"
+                    }
+                }
+            ),
+        ]
     }
 }

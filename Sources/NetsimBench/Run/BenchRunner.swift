@@ -188,21 +188,24 @@ struct Fleet: Sendable {
             case .rest:
                 await RESTClient(
                     device: index, port: port, ledger: ledger, settings: settings.rest, reconnect: settings.reconnect,
-                    backoff: settings.backoff(settings.rest.backoff), network: settings.rest.watchNetwork ? watch : nil, clock: clock,
-                    seed: seed
+                    backoff: settings.backoff(settings.rest.backoff), network: settings.rest.watchNetwork ? watch : nil,
+                    batching: settings.batching, consumer: settings.consumer, clock: clock, seed: seed
                 ).run()
             case .ws:
                 await WebSocketDeviceClient(
                     device: index, port: port, ledger: ledger, settings: settings.ws, reconnect: settings.reconnect,
-                    backoff: settings.backoff(settings.ws.backoff), network: settings.ws.watchNetwork ? watch : nil, clock: clock,
-                    seed: seed, logger: logger
+                    backoff: settings.backoff(settings.ws.backoff), network: settings.ws.watchNetwork ? watch : nil,
+                    inbox: EventInbox(ledger: ledger, clock: clock, mode: settings.ws.receiveBuffer, consumer: settings.consumer),
+                    batching: settings.batching, clock: clock, seed: seed, logger: logger
                 ).run()
             case .grpc:
                 var grpc = settings.grpc
                 grpc.backoff = settings.backoff(grpc.backoff)
                 await GRPCDeviceClient(
-                    device: index, port: port, ledger: ledger, settings: grpc.scaled(by: clock.timeScale), clock: clock,
-                    seed: seed, logger: logger, reconnect: settings.reconnect, network: watch
+                    device: index, port: port, ledger: ledger, settings: grpc.scaled(by: clock.timeScale),
+                    inbox: EventInbox(ledger: ledger, clock: clock, mode: grpc.receiveBuffer, consumer: settings.consumer),
+                    batching: settings.batching, clock: clock, seed: seed, logger: logger, reconnect: settings.reconnect,
+                    network: watch
                 ).run()
             }
         }

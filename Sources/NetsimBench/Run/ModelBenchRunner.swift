@@ -44,7 +44,9 @@ public enum ModelBenchRunner {
             for outcome in run.devices[transport] ?? [] {
                 fleet.addProxyReport(Self.proxyReport(outcome, profile: configuration.profile.name, seed: configuration.seed))
             }
-            let (report, chart) = fleet.summary()
+            var (report, chart) = fleet.summary()
+            // The model engine models no receive buffers or server queues: no figures rather than zeros.
+            report.buffers = nil
             transports[transport.rawValue] = report
             charts[transport] = chart
         }

@@ -26,6 +26,13 @@ final class EventStore: Sendable {
         /// (`EventStore.fromNow`): every event up to it that the app had not received then is
         /// skipped for good, since no later subscription asks for it again.
         var skippedThrough: UInt64 = 0
+        /// The last event handed to the device's connection (pushed, or answered to a poll);
+        /// the events after it are the server's queue for the device.
+        var sentThrough: UInt64 = 0
+        /// The longest that queue was, in events and payload bytes (strategy 5: with a slow
+        /// pull-based client the backlog waits here, held back by flow control).
+        var peakQueuedEvents = 0
+        var peakQueuedBytes = 0
 
         /// Whether the message with `messageID` (1-based) arrived.
         func hasArrived(messageID: UInt64) -> Bool {
@@ -60,6 +67,9 @@ final class EventStore: Sendable {
             let sequence = UInt64(records[device].events.count + 1)
             let payload = Workload.payload("event", device: device, number: sequence, length: payloadLength)
             records[device].events.append(Event(sequence: sequence, createdAt: createdAt, payload: payload))
+            let queued = Int(clamping: sequence - min(sequence, records[device].sentThrough))
+            records[device].peakQueuedEvents = max(records[device].peakQueuedEvents, queued)
+            records[device].peakQueuedBytes = max(records[device].peakQueuedBytes, queued * payloadLength)
         }
         signals[device].signal()
     }
@@ -71,6 +81,11 @@ final class EventStore: Sendable {
             let start = min(Int(clamping: sequence), events.count)
             return Array(events[start..<min(events.count, start + limit)])
         }
+    }
+
+    /// The device's connection has been handed every event through `sequence`.
+    func markSent(device: Int, through sequence: UInt64) {
+        devices.withLock { $0[device].sentThrough = sequence }
     }
 
     /// Records an uplink message's arrival; false when it had arrived before (or is not one of
@@ -108,6 +123,7 @@ final class EventStore: Sendable {
     func push(device: Int, after sequence: UInt64, write: (Event) async throws -> Void) async throws {
         var wakeUps = signals[device].subscribe().makeAsyncIterator()
         var sent = start(device: device, after: sequence)
+        markSent(device: device, through: sent)
         repeat {
             while true {
                 let batch = events(device: device, after: sent, limit: 64)
@@ -115,6 +131,7 @@ final class EventStore: Sendable {
                 for event in batch {
                     try await write(event)
                     sent = event.sequence
+                    markSent(device: device, through: sent)
                 }
             }
         } while await wakeUps.next() != nil && !Task.isCancelled

@@ -22,10 +22,20 @@ enum JSONWire {
     }
 
     /// What the server sends: an event (WebSocket push) or the acknowledgement of a message
-    /// (WebSocket frame, or a REST POST's answer).
+    /// (WebSocket frame, or a REST POST's answer), or of a batch of them (`acks`).
     struct ServerFrame: Codable, Sendable, Equatable {
         var event: Event?
         var ack: UInt64?
+        var acks: [UInt64]?
+
+        init(event: Event? = nil, ack: UInt64? = nil, acks: [UInt64]? = nil) {
+            self.event = event
+            self.ack = ack
+            self.acks = acks
+        }
+
+        /// Every message id this frame acknowledges.
+        var acknowledged: [UInt64] { (ack.map { [$0] } ?? []) + (acks ?? []) }
     }
 }
 

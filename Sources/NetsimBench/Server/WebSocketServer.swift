@@ -31,9 +31,18 @@ enum WebSocketServer {
                         group.addTask {
                             for try await frame in inbound.messages(maxSize: 1 << 20) {
                                 guard case .text(let text) = frame else { continue }
-                                let message = try JSONDecoder().decode(JSONWire.Message.self, from: Data(text.utf8))
-                                store.receive(device: device, messageID: message.id, createdAt: message.createdAt, at: clock.now())
-                                try await outbound.write(.text(try encode(JSONWire.ServerFrame(ack: message.id))))
+                                // A batching client sends an array of messages in one frame; one frame acknowledges them.
+                                if text.first == "[" {
+                                    let batch = try JSONDecoder().decode([JSONWire.Message].self, from: Data(text.utf8))
+                                    for message in batch {
+                                        store.receive(device: device, messageID: message.id, createdAt: message.createdAt, at: clock.now())
+                                    }
+                                    try await outbound.write(.text(try encode(JSONWire.ServerFrame(acks: batch.map(\.id)))))
+                                } else {
+                                    let message = try JSONDecoder().decode(JSONWire.Message.self, from: Data(text.utf8))
+                                    store.receive(device: device, messageID: message.id, createdAt: message.createdAt, at: clock.now())
+                                    try await outbound.write(.text(try encode(JSONWire.ServerFrame(ack: message.id))))
+                                }
                             }
                         }
                         // Either side ending (a newer session, or the client gone) ends this one.

@@ -9,7 +9,7 @@ extension Workload {
     /// Reads a workload file (`--workload FILE.yaml`); `source` names it in errors.
     public static func load(yaml: String, source: String) throws(InputFileError) -> Workload {
         let root = try SettingsMapping(yaml: yaml, source: source)
-        try root.allowOnly(["serverEvents", "clientMessages", "outboxLimit"])
+        try root.allowOnly(["serverEvents", "clientMessages", "outboxLimit", "serverBurst"])
         var workload = Workload()
         if let events = try root.mapping("serverEvents") {
             try events.allowOnly(["meanGap", "payload"])
@@ -17,12 +17,31 @@ extension Workload {
             workload.eventPayloadBytes = try events.byteCount("payload") ?? workload.eventPayloadBytes
         }
         if let messages = try root.mapping("clientMessages") {
-            try messages.allowOnly(["every", "payload"])
+            try messages.allowOnly(["every", "payload", "burst", "over"])
             workload.messageInterval = try messages.duration("every") ?? workload.messageInterval
             workload.messagePayloadBytes = try messages.byteCount("payload") ?? workload.messagePayloadBytes
+            try loadMessageBurst(messages, into: &workload)
         }
         workload.outboxLimit = try root.count("outboxLimit", in: 1...100_000) ?? workload.outboxLimit
+        if let burst = try root.mapping("serverBurst") {
+            try burst.allowOnly(["at", "events", "rate"])
+            workload.serverBurst = Workload.ServerBurst(
+                at: try burst.duration("at") ?? 0, events: try burst.count("events", in: 1...1_000_000) ?? 1000,
+                eventsPerSecond: try burst.rate("rate") ?? 100)
+        }
         return workload
+    }
+
+    /// `clientMessages.burst` and `over` (strategy 2's bursty uplink).
+    private static func loadMessageBurst(_ messages: SettingsMapping, into workload: inout Workload) throws(InputFileError) {
+        workload.messageBurst = try messages.count("burst", in: 1...10_000) ?? workload.messageBurst
+        workload.messageBurstSpan = try messages.duration("over") ?? workload.messageBurstSpan
+        guard workload.messageBurstSpan < workload.messageInterval else {
+            throw messages.error(
+                at: "over",
+                "'clientMessages.over' (\(Quantity.formatDuration(workload.messageBurstSpan))) must be shorter than "
+                    + "'clientMessages.every' (\(Quantity.formatDuration(workload.messageInterval)))")
+        }
     }
 }
 
@@ -31,7 +50,7 @@ extension ClientSettings {
     /// settings' `source`.
     public static func load(yaml: String, source: String) throws(InputFileError) -> ClientSettings {
         let root = try SettingsMapping(yaml: yaml, source: source)
-        try root.allowOnly(["rest", "websocket", "grpc", "reconnect"])
+        try root.allowOnly(["rest", "websocket", "grpc", "reconnect", "batching", "consumer"])
         var settings = ClientSettings()
         settings.source = source
         if let reconnect = try root.choice("reconnect", among: ClientSettings.Reconnect.allCases.map(\.rawValue)) {
@@ -45,10 +64,11 @@ extension ClientSettings {
             settings.rest.watchNetwork = try rest.flag("watchNetwork") ?? settings.rest.watchNetwork
         }
         if let ws = try root.mapping("websocket") {
-            try ws.allowOnly(["pingInterval", "backoff", "watchNetwork"])
+            try ws.allowOnly(["pingInterval", "backoff", "watchNetwork", "receiveBuffer"])
             if let interval = try ws.optionalDuration("pingInterval") { settings.ws.pingInterval = interval }
             settings.ws.backoff = try Backoff.load(ws.mapping("backoff"), default: settings.ws.backoff)
             settings.ws.watchNetwork = try ws.flag("watchNetwork") ?? settings.ws.watchNetwork
+            settings.ws.receiveBuffer = try ClientSettings.ReceiveBuffer.load(ws, default: settings.ws.receiveBuffer)
         }
         if let grpc = try root.mapping("grpc") {
             try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])
@@ -60,9 +80,33 @@ extension ClientSettings {
             }
             settings.grpc.backoff = try Backoff.load(grpc.mapping("backoff"), default: settings.grpc.backoff)
             if let limit = try grpc.optionalDuration("callTimeLimit") { settings.grpc.callTimeLimit = limit }
-            settings.grpc.receiveBuffer = try grpc.count("receiveBuffer", in: 1...1_000_000) ?? settings.grpc.receiveBuffer
+            settings.grpc.receiveBuffer = try ClientSettings.ReceiveBuffer.load(grpc, default: settings.grpc.receiveBuffer)
+        }
+        if let batching = try root.mapping("batching") {
+            try batching.allowOnly(["maxMessages", "flushAfter"])
+            var batcher = ClientSettings.Batching()
+            batcher.maxMessages = try batching.count("maxMessages", in: 1...10_000) ?? batcher.maxMessages
+            batcher.flushAfter = try batching.duration("flushAfter") ?? batcher.flushAfter
+            settings.batching = batcher
+        }
+        if let consumer = try root.mapping("consumer") {
+            try consumer.allowOnly(["rate"])
+            guard let rate = try consumer.rate("rate") else { throw root.error(at: "consumer", "'consumer' needs a 'rate', such as 50/s") }
+            settings.consumer = ClientSettings.Consumer(eventsPerSecond: rate)
         }
         return settings
+    }
+}
+
+extension ClientSettings.ReceiveBuffer {
+    /// A `receiveBuffer` key of `section`: a number of events, `unbounded` or `pull`.
+    static func load(_ section: SettingsMapping, default fallback: Self) throws(InputFileError) -> Self {
+        switch try section.countOrWord("receiveBuffer", in: 1...1_000_000, words: ["unbounded", "pull"]) {
+        case nil: fallback
+        case .count(let limit): .bounded(limit)
+        case .word("unbounded"): .unbounded
+        case .word: .pull
+        }
     }
 }
 

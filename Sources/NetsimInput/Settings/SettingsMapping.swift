@@ -1,3 +1,4 @@
+import Foundation
 import NetsimCore
 import Yams
 
@@ -102,6 +103,41 @@ struct SettingsMapping {
             throw value.error("'\(qualified(key))' must be one of \(choices.joined(separator: ", "))")
         }
         return word
+    }
+
+    /// A rate per second such as `50/s` (or `500/s`); a bare number is per second.
+    func rate(_ key: String) throws(InputFileError) -> Double? {
+        guard let value = value(key) else { return nil }
+        var perSecond = Self.number(value)
+        if perSecond == nil, let text = Self.text(value), text.hasSuffix("/s") {
+            perSecond = Double(text.dropLast(2).trimmingCharacters(in: .whitespaces))
+        }
+        guard let perSecond, perSecond > 0, perSecond.isFinite else {
+            throw value.error("'\(qualified(key))' must be a rate above zero such as 50/s")
+        }
+        return perSecond
+    }
+
+    /// A whole number in `range`, or one of `words` (returned as text).
+    func countOrWord(_ key: String, in range: ClosedRange<Int>, words: [String]) throws(InputFileError) -> Either<Int, String>? {
+        guard let value = value(key) else { return nil }
+        if let word = Self.text(value), words.contains(word) { return .word(word) }
+        guard let number = Self.integer(value), range.contains(number) else {
+            throw value.error(
+                "'\(qualified(key))' must be a whole number from \(range.lowerBound) to \(range.upperBound), "
+                    + words.joined(separator: " or "))
+        }
+        return .count(number)
+    }
+
+    /// An error located at `key`'s value (at the file's start if the key is absent).
+    func error(at key: String, _ message: String) -> InputFileError {
+        value(key)?.error(message) ?? InputFileError(file: "", line: 1, column: 1, message: message)
+    }
+
+    enum Either<Count, Word> {
+        case count(Count)
+        case word(Word)
     }
 
     private func value(_ key: String) -> YAMLNode? {

@@ -21,6 +21,10 @@ import NetsimCore
 ///   backoff: {initial: 500ms, max: 30s, multiplier: 2, jitter: 0.2}
 ///   callTimeLimit: 10m  # or none
 ///   receiveBuffer: 64   # events between the network and the app; the oldest is dropped
+///                       # (or unbounded, or pull; see `ReceiveBuffer`)
+/// # Strategies (issue 12), off by default:
+/// batching: {maxMessages: 10, flushAfter: 500ms}   # uplink messages sent in batches
+/// consumer: {rate: 50/s}                            # how fast the app handles events
 /// ```
 public struct ClientSettings: Sendable, Equatable {
     /// Where the settings came from: a file path, or `built-in` for the defaults.
@@ -34,6 +38,13 @@ public struct ClientSettings: Sendable, Equatable {
 
     /// How every transport's client gets back after losing its connection.
     public var reconnect = Reconnect.resilient
+
+    // MARK: Strategies: batching (2) and slow consumers (5)
+
+    /// Uplink messages sent in batches (every transport); nil: each as soon as it is produced.
+    public var batching: Batching?
+    /// How fast the app handles events (every transport); nil: as fast as they come.
+    public var consumer: Consumer?
 
     public init() {}
 
@@ -57,6 +68,9 @@ public struct ClientSettings: Sendable, Equatable {
         /// Whether the app watches the phone's network as the gRPC client does: no connection
         /// attempts while it is offline, one at once when it is back (issue 12, strategy 6).
         public var watchNetwork = false
+        /// Between the network and the app: by default the app handles each event before the
+        /// connection reads the next (`pull`).
+        public var receiveBuffer = ReceiveBuffer.pull
 
         public init() {}
     }
@@ -74,7 +88,7 @@ public struct ClientSettings: Sendable, Equatable {
         /// (a renewal, resuming from its last offset). Nil: no deadline.
         public var callTimeLimit: Double? = 600
         /// Events held between the network and the app; when full the oldest is dropped.
-        public var receiveBuffer = 64
+        public var receiveBuffer = ReceiveBuffer.bounded(64)
 
         public init() {}
 
@@ -147,5 +161,74 @@ public struct Backoff: Sendable, Equatable {
     /// The wait after failed attempt number `attempt`, jittered from `random`.
     public func delay(afterAttempt attempt: Int, random: inout SeededRandom) -> Double {
         baseDelay(afterAttempt: attempt) * (1 + jitter * (2 * random.unitInterval() - 1))
+    }
+}
+
+// MARK: Strategies: batching (2) and slow consumers (5)
+
+extension ClientSettings {
+    /// A request batcher for uplink messages: unsent messages wait until `maxMessages` of them
+    /// are ready or the oldest has waited `flushAfter` seconds, then go together (one POST for
+    /// REST, one frame for WebSocket, back-to-back messages on the stream for gRPC). Fewer,
+    /// larger sends let the radio sleep between them, at the price of the wait.
+    public struct Batching: Sendable, Equatable {
+        public var maxMessages = 10
+        public var flushAfter = 0.5
+
+        public init(maxMessages: Int = 10, flushAfter: Double = 0.5) {
+            self.maxMessages = maxMessages
+            self.flushAfter = flushAfter
+        }
+
+        public enum Decision: Sendable, Equatable {
+            /// Send the oldest `count` unsent messages now.
+            case send(count: Int)
+            /// Nothing is due before this time (seconds on the bench clock).
+            case wait(until: Double)
+            /// No message is waiting.
+            case idle
+        }
+
+        /// What to do with `pending` unsent messages, the oldest produced at `oldestCreatedAt`,
+        /// at `now`. A batch is due when it is full or its oldest message has waited long enough.
+        public func decide(pending: Int, oldestCreatedAt: Double, now: Double) -> Decision {
+            guard pending > 0 else { return .idle }
+            if pending >= maxMessages || now >= oldestCreatedAt + flushAfter { return .send(count: min(pending, maxMessages)) }
+            return .wait(until: oldestCreatedAt + flushAfter)
+        }
+    }
+
+    /// The app's pace: it handles `eventsPerSecond` events a second, however fast they arrive.
+    public struct Consumer: Sendable, Equatable {
+        public var eventsPerSecond: Double
+
+        public init(eventsPerSecond: Double) {
+            self.eventsPerSecond = eventsPerSecond
+        }
+    }
+
+    /// What a push transport's client holds between the network and the app.
+    public enum ReceiveBuffer: Sendable, Equatable, CustomStringConvertible {
+        /// Everything that arrives waits for the app: memory grows with a burst the app cannot
+        /// keep up with. The anti-pattern, kept for demonstration; capped at
+        /// `unboundedSafetyLimit` events (then the oldest is dropped and counted) so that the
+        /// bench process itself cannot run away.
+        case unbounded
+        /// At most this many events; when full the oldest is dropped (and counted).
+        case bounded(Int)
+        /// No buffer: the app handles each event before the client reads the next, so the
+        /// transport's flow control (TCP's window, and HTTP/2's for gRPC) holds the server back.
+        case pull
+
+        /// The unbounded buffer's safety cap, in events.
+        public static let unboundedSafetyLimit = 100_000
+
+        public var description: String {
+            switch self {
+            case .unbounded: "unbounded"
+            case .bounded(let limit): "\(limit)"
+            case .pull: "pull"
+            }
+        }
     }
 }

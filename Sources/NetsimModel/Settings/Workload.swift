@@ -12,6 +12,9 @@ import NetsimCore
 /// clientMessages:
 ///   every: 60s        # one per device at this interval, from a seeded phase
 ///   payload: 256B
+///   burst: 20         # messages per interval (default 1), spread evenly over `over`
+///   over: 2s
+/// serverBurst: {at: 10s, events: 2000, rate: 500/s}   # per device, on top of the Poisson process
 /// outboxLimit: 64     # uplink messages a device holds while it cannot send (oldest dropped)
 /// ```
 public struct Workload: Sendable, Equatable {
@@ -22,6 +25,33 @@ public struct Workload: Sendable, Equatable {
     /// Unacknowledged uplink messages one device keeps; beyond it the oldest is dropped (and
     /// counted lost), so a long outage cannot grow memory.
     public var outboxLimit = 64
+
+    // MARK: Strategies: bursts (2 and 5)
+
+    /// Messages per `messageInterval`, the first at the interval's start and the rest spread
+    /// evenly over `messageBurstSpan` seconds (an analytics SDK flushing a screen's events).
+    public var messageBurst = 1
+    public var messageBurstSpan: Double = 0
+    /// A burst of server events for every device on top of the Poisson process; nil: none.
+    public var serverBurst: ServerBurst?
+
+    /// `events` server events per device from `at` seconds, `eventsPerSecond` a second.
+    public struct ServerBurst: Sendable, Equatable {
+        public var at: Double
+        public var events: Int
+        public var eventsPerSecond: Double
+
+        public init(at: Double, events: Int, eventsPerSecond: Double) {
+            self.at = at
+            self.events = events
+            self.eventsPerSecond = eventsPerSecond
+        }
+
+        /// The burst's creation times that fall before `duration`.
+        func times(before duration: Double) -> [Double] {
+            (0..<events).lazy.map { at + Double($0) / eventsPerSecond }.filter { $0 < duration }
+        }
+    }
 
     public init() {}
 
@@ -39,10 +69,15 @@ public struct Workload: Sendable, Equatable {
             guard time < duration else { break }
             eventTimes.append(time)
         }
+        if let serverBurst { eventTimes = (eventTimes + serverBurst.times(before: duration)).sorted() }
         var messageTimes: [Double] = []
         var messageTime = deviceRandom.unitInterval() * messageInterval
+        let burstGap = messageBurst > 1 ? messageBurstSpan / Double(messageBurst - 1) : 0
         while messageTime < duration {
-            messageTimes.append(messageTime)
+            for index in 0..<messageBurst {
+                let time = messageTime + Double(index) * burstGap
+                if time < duration { messageTimes.append(time) }
+            }
             messageTime += messageInterval
         }
         return DeviceSchedule(eventTimes: eventTimes, messageTimes: messageTimes)

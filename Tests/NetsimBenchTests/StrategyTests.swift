@@ -1,0 +1,227 @@
+import Foundation
+import Logging
+import NetsimCore
+import NetsimInput
+import Testing
+
+@testable import NetsimBench
+@testable import NetsimModel
+
+/// Issue 12's strategies 2 (batching), 3 (offline queue) and 5 (slow consumers): their files,
+/// their pure parts, and short live runs that show each one's effect.
+struct StrategySettingsTests {
+    @Test func theShippedStrategyFilesLoad() throws {
+        let analytics = try Workload.load(yaml: SettingsFileTests.shipped("workloads/analytics-burst.yaml"), source: "a")
+        #expect(analytics.messageBurst == 20 && analytics.messageBurstSpan == 2 && analytics.messageInterval == 60)
+        let burst = try Workload.load(yaml: SettingsFileTests.shipped("workloads/server-burst.yaml"), source: "s")
+        #expect(burst.serverBurst == Workload.ServerBurst(at: 10, events: 2000, eventsPerSecond: 500))
+
+        let batching = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/batching-on.yaml"), source: "b")
+        #expect(batching.batching == ClientSettings.Batching(maxMessages: 10, flushAfter: 0.5))
+        var off = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/batching-off.yaml"), source: "o")
+        off.source = ClientSettings().source
+        #expect(off == ClientSettings())
+        let expected: [(String, ClientSettings.ReceiveBuffer)] = [("unbounded", .unbounded), ("bounded", .bounded(64)), ("pull", .pull)]
+        for (name, mode) in expected {
+            let client = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/consumer-\(name).yaml"), source: name)
+            #expect(client.consumer == ClientSettings.Consumer(eventsPerSecond: 50))
+            #expect(client.grpc.receiveBuffer == mode && client.ws.receiveBuffer == mode)
+        }
+    }
+
+    @Test(arguments: [
+        ("consumer: {rate: fast}", "c.yaml:1:18: 'consumer.rate' must be a rate above zero such as 50/s"),
+        ("consumer: {}", "c.yaml:1:11: 'consumer' needs a 'rate', such as 50/s"),
+        ("grpc: {receiveBuffer: lots}", "c.yaml:1:23: 'grpc.receiveBuffer' must be a whole number from 1 to 1000000, unbounded or pull"),
+        ("batching: {maxMessages: 0}", "c.yaml:1:25: 'batching.maxMessages' must be a whole number from 1 to 10000"),
+    ])
+    func badClientStrategyKeysSayWhereAndWhat(yaml: String, message: String) {
+        #expect(throws: InputFileError.self) { try ClientSettings.load(yaml: yaml, source: "c.yaml") }
+        do {
+            _ = try ClientSettings.load(yaml: yaml, source: "c.yaml")
+        } catch {
+            #expect(error.description == message)
+        }
+    }
+
+    @Test func aBurstLongerThanItsIntervalIsRefused() {
+        #expect(throws: InputFileError.self) {
+            try Workload.load(yaml: "clientMessages: {every: 2s, burst: 5, over: 3s}", source: "w.yaml")
+        }
+    }
+
+    @Test func aMessageBurstSpreadsItsMessagesAndKeepsTheSeededPhase() {
+        var workload = Workload()
+        let single = workload.schedule(device: 2, seed: 7, duration: 600)
+        workload.messageBurst = 20
+        workload.messageBurstSpan = 2
+        let bursty = workload.schedule(device: 2, seed: 7, duration: 600)
+        #expect(bursty.eventTimes == single.eventTimes)
+        #expect(bursty.messageTimes.count == 20 * single.messageTimes.count)
+        for (index, start) in single.messageTimes.enumerated() {
+            let burst = bursty.messageTimes[(index * 20)..<(index * 20 + 20)]
+            #expect(burst.first == start)
+            #expect(abs(burst.last! - start - 2) < 1e-9)
+        }
+    }
+
+    @Test func aServerBurstAddsItsEventsInOrder() {
+        var workload = Workload()
+        workload.eventMeanGap = 10
+        let quiet = workload.schedule(device: 0, seed: 1, duration: 60)
+        workload.serverBurst = Workload.ServerBurst(at: 10, events: 2000, eventsPerSecond: 500)
+        let burst = workload.schedule(device: 0, seed: 1, duration: 60)
+        #expect(burst.eventTimes.count == quiet.eventTimes.count + 2000)
+        #expect(burst.eventTimes == burst.eventTimes.sorted())
+        #expect(burst.eventTimes.count { $0 >= 10 && $0 < 14 } >= 2000)
+    }
+
+    @Test func theBatcherSendsAFullBatchAtOnceAndAnOtherAfterItsWait() {
+        let batching = ClientSettings.Batching(maxMessages: 10, flushAfter: 0.5)
+        #expect(batching.decide(pending: 0, oldestCreatedAt: 0, now: 5) == .idle)
+        #expect(batching.decide(pending: 3, oldestCreatedAt: 1, now: 1.2) == .wait(until: 1.5))
+        #expect(batching.decide(pending: 3, oldestCreatedAt: 1, now: 1.5) == .send(count: 3))
+        #expect(batching.decide(pending: 12, oldestCreatedAt: 1, now: 1.1) == .send(count: 10))
+    }
+
+    @Test func theModelEngineNamesTheClientKeysItCannotPlay() throws {
+        #expect(ModelBenchRunner.unsupportedSettings(ClientSettings()).isEmpty)
+        let pull = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/consumer-pull.yaml"), source: "p")
+        #expect(ModelBenchRunner.unsupportedSettings(pull) == ["consumer", "grpc.receiveBuffer"])
+        // The WebSocket client pulls by default; a buffer is what the model cannot play.
+        #expect(
+            ModelBenchRunner.unsupportedSettings(try ClientSettings.load(yaml: "websocket: {receiveBuffer: 64}", source: "w")) == [
+                "websocket.receiveBuffer"
+            ])
+        let batching = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/batching-on.yaml"), source: "b")
+        #expect(ModelBenchRunner.unsupportedSettings(batching) == ["batching"])
+    }
+}
+
+/// The outbox (strategy 3) as a value: bounded, oldest dropped and counted, the rest sent in order.
+struct OfflineQueueTests {
+    static func ledger(outboxLimit: Int, messages: Int) -> DeviceLedger {
+        let schedule = DeviceSchedule(eventTimes: [], messageTimes: Array(repeating: 0, count: messages))
+        let ledger = DeviceLedger(device: 0, schedule: schedule, outboxLimit: outboxLimit)
+        for index in 0..<messages { ledger.produceMessage(createdAt: Double(index), payloadLength: 16) }
+        return ledger
+    }
+
+    @Test func aFullOutboxDropsTheOldestAndCountsThem() {
+        let ledger = Self.ledger(outboxLimit: 4, messages: 10)
+        #expect(ledger.record.droppedMessageIDs == [1, 2, 3, 4, 5, 6])
+        #expect(ledger.record.messagesDroppedFromOutbox == 6)
+    }
+
+    @Test func whatSurvivesIsSentInOrderOnEachConnection() {
+        let ledger = Self.ledger(outboxLimit: 4, messages: 10)
+        func drain(_ generation: Int, batching: ClientSettings.Batching? = nil) -> [[UInt64]] {
+            var batches: [[UInt64]] = []
+            while case .send(let batch) = ledger.nextBatch(for: generation, batching: batching, now: 100) {
+                batches.append(batch.map(\.id))
+            }
+            return batches
+        }
+        #expect(drain(ledger.beginConnection()) == [[7], [8], [9], [10]])
+        // A reconnect before any acknowledgement sends them all again, in order, batched here.
+        ledger.acknowledge(7)
+        #expect(drain(ledger.beginConnection(), batching: .init(maxMessages: 2, flushAfter: 1)) == [[8, 9], [10]])
+    }
+}
+
+/// Short live runs: a bursty uplink with batching off and on, an outage longer than the outbox
+/// holds, and a server burst into a slow app behind each receive buffer. Serialized: the runs
+/// share two cores. gRPC alone at a time scale, so minutes of emulated time take seconds.
+@Suite(.serialized) struct StrategyEndToEndTests {
+    /// A link with an LTE radio (11.6 s tail) and a 20 ms delay each way.
+    static func lteProfile(events: [TimelineEvent] = []) throws -> Profile {
+        var profile = try ProfileCatalog.builtin(named: "lte-good")
+        profile.timeline = Timeline(events: events)
+        return profile
+    }
+
+    static func configuration(_ profile: Profile, duration: Double, timeScale: Double) -> BenchConfiguration {
+        var configuration = BenchConfiguration(profile: profile)
+        configuration.transports = [.grpc]
+        configuration.devices = 2
+        configuration.duration = duration
+        configuration.timeScale = timeScale
+        configuration.drainTimeout = 20
+        configuration.workload.eventMeanGap = 3600
+        configuration.client.grpc.backoff = Backoff(initial: 0.5, maximum: 2, multiplier: 2, jitter: 0)
+        return configuration
+    }
+
+    static func grpc(_ configuration: BenchConfiguration) async throws -> BenchReport.TransportReport {
+        let result = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        return try #require(result.report.transports["grpc"])
+    }
+
+    /// Bursts 13 s apart, past the LTE tail: unbatched each wakes the radio; a batcher that
+    /// holds messages 20 s sends two bursts per wake-up.
+    @Test func batchingCutsPromotionsOnABurstyWorkload() async throws {
+        var configuration = Self.configuration(try Self.lteProfile(), duration: 90, timeScale: 10)
+        configuration.workload.messageInterval = 15
+        configuration.workload.messageBurst = 20
+        configuration.workload.messageBurstSpan = 2
+        let unbatched = try await Self.grpc(configuration)
+        configuration.client.batching = ClientSettings.Batching(maxMessages: 40, flushAfter: 20)
+        let batched = try await Self.grpc(configuration)
+        #expect(unbatched.messages.delivered == unbatched.messages.sent && batched.messages.delivered == batched.messages.sent)
+        #expect(
+            batched.perDevice.promotions.mean < unbatched.perDevice.promotions.mean,
+            "promotions per device: batched \(batched.perDevice.promotions.mean), unbatched \(unbatched.perDevice.promotions.mean)")
+        #expect(batched.uplinkLatencyMs.p50 > unbatched.uplinkLatencyMs.p50)
+    }
+
+    /// A 30 s outage with a message every second and an outbox of 8: the outbox overflows, its
+    /// drops are counted and reported by cause, and the survivors arrive in order.
+    @Test func anOutageLongerThanTheOutboxDropsTheOldestAndDeliversTheRestInOrder() async throws {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 30, mode: .blackhole))
+        var configuration = Self.configuration(try Self.lteProfile(events: [outage]), duration: 60, timeScale: 5)
+        configuration.workload.messageInterval = 1
+        configuration.workload.outboxLimit = 8
+        let report = try await Self.grpc(configuration)
+        #expect(report.client.outboxDrops > 20, "\(report.client.outboxDrops) outbox drops")
+        let buffers = try #require(report.buffers)
+        #expect(buffers.lost.outboxOverflow == report.messages.lost)
+        #expect(report.messages.lost > 20)
+        #expect(report.messages.inFlight == 0)
+        #expect(report.messages.outOfOrder == 0)
+        #expect(report.messages.delivered + report.messages.lost == report.messages.sent)
+    }
+
+    /// 600 events at 200/s into an app that handles 50/s (time scaled by 2).
+    static func slowConsumer(_ mode: ClientSettings.ReceiveBuffer, burst events: Int = 600) async throws -> BenchReport.TransportReport {
+        var configuration = Self.configuration(try Self.lteProfile(), duration: 20, timeScale: 2)
+        configuration.workload.serverBurst = Workload.ServerBurst(at: 2, events: events, eventsPerSecond: 200)
+        configuration.client.consumer = ClientSettings.Consumer(eventsPerSecond: 50)
+        configuration.client.grpc.receiveBuffer = mode
+        configuration.drainTimeout = 30
+        return try await Self.grpc(configuration)
+    }
+
+    @Test func aBoundedBufferDropsAndStaysFlatAndAPullingClientDropsNothing() async throws {
+        let bounded = try await Self.slowConsumer(.bounded(64))
+        let boundedBuffers = try #require(bounded.buffers)
+        #expect(bounded.client.receiveBufferDrops > 0)
+        #expect(boundedBuffers.lost.receiveBufferOverflow > 0)
+        #expect(boundedBuffers.clientPeakEvents <= 64)
+        #expect(boundedBuffers.clientPeakBytes <= 64 * 256)
+
+        let pulled = try await Self.slowConsumer(.pull)
+        let pulledBuffers = try #require(pulled.buffers)
+        #expect(pulled.client.receiveBufferDrops == 0)
+        #expect(pulled.events.lost == 0)
+        #expect(pulledBuffers.clientPeakEvents == 1)
+        // The backlog waited on the server, held back by HTTP/2's window.
+        #expect(pulledBuffers.serverQueuePeakEvents > 100, "server queue peak \(pulledBuffers.serverQueuePeakEvents)")
+    }
+
+    @Test func anUnboundedBufferGrowsWithTheBurst() async throws {
+        let small = try #require(try await Self.slowConsumer(.unbounded, burst: 300).buffers)
+        let large = try #require(try await Self.slowConsumer(.unbounded, burst: 600).buffers)
+        #expect(small.clientPeakEvents > 64)
+        #expect(large.clientPeakBytes > small.clientPeakBytes + 100 * 256)
+    }
+}
