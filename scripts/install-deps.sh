@@ -3,6 +3,8 @@
 #   Debian/Ubuntu: libpcap-dev (capture and analyze), tcpdump and tshark (pcap tests and
 #   benchmarks), socat (the relay the proxy benchmark compares with).
 #   macOS: libpcap ships with the SDK; the rest comes from Homebrew if present.
+#   Python (both): grpcio, websockets and python-socks, the real clients and servers of the
+#   proxy front ends' end-to-end tests (Tests/NetsimProxyTests/Peers), if python3 is there.
 set -euo pipefail
 
 debian_packages=(libpcap-dev tcpdump tshark socat)
@@ -28,6 +30,20 @@ elif [ "$(uname)" = Darwin ]; then
     fi
 else
     echo "install-deps: no apt-get or Homebrew; install libpcap, tcpdump, tshark and socat yourself" >&2
+fi
+
+python_modules=(grpc:grpcio websockets:websockets python_socks:python-socks)
+if command -v python3 >/dev/null 2>&1; then
+    missing=()
+    for entry in "${python_modules[@]}"; do
+        python3 -c "import ${entry%%:*}" >/dev/null 2>&1 || missing+=("${entry#*:}")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        echo "installing python packages: ${missing[*]}"
+        python3 -m pip install --quiet --user "${missing[@]}" 2>/dev/null \
+            || python3 -m pip install --quiet "${missing[@]}" \
+            || python3 -m pip install --quiet --break-system-packages "${missing[@]}"
+    fi
 fi
 
 command -v swift >/dev/null 2>&1 || {

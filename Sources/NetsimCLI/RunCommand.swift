@@ -35,6 +35,38 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(name: .customLong("forward"), help: "A further rule LISTEN=UPSTREAM (repeatable); all rules share the one device.")
     var forwards: [String] = []
 
+    @Option(
+        help:
+            "Serve a SOCKS5 proxy here ([HOST:]PORT; loopback unless a host is given): clients name their own destinations (CONNECT to IPv4, IPv6 or a name netsim resolves), every connection through the one device. See docs/proxy-front-ends.md."
+    )
+    var socks5: String?
+
+    @Option(
+        name: .customLong("socks5-user"),
+        help: "Require this SOCKS5 username and password (USER:PASS, RFC 1929). Default: no authentication.")
+    var socks5User: String?
+
+    @Option(
+        name: .customLong("http-proxy"),
+        help:
+            "Serve an HTTP proxy here ([HOST:]PORT; loopback unless a host is given): CONNECT tunnels (HTTPS, WebSocket, gRPC) and plain http:// requests, every connection through the one device."
+    )
+    var httpProxy: String?
+
+    @Option(
+        name: .customLong("allow-from"),
+        help:
+            "A client network the SOCKS5 and HTTP proxies serve besides loopback (CIDR, repeatable). Required to listen on a non-loopback address."
+    )
+    var allowFrom: [String] = []
+
+    @Option(
+        name: .customLong("allow-to"),
+        help:
+            "A destination the SOCKS5 and HTTP proxies may reach: NAME, *.DOMAIN, IP or CIDR, each with an optional :PORT (repeatable). Default: anywhere."
+    )
+    var allowTo: [String] = []
+
     @Option(help: "Write the JSON report here at the end (schema in docs/run-report.md). Default: only the printed summary.")
     var report: String?
 
@@ -66,10 +98,14 @@ public struct RunCommand: AsyncParsableCommand {
         if (listen == nil) != (upstream == nil) {
             throw ValidationError("--listen and --upstream go together")
         }
-        if listen == nil, forwards.isEmpty {
-            throw ValidationError("nothing to forward: give --listen HOST:PORT --upstream HOST:PORT, or --forward LISTEN=UPSTREAM")
+        if listen == nil, forwards.isEmpty, socks5 == nil, httpProxy == nil {
+            throw ValidationError(
+                "nothing to forward: give --listen HOST:PORT --upstream HOST:PORT, --forward LISTEN=UPSTREAM, --socks5 PORT or --http-proxy PORT"
+            )
         }
         _ = try rules()
+        _ = try frontEnds()
+        _ = try accessPolicy()
         if let admin, Self.address(admin) == nil {
             throw ValidationError("--admin: '\(admin)' is not HOST:PORT")
         }
@@ -91,6 +127,56 @@ public struct RunCommand: AsyncParsableCommand {
             rules.append(ForwardRule(listen: from, upstream: to))
         }
         return rules
+    }
+
+    /// The SOCKS5 and HTTP proxy front ends, parsed. One on a non-loopback address needs
+    /// `--allow-from`, so that a proxy is never opened to a network by accident.
+    func frontEnds() throws -> [FrontEndRule] {
+        var rules: [FrontEndRule] = []
+        if socks5User != nil, socks5 == nil { throw ValidationError("--socks5-user goes with --socks5") }
+        if let socks5 {
+            guard let address = Self.address(socks5) else { throw ValidationError("--socks5: '\(socks5)' is not [HOST:]PORT") }
+            var credentials: SOCKSCredentials?
+            if let socks5User {
+                let parts = socks5User.split(separator: ":", maxSplits: 1).map(String.init)
+                guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 255, parts[1].utf8.count <= 255 else {
+                    throw ValidationError("--socks5-user: expected USER:PASS (each at most 255 bytes)")
+                }
+                credentials = SOCKSCredentials(username: parts[0], password: parts[1])
+            }
+            rules.append(FrontEndRule(listen: address, frontEnd: .socks5(credentials: credentials)))
+        }
+        if let httpProxy {
+            guard let address = Self.address(httpProxy) else { throw ValidationError("--http-proxy: '\(httpProxy)' is not [HOST:]PORT") }
+            rules.append(FrontEndRule(listen: address, frontEnd: .httpProxy))
+        }
+        if allowFrom.isEmpty, let exposed = rules.first(where: { !Self.isLoopback($0.listen.host) }) {
+            throw ValidationError(
+                "\(exposed.listen) is not a loopback address: a proxy there would serve anyone who can reach it. Give --allow-from CIDR for the clients it may serve (e.g. --allow-from 192.168.1.0/24)"
+            )
+        }
+        return rules
+    }
+
+    /// `--allow-from` and `--allow-to`, parsed.
+    func accessPolicy() throws -> AccessPolicy {
+        let from = try allowFrom.map { text in
+            guard let network = IPNetwork(text) else {
+                throw ValidationError("--allow-from: '\(text)' is not an address or CIDR block, e.g. 10.0.0.0/8")
+            }
+            return network
+        }
+        let to = try allowTo.map { text in
+            guard let pattern = DestinationPattern(text) else {
+                throw ValidationError("--allow-to: '\(text)' is not NAME, *.DOMAIN, IP or CIDR with an optional :PORT")
+            }
+            return pattern
+        }
+        return AccessPolicy(allowFrom: from, allowTo: to)
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host.lowercased() == "localhost" || IPAddressBytes(host)?.isLoopback == true
     }
 
     /// Why the report could not be written at `path` at the end of the run, checked at the
@@ -119,6 +205,7 @@ public struct RunCommand: AsyncParsableCommand {
     public func run() async throws {
         let profile = try emulation.loadProfile()
         let rules = try rules()
+        let frontEnds = try frontEnds()
         if let report, let problem = Self.unwritableReason(report) {
             printError("cannot write the report to \(report): \(problem)")
             throw ExitCode(1)
@@ -132,6 +219,7 @@ public struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "netsim.run")
         var options = ProxyOptions()
         options.bufferLimit = bufferLimit
+        options.access = try accessPolicy()
         var capture: CaptureWriter?
         if let pcap {
             do {
@@ -147,7 +235,8 @@ public struct RunCommand: AsyncParsableCommand {
         let proxy: NetsimProxy
         do {
             proxy = try await NetsimProxy.start(
-                profile: profile, seed: emulation.seed, forwards: rules, options: options, group: group, logger: logger)
+                profile: profile, seed: emulation.seed, forwards: rules, frontEnds: frontEnds, options: options, group: group,
+                logger: logger)
         } catch {
             printError("\(error)")
             try? await group.shutdownGracefully()
@@ -166,6 +255,10 @@ public struct RunCommand: AsyncParsableCommand {
         }
         for (rule, address) in zip(rules, proxy.listeningAddresses) {
             logger.info("listening on \(address), forwarding to \(rule.upstream) as one \(profile.name) device (seed \(emulation.seed))")
+        }
+        for (rule, address) in zip(frontEnds, proxy.frontEndAddresses) {
+            let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
+            logger.info("\(name) on \(address), every connection through one \(profile.name) device (seed \(emulation.seed))")
         }
         if let adminServer { logger.info("admin API on http://\(adminServer.address)/status") }
 

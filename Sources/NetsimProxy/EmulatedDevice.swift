@@ -48,17 +48,93 @@ final class EmulatedDevice {
 
     /// Takes a freshly accepted client channel (on this device's loop) and dials its upstream.
     func accept(_ client: Channel, upstream: SocketAddress) throws {
-        guard connections.count < options.maximumConnections else {
-            if !warnedOfConnectionLimit {
-                warnedOfConnectionLimit = true
-                logger.warning(
-                    "\(options.maximumConnections) connections open: resetting new ones until some close (each needs two of the open-file limit; raise it with ulimit -n)"
-                )
-            }
+        guard hasRoomForAConnection() else {
             // After the accept has registered the channel (the initializer runs before it).
             loop.assumeIsolated().execute { ProxiedConnection.abort(client) }
             return
         }
+        let connection = open(from: client, to: upstream)
+        try connection.attach(client, as: .client)
+        connectUpstream(of: connection, to: upstream)
+    }
+
+    /// Dials `destination` for a front end's client whose handshake named it, as the phone
+    /// would: a name is looked up first, the lookup crossing the emulated link
+    /// (`DeviceModel.lookup`) while the system resolver answers for real, whichever is later.
+    /// `completion` gets the connection once its upstream is connected and active: the client
+    /// joins it then (`ProxiedConnection.join`), after the front end has replied.
+    func dial(_ destination: Destination, from client: Channel, completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void) {
+        let literal = IPAddressBytes(destination.host)
+        let name = literal == nil ? destination.host : nil
+        let decision = options.access.decision(name: name, address: literal, port: destination.port)
+        guard decision != .refused else { return refuse(destination, .notAllowed, completion) }
+        guard literal == nil else {
+            do {
+                let address = try SocketAddress(ipAddress: destination.host, port: destination.port)
+                return connect(client, to: address, for: destination, completion)
+            } catch {
+                return refuse(destination, .unresolvable, completion)
+            }
+        }
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        let answered = loop.scheduleTask(deadline: clock.deadline(model.lookup(at: now))) {}.futureResult
+        let resolved = NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [host = destination.host, port = destination.port] in
+            Result { try SocketAddress.makeAddressResolvingHost(host, port: port) }
+        }
+        resolved.and(answered).assumeIsolated().whenComplete { [self] outcome in
+            guard case .success((.success(let address), _)) = outcome else {
+                return refuse(destination, .unresolvable, completion)
+            }
+            if decision == .needsAddress,
+                options.access.decision(name: name, address: address.ipAddress.flatMap(IPAddressBytes.init), port: destination.port)
+                    != .allowed
+            {
+                return refuse(destination, .notAllowed, completion)
+            }
+            connect(client, to: address, for: destination, completion)
+        }
+    }
+
+    private func connect(
+        _ client: Channel, to upstream: SocketAddress, for destination: Destination,
+        _ completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void
+    ) {
+        guard client.isActive else { return completion(.failure(.clientLeft)) }
+        guard hasRoomForAConnection() else { return completion(.failure(.busy)) }
+        let connection = open(from: client, to: upstream, named: destination)
+        connection.whenUpstreamActive = { completion(.success(connection)) }
+        connectUpstream(of: connection, to: upstream).assumeIsolated().whenFailure { _ in
+            completion(.failure(.unreachable))
+        }
+    }
+
+    private func refuse(
+        _ destination: Destination, _ refusal: DialRefusal, _ completion: (Result<ProxiedConnection, DialRefusal>) -> Void
+    ) {
+        switch refusal {
+        case .notAllowed: logger.warning("refused a connection to \(destination): not allowed by --allow-to")
+        case .unresolvable: logger.warning("refused a connection to \(destination): the name does not resolve")
+        case .unreachable, .busy, .clientLeft: break
+        }
+        completion(.failure(refusal))
+    }
+
+    /// Whether another connection fits under `ProxyOptions.maximumConnections`; the first time
+    /// one does not, says so.
+    private func hasRoomForAConnection() -> Bool {
+        guard connections.count >= options.maximumConnections else { return true }
+        if !warnedOfConnectionLimit {
+            warnedOfConnectionLimit = true
+            logger.warning(
+                "\(options.maximumConnections) connections open: resetting new ones until some close (each needs two of the open-file limit; raise it with ulimit -n)"
+            )
+        }
+        return false
+    }
+
+    /// A new connection of the device from `client` to `upstream`: its SYN crosses the radio.
+    private func open(from client: Channel, to upstream: SocketAddress, named destination: Destination? = nil) -> ProxiedConnection {
         let now = clock.now()
         applyTimeline(upTo: now)
         let id = model.openConnection(at: now)
@@ -69,13 +145,18 @@ final class EmulatedDevice {
             id, clientPort: client.remoteAddress?.port ?? 0, upstreamAddress: upstream.ipAddress,
             upstreamPort: upstream.port, handshakeOnAir: handshake.start)
         let connection = ProxiedConnection(id: id, device: self)
-        try connection.attach(client, as: .client)
         connections[id] = connection
         counters.opened += 1
-        logger.debug("connection \(id) from \(client.remoteAddress?.description ?? "?") to \(upstream)")
+        let target = destination.map { "\($0) (\(upstream))" } ?? "\(upstream)"
+        logger.debug("connection \(id) from \(client.remoteAddress?.description ?? "?") to \(target)")
+        return connection
+    }
 
+    /// Dials the connection's upstream; if it cannot be reached, the connection is closed.
+    @discardableResult
+    private func connectUpstream(of connection: ProxiedConnection, to upstream: SocketAddress) -> EventLoopFuture<any Channel> {
         let bound = NIOLoopBound(connection, eventLoop: loop)
-        ClientBootstrap(group: loop)
+        let connected = ClientBootstrap(group: loop)
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
             .connectTimeout(.seconds(10))
@@ -83,11 +164,11 @@ final class EmulatedDevice {
                 channel.eventLoop.makeCompletedFuture { try bound.value.attach(channel, as: .upstream) }
             }
             .connect(to: upstream)
-            .assumeIsolated()
-            .whenFailure { [self] error in
-                logger.warning("connection \(id): upstream \(upstream) unreachable (\(error)); closing the client connection")
-                connection.upstreamUnreachable()
-            }
+        connected.assumeIsolated().whenFailure { [self] error in
+            logger.warning("connection \(connection.id): upstream \(upstream) unreachable (\(error)); closing the client connection")
+            connection.upstreamUnreachable()
+        }
+        return connected
     }
 
     func send(_ buffer: ByteBuffer, _ direction: Direction, on connection: ProxiedConnection) -> SendVerdict {

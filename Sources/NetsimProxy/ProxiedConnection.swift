@@ -23,6 +23,10 @@ final class ProxiedConnection {
     private var giveUps = BothSides<Scheduled<Void>?>(client: nil, upstream: nil)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
     var lastFinOnAir = -Double.infinity
+    /// Called once the upstream's channel is active and the connection open: a front end's
+    /// client joins it then (`join`). NIO succeeds a connect's future before the channel is
+    /// active, when the connection cannot yet carry the bytes the client sent early.
+    var whenUpstreamActive: (() -> Void)?
 
     init(id: ConnectionID, device: EmulatedDevice) {
         self.id = id
@@ -41,6 +45,22 @@ final class ProxiedConnection {
         machine.attached(side)
     }
 
+    /// A front end's client joins its connection once the upstream is connected
+    /// (`whenUpstreamActive`) and the front end has replied (`EmulatedDevice.dial`). Its channel is active already, so no
+    /// `channelActive` comes; what the server sent meanwhile is delivered now, and reading
+    /// starts. The front end's handlers are still in the pipeline, ahead of this side's:
+    /// what they buffered reaches the connection as they leave.
+    func join(_ client: Channel) throws {
+        try attach(client, as: .client)
+        activated(.client)
+        writabilityChanged(of: .client)
+    }
+
+    /// A front end's client left before it could join: the upstream gets a FIN.
+    func clientLeft() {
+        inactive(.client)
+    }
+
     /// The upstream could not be reached: the client is reset at once (see
     /// `ConnectionStateMachine.upstreamUnreachable`).
     func upstreamUnreachable() {
@@ -57,6 +77,10 @@ final class ProxiedConnection {
 
     func activated(_ side: Side) {
         execute(machine.activated(side))
+        if side == .upstream, let whenUpstreamActive {
+            self.whenUpstreamActive = nil
+            whenUpstreamActive()
+        }
     }
 
     func received(_ buffer: ByteBuffer, from side: Side) {

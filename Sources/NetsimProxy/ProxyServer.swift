@@ -1,6 +1,8 @@
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOPosix
+import NIOSOCKS
 import NetsimCore
 import NetsimInput
 import Synchronization
@@ -55,6 +57,8 @@ public struct ProxyOptions: Sendable {
     /// clear of its open-file limit, with room for the admin API and a capture: running out
     /// would make accept fail, and NIO retries a failing accept without pause.
     public var maximumConnections = ProxyOptions.connectionsWithinFileLimit
+    /// Which clients the front ends serve and where they may go.
+    public var access = AccessPolicy()
 
     public init() {}
 }
@@ -83,6 +87,8 @@ public final class NetsimProxy: Sendable {
     public let seed: UInt64
     /// The addresses actually bound, in rule order (a port 0 becomes the port the system chose).
     public let listeningAddresses: [HostPort]
+    /// The front ends' addresses actually bound, in the order given.
+    public let frontEndAddresses: [HostPort]
     private let device: NIOLoopBound<EmulatedDevice>
     private let listeners: [any Channel]
     private let eventHub: PhoneEventHub
@@ -91,23 +97,24 @@ public final class NetsimProxy: Sendable {
 
     private init(
         profile: Profile, seed: UInt64, device: NIOLoopBound<EmulatedDevice>, listeners: [any Channel], addresses: [HostPort],
-        eventHub: PhoneEventHub, metrics: ProxyMetrics
+        frontEndAddresses: [HostPort], eventHub: PhoneEventHub, metrics: ProxyMetrics
     ) {
         self.profile = profile
         self.seed = seed
         self.device = device
         self.listeners = listeners
         self.listeningAddresses = addresses
+        self.frontEndAddresses = frontEndAddresses
         self.eventHub = eventHub
         self.metrics = metrics
         self.lagProbe = metrics.startLagProbe(on: device.eventLoop)
     }
 
-    /// Starts listening on every rule's address. The device and all its connections share one
-    /// event loop of `group`.
+    /// Starts listening on every rule's and every front end's address. The device and all its
+    /// connections share one event loop of `group`.
     public static func start(
-        profile: Profile, seed: UInt64, forwards: [ForwardRule], options: ProxyOptions = ProxyOptions(),
-        group: any EventLoopGroup, logger: Logger
+        profile: Profile, seed: UInt64, forwards: [ForwardRule], frontEnds: [FrontEndRule] = [],
+        options: ProxyOptions = ProxyOptions(), group: any EventLoopGroup, logger: Logger
     ) async throws -> NetsimProxy {
         let loop = group.next()
         var upstreams: [SocketAddress] = []
@@ -130,35 +137,73 @@ public final class NetsimProxy: Sendable {
 
         var listeners: [any Channel] = []
         var addresses: [HostPort] = []
+        let listenAddresses = forwards.map(\.listen) + frontEnds.map(\.listen)
         do {
             for (rule, upstream) in zip(forwards, upstreams) {
-                let channel = try await ServerBootstrap(group: loop, childGroup: loop)
-                    .serverChannelOption(ChannelOptions.backlog, value: 1024)
-                    .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
-                    .serverChannelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture {
-                            try channel.pipeline.syncOperations.addHandler(AcceptBackoff.handler(logger: logger))
-                        }
-                    }
-                    .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
-                    .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-                    .childChannelInitializer { channel in
-                        channel.eventLoop.makeCompletedFuture { try device.value.accept(channel, upstream: upstream) }
-                    }
-                    .bind(host: rule.listen.host, port: rule.listen.port)
-                    .get()
+                let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
+                    try device.value.accept(channel, upstream: upstream)
+                }
+                listeners.append(channel)
+                addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
+            }
+            for rule in frontEnds {
+                let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
+                    try Self.startFrontEnd(rule.frontEnd, on: channel, device: device.value, access: options.access, logger: logger)
+                }
                 listeners.append(channel)
                 addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
             }
         } catch {
             for listener in listeners { try? await listener.close() }
-            let failed = forwards[listeners.count].listen
-            throw ProxyError.cannotListen(failed, reason: Self.describe(error))
+            throw ProxyError.cannotListen(listenAddresses[listeners.count], reason: Self.describe(error))
         }
         try await loop.submit { device.value.startTimeline() }.get()
         return NetsimProxy(
-            profile: profile, seed: seed, device: device, listeners: listeners, addresses: addresses, eventHub: eventHub,
-            metrics: ProxyMetrics())
+            profile: profile, seed: seed, device: device, listeners: listeners, addresses: Array(addresses.prefix(forwards.count)),
+            frontEndAddresses: Array(addresses.dropFirst(forwards.count)), eventHub: eventHub, metrics: ProxyMetrics())
+    }
+
+    /// A listening channel on `address` whose accepted channels `initialize` sets up, on `loop`.
+    private static func listen(
+        on address: HostPort, loop: any EventLoop, logger: Logger, initialize: @escaping @Sendable (any Channel) throws -> Void
+    ) async throws -> any Channel {
+        try await ServerBootstrap(group: loop, childGroup: loop)
+            .serverChannelOption(ChannelOptions.backlog, value: 1024)
+            .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoff.handler(logger: logger))
+                }
+            }
+            .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
+            .childChannelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture { try initialize(channel) }
+            }
+            .bind(host: address.host, port: address.port)
+            .get()
+    }
+
+    /// Sets up a front end's freshly accepted client, or closes it (with a log line) if
+    /// `access` does not admit it.
+    private static func startFrontEnd(
+        _ frontEnd: FrontEndProtocol, on channel: any Channel, device: EmulatedDevice, access: AccessPolicy, logger: Logger
+    ) throws {
+        let peer = channel.remoteAddress
+        guard let address = peer?.ipAddress.flatMap(IPAddressBytes.init), access.admits(client: address) else {
+            logger.warning("refused a front-end client from \(peer?.description ?? "?"): outside --allow-from")
+            throw FrontEndClientRefused()
+        }
+        let readLimit = try HandshakeReadLimit(limiting: channel)
+        let pipeline = channel.pipeline.syncOperations
+        switch frontEnd {
+        case .socks5(let credentials):
+            try pipeline.addHandler(SOCKSServerHandshakeHandler())
+            try pipeline.addHandler(SOCKSFrontEndHandler(device: device, credentials: credentials, readLimit: readLimit))
+        case .httpProxy:
+            try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)))
+            try pipeline.addHandler(HTTPProxyFrontEndHandler(device: device, readLimit: readLimit))
+        }
     }
 
     public func status() async throws -> ProxyStatus {
@@ -242,6 +287,9 @@ public final class NetsimProxy: Sendable {
         return "\(error)"
     }
 }
+
+/// A front-end client outside `--allow-from`: its channel is closed as it is accepted.
+struct FrontEndClientRefused: Error {}
 
 /// Accepting when the process is out of file descriptors fails at once, every time the
 /// listening socket polls readable: retried straight away, that spins a core and starves the

@@ -27,7 +27,10 @@ final class ProxySideHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        connection.received(unwrapInboundIn(data), from: side)
+        let buffer = unwrapInboundIn(data)
+        // A front end's handshake handler hands over what it buffered as it leaves, even nothing.
+        guard buffer.readableBytes > 0 else { return }
+        connection.received(buffer, from: side)
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

@@ -37,6 +37,14 @@ struct RunCommandTests {
             (["run", "--forward", ":80=:81", "--duration", "1" + String(repeating: "0", count: 306) + "h"], "at most 30 days"),
             (["run", "--forward", ":80=:81", "--admin", "x"], "--admin: 'x' is not HOST:PORT"),
             (["run", "--forward", ":80=:81", "--buffer-limit", "lots"], "--buffer-limit"),
+            (["run", "--socks5", "0.0.0.0:1080"], "0.0.0.0:1080 is not a loopback address"),
+            (["run", "--http-proxy", "192.168.1.2:8888"], "Give --allow-from CIDR"),
+            (["run", "--socks5", "nowhere"], "--socks5: 'nowhere' is not [HOST:]PORT"),
+            (["run", "--socks5", ":1080", "--allow-from", "10.0.0.0/33"], "--allow-from: '10.0.0.0/33'"),
+            (["run", "--socks5", ":1080", "--allow-to", "no such host"], "--allow-to: 'no such host'"),
+            (["run", "--socks5", ":1080", "--allow-to", "example.com:0"], "--allow-to: 'example.com:0'"),
+            (["run", "--forward", ":80=:81", "--socks5-user", "a:b"], "--socks5-user goes with --socks5"),
+            (["run", "--socks5", ":1080", "--socks5-user", "nopassword"], "USER:PASS"),
         ])
     func badFlags(arguments: [String], message: String) {
         do {
@@ -47,6 +55,26 @@ struct RunCommandTests {
             #expect(text.contains(message), "\(text)")
             #expect(Netsim.exitCode(for: error) == .validationFailure, "a usage error exits with status 64")
         }
+    }
+
+    @Test("front ends listen on loopback by default, elsewhere only with --allow-from, beside forward rules")
+    func frontEnds() throws {
+        let run = try #require(
+            try Netsim.parseAsRoot([
+                "run", "--socks5", "1080", "--socks5-user", "me:se:cret", "--http-proxy", "0.0.0.0:8888", "--allow-from", "192.168.0.0/16",
+                "--allow-to", "*.example.com:443", "--forward", ":80=:81",
+            ]) as? RunCommand)
+        #expect(
+            try run.frontEnds() == [
+                FrontEndRule(
+                    listen: HostPort(host: "127.0.0.1", port: 1080),
+                    frontEnd: .socks5(credentials: SOCKSCredentials(username: "me", password: "se:cret"))),
+                FrontEndRule(listen: HostPort(host: "0.0.0.0", port: 8888), frontEnd: .httpProxy),
+            ])
+        let access = try run.accessPolicy()
+        #expect(access.allowFrom == [IPNetwork("192.168.0.0/16")!])
+        #expect(access.allowTo == [DestinationPattern("*.example.com:443")!])
+        #expect(try run.rules().count == 1)
     }
 
     @Test("a report path that cannot be written is refused before the run, not after it")

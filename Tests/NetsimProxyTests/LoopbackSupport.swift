@@ -12,13 +12,13 @@ enum Loopback {
     static let logger = Logger(label: "netsim.test")
 
     /// An echo server that also echoes a half-close. Returns the channel and its port.
-    static func echoServer() async throws -> (channel: any Channel, port: Int) {
+    static func echoServer(host: String = "127.0.0.1") async throws -> (channel: any Channel, port: Int) {
         let channel = try await ServerBootstrap(group: group)
             .childChannelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(EchoHandler()) }
             }
-            .bind(host: "127.0.0.1", port: 0).get()
+            .bind(host: host, port: 0).get()
         return (channel, channel.localAddress!.port!)
     }
 

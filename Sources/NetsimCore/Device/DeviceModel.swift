@@ -86,6 +86,35 @@ public struct DeviceModel: Sendable {
         return .init(start: admission.start, end: admission.start)
     }
 
+    /// The bytes of a DNS query and of its answer on the wire: IP and UDP headers, a question,
+    /// and for the answer a couple of address records.
+    static let lookupQueryBytes = 80
+    static let lookupAnswerBytes = 130
+
+    /// A name lookup by the phone's resolver, as a proxy front end resolves a destination: one
+    /// UDP query up and its answer down from a resolver on the far end of the link. Like any
+    /// packet it wakes the radio (the query pays the promotion or the paging wait), queues
+    /// behind other traffic on both links and waits out an outage. It is never lost or
+    /// retried (a lost query would cost a resolver timeout of seconds, which the model leaves
+    /// out), there is no cache (every lookup crosses the link), and like the handshake its
+    /// bytes are not counted as payload. Returns when the answer reaches the app.
+    public mutating func lookup(at time: Double) -> Double {
+        settle(through: time)
+        let timeout = retransmissionTimeout
+        let queryReady = gaps.deliverableTime(time, retransmissionTimeout: timeout)
+        let queryAdmission = admitToRadio(at: queryReady, .up, Self.lookupQueryBytes)
+        let query = uplink.serialize(
+            Self.lookupQueryBytes, readyAt: queryAdmission.start, gaps: gaps, retransmissionTimeout: timeout)
+        radio?.transmitted(from: query.start, to: query.end, direction: .up, bytes: 0)
+        let answerAtRadio = query.end + uplink.propagationDelay() + downlink.propagationDelay()
+        let answerReady = gaps.deliverableTime(answerAtRadio, retransmissionTimeout: timeout)
+        let answerAdmission = admitToRadio(at: answerReady, .down, Self.lookupAnswerBytes)
+        let answer = downlink.serialize(
+            Self.lookupAnswerBytes, readyAt: answerAdmission.start, gaps: gaps, retransmissionTimeout: timeout)
+        radio?.transmitted(from: answer.start, to: answer.end, direction: .down, bytes: 0)
+        return answer.end
+    }
+
     public mutating func closeConnection(_ id: ConnectionID) {
         connections[id] = nil
         uplink.forget(id)

@@ -1,0 +1,293 @@
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// The HTTP proxy front end's server side, behind NIOHTTP1's request decoder (which parses
+/// the request). A `CONNECT host:port` request becomes a tunnel: once the upstream is
+/// connected the client gets `200 Connection Established`, the HTTP handlers leave the
+/// pipeline, and the client's channel is an ordinary side of an emulated connection. A
+/// plain-HTTP request in absolute form (`GET http://host/path`) gets a connection of its own
+/// to its origin: the decoder stays, and `OriginFormRequestEncoder` passes the request on in
+/// origin form with `Connection: close`, so the origin's answer ends the connection.
+///
+/// Replies are written as bytes (the front end has no response encoder: after a `200` the
+/// client's bytes are its own). Reads are pulled only while the request head is awaited:
+/// while the destination is dialed the client is not read, so what it sent ahead is at most
+/// what the decoder already holds (the rest of one read), handed on when the decoder leaves.
+final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = HTTPServerRequestPart
+    typealias OutboundIn = Never
+    typealias OutboundOut = ByteBuffer
+
+    private enum State {
+        case awaitingHead
+        /// Dialing a CONNECT tunnel's destination.
+        case dialingTunnel(Destination)
+        /// Dialing a plain request's origin; its parts so far, in order.
+        case dialingOrigin(Destination, parts: [HTTPServerRequestPart])
+        /// Replied with an error, or the client left: nothing more happens.
+        case done
+    }
+
+    private let device: EmulatedDevice
+    private let readLimit: HandshakeReadLimit
+    private var state = State.awaitingHead
+    private var handshakeTimeout: Scheduled<Void>?
+
+    init(device: EmulatedDevice, readLimit: HandshakeReadLimit) {
+        self.device = device
+        self.readLimit = readLimit
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        handshakeTimeout = context.eventLoop.assumeIsolated().scheduleTask(in: frontEndHandshakeTimeout) { [self] in
+            device.logger.info("HTTP proxy client \(Self.peer(context)): no request within the handshake timeout; closing")
+            state = .done
+            context.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        handshakeTimeout?.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        switch (state, part) {
+        case (.awaitingHead, .head(let head)):
+            handle(head, context: context)
+        case (.dialingOrigin(let destination, var parts), _):
+            parts.append(part)
+            state = .dialingOrigin(destination, parts: parts)
+        case (.dialingTunnel, _), (.done, _):
+            // The end of a CONNECT request; nothing comes after it before the reply.
+            break
+        case (.awaitingHead, .body), (.awaitingHead, .end):
+            reply(.badRequest, "a request body without its head", context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard case .awaitingHead = state, !(error is IOError) else {
+            state = .done
+            context.close(promise: nil)
+            return
+        }
+        reply(.badRequest, "malformed request (\(error))", context: context)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        state = .done
+        context.fireChannelInactive()
+        leaveBeforeTeardown(context)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if case .awaitingHead = state { context.read() }
+    }
+
+    // MARK: Steps
+
+    private func handle(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
+        let destination: Destination
+        switch ProxyRequestTarget(head) {
+        case .tunnel(let target):
+            destination = target
+            state = .dialingTunnel(target)
+        case .origin(let target):
+            destination = target
+            state = .dialingOrigin(target, parts: [.head(head)])
+        case .invalid(let why):
+            return reply(.badRequest, why, context: context)
+        }
+        handshakeTimeout?.cancel()
+        device.dial(destination, from: context.channel) { [self] result in
+            switch result {
+            case .success(let connection): joinOrLeave(connection, context: context)
+            case .failure(let refusal): refuse(refusal, context: context)
+            }
+        }
+    }
+
+    private func joinOrLeave(_ connection: ProxiedConnection, context: ChannelHandlerContext) {
+        let channel = context.channel
+        let pipeline = context.pipeline.syncOperations
+        do {
+            switch state {
+            case .dialingTunnel:
+                state = .done
+                context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: "HTTP/1.1 200 Connection Established\r\n\r\n")), promise: nil)
+                let decoder = try pipeline.handler(type: ByteToMessageHandler<HTTPRequestDecoder>.self)
+                pipeline.removeHandler(context: context, promise: nil)
+                try connection.join(channel)
+                // Hands what the client sent after its request to the tunnel, in order.
+                pipeline.removeHandler(decoder, promise: nil)
+            case .dialingOrigin(_, let parts):
+                state = .done
+                try pipeline.addHandler(OriginFormRequestEncoder(logger: device.logger), position: .after(self))
+                try connection.join(channel)
+                for part in parts { context.fireChannelRead(wrapInboundOut(part)) }
+                pipeline.removeHandler(context: context, promise: nil)
+            case .awaitingHead, .done:
+                return connection.clientLeft()
+            }
+            try readLimit.lift(on: channel)
+            channel.read()
+        } catch {
+            device.logger.warning("HTTP proxy client: cannot hand the connection over (\(error)); closing")
+            channel.close(promise: nil)
+        }
+    }
+
+    private func refuse(_ refusal: DialRefusal, context: ChannelHandlerContext) {
+        guard let destination = Self.destination(of: state) else { return }
+        switch refusal {
+        case .notAllowed: reply(.forbidden, "\(destination) is not allowed by --allow-to", context: context)
+        case .unresolvable: reply(.badGateway, "\(destination.host) does not resolve", context: context)
+        case .unreachable: reply(.badGateway, "\(destination) is unreachable", context: context)
+        case .busy: reply(.serviceUnavailable, "the proxy is at its connection limit", context: context)
+        case .clientLeft: break
+        }
+    }
+
+    /// An error reply with `why` as its plain-text body, then a close.
+    private func reply(_ status: HTTPResponseStatus, _ why: String, context: ChannelHandlerContext) {
+        device.logger.warning("HTTP proxy client \(Self.peer(context)): \(status.code) \(why)")
+        state = .done
+        let body = "netsim: \(why)\n"
+        let response =
+            "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).assumeIsolated().whenComplete { _ in
+            context.close(promise: nil)
+        }
+    }
+
+    private static func destination(of state: State) -> Destination? {
+        switch state {
+        case .dialingTunnel(let destination), .dialingOrigin(let destination, _): destination
+        case .awaitingHead, .done: nil
+        }
+    }
+
+    private static func peer(_ context: ChannelHandlerContext) -> String {
+        context.channel.remoteAddress?.description ?? "?"
+    }
+}
+
+/// What an HTTP proxy request asks for: a tunnel (`CONNECT host:port`), a plain request to an
+/// origin (`GET http://host[:port]/path`), or nothing a proxy serves.
+enum ProxyRequestTarget: Equatable {
+    case tunnel(Destination)
+    case origin(Destination)
+    case invalid(String)
+
+    init(_ head: HTTPRequestHead) {
+        if head.method == .CONNECT {
+            guard let target = HostPort(head.uri), target.port > 0, !head.uri.hasPrefix(":") else {
+                self = .invalid("CONNECT needs HOST:PORT, got '\(head.uri)'")
+                return
+            }
+            self = .tunnel(Destination(host: target.host, port: target.port))
+            return
+        }
+        guard let authority = Self.splitAbsoluteURI(head.uri)?.authority else {
+            self = .invalid("a proxy request needs an absolute http:// URI or CONNECT, got '\(head.uri)'")
+            return
+        }
+        let target =
+            authority.contains("]") || authority.filter({ $0 == ":" }).count == 1 ? HostPort(authority) : HostPort("\(authority):80")
+        guard let target, !authority.contains("@"), !target.host.isEmpty, target.port > 0 else {
+            self = .invalid("cannot read the host in '\(head.uri)'")
+            return
+        }
+        self = .origin(Destination(host: target.host, port: target.port))
+    }
+
+    /// `http://AUTHORITY/PATH?QUERY` as its authority and its origin form (`/PATH?QUERY`, `/`
+    /// when empty); nil for anything else.
+    static func splitAbsoluteURI(_ uri: String) -> (authority: String, originForm: String)? {
+        let scheme = "http://"
+        guard uri.lowercased().hasPrefix(scheme) else { return nil }
+        let rest = uri.dropFirst(scheme.count)
+        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+        let authority = String(rest[..<authorityEnd])
+        var originForm = String(rest[authorityEnd...].prefix { $0 != "#" })
+        if !originForm.hasPrefix("/") { originForm = "/" + originForm }
+        return authority.isEmpty ? nil : (authority, originForm)
+    }
+}
+
+/// Passes a plain-HTTP proxy request on to its origin as bytes, in origin form: the request
+/// line names the path only, the hop-by-hop headers (`Connection` and those it lists,
+/// `Proxy-*`, `Keep-Alive`) are dropped, and `Connection: close` asks the origin to end the
+/// connection after its answer, so that one connection carries one request (a client's next
+/// request opens a new one). A chunked body is chunked again as the decoder hands it over. A
+/// second request on the same client connection is not passed on: the origin closes after the
+/// first answer, and the client retries on a new connection as HTTP/1.1 clients do.
+final class OriginFormRequestEncoder: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias InboundOut = ByteBuffer
+
+    private enum State {
+        case awaitingHead
+        case body(chunked: Bool)
+        case finished
+    }
+
+    private let logger: Logger
+    private var state = State.awaitingHead
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        context.fireChannelInactive()
+        leaveBeforeTeardown(context)
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (state, unwrapInboundIn(data)) {
+        case (.awaitingHead, .head(let head)):
+            let chunked = head.headers["transfer-encoding"].contains { $0.lowercased().contains("chunked") }
+            state = .body(chunked: chunked)
+            context.fireChannelRead(wrapInboundOut(ByteBuffer(string: Self.originFormHead(head))))
+        case (.body(let chunked), .body(var bytes)):
+            guard bytes.readableBytes > 0 else { return }
+            guard chunked else { return context.fireChannelRead(wrapInboundOut(bytes)) }
+            var chunk = ByteBuffer(string: String(bytes.readableBytes, radix: 16) + "\r\n")
+            chunk.writeBuffer(&bytes)
+            chunk.writeString("\r\n")
+            context.fireChannelRead(wrapInboundOut(chunk))
+        case (.body(let chunked), .end(let trailers)):
+            state = .finished
+            guard chunked else { return }
+            let trailerLines = trailers.map { $0.map { "\($0.name): \($0.value)\r\n" }.joined() } ?? ""
+            context.fireChannelRead(wrapInboundOut(ByteBuffer(string: "0\r\n\(trailerLines)\r\n")))
+        case (.finished, .head(let head)):
+            logger.info(
+                "HTTP proxy: a second request (\(head.method) \(head.uri)) on a connection whose origin closes after its first answer; not passed on"
+            )
+        case (.finished, _), (.awaitingHead, _), (.body, .head):
+            break
+        }
+    }
+
+    static func originFormHead(_ head: HTTPRequestHead) -> String {
+        let (authority, originForm) = ProxyRequestTarget.splitAbsoluteURI(head.uri) ?? ("", head.uri)
+        let listed = Set(
+            head.headers["connection"].flatMap { $0.split(separator: ",") }.map { $0.filter { !$0.isWhitespace }.lowercased() })
+        var text = "\(head.method.rawValue) \(originForm) HTTP/\(head.version.major).\(head.version.minor)\r\n"
+        var hasHost = false
+        for (name, value) in head.headers {
+            let lowered = name.lowercased()
+            if lowered == "connection" || lowered == "keep-alive" || lowered.hasPrefix("proxy-") || listed.contains(lowered) { continue }
+            if lowered == "host" { hasHost = true }
+            text += "\(name): \(value)\r\n"
+        }
+        if !hasHost { text += "Host: \(authority)\r\n" }
+        return text + "Connection: close\r\n\r\n"
+    }
+}

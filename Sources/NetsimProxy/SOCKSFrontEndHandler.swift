@@ -1,0 +1,255 @@
+import NIOCore
+import NIOSOCKS
+
+/// The SOCKS5 front end's server side, behind NIOSOCKS' `SOCKSServerHandshakeHandler` (which
+/// parses and enforces the protocol): it picks the authentication method, checks RFC 1929
+/// credentials, and dials the requested destination through the device. Once the upstream is
+/// connected it replies, leaves the pipeline with the handshake handler, and the client's
+/// channel is an ordinary side of an emulated connection.
+///
+/// Reads are pulled only while a handshake message is awaited: while the destination is
+/// dialed the client is not read, so what it sends ahead of the reply stays in the handshake
+/// handler's buffer (one read at most) and reaches the connection when that handler leaves.
+final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = ClientMessage
+    typealias OutboundIn = Never
+    typealias OutboundOut = ServerMessage
+
+    private enum State {
+        case awaitingGreeting
+        /// Username and password bytes so far (RFC 1929 allows at most 513).
+        case authenticating(ByteBuffer)
+        case awaitingRequest
+        case dialing(Destination)
+        /// Replied with an error, handed over, or the client left: nothing more happens.
+        case done
+    }
+
+    private let device: EmulatedDevice
+    private let credentials: SOCKSCredentials?
+    private let readLimit: HandshakeReadLimit
+    private var state = State.awaitingGreeting
+    private var handshakeTimeout: Scheduled<Void>?
+
+    init(device: EmulatedDevice, credentials: SOCKSCredentials?, readLimit: HandshakeReadLimit) {
+        self.device = device
+        self.credentials = credentials
+        self.readLimit = readLimit
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        handshakeTimeout = context.eventLoop.assumeIsolated().scheduleTask(in: frontEndHandshakeTimeout) { [self] in
+            device.logger.info("SOCKS5 client \(Self.peer(context)): no request within the handshake timeout; closing")
+            state = .done
+            context.close(promise: nil)
+        }
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        handshakeTimeout?.cancel()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch (state, unwrapInboundIn(data)) {
+        case (.awaitingGreeting, .greeting(let greeting)):
+            greet(greeting, context: context)
+        case (.authenticating(var received), .authenticationData(var bytes)):
+            received.writeBuffer(&bytes)
+            authenticate(received, context: context)
+        case (.awaitingRequest, .request(let request)):
+            handle(request, context: context)
+        case (.done, _):
+            break
+        default:
+            device.logger.warning("SOCKS5 client \(Self.peer(context)): a message out of order; closing")
+            state = .done
+            writeRaw([5, SOCKSServerReply.serverFailure.value, 0, 1, 0, 0, 0, 0, 0, 0], context: context)
+        }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard !(error is IOError) else {
+            state = .done
+            context.close(promise: nil)
+            return
+        }
+        switch state {
+        case .awaitingGreeting:
+            device.logger.warning("SOCKS5 client \(Self.peer(context)): malformed greeting (\(error)); closing")
+            state = .done
+            // The handshake handler refuses to write after an error: the reply (no acceptable
+            // method) goes straight to the socket.
+            writeRaw([5, 0xFF], context: context)
+        case .authenticating, .awaitingRequest, .dialing:
+            device.logger.warning("SOCKS5 client \(Self.peer(context)): malformed request (\(error)); closing")
+            state = .done
+            writeRaw([5, SOCKSServerReply.serverFailure.value, 0, 1, 0, 0, 0, 0, 0, 0], context: context)
+        case .done:
+            context.close(promise: nil)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        state = .done
+        context.fireChannelInactive()
+        leaveBeforeTeardown(context)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        switch state {
+        case .awaitingGreeting, .authenticating, .awaitingRequest: context.read()
+        case .dialing, .done: break
+        }
+    }
+
+    // MARK: Steps
+
+    private func greet(_ greeting: ClientGreeting, context: ChannelHandlerContext) {
+        let wanted: AuthenticationMethod = credentials == nil ? .noneRequired : .usernamePassword
+        guard greeting.methods.contains(wanted) else {
+            device.logger.warning(
+                "SOCKS5 client \(Self.peer(context)): offers no acceptable authentication method (\(credentials == nil ? "none" : "username/password") needed); closing"
+            )
+            state = .done
+            context.writeAndFlush(wrapOutboundOut(.selectedAuthenticationMethod(.init(method: .noneAcceptable))))
+                .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+            return
+        }
+        state = credentials == nil ? .awaitingRequest : .authenticating(context.channel.allocator.buffer(capacity: 64))
+        context.writeAndFlush(wrapOutboundOut(.selectedAuthenticationMethod(.init(method: wanted))), promise: nil)
+    }
+
+    /// RFC 1929: version 1, then the username and the password, each after its length byte.
+    private func authenticate(_ received: ByteBuffer, context: ChannelHandlerContext) {
+        guard let credentials else { return }
+        switch UsernamePassword.parse(received) {
+        case .needsMoreData:
+            state = .authenticating(received)
+        case .malformed:
+            rejectAuthentication("malformed username/password authentication", context: context)
+        case .parsed(let username, let password, let trailing):
+            // A client must wait for this reply before its request: bytes after the
+            // credentials are a protocol error.
+            guard trailing == 0 else { return rejectAuthentication("bytes after the credentials", context: context) }
+            guard username == credentials.username, password == credentials.password else {
+                return rejectAuthentication("wrong username or password", context: context)
+            }
+            state = .awaitingRequest
+            context.writeAndFlush(wrapOutboundOut(.authenticationData(ByteBuffer(bytes: [1, 0]), complete: true)), promise: nil)
+        }
+    }
+
+    /// RFC 1929's failure status, then a close.
+    private func rejectAuthentication(_ why: String, context: ChannelHandlerContext) {
+        device.logger.warning("SOCKS5 client \(Self.peer(context)): \(why); closing")
+        state = .done
+        context.writeAndFlush(wrapOutboundOut(.authenticationData(ByteBuffer(bytes: [1, 1]), complete: false)))
+            .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private func handle(_ request: SOCKSRequest, context: ChannelHandlerContext) {
+        guard request.command == .connect else {
+            return fail("command \(request.command.value) (only CONNECT is supported)", reply: .commandUnsupported, context: context)
+        }
+        let destination: Destination
+        switch request.addressType {
+        case .address(let address):
+            guard let ip = address.ipAddress, let port = address.port else {
+                return fail("an address of an unknown type", reply: .addressUnsupported, context: context)
+            }
+            destination = Destination(host: ip, port: port)
+        case .domain(let name, let port):
+            destination = Destination(host: name, port: port)
+        }
+        state = .dialing(destination)
+        handshakeTimeout?.cancel()
+        device.dial(destination, from: context.channel) { [self] result in
+            switch result {
+            case .success(let connection): joinOrLeave(connection, context: context)
+            case .failure(let refusal): refuse(refusal, context: context)
+            }
+        }
+    }
+
+    private func joinOrLeave(_ connection: ProxiedConnection, context: ChannelHandlerContext) {
+        guard case .dialing = state else { return connection.clientLeft() }
+        state = .done
+        let bound = SOCKSAddress.address(context.channel.localAddress ?? Self.unspecified)
+        context.writeAndFlush(wrapOutboundOut(.response(SOCKSResponse(reply: .succeeded, boundAddress: bound))), promise: nil)
+        do {
+            let pipeline = context.pipeline.syncOperations
+            let handshake = try pipeline.handler(type: SOCKSServerHandshakeHandler.self)
+            let channel = context.channel
+            pipeline.removeHandler(context: context, promise: nil)
+            try connection.join(channel)
+            // Hands what the client sent after its request to the connection, in order.
+            pipeline.removeHandler(handshake, promise: nil)
+            try readLimit.lift(on: channel)
+            channel.read()
+        } catch {
+            device.logger.warning("SOCKS5 client: cannot hand the connection over (\(error)); closing")
+            context.channel.close(promise: nil)
+        }
+    }
+
+    private func refuse(_ refusal: DialRefusal, context: ChannelHandlerContext) {
+        guard case .dialing(let destination) = state else { return }
+        let reply: SOCKSServerReply
+        switch refusal {
+        case .notAllowed: reply = .notAllowed
+        case .unresolvable: reply = .hostUnreachable
+        case .unreachable: reply = .refused
+        case .busy: reply = .serverFailure
+        case .clientLeft: return
+        }
+        device.logger.info("SOCKS5 client \(Self.peer(context)): \(destination) refused with reply \(reply.value)")
+        state = .done
+        respond(reply, context: context)
+    }
+
+    /// Replies to the request with `reply` and closes.
+    private func fail(_ what: String, reply: SOCKSServerReply, context: ChannelHandlerContext) {
+        device.logger.warning("SOCKS5 client \(Self.peer(context)): \(what); closing")
+        state = .done
+        respond(reply, context: context)
+    }
+
+    private func respond(_ reply: SOCKSServerReply, context: ChannelHandlerContext) {
+        context.writeAndFlush(wrapOutboundOut(.response(SOCKSResponse(reply: reply, boundAddress: .address(Self.unspecified)))))
+            .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    /// Writes `bytes` past the handshake handler (which refuses to write after a protocol
+    /// error), then closes.
+    private func writeRaw(_ bytes: [UInt8], context: ChannelHandlerContext) {
+        guard let handshake = try? context.pipeline.syncOperations.context(handlerType: SOCKSServerHandshakeHandler.self) else {
+            context.close(promise: nil)
+            return
+        }
+        handshake.writeAndFlush(NIOAny(ByteBuffer(bytes: bytes))).assumeIsolated().whenComplete { _ in context.close(promise: nil) }
+    }
+
+    private static let unspecified = try! SocketAddress(ipAddress: "0.0.0.0", port: 0)
+
+    private static func peer(_ context: ChannelHandlerContext) -> String {
+        context.channel.remoteAddress?.description ?? "?"
+    }
+}
+
+/// The RFC 1929 username/password request.
+enum UsernamePassword: Equatable {
+    case parsed(username: String, password: String, trailing: Int)
+    case needsMoreData
+    case malformed
+
+    static func parse(_ buffer: ByteBuffer) -> UsernamePassword {
+        var buffer = buffer
+        guard let version = buffer.readInteger(as: UInt8.self) else { return .needsMoreData }
+        guard version == 1 else { return .malformed }
+        guard let usernameLength = buffer.readInteger(as: UInt8.self) else { return .needsMoreData }
+        guard let username = buffer.readString(length: Int(usernameLength)) else { return .needsMoreData }
+        guard let passwordLength = buffer.readInteger(as: UInt8.self) else { return .needsMoreData }
+        guard let password = buffer.readString(length: Int(passwordLength)) else { return .needsMoreData }
+        return .parsed(username: username, password: password, trailing: buffer.readableBytes)
+    }
+}
