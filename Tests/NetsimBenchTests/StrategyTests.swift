@@ -218,6 +218,45 @@ struct OfflineQueueTests {
         #expect(pulledBuffers.serverQueuePeakEvents > 100, "server queue peak \(pulledBuffers.serverQueuePeakEvents)")
     }
 
+    /// The same on WebSocket, in real time (only gRPC scales its timers): 300 events at 100/s
+    /// into an app that handles 50/s.
+    @Test func onWebSocketTooABoundedBufferDropsAndAPullingClientDoesNot() async throws {
+        func run(_ mode: ClientSettings.ReceiveBuffer) async throws -> BenchReport.TransportReport {
+            var configuration = BenchEndToEndTests.configuration(BenchEndToEndTests.profile(), duration: 8)
+            configuration.transports = [.ws]
+            configuration.workload.eventMeanGap = 3600
+            configuration.workload.serverBurst = Workload.ServerBurst(at: 1, events: 300, eventsPerSecond: 100)
+            configuration.client.consumer = ClientSettings.Consumer(eventsPerSecond: 50)
+            configuration.client.ws.receiveBuffer = mode
+            let result = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+            return try #require(result.report.transports["ws"])
+        }
+        let bounded = try await run(.bounded(16))
+        #expect(bounded.client.receiveBufferDrops > 0)
+        #expect(try #require(bounded.buffers).clientPeakEvents <= 16)
+        let pulled = try await run(.pull)
+        #expect(pulled.client.receiveBufferDrops == 0 && pulled.events.lost == 0 && pulled.events.inFlight == 0)
+        #expect(try #require(pulled.buffers).clientPeakEvents == 1)
+    }
+
+    /// Batched, every transport still delivers every message once and in order.
+    @Test func aBatchingClientDeliversEveryMessageOnceInOrderOnEveryTransport() async throws {
+        var configuration = BenchEndToEndTests.configuration(BenchEndToEndTests.profile(), duration: 5)
+        configuration.workload.messageInterval = 2
+        configuration.workload.messageBurst = 10
+        configuration.workload.messageBurstSpan = 1
+        configuration.client.batching = ClientSettings.Batching(maxMessages: 4, flushAfter: 0.3)
+        let result = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        BenchEndToEndTests.expectEverythingDeliveredOnce(result)
+        for (transport, report) in result.report.orderedTransports {
+            #expect(report.messages.delivered == report.messages.sent, "\(transport)")
+            #expect(report.messages.outOfOrder == 0 && report.messages.duplicated == 0, "\(transport)")
+            // Messages 0.11 s apart wait for a batch of 3 or 4 (the 0.3 s flush, or full): the
+            // median message waits well beyond the link's 20 ms.
+            #expect(report.uplinkLatencyMs.p50 > 60, "\(transport) p50 \(report.uplinkLatencyMs.p50) ms")
+        }
+    }
+
     @Test func anUnboundedBufferGrowsWithTheBurst() async throws {
         let small = try #require(try await Self.slowConsumer(.unbounded, burst: 300).buffers)
         let large = try #require(try await Self.slowConsumer(.unbounded, burst: 600).buffers)

@@ -1,0 +1,118 @@
+#!/usr/bin/env bash
+# Regenerates the measured tables of docs/strategies.md (issue 12): one function per strategy,
+# each running its benches with `netsim bench` (live engine, real time) and writing its section
+# as Markdown to reports/strategies/<strategy>.md. `scripts/strategies.sh [strategy ...]` runs
+# the named ones (all by default). Runs are short (1-3 minutes each, 2 devices per transport),
+# so the numbers move a little between runs; what they show does not.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+NETSIM=${NETSIM:-.build/debug/netsim}
+OUT=${OUT:-reports/strategies}
+
+# bench NAME ARGS...: one run, its JSON and Markdown reports in $OUT/NAME/ (bench-PROFILE.*).
+bench() {
+    local name=$1
+    shift
+    echo "strategies: netsim bench $* (reports in $OUT/$name)" >&2
+    "$NETSIM" bench --quiet --format json,md --out "$OUT/$name" "$@" >/dev/null
+}
+
+# table TITLE COLUMNS RUN...: a Markdown table, a row per transport of each run (NAME=LABEL),
+# with the named columns (see columns below).
+table() {
+    python3 - "$OUT" "$@" <<'PY'
+import glob, json, sys
+out, columns, runs = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
+def kb(b): return f"{b / 1000:.1f} KB"
+cells = {
+    "bytes": ("bytes up / down per device", lambda t: f"{kb(t['bytes']['up'])} / {kb(t['bytes']['down'])}"),
+    "wire": ("wire est. per device", lambda t: kb(t["bytes"]["wire"]["up"] + t["bytes"]["wire"]["down"])),
+    "promotions": ("promotions per device", lambda t: f"{t['perDevice']['promotions']['mean']:.1f}"),
+    "wake": ("wake s per device", lambda t: f"{t['perDevice']['wakeSeconds']['mean']:.1f}"),
+    "energy": ("energy J per device", lambda t: f"{t['perDevice']['energyJoules']['mean']:.1f}"),
+    "uplink": ("message latency p50 / p95", lambda t: f"{t['uplinkLatencyMs']['p50']:.0f} / {t['uplinkLatencyMs']['p95']:.0f} ms"),
+    "messages": ("messages delivered / sent", lambda t: f"{t['messages']['delivered']}/{t['messages']['sent']}"),
+    "outboxDrops": ("outbox drops", lambda t: str(t["client"]["outboxDrops"])),
+    "lostByCause": ("lost: outbox / receive buffer / other",
+                    lambda t: "{outboxOverflow} / {receiveBufferOverflow} / {other}".format(**t["buffers"]["lost"])),
+    "outOfOrder": ("messages out of order", lambda t: str(t["messages"]["outOfOrder"])),
+    "events": ("events delivered / sent", lambda t: f"{t['events']['delivered']}/{t['events']['sent']}"),
+    "rbDrops": ("receive-buffer drops", lambda t: str(t["client"]["receiveBufferDrops"])),
+    "clientPeak": ("client peak held (worst device)",
+                   lambda t: f"{t['buffers']['clientPeakEvents']} events, {kb(t['buffers']['clientPeakBytes'])}"),
+    "serverPeak": ("server queue peak (worst device)",
+                   lambda t: f"{t['buffers']['serverQueuePeakEvents']} events, {kb(t['buffers']['serverQueuePeakBytes'])}"),
+    "eventLatency": ("event latency p50 / p95", lambda t: f"{t['latencyMs']['p50'] / 1000:.1f} / {t['latencyMs']['p95'] / 1000:.1f} s"),
+}
+print("| run | transport | " + " | ".join(cells[c][0] for c in columns) + " |")
+print("|---|---|" + "---:|" * len(columns))
+for run in runs:
+    name, label = run.split("=", 1)
+    report = json.load(open(glob.glob(f"{out}/{name}/bench-*.json")[0]))
+    for transport in ("rest", "ws", "grpc"):
+        if transport in report["transports"]:
+            t = report["transports"][transport]
+            print(f"| {label} | {transport} | " + " | ".join(cells[c][1](t) for c in columns) + " |")
+PY
+}
+
+# section NAME: the section's Markdown on standard input, into $OUT/NAME.md and echoed.
+section() {
+    mkdir -p "$OUT"
+    tee "$OUT/$1.md"
+}
+
+# --- Strategy 2: batching ----------------------------------------------------------------------
+strategy_batching() {
+    local common=(--profile lte-good --workload workloads/analytics-burst.yaml --devices 2 --duration 4m --seed 1)
+    # Three light runs (mostly idle) side by side, so the section takes one run's time.
+    bench batching-off "${common[@]}" --client clients/batching-off.yaml &
+    bench batching-on "${common[@]}" --client clients/batching-on.yaml &
+    bench batching-long "${common[@]}" --client clients/batching-long.yaml &
+    wait
+    {
+        echo "Command: \`netsim bench ${common[*]} --client clients/batching-{off,on,long}.yaml\`"
+        echo
+        table bytes,wire,promotions,wake,energy,uplink,messages \
+            batching-off="off" batching-on="10 / 0.5 s" batching-long="100 / 2 m"
+    } | section batching
+}
+
+# --- Strategy 3: offline queue -----------------------------------------------------------------
+strategy_offline_queue() {
+    local roomy
+    roomy=$(mktemp --suffix=.yaml)
+    sed 's/^outboxLimit: 8 .*/outboxLimit: 64/' workloads/offline-queue.yaml >"$roomy"
+    bench offline-subway-8 --profile subway --workload workloads/offline-queue.yaml --devices 2 --duration 100s --seed 1 &
+    bench offline-subway-64 --profile subway --workload "$roomy" --devices 2 --duration 100s --seed 1 &
+    bench offline-tunnel-8 --profile lte-tunnel --workload workloads/offline-queue.yaml --devices 2 --duration 100s --seed 1 &
+    wait
+    rm -f "$roomy"
+    {
+        echo "Commands: \`netsim bench --profile subway|lte-tunnel --workload workloads/offline-queue.yaml --devices 2 --duration 100s --seed 1\`"
+        echo "(outbox of 8; the subway run again with \`outboxLimit: 64\`)"
+        echo
+        table messages,outboxDrops,lostByCause,outOfOrder,uplink \
+            offline-subway-8="subway, outbox 8" offline-subway-64="subway, outbox 64" offline-tunnel-8="lte-tunnel, outbox 8"
+    } | section offline-queue
+}
+
+# --- Strategy 5: slow consumer and flow control ------------------------------------------------
+strategy_slow_consumer() {
+    local common=(--profile lte-good --workload workloads/server-burst.yaml --devices 2 --duration 60s --seed 1)
+    for mode in unbounded bounded pull; do
+        bench "consumer-$mode" "${common[@]}" --client "clients/consumer-$mode.yaml"
+    done
+    {
+        echo "Command: \`netsim bench ${common[*]} --client clients/consumer-{unbounded,bounded,pull}.yaml\`"
+        echo
+        table events,rbDrops,lostByCause,clientPeak,serverPeak,eventLatency \
+            consumer-unbounded="unbounded" consumer-bounded="bounded 64" consumer-pull="pull"
+    } | section slow-consumer
+}
+
+# Sourced (to re-render a table from reports already there), it only defines the functions.
+if [ "${BASH_SOURCE[0]}" = "$0" ]; then
+    if [ $# -eq 0 ]; then set -- batching offline_queue slow_consumer; fi
+    for strategy in "$@"; do "strategy_${strategy//-/_}"; done
+fi
