@@ -1,10 +1,55 @@
-"""Loopback peers for the proxy benchmark: an asyncio echo server, a small-message ping-pong
-client, and a client that holds many idle connections open."""
+"""Loopback peers for the proxy benchmark: an asyncio echo server, a discard server, a
+small-message ping-pong client, a bulk sender, and a client that holds many idle connections
+open. The ping-pong and bulk clients reach their server directly, or with `socks5 TARGET_PORT`
+after them through netsim's SOCKS5 front end on PORT (the handshake is not timed)."""
 import asyncio
 import socket
 import statistics
 import sys
+import threading
 import time
+
+
+def connect(port, socks_target=None):
+    connection = socket.create_connection(("127.0.0.1", port))
+    connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if socks_target is not None:
+        connection.sendall(b"\x05\x01\x00")
+        assert connection.recv(2) == b"\x05\x00"
+        connection.sendall(b"\x05\x01\x00\x01\x7f\x00\x00\x01" + socks_target.to_bytes(2, "big"))
+        reply = b""
+        while len(reply) < 10:
+            reply += connection.recv(10 - len(reply))
+        assert reply[1] == 0, f"SOCKS5 reply {reply[1]}"
+    return connection
+
+
+def sink_server(port):
+    """Reads and discards everything, one thread per connection."""
+    listener = socket.create_server(("127.0.0.1", port), backlog=64)
+
+    def drain(connection):
+        buffer = bytearray(1 << 20)
+        with connection:
+            while connection.recv_into(buffer):
+                pass
+
+    while True:
+        connection, _ = listener.accept()
+        threading.Thread(target=drain, args=(connection,), daemon=True).start()
+
+
+def bulk(port, seconds, socks_target=None):
+    """Gbit/s of sending 1 MiB writes for `seconds`."""
+    connection = connect(port, socks_target)
+    chunk = b"x" * (1 << 20)
+    sent = 0
+    start = time.perf_counter()
+    while (elapsed := time.perf_counter() - start) < seconds:
+        connection.sendall(chunk)
+        sent += len(chunk)
+    connection.close()
+    return sent * 8 / elapsed / 1e9
 
 
 async def echo_server(port):
@@ -22,10 +67,9 @@ async def echo_server(port):
         await server.serve_forever()
 
 
-def ping_pong(port, count, size=64):
+def ping_pong(port, count, size=64, socks_target=None):
     """Median and p99 round trip in microseconds of `count` small request/responses."""
-    connection = socket.create_connection(("127.0.0.1", port))
-    connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    connection = connect(port, socks_target)
     payload = b"x" * size
     trips = []
     for _ in range(count):
@@ -56,10 +100,15 @@ async def hold_idle(port, count, seconds):
 
 if __name__ == "__main__":
     command = sys.argv[1]
+    socks_target = int(sys.argv[sys.argv.index("socks5") + 1]) if "socks5" in sys.argv else None
     if command == "echo":
         asyncio.run(echo_server(int(sys.argv[2])))
+    elif command == "sink":
+        sink_server(int(sys.argv[2]))
+    elif command == "bulk":
+        print(f"{bulk(int(sys.argv[2]), float(sys.argv[3]), socks_target):.2f}")
     elif command == "ping":
-        median, p99 = ping_pong(int(sys.argv[2]), int(sys.argv[3]))
+        median, p99 = ping_pong(int(sys.argv[2]), int(sys.argv[3]), socks_target=socks_target)
         print(f"{median:.1f} {p99:.1f}")
     elif command == "hold":
         asyncio.run(hold_idle(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])))

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # The proxy's own cost, side by side with a direct connection and socat as a plain relay, in
 # the same run on the same machine:
-#   1. throughput on loopback (iperf3, 3 runs each, median),
+#   1. throughput on loopback (iperf3, 3 runs each, median; and for every path including the
+#      SOCKS5 front end, which iperf3 cannot speak, a python bulk sender into a discard
+#      server: 3 runs of 5 s, median),
 #   2. the added latency of one small round trip (64-byte ping-pong, median and p99),
+#      through --listen and through the SOCKS5 front end (`netsim run --socks5`),
 #   3. resident memory per connection with 10,000 concurrent idle connections (fewer if the
 #      open-file limit cannot be raised: netsim holds two sockets per proxied connection).
 # netsim runs the pass-through profile (no radio, no shaping). Release build.
@@ -23,10 +26,12 @@ trap cleanup EXIT
 
 iperf3 -s -p 15201 >/dev/null 2>&1 & pids+=($!)
 python3 $here/loopback_peers.py echo 15202 & pids+=($!)
+python3 $here/loopback_peers.py sink 15203 & pids+=($!)
 socat TCP-LISTEN:16201,fork,reuseaddr TCP:127.0.0.1:15201 & pids+=($!)
 socat TCP-LISTEN:16202,fork,reuseaddr TCP:127.0.0.1:15202 & pids+=($!)
+socat TCP-LISTEN:16203,fork,reuseaddr TCP:127.0.0.1:15203 & pids+=($!)
 $netsim run --quiet --profile $here/pass-through.yaml --forward :17201=127.0.0.1:15201 --forward :17202=127.0.0.1:15202 \
-    >/dev/null 2>&1 & netsim_pid=$!; pids+=($netsim_pid)
+    --forward :17203=127.0.0.1:15203 --socks5 :17300 >/dev/null 2>&1 & netsim_pid=$!; pids+=($netsim_pid)
 sleep 1
 
 throughput() {  # port -> median Gbit/s of 3 runs of 5 s
@@ -35,13 +40,19 @@ throughput() {  # port -> median Gbit/s of 3 runs of 5 s
     done | sort -n | sed -n 2p
 }
 
-echo "| path | throughput (Gbit/s) | 64 B round trip median (us) | p99 (us) |"
-echo "|---|---|---|---|"
-for path in direct:15201:15202 socat:16201:16202 netsim:17201:17202; do
-    IFS=: read -r name bulk echo <<<"$path"
-    gbps=$(throughput "$bulk")
-    read -r median p99 <<<"$(python3 $here/loopback_peers.py ping "$echo" 5000)"
-    printf "| %s | %.2f | %s | %s |\n" "$name" "$gbps" "$median" "$p99"
+bulk_throughput() {  # port [socks5 target] -> median Gbit/s of 3 runs of 5 s
+    for _ in 1 2 3; do python3 $here/loopback_peers.py bulk "$@"; done | sort -n | sed -n 2p
+}
+
+echo "| path | iperf3 throughput (Gbit/s) | bulk sender (Gbit/s) | 64 B round trip median (us) | p99 (us) |"
+echo "|---|---|---|---|---|"
+# name:iperf3 port:sink port:echo port[:SOCKS5 targets]
+for path in direct:15201:15203:15202 socat:16201:16203:16202 netsim-listen:17201:17203:17202 netsim-socks5:-:17300:17300:15203:15202; do
+    IFS=: read -r name iperf sink echo sink_target echo_target <<<"$path"
+    if [ "$iperf" = - ]; then gbps=-; else gbps=$(printf "%.2f" "$(throughput "$iperf")"); fi
+    bulk_gbps=$(bulk_throughput "$sink" 5 ${sink_target:+socks5 "$sink_target"})
+    read -r median p99 <<<"$(python3 $here/loopback_peers.py ping "$echo" 5000 ${echo_target:+socks5 "$echo_target"})"
+    printf "| %s | %s | %s | %s | %s |\n" "$name" "$gbps" "$bulk_gbps" "$median" "$p99"
 done
 
 rss() { awk '/VmRSS/ {print $2}' "/proc/$1/status"; }

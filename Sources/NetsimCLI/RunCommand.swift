@@ -18,9 +18,12 @@ public struct RunCommand: AsyncParsableCommand {
             one link per direction (rate or trace, delay, jitter, loss), all shared by every \
             connection of every rule. The profile's timeline (outages, handovers, link changes) \
             and NAT act live on open connections. Addresses are HOST:PORT; a bare :PORT or PORT \
-            listens on loopback.
+            listens on loopback. With --socks5 or --http-proxy, clients name their own \
+            destinations (TLS included) and netsim resolves names across the emulated link \
+            (docs/proxy-front-ends.md).
 
             Example: netsim run --profile lte-tunnel --listen :8080 --upstream example.internal:80
+            Example: netsim run --profile lte-tunnel --socks5 1080 --http-proxy 8888
             """
     )
 
@@ -37,7 +40,7 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Serve a SOCKS5 proxy here ([HOST:]PORT; loopback unless a host is given): clients name their own destinations (CONNECT to IPv4, IPv6 or a name netsim resolves), every connection through the one device. See docs/proxy-front-ends.md."
+            "Serve a SOCKS5 proxy here ([HOST:]PORT; loopback unless a host is given): clients name their own destinations (CONNECT to IPv4, IPv6 or a name netsim resolves), every connection through the one device (docs/proxy-front-ends.md). Default: no SOCKS5 proxy."
     )
     var socks5: String?
 
@@ -49,14 +52,14 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("http-proxy"),
         help:
-            "Serve an HTTP proxy here ([HOST:]PORT; loopback unless a host is given): CONNECT tunnels (HTTPS, WebSocket, gRPC) and plain http:// requests, every connection through the one device."
+            "Serve an HTTP proxy here ([HOST:]PORT; loopback unless a host is given): CONNECT tunnels (HTTPS, WebSocket, gRPC) and plain http:// requests, every connection through the one device. Default: no HTTP proxy."
     )
     var httpProxy: String?
 
     @Option(
         name: .customLong("allow-from"),
         help:
-            "A client network the SOCKS5 and HTTP proxies serve besides loopback (CIDR, repeatable). Required to listen on a non-loopback address."
+            "A client network the SOCKS5 and HTTP proxies serve besides loopback (CIDR, repeatable). Required to listen on a non-loopback address. Default: loopback clients only."
     )
     var allowFrom: [String] = []
 

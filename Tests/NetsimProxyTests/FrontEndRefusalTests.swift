@@ -91,6 +91,34 @@ import Testing
         try await echo.close()
     }
 
+    /// This machine's first IPv4 address that is not loopback, if it has one.
+    static let externalAddress: String? = {
+        (try? System.enumerateDevices())?.lazy.compactMap { device -> String? in
+            guard let address = device.address, case .v4 = address, let ip = address.ipAddress, !ip.hasPrefix("127.") else { return nil }
+            return ip
+        }.first
+    }()
+
+    @Test(.enabled(if: externalAddress != nil, "needs a non-loopback IPv4 address"))
+    func aClientOutsideAllowFromIsClosedAtOnceAndOthersAreServed() async throws {
+        let external = try #require(Self.externalAddress)
+        for (allowFrom, admitted) in [("10.255.0.0/16", false), ("\(external)/32", true)] {
+            var options = ProxyOptions()
+            options.access = AccessPolicy(allowFrom: [IPNetwork(allowFrom)!])
+            let proxy = try await NetsimProxy.start(
+                profile: FrontEndProxy.profile, seed: 1, forwards: [],
+                frontEnds: [FrontEndRule(listen: HostPort(host: "0.0.0.0", port: 0), frontEnd: .socks5(credentials: nil))],
+                options: options, group: Loopback.group, logger: Loopback.logger)
+            let port = proxy.frontEndAddresses[0].port
+            let outside = try await RawClient.exchange(port: port, host: external, [RawClient.greeting])
+            #expect(outside == (admitted ? [5, 0] : []), "from \(external) with --allow-from \(allowFrom)")
+            // Loopback is always served, also after a refusal.
+            let local = try await RawClient.exchange(port: port, [RawClient.greeting])
+            #expect(local == [5, 0])
+            _ = try await proxy.stop()
+        }
+    }
+
     @Test func theHandshakeWaitsForTheEmulatedNameLookup() async throws {
         let (echo, echoPort) = try await Loopback.echoServer()
         // An idle LTE phone: the lookup's query pays the promotion, the connection does not.

@@ -190,9 +190,10 @@ struct FrontEndProxy {
 enum RawClient {
     /// Sends each of `messages` after reading `replyLengths` bytes for the one before (all
     /// that comes when it is nil); returns everything read, up to EOF or `timeout`.
-    static func exchange(port: Int, _ steps: [(send: [UInt8], replyLength: Int?)], timeout: Duration = .seconds(10)) async throws -> [UInt8]
-    {
-        let channel = try await Loopback.connect(port: port)
+    static func exchange(
+        port: Int, host: String = "127.0.0.1", _ steps: [(send: [UInt8], replyLength: Int?)], timeout: Duration = .seconds(10)
+    ) async throws -> [UInt8] {
+        let channel = try await Loopback.connect(port: port, host: host)
         return try await channel.executeThenClose { inbound, outbound in
             try await withThrowingTaskGroup(of: [UInt8].self) { group in
                 group.addTask {

@@ -35,10 +35,10 @@ enum Loopback {
         return (proxy, proxy.listeningAddresses[0].port)
     }
 
-    static func connect(port: Int) async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
+    static func connect(port: Int, host: String = "127.0.0.1") async throws -> NIOAsyncChannel<ByteBuffer, ByteBuffer> {
         try await ClientBootstrap(group: group)
             .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
-            .connect(host: "127.0.0.1", port: port) { channel in
+            .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try NIOAsyncChannel<ByteBuffer, ByteBuffer>(
                         wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
