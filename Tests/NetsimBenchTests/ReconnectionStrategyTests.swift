@@ -59,6 +59,17 @@ import Testing
         #expect(report.resilience?.eventsLostBySkipping == 2)
     }
 
+    /// The drain waits for what is still to come, not for events a naive client skipped.
+    @Test func theDrainDoesNotWaitForSkippedEvents() throws {
+        let schedule = Workload().schedule(device: 0, seed: 1, duration: 600)
+        try #require(schedule.eventTimes.count >= 3)
+        let ledger = DeviceLedger(device: 0, schedule: schedule, outboxLimit: 8)
+        ledger.receive(sequence: 3, createdAt: 0, at: 1)
+        #expect(!ledger.isSettled(eventsCreated: 3))
+        #expect(!ledger.isSettled(eventsCreated: 3, skippedThrough: 1))
+        #expect(ledger.isSettled(eventsCreated: 3, skippedThrough: 2))
+    }
+
     @Test func thePeakIsTheBusiestSecondAcrossTheFleet() {
         var first = DeliveryAccountingTests.device(delivered: [], arrived: [])
         first.app.attemptsBySecond = [0: 1, 32: 6, 33: 2]

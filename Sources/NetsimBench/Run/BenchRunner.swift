@@ -125,11 +125,16 @@ public enum BenchRunner {
         }
     }
 
-    /// Waits until every device has every event and every message acknowledged, or `deadline`.
+    /// Waits until every device has every event (but those a naive client skipped for good) and
+    /// every message acknowledged, or `deadline`.
     static func drain(_ fleets: [Fleet], schedules: [DeviceSchedule], until deadline: Double, clock: BenchClock) async {
         while clock.now() < deadline {
             let settled = fleets.allSatisfy { fleet in
-                fleet.devices.allSatisfy { $0.ledger.isSettled(eventsCreated: schedules[$0.index].eventTimes.count) }
+                fleet.devices.allSatisfy { device in
+                    device.ledger.isSettled(
+                        eventsCreated: schedules[device.index].eventTimes.count,
+                        skippedThrough: fleet.store.skippedThrough(device: device.index))
+                }
             }
             if settled { return }
             try? await Task.sleep(for: .milliseconds(100))

@@ -137,6 +137,11 @@ final class EventStore: Sendable {
         } while await wakeUps.next() != nil && !Task.isCancelled
     }
 
+    /// The device's `DeviceRecord.skippedThrough`.
+    func skippedThrough(device: Int) -> UInt64 {
+        devices.withLock { $0[device].skippedThrough }
+    }
+
     func record(device: Int) -> DeviceRecord {
         devices.withLock { $0[device] }
     }
