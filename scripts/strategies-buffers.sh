@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Regenerates the measured tables of docs/strategies.md (issue 12): one function per strategy,
-# each running its benches with `netsim bench` (live engine, real time) and writing its section
-# as Markdown to reports/strategies/<strategy>.md. `scripts/strategies.sh [strategy ...]` runs
-# the named ones (all by default). Runs are short (1-3 minutes each, 2 devices per transport),
+# The runs and tables of docs/strategies.md's sections 2, 3 and 5 (batching, offline queue,
+# slow consumer), for scripts/strategies.sh, which writes the document: one function per
+# strategy, each running its benches with `netsim bench` (live engine, real time) and writing
+# its commands and table as Markdown to $OUT/<section>.md (default reports/strategies).
+# `scripts/strategies-buffers.sh [strategy ...]` runs the named ones (all by default). Runs are short (1-3 minutes each, 2 devices per transport),
 # so the numbers move a little between runs; what they show does not.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

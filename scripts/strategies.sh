@@ -6,10 +6,12 @@
 # section of the document; the list at the bottom says which run and in what order. To add a
 # strategy, add its function and its line there.
 #
-# Usage: scripts/strategies.sh [section ...]   (default: every section; e.g. `reconnection`)
+# Usage: scripts/strategies.sh [section ...]   (default: every section, in the document's order:
+# reconnection batching offline_queue deadlines slow_consumer network_watch)
 # Environment: NETSIM (default .build/debug/netsim, built if missing), DEVICES (5), DURATION
 # (90s), SEED (1), OUT (docs/strategies.md). The runs of one section play at once (they are
-# mostly waiting on the emulated network), so the whole script takes about eight minutes.
+# mostly waiting on the emulated network), so sections 1, 4 and 6 take about eight minutes;
+# sections 2, 3 and 5 (scripts/strategies-buffers.sh) about ten more.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -247,8 +249,165 @@ EOF
     echo
 }
 
+# buffers_section NAME FILE: the runs and table of a section of scripts/strategies-buffers.sh
+# (strategies 2, 3 and 5 play their own workloads, with 2 devices per transport), printed.
+buffers_section() {
+    OUT="$WORK/buffers" NETSIM="$NETSIM" scripts/strategies-buffers.sh "$1" >/dev/null
+    cat "$WORK/buffers/$2.md"
+}
+
+# Strategy 2: Batching (its runs and tables: scripts/strategies-buffers.sh).
+strategy_batching() {
+    cat <<'EOF'
+## 2. Batching
+
+A request batcher for uplink messages (`batching: {maxMessages: 10, flushAfter: 500ms}`,
+`clients/batching-on.yaml`): unsent messages wait until 10 are ready or the oldest has waited
+0.5 s, then go together: REST one `POST /messages/batch`, WebSocket one frame (a JSON array,
+acknowledged by one frame), gRPC the batch's messages back to back on the stream (the bench's
+protobuf contract has no batch frame, so on gRPC only the timing changes). The workload
+(`workloads/analytics-burst.yaml`) is an analytics SDK: every minute each device logs 20
+messages of 200 B over 2 s; server events are rare (one per 5 minutes on average).
+`clients/batching-long.yaml` (`maxMessages: 40, flushAfter: 2m`) holds messages long enough
+to send two bursts per wake-up.
+
+EOF
+    buffers_section batching batching
+    cat <<'EOF'
+
+What it shows:
+
+- **The issue's batcher (10 messages / 0.5 s) saves bytes, not battery.** Wire bytes fall by a
+  third (REST 181 → 128 KB per device: a burst's 20 POSTs become about 4, a batch each 0.5 s; WebSocket
+  43 → 29 KB and gRPC 39 → 26 KB: fewer, fuller TCP segments and, for WebSocket, one
+  acknowledgement per batch). Promotions, wake time and energy do not move (within 2%): a
+  20-message burst over 2 s keeps an LTE radio awake anyway (its tail is 11.6 s), so there is
+  no wake-up for batching to merge. It costs about 300 ms of message latency at the median
+  (27 → 327 ms on gRPC) and 500 ms at p95.
+- **Batching saves energy only when it merges wake-ups**: held for up to 2 minutes, two bursts
+  go per send; gRPC's wake time falls 78 → 61 s per device and its energy 89.5 → 70.4 J
+  (−21%), WebSocket's 133.6 → 114.8 J (−14%), for messages that now wait up to a minute
+  (p95 62 s). Promotions still do not fall: the gRPC keepalive (a ping after 60 s without
+  reads) and the WebSocket pings (every 30 s) wake the radio on their own in the gaps batching
+  opened, and REST polling every second keeps it awake throughout (240 s of 240). A batcher
+  pays off on a transport that is otherwise quiet; the test
+  `batchingCutsPromotionsOnABurstyWorkload` shows the promotions falling on gRPC when the
+  bursts are 13 s apart (past the LTE tail) and the batcher holds 20 s, and
+  `aBatchingClientDeliversEveryMessageOnceInOrderOnEveryTransport` that batches lose, repeat
+  and reorder nothing.
+
+EOF
+}
+
+# Strategy 3: Offline queue: the outbox (its runs and tables: scripts/strategies-buffers.sh).
+strategy_offline_queue() {
+    cat <<'EOF'
+## 3. Offline queue: the outbox
+
+Every transport keeps uplink messages in the device's outbox until the server acknowledges
+them (`outboxLimit`, default 64; the oldest is dropped and counted when it is full), sends
+them in order, and after a reconnect sends every unacknowledged one again in order (the server
+ignores a repeat by its id). The workload `workloads/offline-queue.yaml` makes a message every
+2 s with an outbox of 8: the 30 s outages of `subway` and `lte-tunnel` (stalls: the link
+holds bytes and delivers them afterwards, as TCP retransmission does) overflow it. The subway
+run again with `outboxLimit: 64` (the script writes that variant to a temporary file) holds a
+whole outage. (`lte-handover`'s gaps, 1 and 2 s, hold up at most one message of this workload: no
+overflow to show there.)
+
+EOF
+    buffers_section offline_queue offline-queue
+    cat <<'EOF'
+
+What it shows:
+
+- **A bounded outbox loses the oldest messages of a long outage, and says so**: 8 slots cover
+  16 s of messages, and the outage with TCP's backed-off retransmission after it holds them up
+  longer: 21 to 34 outbox drops over the fleet (about 15 per device on subway). The report's "lost by cause" row puts them under outbox overflow
+  (REST 26, WebSocket 30 on subway); the other causes stay at 0. With 64 slots nothing is
+  lost on any transport, at the price of memory for up to 64 messages per device.
+- **A drop from the outbox is not always a loss.** gRPC's call survives a 30 s stall (its
+  keepalive gives up after 60 + 10 s), so messages it had already written before the outbox
+  dropped them were in TCP's hands and arrived when the link came back: on subway 30 outbox
+  drops and 0 lost. WebSocket's pings (30 s) close the stalled connection, so what it had
+  written went with it (30 drops, 30 lost). The JSON keeps both: `client.outboxDrops` (what
+  the app gave up on) and `buffers.lost.outboxOverflow` (what never arrived).
+- **What survives is delivered in order**, with one exception the table shows: a message
+  still stalled inside a connection the client had given up on (REST's 10 s request timeout;
+  on lte-tunnel gRPC's call too) can arrive after the newer messages sent on the next
+  connection: REST 2 of 74 on subway, gRPC 1 of 90 on lte-tunnel. Each must be a message the
+  outbox had already dropped: a survivor is sent again on the new connection before any newer
+  one, so a late copy of it would count as a repeat, not as out of order. No transport reorders the outbox itself (the test
+  `whatSurvivesIsSentInOrderOnEachConnection`, and `anOutageLongerThanTheOutboxDropsTheOldestAndDeliversTheRestInOrder`
+  live on gRPC through a blackhole outage). Only the server can put such a straggler back in
+  order, by refusing ids below the highest it has seen: the bench's server accepts it and
+  counts it out of order.
+
+EOF
+}
+
+# Strategy 5: Slow consumer and flow control (its runs and tables: scripts/strategies-buffers.sh).
+strategy_slow_consumer() {
+    cat <<'EOF'
+## 5. Slow consumer and flow control
+
+A server burst (`workloads/server-burst.yaml`: 2,000 events per device at 500/s, 10 s in, 256 B
+each) into an app that handles 50 events a second (`consumer: {rate: 50/s}`): the burst comes
+ten times faster than the app can take it. Three clients (`clients/consumer-*.yaml`), for
+gRPC and WebSocket (`grpc.receiveBuffer`, `websocket.receiveBuffer`):
+
+- `unbounded`: everything the network delivers waits in memory for the app (the anti-pattern,
+  for demonstration; the bench caps it at 100,000 events per device so that the bench process
+  itself cannot run away, dropping and counting beyond it);
+- `64`: a bounded buffer of 64 that drops the oldest (counted);
+- `pull`: no buffer: the app takes the next event off the connection when it is done, so the
+  transport's flow control holds the server back. A pulling gRPC client uses HTTP/2's default
+  64 KiB stream window (grpc-swift's default, 8 MiB, would let the connection read 8 MiB ahead
+  of the app).
+
+REST polling is pull-based by nature (the app asks for the next 100 events when it has
+handled the last answer): its rows are the same in all three runs.
+
+EOF
+    buffers_section slow_consumer slow-consumer
+    cat <<'EOF'
+
+"Client peak held" is the most one device's client held between the network and the app at
+once (its buffer; pulling, the event being handled; REST, one poll's answer); "server queue
+peak" the most events the server had created for one device and not yet handed to its
+connection.
+
+What it shows:
+
+- **Unbounded: nothing lost, memory grows with the burst**: 1,807 events (463 KB) waited in one
+  device's app for up to 35 s (p95 latency). The peak grows with the burst (the test
+  `anUnboundedBufferGrowsWithTheBurst` checks it with 300 and 600 events).
+- **Bounded 64: memory flat (64 events, 16 KB), and 87% of the events lost**: 3,478 of 4,001
+  dropped from the full buffer, all counted as receive-buffer overflow; what is delivered is
+  fresh (p50 0.2 s). Right for a live feed where only the latest matters, wrong for a chat.
+- **Pull: nothing lost and memory flat (one event, 256 B, in the app) on both transports.** On
+  gRPC the backlog is visible on the server: up to 1,306 events (334 KB) queued for one device,
+  held back by HTTP/2's window; the app gets everything, as late as its pace makes it (p95
+  35 s, the same as unbounded: the app's pace, not the buffer, sets the latency). On WebSocket
+  the server's queue stays near empty: TCP is the only flow control, and the socket buffers
+  between the server and the app (Linux autotunes them up to `tcp_rmem`'s maximum, 32 MiB on
+  this machine; phones autotune too) absorb the whole 600 KB burst. The backlog then waits in
+  the kernel, bounded by TCP's window, not in the app: a bigger burst than the buffers hold
+  would reach the server's queue as on gRPC.
+
+Tests: `aBoundedBufferDropsAndStaysFlatAndAPullingClientDropsNothing` (gRPC: the bounded
+buffer drops and its peak stays at most 64 events; the pulling client drops nothing, holds one
+event, and the server queue holds the backlog), `onWebSocketTooABoundedBufferDropsAndAPullingClientDoesNot`,
+`anUnboundedBufferGrowsWithTheBurst`.
+
+The model engine (`--engine model`) does not play `batching`, `consumer` or a receive-buffer
+mode: given a client file with them it stops before the run and names the file and the key.
+It plays the workload keys (`clientMessages.burst`, `serverBurst`) like any workload.
+
+EOF
+}
+
 sections=("$@")
-[ ${#sections[@]} -gt 0 ] || sections=(reconnection deadlines network_watch)
+[ ${#sections[@]} -gt 0 ] || sections=(reconnection batching offline_queue deadlines slow_consumer network_watch)
 {
     cat <<EOF
 # Client strategies, measured
@@ -256,11 +415,13 @@ sections=("$@")
 <!-- Generated by scripts/strategies.sh from live benches; edit the script, not this file. -->
 
 Patterns mobile guides recommend, each a switch in the client file (docs/bench.md), played
-against its alternative on netsim's built-in profiles. Every run: the live bench, $DEVICES devices
-per transport, $DURATION, seed $SEED, the \`$WORKLOAD\` workload (an event every 2 s on
+against its alternative on netsim's built-in profiles. Sections 1, 4 and 6: the live bench,
+$DEVICES devices per transport, $DURATION, seed $SEED, the \`$WORKLOAD\` workload (an event every 2 s on
 average per device, a message every 10 s). Figures are fleet totals except energy and wake time
 (per device, mean ± standard deviation). The runs of a section play at the same time on one
-machine, so latencies carry some noise; counts and energies do not depend on it.
+machine, so latencies carry some noise; counts and energies do not depend on it. Sections 2, 3
+and 5 play their own workloads with 2 devices per transport, one run after another, and quote
+their commands; their energy and wake figures are per device.
 
 EOF
     for section in "${sections[@]}"; do "strategy_$section"; done
