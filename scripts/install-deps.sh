@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Installs the system packages netsim needs, only those that are missing.
 #   Debian/Ubuntu: libpcap-dev (capture and analyze), tcpdump and tshark (pcap tests and
-#   benchmarks), socat (the relay the proxy benchmark compares with).
+#   benchmarks), socat (the relay the proxy benchmark compares with), curl and openssl (the
+#   proxy front ends' end-to-end tests: a real client, a self-signed certificate).
 #   macOS: libpcap ships with the SDK; the rest comes from Homebrew if present.
 #   Python (both): grpcio, websockets and python-socks, the real clients and servers of the
 #   proxy front ends' end-to-end tests (Tests/NetsimProxyTests/Peers), if python3 is there.
 set -euo pipefail
 
-debian_packages=(libpcap-dev tcpdump tshark socat)
+debian_packages=(libpcap-dev tcpdump tshark socat curl openssl)
 
 if command -v apt-get >/dev/null 2>&1; then
     missing=()
