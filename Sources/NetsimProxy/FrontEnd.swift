@@ -1,3 +1,4 @@
+import Logging
 import NIOCore
 
 /// A proxy protocol in which clients name their own destinations, so that one listening
@@ -59,6 +60,24 @@ enum DialRefusal: Error, Equatable {
 /// How long a front end's client has to complete its handshake (greeting, authentication,
 /// request) before it is closed, so that idle or stuck clients do not hold descriptors.
 let frontEndHandshakeTimeout = TimeAmount.seconds(10)
+
+/// Closes `context`'s client, with a log line naming `frontEnd`, if its handshake is not done
+/// within `frontEndHandshakeTimeout`; `expired` runs first, for the handler to mark itself done.
+/// The handler cancels the returned task when the handshake is over or the handler is removed.
+func scheduleHandshakeTimeout(
+    _ context: ChannelHandlerContext, frontEnd: String, logger: Logger, expired: @escaping () -> Void
+) -> Scheduled<Void> {
+    context.eventLoop.assumeIsolated().scheduleTask(in: frontEndHandshakeTimeout) {
+        logger.info("\(frontEnd) client \(frontEndPeer(context)): no request within the handshake timeout; closing")
+        expired()
+        context.close(promise: nil)
+    }
+}
+
+/// A front end's client as log lines name it.
+func frontEndPeer(_ context: ChannelHandlerContext) -> String {
+    context.channel.remoteAddress?.description ?? "?"
+}
 
 /// One read per readable event while a front end reads its client's handshake. NIO otherwise
 /// reads up to `maxMessagesPerRead` times per event whatever the pipeline asked for, and bytes

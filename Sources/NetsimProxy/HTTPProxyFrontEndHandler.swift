@@ -41,10 +41,8 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        handshakeTimeout = context.eventLoop.assumeIsolated().scheduleTask(in: frontEndHandshakeTimeout) { [self] in
-            device.logger.info("HTTP proxy client \(Self.peer(context)): no request within the handshake timeout; closing")
+        handshakeTimeout = scheduleHandshakeTimeout(context, frontEnd: "HTTP proxy", logger: device.logger) { [self] in
             state = .done
-            context.close(promise: nil)
         }
     }
 
@@ -153,7 +151,7 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
 
     /// An error reply with `why` as its plain-text body, then a close.
     private func reply(_ status: HTTPResponseStatus, _ why: String, context: ChannelHandlerContext) {
-        device.logger.warning("HTTP proxy client \(Self.peer(context)): \(status.code) \(why)")
+        device.logger.warning("HTTP proxy client \(frontEndPeer(context)): \(status.code) \(why)")
         state = .done
         let body = "netsim: \(why)\n"
         let response =
@@ -169,10 +167,6 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
         case .dialingTunnel(let destination), .dialingOrigin(let destination, _): destination
         case .awaitingHead, .done: nil
         }
-    }
-
-    private static func peer(_ context: ChannelHandlerContext) -> String {
-        context.channel.remoteAddress?.description ?? "?"
     }
 }
 

@@ -38,10 +38,8 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        handshakeTimeout = context.eventLoop.assumeIsolated().scheduleTask(in: frontEndHandshakeTimeout) { [self] in
-            device.logger.info("SOCKS5 client \(Self.peer(context)): no request within the handshake timeout; closing")
+        handshakeTimeout = scheduleHandshakeTimeout(context, frontEnd: "SOCKS5", logger: device.logger) { [self] in
             state = .done
-            context.close(promise: nil)
         }
     }
 
@@ -61,7 +59,7 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case (.done, _):
             break
         default:
-            device.logger.warning("SOCKS5 client \(Self.peer(context)): a message out of order; closing")
+            device.logger.warning("SOCKS5 client \(frontEndPeer(context)): a message out of order; closing")
             state = .done
             writeRaw([5, SOCKSServerReply.serverFailure.value, 0, 1, 0, 0, 0, 0, 0, 0], context: context)
         }
@@ -75,13 +73,13 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         switch state {
         case .awaitingGreeting:
-            device.logger.warning("SOCKS5 client \(Self.peer(context)): malformed greeting (\(error)); closing")
+            device.logger.warning("SOCKS5 client \(frontEndPeer(context)): malformed greeting (\(error)); closing")
             state = .done
             // The handshake handler refuses to write after an error: the reply (no acceptable
             // method) goes straight to the socket.
             writeRaw([5, 0xFF], context: context)
         case .authenticating, .awaitingRequest, .dialing:
-            device.logger.warning("SOCKS5 client \(Self.peer(context)): malformed request (\(error)); closing")
+            device.logger.warning("SOCKS5 client \(frontEndPeer(context)): malformed request (\(error)); closing")
             state = .done
             writeRaw([5, SOCKSServerReply.serverFailure.value, 0, 1, 0, 0, 0, 0, 0, 0], context: context)
         case .done:
@@ -108,7 +106,7 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         let wanted: AuthenticationMethod = credentials == nil ? .noneRequired : .usernamePassword
         guard greeting.methods.contains(wanted) else {
             device.logger.warning(
-                "SOCKS5 client \(Self.peer(context)): offers no acceptable authentication method (\(credentials == nil ? "none" : "username/password") needed); closing"
+                "SOCKS5 client \(frontEndPeer(context)): offers no acceptable authentication method (\(credentials == nil ? "none" : "username/password") needed); closing"
             )
             state = .done
             context.writeAndFlush(wrapOutboundOut(.selectedAuthenticationMethod(.init(method: .noneAcceptable))))
@@ -141,7 +139,7 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     /// RFC 1929's failure status, then a close.
     private func rejectAuthentication(_ why: String, context: ChannelHandlerContext) {
-        device.logger.warning("SOCKS5 client \(Self.peer(context)): \(why); closing")
+        device.logger.warning("SOCKS5 client \(frontEndPeer(context)): \(why); closing")
         state = .done
         context.writeAndFlush(wrapOutboundOut(.authenticationData(ByteBuffer(bytes: [1, 1]), complete: false)))
             .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
@@ -202,14 +200,14 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case .busy: reply = .serverFailure
         case .clientLeft: return
         }
-        device.logger.info("SOCKS5 client \(Self.peer(context)): \(destination) refused with reply \(reply.value)")
+        device.logger.info("SOCKS5 client \(frontEndPeer(context)): \(destination) refused with reply \(reply.value)")
         state = .done
         respond(reply, context: context)
     }
 
     /// Replies to the request with `reply` and closes.
     private func fail(_ what: String, reply: SOCKSServerReply, context: ChannelHandlerContext) {
-        device.logger.warning("SOCKS5 client \(Self.peer(context)): \(what); closing")
+        device.logger.warning("SOCKS5 client \(frontEndPeer(context)): \(what); closing")
         state = .done
         respond(reply, context: context)
     }
@@ -230,10 +228,6 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     private static let unspecified = try! SocketAddress(ipAddress: "0.0.0.0", port: 0)
-
-    private static func peer(_ context: ChannelHandlerContext) -> String {
-        context.channel.remoteAddress?.description ?? "?"
-    }
 }
 
 /// The RFC 1929 username/password request.
