@@ -7,6 +7,9 @@
   hold N PORT SECONDS TEXT     N connections that send TEXT (a half request) and wait SECONDS
   send-then-reset PORT BYTES   a server: sends BYTES to each client, then resets it (runs until killed)
   read-ending PORT             connects, reads to the end, prints "reset" or "eof" and the bytes read
+  socks-name PORT NAME DPORT   a raw SOCKS5 CONNECT to NAME (Python escapes: "a\\x00b"), prints the reply code
+  header-echo PORT             a server: answers each HTTP request with the Host and hop-by-hop headers it got
+  http-raw PORT TEXT           sends TEXT (Python escapes) to an HTTP proxy, prints the answer's first header block
 """
 import socket
 import struct
@@ -118,6 +121,46 @@ def read_ending(port):
         print("timeout", total)
 
 
+def socks_name(port, name, destination_port):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(b"\x05\x01\x00")
+    sock.recv(2)
+    raw = name.encode("latin-1")
+    sock.sendall(b"\x05\x01\x00\x03" + bytes([len(raw)]) + raw + struct.pack(">H", destination_port))
+    reply = sock.recv(10)
+    print(reply[1] if len(reply) > 1 else "closed")
+
+
+def header_echo(port):
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self):
+            hop = [n for n in ("TE", "Upgrade", "Keep-Alive", "Proxy-Connection") if n in self.headers]
+            body = ("host=" + "|".join(self.headers.get_all("Host") or []) + " hop=" + (",".join(hop) or "none")).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    HTTPServer(("127.0.0.1", port), Handler).serve_forever()
+
+
+def http_raw(port, text):
+    sock = socket.create_connection(("127.0.0.1", port), timeout=10)
+    sock.sendall(text.encode("latin-1"))
+    answer = b""
+    try:
+        while chunk := sock.recv(65536):
+            answer += chunk
+    except socket.timeout:
+        pass
+    print(answer.decode("latin-1").replace("\r\n", " / ").strip())
+
+
 def main():
     command, args = sys.argv[1], sys.argv[2:]
     if command == "refused":
@@ -132,6 +175,12 @@ def main():
         send_then_reset(int(args[0]), int(args[1]))
     elif command == "read-ending":
         read_ending(int(args[0]))
+    elif command == "socks-name":
+        socks_name(int(args[0]), args[1].encode("latin-1").decode("unicode_escape"), int(args[2]))
+    elif command == "header-echo":
+        header_echo(int(args[0]))
+    elif command == "http-raw":
+        http_raw(int(args[0]), args[1].encode("latin-1").decode("unicode_escape"))
     else:
         sys.exit(f"unknown command {command}")
 

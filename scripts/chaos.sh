@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The attacks of issue 14 against a release build of netsim, as a standing check. Prints one row
-# per attack: what was tried, whether netsim held (no crash, no hang, no leak, a clear error),
-# and the figures behind the verdict (exit codes, RSS, open fds, CPU, /status latency).
+# The attacks of issues 14 and 19 against a release build of netsim, as a standing check. Prints
+# one row per attack: what was tried, whether netsim held (no crash, no hang, no leak, a clear
+# error, no way in), and the figures behind the verdict: what was expected ("want") and what was
+# observed (exit codes, HTTP statuses, SOCKS5 replies, RSS, open fds, CPU, /status latency).
 #
 #   scripts/chaos.sh              builds netsim (release) first
 #   NETSIM=path scripts/chaos.sh  uses that binary
@@ -19,6 +20,7 @@ clients=(python3 scripts/chaos-clients.py)
 ulimit -n 20000 2>/dev/null || true
 
 echo_port=19101 listen_port=19102 admin_port=19103 closed_port=19104 reset_port=19105
+socks_port=19106 http_port=19107 header_port=19108
 failures=0
 background=()
 cleanup() { for pid in "${background[@]}"; do kill "$pid" 2>/dev/null; done; wait 2>/dev/null; }
@@ -73,6 +75,8 @@ socat "TCP-LISTEN:$echo_port,fork,reuseaddr" EXEC:cat 2>"$work/socat.err" &
 socat_pid=$!
 background+=("$socat_pid")
 "${clients[@]}" send-then-reset "$reset_port" 1000000 &
+background+=($!)
+"${clients[@]}" header-echo "$header_port" &
 background+=($!)
 sleep 0.3
 
@@ -196,6 +200,46 @@ wait "$holder"
 held=no
 [ "$latency" != none ] && [ "$latency" -lt 100 ] && held=yes
 row "$(cat "$work/flood.out") connections on a full link queue" "$held" "CPU ${cpu}%, /status ${latency} ms, RSS $(rss_mb "$netsim") MB"
+stop_netsim
+
+# 10. The front doors (issue 19): no proxy client reaches netsim's own admin API, whatever way it
+# asks; a name is a host name; the origin gets the target's Host; peer bytes reach the log escaped.
+start_netsim --upstream "127.0.0.1:$echo_port" --socks5 ":$socks_port" --http-proxy ":$http_port" --allow-to '*.example.com' \
+    --allow-to "127.0.0.1:$header_port" --allow-to "localhost:$header_port" || exit 1
+outage="http://127.0.0.1:$admin_port/outage?duration=30s&mode=reset"
+absolute=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -x "http://127.0.0.1:$http_port" -X POST "$outage")
+connect=$(exit_code curl -s --max-time 5 -p -x "http://127.0.0.1:$http_port" -X POST "$outage")
+socks=$(exit_code curl -s --max-time 5 --socks5 "127.0.0.1:$socks_port" -X POST "$outage")
+by_name=$(exit_code curl -s --max-time 5 --socks5-hostname "127.0.0.1:$socks_port" -X POST "http://localhost:$admin_port/outage?duration=30s")
+untouched=$(curl -s --max-time 5 "http://127.0.0.1:$admin_port/status" | python3 -c 'import json,sys; print("yes" if "lastEvent" not in json.load(sys.stdin) else "no")')
+held=no
+[ "$absolute" = 403 ] && [ "$connect" != 0 ] && [ "$socks" != 0 ] && [ "$by_name" != 0 ] && [ "$untouched" = yes ] && held=yes
+row "SSRF to the admin API via both front ends" "$held" "want 403, curl failing x3, no outage; got $absolute, curl exit $connect/$socks/$by_name, no outage: $untouched"
+
+nul=$("${clients[@]}" socks-name "$socks_port" 'localhost\x00.example.com' "$admin_port")
+escape=$("${clients[@]}" socks-name "$socks_port" 'x\n2026 forged line\x1b[31m.example.com' 80)
+raw_control=$(grep -c $'\x1b\\[31m' "$work/run.err")
+escaped=$(grep -c 'x\\u{A}2026 forged line\\u{1B}\[31m.example.com' "$work/run.err")
+held=no
+[ "$nul" = 4 ] && [ "$escape" = 4 ] && [ "$raw_control" = 0 ] && [ "$escaped" -ge 1 ] && held=yes
+row "SOCKS5 names with NUL, newline and ANSI" "$held" "want replies 4/4, log escaped; got $nul/$escape, raw escapes in log $raw_control, escaped lines $escaped"
+
+host=$(curl -s --max-time 5 -x "http://127.0.0.1:$http_port" -H 'Host: admin.internal' -H 'TE: trailers' -H 'Upgrade: h2c' "http://127.0.0.1:$header_port/")
+double=$("${clients[@]}" http-raw "$http_port" "GET http://localhost:$header_port/ HTTP/1.1\r\nHost: a.internal\r\nHost: b.internal\r\n\r\n")
+held=no
+[ "$host" = "host=127.0.0.1:$header_port hop=none" ] && [[ "$double" == *"host=localhost:$header_port hop=none"* ]] && held=yes
+row "Host smuggling, TE and Upgrade via HTTP" "$held" "want the target's Host only; got '$host', '${double##* / }'"
+stop_netsim
+
+# A front end beyond loopback (every address, loopback clients only) keeps off loopback.
+"$NETSIM" run --quiet --socks5 "0.0.0.0:$socks_port" --allow-from 192.0.2.0/24 --admin ":$admin_port" >"$work/run.out" 2>"$work/run.err" &
+netsim=$!
+sleep 1
+loopback=$(exit_code curl -s --max-time 5 --socks5 "127.0.0.1:$socks_port" "http://127.0.0.1:$header_port/")
+metadata=$(exit_code curl -s --max-time 5 --socks5 "127.0.0.1:$socks_port" "http://169.254.169.254/latest/meta-data/")
+held=no
+[ "$loopback" = 97 ] && [ "$metadata" = 97 ] && held=yes
+row "front end on 0.0.0.0: loopback, metadata" "$held" "want curl exit 97 (not allowed) x2; got $loopback/$metadata"
 stop_netsim
 
 # Smaller: SIGHUP and an unwritable report.

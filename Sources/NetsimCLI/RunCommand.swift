@@ -20,7 +20,11 @@ public struct RunCommand: AsyncParsableCommand {
             and NAT act live on open connections. Addresses are HOST:PORT; a bare :PORT or PORT \
             listens on loopback. With --socks5 or --http-proxy, clients name their own \
             destinations (TLS included) and netsim resolves names across the emulated link \
-            (docs/proxy-front-ends.md).
+            (docs/proxy-front-ends.md). A front end never reaches netsim's own listeners (the \
+            admin API, the forward rules, the front ends); listening beyond loopback, it also \
+            refuses loopback and link-local destinations that --allow-to does not name, and only \
+            serves the clients --allow-from names. Client names must be host names (RFC 1123) or \
+            IP addresses; what a client sends reaches the log with control characters escaped.
 
             Example: netsim run --profile lte-tunnel --listen :8080 --upstream example.internal:80
             Example: netsim run --profile lte-tunnel --socks5 1080 --http-proxy 8888
@@ -66,7 +70,7 @@ public struct RunCommand: AsyncParsableCommand {
     @Option(
         name: .customLong("allow-to"),
         help:
-            "A destination the SOCKS5 and HTTP proxies may reach: NAME, *.DOMAIN, IP or CIDR, each with an optional :PORT (repeatable). Default: anywhere."
+            "A destination the SOCKS5 and HTTP proxies may reach: NAME, *.DOMAIN, IP or CIDR, each with an optional :PORT (repeatable). Default: anywhere but netsim's own listeners (never reachable), and, when a proxy listens beyond loopback, but loopback and link-local addresses (127.0.0.0/8, ::1, 169.254.0.0/16, fe80::/10), which only an IP, CIDR or exact NAME given here opens."
     )
     var allowTo: [String] = []
 
@@ -153,7 +157,7 @@ public struct RunCommand: AsyncParsableCommand {
             guard let address = Self.address(httpProxy) else { throw ValidationError("--http-proxy: '\(httpProxy)' is not [HOST:]PORT") }
             rules.append(FrontEndRule(listen: address, frontEnd: .httpProxy))
         }
-        if allowFrom.isEmpty, let exposed = rules.first(where: { !Self.isLoopback($0.listen.host) }) {
+        if allowFrom.isEmpty, let exposed = rules.first(where: { !$0.listen.isLoopback }) {
             throw ValidationError(
                 "\(exposed.listen) is not a loopback address: a proxy there would serve anyone who can reach it. Give --allow-from CIDR for the clients it may serve (e.g. --allow-from 192.168.1.0/24)"
             )
@@ -176,10 +180,6 @@ public struct RunCommand: AsyncParsableCommand {
             return pattern
         }
         return AccessPolicy(allowFrom: from, allowTo: to)
-    }
-
-    static func isLoopback(_ host: String) -> Bool {
-        host.lowercased() == "localhost" || IPAddressBytes(host)?.isLoopback == true
     }
 
     /// Why the report could not be written at `path` at the end of the run, checked at the

@@ -26,6 +26,22 @@ public struct IPAddressBytes: Sendable, Equatable {
     public var isLoopback: Bool {
         bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
     }
+
+    /// `0.0.0.0/8` or `::`: connecting to it reaches this host (Linux and macOS route it to
+    /// loopback), so a destination there is a loopback destination.
+    var isUnspecified: Bool {
+        bytes.count == 4 ? bytes[0] == 0 : bytes.allSatisfy { $0 == 0 }
+    }
+
+    /// `169.254.0.0/16` or `fe80::/10`: a link's own addresses, where cloud metadata services
+    /// and unconfigured devices answer.
+    var isLinkLocal: Bool {
+        bytes.count == 4 ? bytes[0] == 169 && bytes[1] == 254 : bytes[0] == 0xFE && bytes[1] & 0xC0 == 0x80
+    }
+
+    /// Loopback, link-local or unspecified: what only this host or its own link should reach,
+    /// and so what a front end that listens beyond loopback refuses by default.
+    var isLocal: Bool { isLoopback || isUnspecified || isLinkLocal }
 }
 
 /// A CIDR block, `10.0.0.0/8` or `fd00::/8`; a bare address is a block of one.
@@ -129,31 +145,92 @@ public struct DestinationPattern: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// A lowercased name without a trailing dot, if it is one: letters, digits, `-` and `.`.
-    private static func hostName(_ text: String) -> String? {
-        let name = normalized(text)
-        guard !name.isEmpty, name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "." }),
-            !name.hasPrefix("."), !name.contains("..")
-        else { return nil }
-        return name
+    /// Whether the pattern names this destination itself, as opening a local address takes:
+    /// an address or block holding `address`, or exactly the name the client asked for.
+    func names(name: String?, address: IPAddressBytes, port: Int) -> Bool {
+        if let allowedPort = self.port, allowedPort != port { return false }
+        switch host {
+        case .name(let allowed): return name.map(Self.normalized) == allowed
+        case .subdomains: return false
+        case .network(let network): return network.contains(address)
+        }
     }
 
-    private static func normalized(_ name: String) -> String {
+    /// A lowercased name without a trailing dot, if it is a host name (`HostName`).
+    private static func hostName(_ text: String) -> String? {
+        HostName.isValid(text) ? normalized(text) : nil
+    }
+
+    static func normalized(_ name: String) -> String {
         let lowered = name.lowercased()
         return lowered.hasSuffix(".") ? String(lowered.dropLast()) : lowered
     }
 }
 
-/// Who may use the proxy front ends and where they may go.
+/// Host names as RFC 1123 writes them: dot-separated labels of ASCII letters, digits and
+/// hyphens (not first or last), each 1 to 63 characters, at most 253 in all, with an optional
+/// trailing dot. A name
+/// a client sends that is not one (a NUL, a space, a control character, a non-ASCII letter) is
+/// refused before any rule or resolver sees it: `localhost\0.example.com` would match
+/// `*.example.com` and then resolve as `localhost`.
+public enum HostName {
+    public static func isValid(_ text: String) -> Bool {
+        let name = text.hasSuffix(".") ? text.utf8.dropLast() : text.utf8[...]
+        guard !name.isEmpty, name.count <= 253 else { return false }
+        return name.split(separator: UInt8(ascii: "."), omittingEmptySubsequences: false).allSatisfy { label in
+            (1...63).contains(label.count) && label.allSatisfy(isLabelByte) && label.first != UInt8(ascii: "-")
+                && label.last != UInt8(ascii: "-")
+        }
+    }
+
+    private static func isLabelByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"):
+            true
+        default: false
+        }
+    }
+}
+
+/// One of netsim's own listening sockets (a forward rule, a front end, the admin API): never a
+/// front end's destination, so that a proxy client cannot drive the admin API or loop the
+/// proxy into itself.
+public struct OwnListener: Sendable, Equatable {
+    public var address: IPAddressBytes
+    public var port: Int
+
+    public init(address: IPAddressBytes, port: Int) {
+        self.address = address
+        self.port = port
+    }
+}
+
+/// Who may use the proxy front ends and where they may go: the one place that decides it.
+///
+/// A destination is refused, whatever `allowTo` says, when it is one of netsim's own listeners
+/// (`ownListeners`, at any of this host's addresses). When a front end listens beyond loopback
+/// (`refusesLocalDestinations`), loopback, link-local and unspecified destinations are refused
+/// too unless an `allowTo` pattern names them: an address or block that holds the address, or
+/// the exact name the client asked for (a `*.DOMAIN` pattern does not, so that a name under it
+/// that resolves to 127.0.0.1 stays refused). Everything is checked against the address
+/// actually dialed, after resolution.
 public struct AccessPolicy: Sendable, Equatable {
     /// Clients outside every block are closed at once; empty: loopback clients only.
     public var allowFrom: [IPNetwork]
-    /// Destinations a front end may dial; empty: anywhere.
+    /// Destinations a front end may dial; empty: anywhere (but see `refusesLocalDestinations`).
     public var allowTo: [DestinationPattern]
+    /// Refuse loopback, link-local and unspecified destinations that `allowTo` does not name.
+    public var refusesLocalDestinations: Bool
+    /// netsim's own listening sockets, added as they are bound.
+    public var ownListeners: [OwnListener] = []
+    /// This host's interface addresses: a destination at one of them reaches the host itself.
+    public var hostAddresses: [IPAddressBytes] = []
 
-    public init(allowFrom: [IPNetwork] = [], allowTo: [DestinationPattern] = []) {
+    public init(allowFrom: [IPNetwork] = [], allowTo: [DestinationPattern] = [], refusesLocalDestinations: Bool = false) {
         self.allowFrom = allowFrom
         self.allowTo = allowTo
+        self.refusesLocalDestinations = refusesLocalDestinations
     }
 
     /// Whether a client at `address` may connect: loopback always, others only inside an
@@ -162,24 +239,63 @@ public struct AccessPolicy: Sendable, Equatable {
         address.isLoopback || allowFrom.contains { $0.contains(address) }
     }
 
-    /// What `allowTo` says before and after resolving a destination.
+    /// Why a destination is refused.
+    public enum Refusal: Sendable, Equatable, CustomStringConvertible {
+        /// No `allowTo` pattern allows it.
+        case notAllowed
+        /// It is one of netsim's own listeners.
+        case ownListener
+        /// Loopback, link-local or unspecified, while a front end listens beyond loopback.
+        case localDestination
+
+        public var description: String {
+            switch self {
+            case .notAllowed: "not allowed by --allow-to"
+            case .ownListener: "one of netsim's own listeners (a forward rule, a front end or the admin API)"
+            case .localDestination:
+                "a loopback or link-local address, refused while a front end listens beyond loopback unless --allow-to names it"
+            }
+        }
+    }
+
+    /// What the policy says of a destination.
     public enum Decision: Sendable, Equatable {
         case allowed
-        case refused
-        /// Only an address pattern could allow it: ask again with the resolved address.
+        case refused(Refusal)
+        /// A name whose address is not known yet: ask again with the address it resolved to.
         case needsAddress
     }
 
     /// The decision for a destination the client named (`name` nil for an address given as
-    /// one); `address` once known.
+    /// one) at `address` (nil before a name is resolved) and `port`. Before resolution only a
+    /// refusal is final: a name no `allowTo` pattern can allow is refused without a lookup.
     public func decision(name: String?, address: IPAddressBytes?, port: Int) -> Decision {
-        if allowTo.isEmpty || allowTo.contains(where: { $0.matches(name: name, address: address, port: port) }) {
-            return .allowed
+        guard let address else {
+            let couldBeAllowed =
+                allowTo.isEmpty
+                || allowTo.contains {
+                    if case .network = $0.host { return $0.port == nil || $0.port == port }
+                    return $0.matches(name: name, address: nil, port: port)
+                }
+            return couldBeAllowed ? .needsAddress : .refused(.notAllowed)
         }
-        let addressPatternsApply = allowTo.contains {
-            if case .network = $0.host { return $0.port == nil || $0.port == port }
-            return false
+        if reachesOwnListener(address, port: port) { return .refused(.ownListener) }
+        if refusesLocalDestinations, address.isLocal, !allowTo.contains(where: { $0.names(name: name, address: address, port: port) }) {
+            return .refused(.localDestination)
         }
-        return address == nil && addressPatternsApply ? .needsAddress : .refused
+        if !allowTo.isEmpty, !allowTo.contains(where: { $0.matches(name: name, address: address, port: port) }) {
+            return .refused(.notAllowed)
+        }
+        return .allowed
+    }
+
+    /// Whether dialing `address:port` could reach one of netsim's own listeners: the port is
+    /// one of theirs and the address is this host (the listener's own address, loopback,
+    /// unspecified, or any interface address, since a listener on `0.0.0.0` answers on all).
+    private func reachesOwnListener(_ address: IPAddressBytes, port: Int) -> Bool {
+        ownListeners.contains { listener in
+            listener.port == port
+                && (listener.address == address || address.isLoopback || address.isUnspecified || hostAddresses.contains(address))
+        }
     }
 }

@@ -64,6 +64,13 @@ public final class AdminServer: Sendable {
                 }
                 .bind(host: address.host, port: address.port)
                 .get()
+            do {
+                // No front end may carry a client here.
+                try await proxy.protect(channel)
+            } catch {
+                try? await channel.close()
+                throw error
+            }
             return AdminServer(channel: channel, address: HostPort(host: address.host, port: channel.localAddress?.port ?? address.port))
         } catch {
             throw ProxyError.cannotListen(address, reason: "\(error)")

@@ -11,6 +11,9 @@ final class EmulatedDevice {
     let loop: any EventLoop
     let clock: ProxyClock
     let options: ProxyOptions
+    /// Where the front ends' clients may go: `options.access`, with netsim's own listeners
+    /// added as they are bound.
+    private var access: AccessPolicy
     let logger: Logger
     /// Where what the phone does is published (`GET /events`).
     let events: PhoneEventHub
@@ -39,6 +42,7 @@ final class EmulatedDevice {
         self.loop = loop
         self.clock = clock
         self.options = options
+        self.access = options.access
         self.events = events
         self.logger = logger
         self.radioState = model.radioStateName(at: 0)
@@ -58,16 +62,24 @@ final class EmulatedDevice {
         connectUpstream(of: connection, to: upstream)
     }
 
+    /// Refuses `listener` as a front end's destination from now on.
+    func protect(_ listener: OwnListener) {
+        access.ownListeners.append(listener)
+    }
+
     /// Dials `destination` for a front end's client whose handshake named it, as the phone
     /// would: a name is looked up first, the lookup crossing the emulated link
     /// (`DeviceModel.lookup`) while the system resolver answers for real, whichever is later.
+    /// `access` decides on the name before the lookup (a name no rule can allow is not looked
+    /// up) and on the address it resolved to, which is what is dialed.
     /// `completion` gets the connection once its upstream is connected and active: the client
     /// joins it then (`ProxiedConnection.join`), after the front end has replied.
     func dial(_ destination: Destination, from client: Channel, completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void) {
         let literal = IPAddressBytes(destination.host)
         let name = literal == nil ? destination.host : nil
-        let decision = options.access.decision(name: name, address: literal, port: destination.port)
-        guard decision != .refused else { return refuse(destination, .notAllowed, completion) }
+        if case .refused(let why) = access.decision(name: name, address: literal, port: destination.port) {
+            return refuse(destination, .notAllowed(why), completion)
+        }
         guard literal == nil else {
             do {
                 let address = try SocketAddress(ipAddress: destination.host, port: destination.port)
@@ -83,14 +95,12 @@ final class EmulatedDevice {
             Result { try SocketAddress.makeAddressResolvingHost(host, port: port) }
         }
         resolved.and(answered).assumeIsolated().whenComplete { [self] outcome in
-            guard case .success((.success(let address), _)) = outcome else {
+            guard case .success((.success(let address), _)) = outcome, let resolved = address.ipAddress.flatMap(IPAddressBytes.init)
+            else {
                 return refuse(destination, .unresolvable, completion)
             }
-            if decision == .needsAddress,
-                options.access.decision(name: name, address: address.ipAddress.flatMap(IPAddressBytes.init), port: destination.port)
-                    != .allowed
-            {
-                return refuse(destination, .notAllowed, completion)
+            if case .refused(let why) = access.decision(name: name, address: resolved, port: destination.port) {
+                return refuse(destination, .notAllowed(why), completion, resolvedTo: address)
             }
             connect(client, to: address, for: destination, completion)
         }
@@ -110,11 +120,13 @@ final class EmulatedDevice {
     }
 
     private func refuse(
-        _ destination: Destination, _ refusal: DialRefusal, _ completion: (Result<ProxiedConnection, DialRefusal>) -> Void
+        _ destination: Destination, _ refusal: DialRefusal, _ completion: (Result<ProxiedConnection, DialRefusal>) -> Void,
+        resolvedTo address: SocketAddress? = nil
     ) {
+        let target = address.map { "\(destination) (\($0.ipAddress ?? "?"))" } ?? "\(destination)"
         switch refusal {
-        case .notAllowed: logger.warning("refused a connection to \(destination): not allowed by --allow-to")
-        case .unresolvable: logger.warning("refused a connection to \(destination): the name does not resolve")
+        case .notAllowed(let why): logger.warning("refused a connection to \(target): \(why)")
+        case .unresolvable: logger.warning("refused a connection to \(target): the name does not resolve")
         case .unreachable, .busy, .clientLeft: break
         }
         completion(.failure(refusal))

@@ -34,10 +34,18 @@ public struct FrontEndRule: Sendable, Equatable {
     }
 }
 
-/// Where a front end's client asked to go: a name or an IP address, and a port.
+/// Where a front end's client asked to go: a host name or an IP address, and a port.
 struct Destination: Equatable, CustomStringConvertible {
     var host: String
     var port: Int
+
+    /// The destination a client named, if `host` is an IP address or a host name (`HostName`)
+    /// and `port` is 1 to 65535; nil for anything else, which no rule or resolver may see.
+    init?(validating host: String, port: Int) {
+        guard (1...65535).contains(port), IPAddressBytes(host) != nil || HostName.isValid(host) else { return nil }
+        self.host = host
+        self.port = port
+    }
 
     var description: String { HostPort(host: host, port: port).description }
 }
@@ -45,8 +53,8 @@ struct Destination: Equatable, CustomStringConvertible {
 /// Why a front end could not give its client the destination it asked for; each has its own
 /// reply in each protocol.
 enum DialRefusal: Error, Equatable {
-    /// `--allow-to` does not allow the destination.
-    case notAllowed
+    /// The access policy refuses the destination, for this reason.
+    case notAllowed(AccessPolicy.Refusal)
     /// The name did not resolve.
     case unresolvable
     /// The destination refused the connection or did not answer.

@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import NIOHTTP1
+import NetsimCore
 
 /// The HTTP proxy front end's server side, behind NIOHTTP1's request decoder (which parses
 /// the request). A `CONNECT host:port` request becomes a tunnel: once the upstream is
@@ -141,7 +142,7 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
     private func refuse(_ refusal: DialRefusal, context: ChannelHandlerContext) {
         guard let destination = Self.destination(of: state) else { return }
         switch refusal {
-        case .notAllowed: reply(.forbidden, "\(destination) is not allowed by --allow-to", context: context)
+        case .notAllowed(let why): reply(.forbidden, "\(destination) is refused: \(why)", context: context)
         case .unresolvable: reply(.badGateway, "\(destination.host) does not resolve", context: context)
         case .unreachable: reply(.badGateway, "\(destination) is unreachable", context: context)
         case .busy: reply(.serviceUnavailable, "the proxy is at its connection limit", context: context)
@@ -177,26 +178,31 @@ enum ProxyRequestTarget: Equatable {
     case origin(Destination)
     case invalid(String)
 
+    /// Reads the request target; the reasons given for `.invalid` quote the client's target
+    /// escaped (`escapingControlCharacters`), ready for a log line and the reply.
     init(_ head: HTTPRequestHead) {
+        let quoted = "'\(head.uri.escapingControlCharacters)'"
         if head.method == .CONNECT {
-            guard let target = HostPort(head.uri), target.port > 0, !head.uri.hasPrefix(":") else {
-                self = .invalid("CONNECT needs HOST:PORT, got '\(head.uri)'")
+            guard let target = HostPort(head.uri), !head.uri.hasPrefix(":"),
+                let destination = Destination(validating: target.host, port: target.port)
+            else {
+                self = .invalid("CONNECT needs HOST:PORT with a host name or IP address, got \(quoted)")
                 return
             }
-            self = .tunnel(Destination(host: target.host, port: target.port))
+            self = .tunnel(destination)
             return
         }
         guard let authority = Self.splitAbsoluteURI(head.uri)?.authority else {
-            self = .invalid("a proxy request needs an absolute http:// URI or CONNECT, got '\(head.uri)'")
+            self = .invalid("a proxy request needs an absolute http:// URI or CONNECT, got \(quoted)")
             return
         }
         let target =
             authority.contains("]") || authority.filter({ $0 == ":" }).count == 1 ? HostPort(authority) : HostPort("\(authority):80")
-        guard let target, !authority.contains("@"), !target.host.isEmpty, target.port > 0 else {
-            self = .invalid("cannot read the host in '\(head.uri)'")
+        guard let target, !authority.contains("@"), let destination = Destination(validating: target.host, port: target.port) else {
+            self = .invalid("cannot read a host name or IP address and port in \(quoted)")
             return
         }
-        self = .origin(Destination(host: target.host, port: target.port))
+        self = .origin(destination)
     }
 
     /// `http://AUTHORITY/PATH?QUERY` as its authority and its origin form (`/PATH?QUERY`, `/`
@@ -262,26 +268,32 @@ final class OriginFormRequestEncoder: ChannelInboundHandler, RemovableChannelHan
             context.fireChannelRead(wrapInboundOut(ByteBuffer(string: "0\r\n\(trailerLines)\r\n")))
         case (.finished, .head(let head)):
             logger.info(
-                "HTTP proxy: a second request (\(head.method) \(head.uri)) on a connection whose origin closes after its first answer; not passed on"
+                "HTTP proxy: a second request (\(head.method) \(head.uri.escapingControlCharacters)) on a connection whose origin closes after its first answer; not passed on"
             )
         case (.finished, _), (.awaitingHead, _), (.body, .head):
             break
         }
     }
 
+    /// The request head as the origin gets it. `Host` is the request target's authority, in
+    /// place of whatever `Host` headers the client sent (RFC 9112 section 3.2.2: a proxy
+    /// replaces it); the hop-by-hop headers stop here (RFC 9110 section 7.6.1: `Connection` and
+    /// the headers it names, `Keep-Alive`, `Proxy-*`, `TE`, and `Upgrade`, which a connection
+    /// that closes after one answer cannot honour); `Transfer-Encoding` stays, as the body is
+    /// passed on in the framing it names.
     static func originFormHead(_ head: HTTPRequestHead) -> String {
         let (authority, originForm) = ProxyRequestTarget.splitAbsoluteURI(head.uri) ?? ("", head.uri)
         let listed = Set(
             head.headers["connection"].flatMap { $0.split(separator: ",") }.map { $0.filter { !$0.isWhitespace }.lowercased() })
-        var text = "\(head.method.rawValue) \(originForm) HTTP/\(head.version.major).\(head.version.minor)\r\n"
-        var hasHost = false
+        var text = "\(head.method.rawValue) \(originForm) HTTP/\(head.version.major).\(head.version.minor)\r\nHost: \(authority)\r\n"
         for (name, value) in head.headers {
             let lowered = name.lowercased()
-            if lowered == "connection" || lowered == "keep-alive" || lowered.hasPrefix("proxy-") || listed.contains(lowered) { continue }
-            if lowered == "host" { hasHost = true }
+            if hopByHop.contains(lowered) || lowered == "host" || lowered.hasPrefix("proxy-") || listed.contains(lowered) { continue }
             text += "\(name): \(value)\r\n"
         }
-        if !hasHost { text += "Host: \(authority)\r\n" }
         return text + "Connection: close\r\n\r\n"
     }
+
+    /// The headers that belong to one hop, whatever `Connection` says.
+    private static let hopByHop: Set<String> = ["connection", "keep-alive", "te", "upgrade"]
 }

@@ -29,6 +29,12 @@ public struct HostPort: Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+
+    /// Whether the host is `localhost` or a loopback address: a listener there serves this
+    /// host only.
+    public var isLoopback: Bool {
+        host.lowercased() == "localhost" || IPAddressBytes(host)?.isLoopback == true
+    }
 }
 
 /// One listening address and the upstream its connections are forwarded to.
@@ -111,11 +117,14 @@ public final class NetsimProxy: Sendable {
     }
 
     /// Starts listening on every rule's and every front end's address. The device and all its
-    /// connections share one event loop of `group`.
+    /// connections share one event loop of `group`. A front end listening beyond loopback turns
+    /// on `AccessPolicy.refusesLocalDestinations`; every listener bound here is one of the
+    /// policy's `ownListeners`.
     public static func start(
         profile: Profile, seed: UInt64, forwards: [ForwardRule], frontEnds: [FrontEndRule] = [],
         options: ProxyOptions = ProxyOptions(), group: any EventLoopGroup, logger: Logger
     ) async throws -> NetsimProxy {
+        let options = options.guardingTheFrontDoor(frontEnds)
         let loop = group.next()
         var upstreams: [SocketAddress] = []
         for rule in forwards {
@@ -143,6 +152,7 @@ public final class NetsimProxy: Sendable {
                 let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
                     try device.value.accept(channel, upstream: upstream)
                 }
+                try await protect(channel, on: device)
                 listeners.append(channel)
                 addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
             }
@@ -150,6 +160,7 @@ public final class NetsimProxy: Sendable {
                 let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
                     try Self.startFrontEnd(rule.frontEnd, on: channel, device: device.value, access: options.access, logger: logger)
                 }
+                try await protect(channel, on: device)
                 listeners.append(channel)
                 addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
             }
@@ -161,6 +172,19 @@ public final class NetsimProxy: Sendable {
         return NetsimProxy(
             profile: profile, seed: seed, device: device, listeners: listeners, addresses: Array(addresses.prefix(forwards.count)),
             frontEndAddresses: Array(addresses.dropFirst(forwards.count)), eventHub: eventHub, metrics: ProxyMetrics())
+    }
+
+    /// Refuses `listener`'s address as a front end's destination from now on.
+    private static func protect(_ listener: any Channel, on device: NIOLoopBound<EmulatedDevice>) async throws {
+        guard let bound = listener.localAddress, let address = bound.ipAddress.flatMap(IPAddressBytes.init), let port = bound.port
+        else { return }
+        try await device.eventLoop.submit { device.value.protect(OwnListener(address: address, port: port)) }.get()
+    }
+
+    /// Refuses `listener` as a front end's destination from now on: another of netsim's own
+    /// listening channels (the admin API), so that no proxy client can reach it.
+    public func protect(_ listener: any Channel) async throws {
+        try await Self.protect(listener, on: device)
     }
 
     /// A listening channel on `address` whose accepted channels `initialize` sets up, on `loop`.
@@ -335,6 +359,18 @@ enum OpenFiles {
 }
 
 extension ProxyOptions {
+    /// These options with the access policy's facts of this host: this host's interface
+    /// addresses, and `refusesLocalDestinations` when one of `frontEnds` listens beyond
+    /// loopback.
+    func guardingTheFrontDoor(_ frontEnds: [FrontEndRule]) -> ProxyOptions {
+        var options = self
+        if frontEnds.contains(where: { !$0.listen.isLoopback }) { options.access.refusesLocalDestinations = true }
+        options.access.hostAddresses = ((try? System.enumerateDevices()) ?? []).compactMap {
+            $0.address?.ipAddress.flatMap(IPAddressBytes.init)
+        }
+        return options
+    }
+
     /// Two descriptors per connection within the open-file limit, less `OpenFiles.reserve`.
     static var connectionsWithinFileLimit: Int {
         guard let limit = OpenFiles.limit else { return Int.max }

@@ -1,5 +1,6 @@
 import NIOCore
 import NIOSOCKS
+import NetsimCore
 
 /// The SOCKS5 front end's server side, behind NIOSOCKS' `SOCKSServerHandshakeHandler` (which
 /// parses and enforces the protocol): it picks the authentication method, checks RFC 1929
@@ -155,9 +156,17 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
             guard let ip = address.ipAddress, let port = address.port else {
                 return fail("an address of an unknown type", reply: .addressUnsupported, context: context)
             }
-            destination = Destination(host: ip, port: port)
+            guard let valid = Destination(validating: ip, port: port) else {
+                return fail("a destination with port \(port)", reply: .hostUnreachable, context: context)
+            }
+            destination = valid
         case .domain(let name, let port):
-            destination = Destination(host: name, port: port)
+            guard let valid = Destination(validating: name, port: port) else {
+                return fail(
+                    "'\(name.escapingControlCharacters)' port \(port) is not a host name (RFC 1123) and port", reply: .hostUnreachable,
+                    context: context)
+            }
+            destination = valid
         }
         state = .dialing(destination)
         handshakeTimeout?.cancel()

@@ -176,19 +176,24 @@ enum SOCKSReply {
             DestinationPattern("api.example.com:443")!, DestinationPattern("*.cdn.example")!, DestinationPattern("10.0.0.0/8")!,
             DestinationPattern("[fd00::/8]:8443")!,
         ])
-        #expect(policy.decision(name: "API.example.com.", address: nil, port: 443) == .allowed)
+        let public1 = IPAddressBytes("93.184.216.34")
+        // Before resolution only a refusal is final; after it, the address decides too.
+        #expect(policy.decision(name: "API.example.com.", address: nil, port: 443) == .needsAddress)
+        #expect(policy.decision(name: "API.example.com.", address: public1, port: 443) == .allowed)
         #expect(policy.decision(name: "api.example.com", address: nil, port: 80) == .needsAddress)
-        #expect(policy.decision(name: "a.b.cdn.example", address: nil, port: 1) == .allowed)
+        #expect(policy.decision(name: "api.example.com", address: public1, port: 80) == .refused(.notAllowed))
+        #expect(policy.decision(name: "a.b.cdn.example", address: public1, port: 1) == .allowed)
         #expect(policy.decision(name: "cdn.example", address: nil, port: 1) == .needsAddress)
         #expect(policy.decision(name: "cdn.example", address: IPAddressBytes("10.1.1.1"), port: 1) == .allowed)
-        #expect(policy.decision(name: "cdn.example", address: IPAddressBytes("11.1.1.1"), port: 1) == .refused)
+        #expect(policy.decision(name: "cdn.example", address: IPAddressBytes("11.1.1.1"), port: 1) == .refused(.notAllowed))
         #expect(policy.decision(name: nil, address: IPAddressBytes("fd00::5"), port: 8443) == .allowed)
-        #expect(policy.decision(name: nil, address: IPAddressBytes("fd00::5"), port: 443) == .refused)
-        #expect(AccessPolicy().decision(name: "anything", address: nil, port: 1) == .allowed)
+        #expect(policy.decision(name: nil, address: IPAddressBytes("fd00::5"), port: 443) == .refused(.notAllowed))
+        #expect(AccessPolicy().decision(name: "anything", address: nil, port: 1) == .needsAddress)
+        #expect(AccessPolicy().decision(name: "anything", address: public1, port: 1) == .allowed)
         // Only names: an address cannot be allowed, so nothing waits for a lookup.
         let names = AccessPolicy(allowTo: [DestinationPattern("example.com")!])
-        #expect(names.decision(name: "other.com", address: nil, port: 80) == .refused)
-        for bad in ["", "*.", "exa mple.com", "host:0", "host:70000", "[::1]x", "a..b"] {
+        #expect(names.decision(name: "other.com", address: nil, port: 80) == .refused(.notAllowed))
+        for bad in ["", "*.", "exa mple.com", "host:0", "host:70000", "[::1]x", "a..b", "bücher.de", "a\u{0}b.com", "-x.com"] {
             #expect(DestinationPattern(bad) == nil, "\(bad)")
         }
     }
@@ -197,13 +202,14 @@ enum SOCKSReply {
         func target(_ method: HTTPMethod, _ uri: String) -> ProxyRequestTarget {
             ProxyRequestTarget(HTTPRequestHead(version: .http1_1, method: method, uri: uri))
         }
-        #expect(target(.CONNECT, "example.com:443") == .tunnel(Destination(host: "example.com", port: 443)))
-        #expect(target(.CONNECT, "[::1]:8443") == .tunnel(Destination(host: "::1", port: 8443)))
-        #expect(target(.GET, "http://example.com/a?b=c") == .origin(Destination(host: "example.com", port: 80)))
-        #expect(target(.POST, "HTTP://example.com:8080") == .origin(Destination(host: "example.com", port: 8080)))
+        #expect(target(.CONNECT, "example.com:443") == .tunnel(Destination(validating: "example.com", port: 443)!))
+        #expect(target(.CONNECT, "[::1]:8443") == .tunnel(Destination(validating: "::1", port: 8443)!))
+        #expect(target(.GET, "http://example.com/a?b=c") == .origin(Destination(validating: "example.com", port: 80)!))
+        #expect(target(.POST, "HTTP://example.com:8080") == .origin(Destination(validating: "example.com", port: 8080)!))
         for (method, uri) in [
             (HTTPMethod.CONNECT, "example.com"), (.CONNECT, ":443"), (.GET, "/path"), (.GET, "https://example.com/"),
-            (.GET, "http://user@example.com/"), (.GET, "http:///path"),
+            (.GET, "http://user@example.com/"), (.GET, "http:///path"), (.CONNECT, "example.com:0"),
+            (.CONNECT, "bad_name.example:443"), (.GET, "http://a%00b.example/"), (.CONNECT, "a\u{1B}[31m.example:443"),
         ] {
             guard case .invalid = target(method, uri) else {
                 Issue.record("\(method) \(uri) accepted")
@@ -220,6 +226,12 @@ enum SOCKSReply {
         headers.add(name: "Connection", value: "keep-alive, X-Hop")
         headers.add(name: "X-Hop", value: "1")
         headers.add(name: "Accept", value: "*/*")
+        // Hop-by-hop whatever Connection says, and a client's Host (two of them) that is not
+        // the target's authority: the origin gets the authority (RFC 9112 section 3.2.2).
+        headers.add(name: "TE", value: "trailers")
+        headers.add(name: "Upgrade", value: "websocket")
+        headers.add(name: "Keep-Alive", value: "timeout=5")
+        headers.add(name: "Host", value: "internal.admin")
         let head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "http://example.com/a/b?c=d#frag", headers: headers)
         #expect(
             OriginFormRequestEncoder.originFormHead(head)

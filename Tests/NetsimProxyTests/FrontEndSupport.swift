@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import NIOCore
 import NIOPosix
 import NetsimCore
@@ -168,20 +169,22 @@ struct FrontEndProxy {
         ],
         start: "lte")
 
+    /// Both front ends on `host` (loopback by default), with `forwards` beside them.
     static func start(
-        access: AccessPolicy = AccessPolicy(), credentials: SOCKSCredentials? = nil, observer: (any LinkObserver)? = nil
+        access: AccessPolicy = AccessPolicy(), credentials: SOCKSCredentials? = nil, observer: (any LinkObserver)? = nil,
+        host: String = "127.0.0.1", forwards: [ForwardRule] = [], logger: Logger = Loopback.logger
     ) async throws -> FrontEndProxy {
         var options = ProxyOptions()
         options.access = access
         options.observer = observer
-        let loopback = HostPort(host: "127.0.0.1", port: 0)
+        let listen = HostPort(host: host, port: 0)
         let proxy = try await NetsimProxy.start(
-            profile: profile, seed: 1, forwards: [],
+            profile: profile, seed: 1, forwards: forwards,
             frontEnds: [
-                FrontEndRule(listen: loopback, frontEnd: .socks5(credentials: credentials)),
-                FrontEndRule(listen: loopback, frontEnd: .httpProxy),
+                FrontEndRule(listen: listen, frontEnd: .socks5(credentials: credentials)),
+                FrontEndRule(listen: listen, frontEnd: .httpProxy),
             ],
-            options: options, group: Loopback.group, logger: Loopback.logger)
+            options: options, group: Loopback.group, logger: logger)
         return FrontEndProxy(proxy: proxy)
     }
 }

@@ -41,6 +41,10 @@ def http_server(port_file, cert=None, key=None):
             self.send_response(200)
             self.send_header("Content-Length", str(len(body)))
             self.send_header("X-Request-Target", self.path)
+            # What a proxy passed on: every Host header, and the hop-by-hop headers that reached here.
+            self.send_header("X-Received-Host", ", ".join(self.headers.get_all("Host") or []))
+            hop = [name for name in ("TE", "Upgrade", "Keep-Alive", "Proxy-Connection", "X-Hop") if name in self.headers]
+            self.send_header("X-Received-Hop-By-Hop", ",".join(hop) or "none")
             self.end_headers()
             self.wfile.write(body)
 
