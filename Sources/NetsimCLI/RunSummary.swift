@@ -7,7 +7,7 @@ enum RunSummary {
     static func statusLine(_ status: ProxyStatus, duration: Double?) -> String {
         var elapsed = String(format: "%.1fs", status.elapsedSeconds)
         if let duration { elapsed += " / " + Quantity.formatDuration(duration) }
-        var line = "\(elapsed) | \(status.network) | radio \(status.radioState) | \(status.openConnections) conn"
+        var line = "\(elapsed) | \(status.network) | radio \(status.radioState.reportName) | \(status.openConnections) conn"
         line += " | up \(Quantity.formatDataSize(Double(status.bytes.up))) down \(Quantity.formatDataSize(Double(status.bytes.down)))"
         if status.disconnected, let event = status.lastEvent {
             line += " | \(event.kind)\(event.mode.map { " (\($0))" } ?? "") in progress"

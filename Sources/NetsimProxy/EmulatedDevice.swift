@@ -32,7 +32,7 @@ final class EmulatedDevice {
 
     /// The radio state last published, the time it was looked at, and the timer that looks
     /// again when the model says it next changes.
-    private var radioState: String
+    private var radioState: RadioState?
     private var radioLookedAt = 0.0
     private var radioTimer: Scheduled<Void>?
     private var radioTimerDue = Double.infinity
@@ -45,7 +45,7 @@ final class EmulatedDevice {
         self.access = options.access
         self.events = events
         self.logger = logger
-        self.radioState = model.radioStateName(at: 0)
+        self.radioState = model.radioState(at: 0)
     }
 
     // MARK: Connections
@@ -353,7 +353,7 @@ final class EmulatedDevice {
     }
 
     private func publishRadioState(at time: Double) {
-        let state = model.radioStateName(at: time)
+        let state = model.radioState(at: time)
         guard state != radioState else { return }
         events.publish(.radioState(at: time, state: state, previous: radioState))
         radioState = state
@@ -378,7 +378,7 @@ final class EmulatedDevice {
     func status() -> ProxyStatus {
         let now = clock.now()
         return ProxyStatus(
-            elapsedSeconds: now, network: model.network.name, radioState: model.radioStateName(at: now),
+            elapsedSeconds: now, network: model.network.name, radioState: model.radioState(at: now),
             openConnections: connections.count, bytes: bytesDelivered, disconnected: model.isDisconnected(at: now),
             lastEvent: model.lastEvent)
     }
@@ -393,7 +393,7 @@ final class EmulatedDevice {
         }
         return ProxyMetrics.Snapshot(
             bytes: bytesDelivered, connectionsOpened: counters.opened, openConnections: connections.count,
-            radioState: model.radioStateName(at: now), wakeSeconds: radio.wakeSeconds, promotions: radio.promotions,
+            radioState: model.radioState(at: now), wakeSeconds: radio.wakeSeconds, promotions: radio.promotions,
             energyJoules: radio.energyJoules, queuedBytes: queued, eventCounts: model.eventCounts)
     }
 

@@ -6,8 +6,8 @@ import Synchronization
 /// `NetsimProxy.events()` yields it. Times are emulated seconds from the start of the run, as
 /// in the report.
 public enum PhoneEvent: Sendable, Equatable {
-    /// The radio moved from `previous` to `state` (`RadioState` names, or `NONE` without a radio).
-    case radioState(at: Double, state: String, previous: String)
+    /// The radio moved from `previous` to `state` (nil without a radio model: `NONE` in JSON).
+    case radioState(at: Double, state: RadioState?, previous: RadioState?)
     /// A timeline event, scripted or triggered: an outage, a handover, a `set`, a NAT expiry
     /// (the report's `events` entries).
     case timeline(DeviceEvent)
@@ -35,7 +35,7 @@ public enum PhoneEvent: Sendable, Equatable {
         let data: Data?
         switch self {
         case .radioState(let at, let state, let previous):
-            data = try? encoder.encode(RadioStateChange(at: at, state: state, previous: previous))
+            data = try? encoder.encode(RadioStateChange(at: at, state: state.reportName, previous: previous.reportName))
         case .timeline(let event):
             data = try? encoder.encode(event)
         case .connectionOpened(let at, let connection):

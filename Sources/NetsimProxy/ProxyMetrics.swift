@@ -17,24 +17,24 @@ final class ProxyMetrics: Sendable {
         var bytes = PerDirection(up: 0, down: 0)
         var connectionsOpened = 0
         var openConnections = 0
-        var radioState = ""
+        var radioState: RadioState?
         var wakeSeconds = 0.0
         var promotions = 0
         var energyJoules = 0.0
         var queuedBytes = PerDirection(up: 0, down: 0)
-        var eventCounts: [String: Int] = [:]
+        var eventCounts: [DeviceEvent.Kind: Int] = [:]
     }
 
     private let registry: PrometheusCollectorRegistry
     private let bytes: PerDirection<Counter>
     private let connectionsOpened: Counter
     private let openConnections: Gauge
-    private let radioStates: [(state: String, gauge: Gauge)]
+    private let radioStates: [(state: RadioState, gauge: Gauge)]
     private let wakeSeconds: Counter
     private let promotions: Counter
     private let energyJoules: Counter
     private let queuedBytes: PerDirection<Gauge>
-    private let events: [(kind: String, counter: Counter)]
+    private let events: [(kind: DeviceEvent.Kind, counter: Counter)]
     private let eventLoopLag: DurationHistogram
     private let eventSubscribers: Gauge
     /// The snapshot the counters have reached.
@@ -58,7 +58,7 @@ final class ProxyMetrics: Sendable {
         openConnections = registry.makeGauge(descriptor: name("open_connections", "", "Connections open now."))
         let stateName = name("radio_state", "", "1 for the radio's RRC state now, 0 for the others.")
         radioStates = RadioState.allCases.map { state in
-            (state.rawValue, registry.makeGauge(descriptor: stateName, labels: [("state", state.rawValue)]))
+            (state, registry.makeGauge(descriptor: stateName, labels: [("state", state.rawValue)]))
         }
         wakeSeconds = registry.makeCounter(
             descriptor: name("radio_wake_seconds", "total", "Emulated seconds the radio was not IDLE, promotions included."))
@@ -71,7 +71,7 @@ final class ProxyMetrics: Sendable {
             down: registry.makeGauge(descriptor: queuedName, labels: [("direction", "down")]))
         let eventsName = name("events", "total", "Timeline events (scripted or triggered) by kind.")
         events = DeviceEvent.Kind.allCases.map { kind in
-            (kind.rawValue, registry.makeCounter(descriptor: eventsName, labels: [("kind", kind.rawValue)]))
+            (kind, registry.makeCounter(descriptor: eventsName, labels: [("kind", kind.rawValue)]))
         }
         eventSubscribers = registry.makeGauge(
             descriptor: name("event_subscribers", "", "Subscriptions to the phone's events (GET /events streams, EmulatedPhone.events)."))

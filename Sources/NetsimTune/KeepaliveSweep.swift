@@ -241,7 +241,7 @@ struct ScenarioMetrics: Sendable {
         let segments = outcome.segments.up + outcome.segments.down
         let acks = (outcome.segments.up + outcome.bursts.up + 1) / 2 + (outcome.segments.down + outcome.bursts.down + 1) / 2
         bytesPerHour = Double(outcome.bytes.up + outcome.bytes.down + 52 * (segments + acks)) / hours
-        natExpiriesPerHour = Double(outcome.eventCounts[DeviceEvent.Kind.natExpiry.rawValue, default: 0]) / hours
+        natExpiriesPerHour = Double(outcome.eventCounts[.natExpiry, default: 0]) / hours
         reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours
         goaways = outcome.server.tooManyPingsGoAways
         serverPingsPerSecond = Double(outcome.server.pingsReceived) / horizon

@@ -47,12 +47,12 @@ public struct KeepaliveVerification: Sendable {
         /// When the proxy stopped.
         public var end: Double
         /// Every event by kind, including those past the event list's limit.
-        public var eventCounts: [String: Int]
+        public var eventCounts: [DeviceEvent.Kind: Int]
         public var bytes: PerDirection<Int>
         public var connectionsOpened: Int
 
         public init(
-            radio: RadioReport, events: [DeviceEvent], openCallEnds: [Double], end: Double, eventCounts: [String: Int],
+            radio: RadioReport, events: [DeviceEvent], openCallEnds: [Double], end: Double, eventCounts: [DeviceEvent.Kind: Int],
             bytes: PerDirection<Int>, connectionsOpened: Int
         ) {
             self.eventCounts = eventCounts
@@ -214,7 +214,7 @@ extension ScenarioMetrics {
         wakeSecondsPerHour = live.radio.wakeSeconds / hours
         promotionsPerHour = Double(live.radio.promotions) / hours
         bytesPerHour = Double(live.bytes.up + live.bytes.down) / hours
-        natExpiriesPerHour = Double(live.eventCounts[DeviceEvent.Kind.natExpiry.rawValue, default: 0]) / hours
+        natExpiriesPerHour = Double(live.eventCounts[.natExpiry, default: 0]) / hours
         reconnectsPerHour = Double(max(0, live.connectionsOpened - 1)) / hours
         goaways = 0
         serverPingsPerSecond = 0

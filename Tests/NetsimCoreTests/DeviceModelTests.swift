@@ -84,7 +84,7 @@ import Testing
         #expect(up > 110 && down > 110)
         // 30 s after the held bytes got through, less a little: the mapping is still there.
         #expect(deliveryTime(device.send(100, .up, on: connection, at: min(up, down) + 29)) != nil)
-        #expect(device.eventCounts["nat-expiry", default: 0] == 0)
+        #expect(device.eventCounts[.natExpiry, default: 0] == 0)
     }
 
     /// Found by `netsim tune keepalive --verify`: a connection opened during an outage is still
@@ -205,7 +205,7 @@ import Testing
         let connection = device.openConnection(at: 0)
         #expect(device.advance(to: 20) == [])
         #expect(device.network.name == "wifi")
-        #expect(device.radioStateName(at: 20.5) == "IDLE")
+        #expect(device.radioState(at: 20.5) == .idle)
         // During the gap bytes wait; afterwards they cross the WiFi link's 5 ms.
         let delivered = deliveryTime(device.send(10, .up, on: connection, at: 25))!
         #expect(abs(delivered - 25.005) < 1e-9)
@@ -278,7 +278,7 @@ import Testing
         _ = device.advance(to: 5000)
         #expect(device.events.count == DeviceModel.eventListLimit)
         #expect(device.events.last?.at == 999.5)
-        #expect(device.eventCounts == ["outage": 5000])
+        #expect(device.eventCounts == [.outage: 5000])
         #expect(device.lastEvent?.at == 4999.5)
     }
 

@@ -54,7 +54,7 @@ import FoundationNetworking
             #expect(other.json["network"] as? String == "wifi")
         }
         let report = try await proxy.report()
-        #expect(report.eventCounts["set"] == 2)
+        #expect(report.eventCounts[.set] == 2)
         await admin.stop()
         _ = try await proxy.stop()
         try await server.close()

@@ -24,7 +24,7 @@ import Testing
 
         let moved = try await phone.set("link: {delay: 100ms}")
         #expect(moved?.kind == .set)
-        #expect(try await phone.report().eventCounts["set"] == 1)
+        #expect(try await phone.report().eventCounts[.set] == 1)
         await phone.stop()
     }
 }

@@ -28,7 +28,7 @@ public struct DeviceModel: Sendable {
     /// must not grow the device's memory without bound.
     public private(set) var events: [DeviceEvent] = []
     /// Every event that happened, listed or not, by kind.
-    public private(set) var eventCounts: [String: Int] = [:]
+    public private(set) var eventCounts: [DeviceEvent.Kind: Int] = [:]
     /// The latest event, listed or not.
     public private(set) var lastEvent: DeviceEvent?
     /// How many events `events` lists at most.
@@ -232,8 +232,9 @@ public struct DeviceModel: Sendable {
         radio?.nextStateChange(after: time)
     }
 
-    public func radioStateName(at time: Double) -> String {
-        radio?.state(at: time).rawValue ?? "NONE"
+    /// The radio's state at `time`; nil without a radio model.
+    public func radioState(at time: Double) -> RadioState? {
+        radio?.state(at: time)
     }
 
     /// The radio figures from the start until `time`, across every network the device was on.
@@ -345,7 +346,7 @@ public struct DeviceModel: Sendable {
     private mutating func record(_ event: DeviceEvent) {
         if events.count < Self.eventListLimit { events.append(event) }
         if recentEvents.count < Self.eventListLimit { recentEvents.append(event) }
-        eventCounts[event.kind.rawValue, default: 0] += 1
+        eventCounts[event.kind, default: 0] += 1
         lastEvent = event
     }
 
@@ -407,7 +408,8 @@ struct ConnectionState: Sendable {
 /// A timeline event as it happened, for reports.
 public struct DeviceEvent: Sendable, Equatable, Codable {
     /// What happened; encoded as the profile's word for it (`nat-expiry` for a NAT mapping's end).
-    public enum Kind: String, Sendable, Codable, CaseIterable, CustomStringConvertible {
+    /// A `CodingKeyRepresentable` key, so a count per kind encodes as `{"outage": 2}`.
+    public enum Kind: String, Sendable, Codable, CodingKeyRepresentable, CaseIterable, CustomStringConvertible {
         case outage
         case handover
         case set

@@ -16,14 +16,14 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// The first `DeviceModel.eventListLimit` events, in order.
     public var events: [DeviceEvent]
     /// Every event by kind, including those not listed.
-    public var eventCounts: [String: Int]
+    public var eventCounts: [DeviceEvent.Kind: Int]
     /// Events beyond the list's limit: counted in `eventCounts`, not listed.
     public var eventsNotListed: Int
 
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
-        events: [DeviceEvent], eventCounts: [String: Int], eventsNotListed: Int
+        events: [DeviceEvent], eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int
     ) {
         self.netsimVersion = netsimVersion
         self.profile = profile
@@ -86,7 +86,8 @@ extension PerDirection where Value == DeliveredSegments {
 public struct ProxyStatus: Sendable, Codable, Equatable {
     public var elapsedSeconds: Double
     public var network: String
-    public var radioState: String
+    /// The radio's state now; nil without a radio model (encoded `NONE`).
+    public var radioState: RadioState?
     public var openConnections: Int
     public var bytes: PerDirection<Int>
     /// Whether the device has no connectivity right now (an outage or a handover gap).
@@ -94,7 +95,7 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     public var lastEvent: DeviceEvent?
 
     package init(
-        elapsedSeconds: Double, network: String, radioState: String, openConnections: Int,
+        elapsedSeconds: Double, network: String, radioState: RadioState?, openConnections: Int,
         bytes: PerDirection<Int>, disconnected: Bool, lastEvent: DeviceEvent?
     ) {
         self.elapsedSeconds = elapsedSeconds
@@ -104,5 +105,31 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         self.bytes = bytes
         self.disconnected = disconnected
         self.lastEvent = lastEvent
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case elapsedSeconds, network, radioState, openConnections, bytes, disconnected, lastEvent
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        elapsedSeconds = try container.decode(Double.self, forKey: .elapsedSeconds)
+        network = try container.decode(String.self, forKey: .network)
+        radioState = RadioState?(reportName: try container.decode(String.self, forKey: .radioState))
+        openConnections = try container.decode(Int.self, forKey: .openConnections)
+        bytes = try container.decode(PerDirection<Int>.self, forKey: .bytes)
+        disconnected = try container.decode(Bool.self, forKey: .disconnected)
+        lastEvent = try container.decodeIfPresent(DeviceEvent.self, forKey: .lastEvent)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(elapsedSeconds, forKey: .elapsedSeconds)
+        try container.encode(network, forKey: .network)
+        try container.encode(radioState.reportName, forKey: .radioState)
+        try container.encode(openConnections, forKey: .openConnections)
+        try container.encode(bytes, forKey: .bytes)
+        try container.encode(disconnected, forKey: .disconnected)
+        try container.encodeIfPresent(lastEvent, forKey: .lastEvent)
     }
 }

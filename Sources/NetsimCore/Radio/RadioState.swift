@@ -25,3 +25,16 @@ public enum RadioState: String, Sendable, CaseIterable, Codable, CustomStringCon
 
     public var description: String { rawValue }
 }
+
+extension RadioState: CodingKeyRepresentable {}
+
+extension Optional where Wrapped == RadioState {
+    /// The state as the reports, the event stream and the metrics name it: its raw value, or
+    /// `NONE` for a device without a radio model.
+    public var reportName: String { self?.rawValue ?? "NONE" }
+
+    /// The state a report names (`reportName`); nil for `NONE` and for a name no model gives.
+    public init(reportName: String) {
+        self = RadioState(rawValue: reportName)
+    }
+}

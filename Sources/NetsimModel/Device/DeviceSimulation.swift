@@ -41,7 +41,7 @@ public struct DeviceOutcome: Sendable {
     public var radioLatency: RadioWaitTotals
     /// The first `DeviceModel.eventListLimit` profile events, and every event by kind.
     public var events: [DeviceEvent]
-    public var eventCounts: [String: Int]
+    public var eventCounts: [DeviceEvent.Kind: Int]
     public var durationSeconds: Double
     /// For a connection the app still held at the end although it had died: how long it had
     /// been dead (a detection time that is at least this).
