@@ -5,8 +5,8 @@
 #
 # A debug build, the one scripts/test.sh builds too, so the two commands of the quick start
 # compile the sources once: the default bench gives the same figures as a release build (within
-# 0.2%, see README), because its work is a sparse workload on real time. Build release for
-# `netsim run` at high rates and for the performance benchmarks.
+# 0.2%, see docs/performance.md), because its work is a sparse workload on real time. Build
+# release for `netsim run` at high rates and for the performance benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
