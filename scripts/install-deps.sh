@@ -33,7 +33,7 @@ else
     echo "install-deps: no apt-get or Homebrew; install libpcap, tcpdump, tshark and socat yourself" >&2
 fi
 
-python_modules=(grpc:grpcio websockets:websockets python_socks:python-socks)
+python_modules=(grpc:grpcio websockets:websockets python_socks:python-socks junitparser:junitparser)
 if command -v python3 >/dev/null 2>&1; then
     missing=()
     for entry in "${python_modules[@]}"; do

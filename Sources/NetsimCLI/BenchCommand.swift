@@ -73,17 +73,7 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Report formats, comma-separated: md, json, html.")
     var format = "md,json,html"
 
-    @Option(
-        name: .customLong("fail-if"),
-        help:
-            "Fail (exit 3) when this holds, e.g. 'grpc.latencyMs.p95 > 300' (repeatable; keys of the JSON report). Default: no thresholds.")
-    var failIf: [String] = []
-
-    @Option(help: "An earlier JSON report to compare with; regressions beyond --max-regression fail (exit 3). Default: no comparison.")
-    var baseline: String?
-
-    @Option(name: .customLong("max-regression"), help: "With --baseline: the largest allowed increase, in percent.")
-    var maxRegression = 10.0
+    @OptionGroup(title: "Gates") var gates: GateOptions
 
     @Option(
         name: .customLong("pcap-dir"),
@@ -113,13 +103,12 @@ public struct BenchCommand: AsyncParsableCommand {
             guard pcapDirectory == nil else { throw ValidationError("--pcap-dir needs --engine live: the model engine carries no bytes") }
         }
         guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be more than 0") }
-        for threshold in try thresholds() {
+        try gates.check(.bench)
+        for threshold in try gates.thresholds(.bench) {
             if let transport = BenchTransport(rawValue: threshold.path[0]), !chosen.contains(transport) {
                 throw ValidationError("--fail-if '\(threshold)': \(transport.rawValue) is not among --transports")
             }
         }
-        guard maxRegression >= 0 else { throw ValidationError("--max-regression must be at least 0") }
-        if let baseline { _ = try loadBaseline(baseline) }
     }
 
     func chosenTransports() throws -> [BenchTransport] {
@@ -136,20 +125,6 @@ public struct BenchCommand: AsyncParsableCommand {
 
     func chosenFormats() throws -> Set<ReportFormat> {
         try ReportFormat.list(format)
-    }
-
-    func thresholds() throws -> [Threshold] {
-        try failIf.map { expression in
-            do { return try Threshold(parsing: expression) } catch { throw ValidationError("--fail-if \(error)") }
-        }
-    }
-
-    func loadBaseline(_ path: String) throws -> ReportTree {
-        guard let data = FileManager.default.contents(atPath: path) else { throw ValidationError("--baseline: cannot read \(path)") }
-        guard let report = try? JSONDecoder().decode(ReportTree.self, from: data), report["transports"] != nil else {
-            throw ValidationError("--baseline: \(path) is not a netsim bench JSON report")
-        }
-        return report
     }
 
     public func run() async throws {
@@ -241,19 +216,9 @@ public struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    /// Applies --fail-if and --baseline; any breach exits with status 3.
+    /// Applies the gates; any breach exits with status 3.
     private func gate(_ json: Data) throws {
-        let current = try JSONDecoder().decode(ReportTree.self, from: json)
-        var breaches = try thresholds().compactMap { $0.breach(in: current) }.map { "threshold breached: \($0)" }
-        if let baseline {
-            let comparison = BaselineComparison.compare(
-                current: current, baseline: try loadBaseline(baseline), maxRegressionPercent: maxRegression)
-            for note in comparison.notes { printError("baseline: \(note)") }
-            breaches += comparison.regressions.map { "regression against \(baseline): \($0)" }
-        }
-        guard breaches.isEmpty else {
-            for breach in breaches { printError(breach) }
-            throw ExitCode(3)
-        }
+        let breaches = try gates.evaluate(json, .bench, suite: "netsim bench \(profile)")
+        if !breaches.isEmpty { throw ExitCode(3) }
     }
 }

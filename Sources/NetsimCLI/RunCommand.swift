@@ -28,6 +28,19 @@ public struct RunCommand: AsyncParsableCommand {
 
             Example: netsim run --profile lte-tunnel --listen :8080 --upstream example.internal:80
             Example: netsim run --profile lte-tunnel --socks5 1080 --http-proxy 8888
+
+            After --, a command to run behind the phone (your test suite): netsim starts the \
+            proxy, runs it with the proxy's addresses in its environment (NETSIM_PROXY; \
+            HTTP_PROXY, HTTPS_PROXY and their lowercase forms for --http-proxy; ALL_PROXY as \
+            socks5h:// for --socks5, else the HTTP proxy; NETSIM_SOCKS5, NETSIM_HTTP_PROXY, \
+            NETSIM_LISTEN), stops when it exits, writes the report, then applies the gates \
+            (docs/ci.md).
+
+            Example: netsim run --profile lte-good --socks5 :0 --fail-if 'radio.promotions > 3' -- ./run-tests.sh
+
+            Exit status: the command's when it fails (it wins: the tests' failure is the news); \
+            else 3 when a gate (--fail-if, --baseline) is breached; 0 otherwise. 1 when the \
+            proxy cannot run or a file cannot be written; 2 for a bad profile; 64 for bad options.
             """
     )
 
@@ -99,6 +112,15 @@ public struct RunCommand: AsyncParsableCommand {
     @Flag(help: "Print only warnings and the final summary.")
     var quiet = false
 
+    @OptionGroup(title: "Gates") var gates: GateOptions
+
+    @Argument(
+        parsing: .postTerminator,
+        help: ArgumentHelp(
+            "A command to run behind the phone, after --: the run lasts as long as it does (or --duration, if sooner).",
+            valueName: "command"))
+    var command: [String] = []
+
     public init() {}
 
     public func validate() throws {
@@ -116,6 +138,7 @@ public struct RunCommand: AsyncParsableCommand {
         if let admin, Self.address(admin) == nil {
             throw ValidationError("--admin: '\(admin)' is not HOST:PORT")
         }
+        try gates.check(.run)
     }
 
     /// The forward rules, parsed.
@@ -265,7 +288,23 @@ public struct RunCommand: AsyncParsableCommand {
         }
         if let adminServer { logger.info("admin API on http://\(adminServer.address)/status") }
 
-        let stopReason = await waitForStop(proxy: proxy)
+        let wrapped: WrappedCommand?
+        if command.isEmpty {
+            wrapped = nil
+        } else {
+            do {
+                wrapped = try WrappedCommand.start(
+                    command, environment: WrappedCommand.proxyEnvironment(proxy: proxy, frontEnds: frontEnds, forwards: rules))
+            } catch {
+                printError("cannot run \(command[0]): \(error)")
+                await adminServer?.stop()
+                _ = try? await proxy.stop()
+                try? await group.shutdownGracefully()
+                throw ExitCode(1)
+            }
+        }
+        let stopReason = await waitForStop(proxy: proxy, command: wrapped)
+        let commandStatus = await wrapped?.stop()
         await adminServer?.stop()
         let report = try await proxy.stop()
         try? await group.shutdownGracefully()
@@ -281,23 +320,39 @@ public struct RunCommand: AsyncParsableCommand {
         }
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
         print(RunSummary.render(report, stoppedBy: stopReason))
+        let json = try RunSummary.json(report)
         if let path = self.report {
             do {
-                try RunSummary.json(report).write(to: URL(fileURLWithPath: path))
+                try json.write(to: URL(fileURLWithPath: path))
             } catch {
                 printError("cannot write the report to \(path): \(error)")
                 throw ExitCode(1)
             }
         }
+        let commandVerdict = commandStatus.map { status in
+            GateVerdict(
+                name: "command: \(command.joined(separator: " "))", failure: status == 0 ? nil : "the command exited with status \(status)",
+                measured: "exit status \(status)")
+        }
+        let breaches = try gates.evaluate(json, .run, suite: "netsim run \(profile.name)", extra: commandVerdict.map { [$0] } ?? [])
+        if let commandStatus, commandStatus != 0 { throw ExitCode(commandStatus) }
+        if !breaches.isEmpty { throw ExitCode(3) }
     }
 
-    /// Waits for the duration, Ctrl-C, SIGTERM or SIGHUP, showing a live status line on a terminal.
-    private func waitForStop(proxy: NetsimProxy) async -> String {
+    /// Waits for the duration, the wrapped command's end, Ctrl-C, SIGTERM or SIGHUP, showing a
+    /// live status line on a terminal.
+    private func waitForStop(proxy: NetsimProxy, command: WrappedCommand?) async -> String {
         let showsStatus = standardErrorIsTerminal && !quiet
         let duration = emulation.duration
         return await withTaskGroup(of: String?.self) { group in
             group.addTask {
                 await StopSignals.next()
+            }
+            if let command {
+                group.addTask {
+                    let status = await command.exitStatus()
+                    return "the command (exit status \(status))"
+                }
             }
             if let duration {
                 group.addTask {

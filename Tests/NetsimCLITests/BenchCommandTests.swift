@@ -62,7 +62,7 @@ struct BenchCommandTests {
             ]) as? BenchCommand)
         #expect(try bench.chosenTransports() == [.ws, .grpc])
         #expect(bench.duration == 90)
-        #expect(try bench.thresholds().map(\.description) == ["grpc.latencyMs.p95 > 300", "ws.events.lost != 0"])
+        #expect(try bench.gates.thresholds(.bench).map(\.description) == ["grpc.latencyMs.p95 > 300", "ws.events.lost != 0"])
     }
 
     @Test(

@@ -14,4 +14,11 @@ public enum ReportNumber {
     public static func milliwatts(_ value: Double, decimals: Int) -> String { fixed(value, decimals: decimals) + " mW" }
     /// A share (0.25) as a percentage ("25.0%").
     public static func percent(_ share: Double, decimals: Int) -> String { fixed(share * 100, decimals: decimals) + "%" }
+
+    /// How gates and baselines print a figure: whole numbers as they are, large ones without
+    /// decimals, small ones to four significant digits.
+    public static func gate(_ value: Double) -> String {
+        if value == value.rounded(), abs(value) < 1e15 { return String(Int64(value)) }
+        return abs(value) >= 1000 ? String(format: "%.0f", value) : String(format: "%.4g", value)
+    }
 }

@@ -1,7 +1,7 @@
-/// A bench JSON report as the gates read it: `--fail-if` and `--baseline` address figures by
-/// key path (`grpc.latencyMs.p95`), so they need the report's shape rather than `BenchReport`
-/// itself; a baseline may also come from another netsim version. Booleans count as 1 and 0,
-/// as numbers in JSON always could.
+/// A JSON report (bench, run or tune) as the gates read it: `--fail-if` and `--baseline` address
+/// figures by key path (`grpc.latencyMs.p95`, `radio.promotions`), so they need the report's
+/// shape rather than its Swift type; a baseline may also come from another netsim version.
+/// Booleans count as 1 and 0, as numbers in JSON always could.
 public enum ReportTree: Sendable, Equatable {
     case number(Double)
     case string(String)
@@ -67,7 +67,7 @@ extension ReportTree: CustomStringConvertible {
     /// How notes show a value: numbers as the gates print them, strings bare.
     public var description: String {
         switch self {
-        case .number(let value): Threshold.format(value)
+        case .number(let value): ReportNumber.gate(value)
         case .string(let text): text
         case .array(let elements): "[" + elements.map(\.description).joined(separator: ", ") + "]"
         case .object(let members): "{" + members.keys.sorted().map { "\($0): \(members[$0]!)" }.joined(separator: ", ") + "}"

@@ -1,0 +1,44 @@
+import Foundation
+import NetsimCore
+import NetsimModel
+
+extension ReportSchema {
+    /// `netsim bench`'s report (docs/bench.md): a key naming a transport (`rest`, `ws`, `grpc`)
+    /// addresses that transport's object (`grpc.latencyMs.p95`); other keys are top-level
+    /// (`durationSeconds`). A baseline compares each transport's figures.
+    public static let bench = ReportSchema(
+        name: "bench report", sample: benchSample,
+        expand: { path in BenchTransport(rawValue: path[0]) != nil ? ["transports"] + path : path },
+        isOpenMap: { $0.hasSuffix("ByState") || $0.hasSuffix("ByOrigin") }, openMapMember: Spread([1]).asReportTree,
+        baselineScopes: BenchTransport.allCases.map { [$0.rawValue] },
+        relativeKeys: [
+            "latencyMs.p95", "latencyMs.p99", "uplinkLatencyMs.p95", "bytes.perMinute", "bytes.wire.perMinute",
+            "perDevice.wakeSeconds.mean", "perDevice.energyJoules.mean", "reconnects", "recoverySeconds.max",
+        ],
+        absoluteKeys: ["events.lost", "events.duplicated", "messages.lost"],
+        identityKeys: ["profile", "durationSeconds", "devicesPerTransport", "seed"])
+
+    /// A report with every transport and zero figures: the schema's shape.
+    private static var benchSample: ReportTree {
+        var report = BenchReport.empty
+        let (transport, _) = BenchAnalysis.summarize([])
+        for key in BenchTransport.allCases { report.transports[key.rawValue] = transport }
+        return try! JSONDecoder().decode(ReportTree.self, from: report.json())
+    }
+}
+
+extension Spread {
+    var asReportTree: ReportTree {
+        .object(["mean": .number(mean), "min": .number(min), "max": .number(max), "standardDeviation": .number(standardDeviation)])
+    }
+}
+
+extension BenchReport {
+    /// A report of nothing: the base of the schema sample.
+    static let empty = BenchReport(
+        netsimVersion: "", engine: "live", profile: "", seed: 0, durationSeconds: 0, drain: Drain(limitSeconds: 0, seconds: 0),
+        devicesPerTransport: 0,
+        workload: WorkloadSummary(
+            eventMeanGapSeconds: 0, eventPayloadBytes: 0, messageIntervalSeconds: 0, messagePayloadBytes: 0, outboxLimit: 0),
+        client: "", transports: [:])
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Testing
+
+/// `netsim run -- COMMAND` as a CI job uses it: the built `netsim` binary wraps a real curl that
+/// reaches a server through the SOCKS5 front end it finds in ALL_PROXY, and the run's gates
+/// decide the exit status, said with the measured value, and written as JUnit XML.
+@Suite(.serialized) struct RunWrapperTests {
+    /// The `netsim` binary `swift build` made beside the tests.
+    static let netsim: String? = {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let path = root.appendingPathComponent(".build/debug/netsim").path
+        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
+    }()
+
+    static let canRun = netsim != nil && FrontEndPeers.curlAndOpenSSL
+
+    /// A phone whose LTE radio falls asleep 0.6 s after its last byte, so that two requests
+    /// 2 s apart each pay a promotion.
+    static func shortTailProfile() throws -> String {
+        let path = FrontEndPeers.scratchFile() + ".yaml"
+        try """
+        name: short-tail
+        description: LTE with a 0.5 s long-DRX tail
+        networks:
+          lte:
+            radio: {model: lte, longDRXTime: 0.5s}
+            link: {delay: 10ms}
+        """.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test(.enabled(if: canRun, "needs the netsim binary (swift build), curl and python3"))
+    func aWrappedCurlPassesOrFailsOnTheRadiosPromotions() throws {
+        let http = try FrontEndPeers.Server("http")
+        defer { http.stop() }
+        let profile = try Self.shortTailProfile()
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let url = "http://localhost:\(http.port)/payload?size=1000"
+        // Two requests 2 s apart, through whatever proxy the environment names.
+        let client = "curl -sS --fail -o /dev/null \(url) && sleep 2 && curl -sS --fail -o /dev/null \(url) && test -n \"$NETSIM_SOCKS5\""
+
+        let junit = FrontEndPeers.scratchFile() + ".xml"
+        let report = FrontEndPeers.scratchFile() + ".json"
+        let failing = try FrontEndPeers.run(
+            [
+                Self.netsim!, "run", "--quiet", "--profile", profile, "--socks5", ":0", "--fail-if", "radio.promotions > 1", "--fail-if",
+                "connections.reset > 0", "--junit", junit, "--report", report, "--", "sh", "-c", client,
+            ], timeout: .seconds(60))
+        #expect(failing.status == 3, "\(failing.output)")
+        #expect(failing.output.contains("threshold breached: radio.promotions = 2, which is > 1"), "\(failing.output)")
+        let written = try #require(FileManager.default.contents(atPath: report))
+        let json = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
+        #expect((json["connections"] as? [String: Any])?["opened"] as? Int == 2, "both requests went through the phone")
+
+        let xml = String(decoding: FrontEndPeers.contents(junit), as: UTF8.self)
+        #expect(xml.contains(#"tests="3" failures="1""#), "\(xml)")
+        #expect(xml.contains(#"message="threshold breached: radio.promotions = 2, which is &gt; 1""#), "\(xml)")
+        #expect(xml.contains("<system-out>connections.reset = 0</system-out>"), "\(xml)")
+
+        let passing = try FrontEndPeers.run(
+            [
+                Self.netsim!, "run", "--quiet", "--profile", profile, "--socks5", ":0", "--fail-if", "radio.promotions > 2", "--junit",
+                junit, "--", "sh", "-c", client,
+            ], timeout: .seconds(60))
+        #expect(passing.status == 0, "\(passing.output)")
+        if FrontEndPeers.python(has: "junitparser") {
+            let parsed = try FrontEndPeers.run([
+                "python3", "-c",
+                "import junitparser, sys; x = junitparser.JUnitXml.fromfile(sys.argv[1]); print(x.tests, x.failures, x.errors)",
+                junit,
+            ])
+            #expect(parsed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "2 0 0", "\(parsed.output)")
+        }
+        try? FileManager.default.removeItem(atPath: junit)
+        try? FileManager.default.removeItem(atPath: report)
+    }
+
+    @Test(.enabled(if: canRun, "needs the netsim binary (swift build), curl and python3"))
+    func aFailingCommandsStatusWinsOverTheGates() throws {
+        let failed = try FrontEndPeers.run(
+            [
+                Self.netsim!, "run", "--quiet", "--http-proxy", ":0", "--fail-if", "radio.promotions > 100", "--", "sh", "-c",
+                "test \"$HTTP_PROXY\" = \"$NETSIM_PROXY\" && test -n \"$https_proxy\" && exit 7",
+            ], timeout: .seconds(30))
+        #expect(failed.status == 7, "\(failed.output)")
+        let missing = try FrontEndPeers.run([Self.netsim!, "run", "--quiet", "--http-proxy", ":0", "--", "no-such-command-anywhere"])
+        #expect(missing.status == 127, "env's status for a command it cannot find: \(missing.output)")
+    }
+}
