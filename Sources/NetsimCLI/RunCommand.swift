@@ -86,9 +86,13 @@ public struct RunCommand: AsyncParsableCommand {
     var admin: String?
 
     @Option(
+        parsing: .unconditional,
         help: "The most bytes one direction of one connection may hold in the proxy before the sender is paused, e.g. 1MiB. Default: 4MiB.",
         transform: { text in
-            do { return try Quantity.byteCount(text) } catch { throw ValidationError("--buffer-limit: \(error)") }
+            guard let bytes = try? Quantity.byteCount(text), (1024...1024 * 1_048_576).contains(bytes) else {
+                throw ValidationError("must be a size from 1KiB to 1024MiB, such as 64KiB or 4MiB")
+            }
+            return bytes
         })
     var bufferLimit = 4 * 1024 * 1024
 
@@ -182,23 +186,6 @@ public struct RunCommand: AsyncParsableCommand {
         host.lowercased() == "localhost" || IPAddressBytes(host)?.isLoopback == true
     }
 
-    /// Why the report could not be written at `path` at the end of the run, checked at the
-    /// start so that a typo does not cost the run; nil if it can be.
-    static func unwritableReason(_ path: String) -> String? {
-        let files = FileManager.default
-        var isDirectory: ObjCBool = false
-        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return "it is a directory" }
-            return files.isWritableFile(atPath: path) ? nil : "the file is not writable"
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        let directory = parent.isEmpty ? "." : parent
-        guard files.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return "no directory \(directory)"
-        }
-        return files.isWritableFile(atPath: directory) ? nil : "the directory \(directory) is not writable"
-    }
-
     /// HOST:PORT, :PORT or PORT (the last two on loopback).
     static func address(_ text: String) -> HostPort? {
         if let port = Int(text), (0...65535).contains(port) { return HostPort(host: "127.0.0.1", port: port) }
@@ -209,7 +196,7 @@ public struct RunCommand: AsyncParsableCommand {
         let profile = try emulation.loadProfile()
         let rules = try rules()
         let frontEnds = try frontEnds()
-        if let report, let problem = Self.unwritableReason(report) {
+        if let report, let problem = unwritableReason(ofFile: report) {
             printError("cannot write the report to \(report): \(problem)")
             throw ExitCode(1)
         }
@@ -269,26 +256,18 @@ public struct RunCommand: AsyncParsableCommand {
         await adminServer?.stop()
         let report = try await proxy.stop()
         try? await group.shutdownGracefully()
-        if let capture {
-            do {
-                try capture.finish()
-            } catch {
-                printError("the capture \(capture.path) is incomplete: \(error)")
-            }
-            if capture.droppedRecords > 0 {
-                printError("the capture dropped \(capture.droppedRecords) record(s): the disk was slower than the link")
-            }
-        }
+        let captureIsComplete = finishCaptures(capture.map { [$0] } ?? [])
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
         print(RunSummary.render(report, stoppedBy: stopReason))
         if let path = self.report {
             do {
-                try RunSummary.json(report).write(to: URL(fileURLWithPath: path))
+                try writeAtomically(try RunSummary.json(report), toPath: path)
             } catch {
-                printError("cannot write the report to \(path): \(error)")
+                printError("\(error)")
                 throw ExitCode(1)
             }
         }
+        if !captureIsComplete { throw ExitCode.incompleteCapture }
     }
 
     /// Waits for the duration, Ctrl-C, SIGTERM or SIGHUP, showing a live status line on a terminal.
