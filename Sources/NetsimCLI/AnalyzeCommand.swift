@@ -76,7 +76,12 @@ public struct AnalyzeCommand: ParsableCommand {
             output = try encoder.encode(analysis) + Data("\n".utf8)
         }
         if let out {
-            try output.write(to: URL(fileURLWithPath: out))
+            do {
+                try writeAtomically(output, toPath: out)
+            } catch {
+                printError("\(error)")
+                throw ExitCode(1)
+            }
         } else {
             FileHandle.standardOutput.write(output)
         }

@@ -22,8 +22,11 @@ public struct BenchCommand: AsyncParsableCommand {
 
             Exit status: 0 when every gate holds; 1 when the run failed; 2 for a bad profile, \
             workload or client file; 3 when a --fail-if threshold or the --baseline comparison \
-            was breached (each breach is printed); 64 for a usage error (a bad option or \
-            --fail-if expression, found before the run starts).
+            was breached (each breach is printed); 4 when a --pcap-dir capture is incomplete \
+            (a full disk: the warning says how much was lost); 64 for a usage error (a bad \
+            option or --fail-if expression, found before the run starts). A --out that \
+            cannot be written is found before the run; if writing still fails at the end, the \
+            Markdown report on standard output is the run's copy, and the exit status is 1.
 
             Example: netsim bench --profile lte-tunnel --duration 2m --fail-if 'grpc.latencyMs.p95 > 300'
             """
@@ -50,15 +53,17 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(help: "The transports to compare, comma-separated: rest, ws, grpc.")
     var transports = "rest,ws,grpc"
 
-    @Option(help: "Emulated phones per transport, each with its own radio, links and client.")
+    @Option(parsing: .unconditional, help: "Emulated phones per transport, each with its own radio, links and client.")
     var devices = 10
 
     @Option(
+        parsing: .unconditional,
         help: "How long the workload runs, e.g. 90s or 5m (a drain for what is still on its way follows). Default: 2m.",
         transform: { try parseDuration($0) })
     var duration = 120.0
 
-    @Option(help: "The seed of the workload and every emulated device.")
+    @Option(
+        parsing: .unconditional, help: "The seed of the workload and every emulated device. Default: 1.", transform: { try parseSeed($0) })
     var seed: UInt64 = 1
 
     @Option(help: "A workload file (YAML; see docs/bench.md). Default: events every 30 s on average, a message every 60 s.")
@@ -140,6 +145,7 @@ public struct BenchCommand: AsyncParsableCommand {
             throw ExitCode(2)
         }
 
+        try requireReportDirectory(out)
         let captures = try openCaptures(for: configuration)
         if !captures.isEmpty {
             configuration.linkObserver = { transport, device in
@@ -163,12 +169,12 @@ public struct BenchCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
 
-        finish(captures)
+        let capturesAreComplete = finishCaptures(Array(captures.values))
         let markdown = MarkdownReport.render(result)
         let json = try result.report.json()
         try write(result, markdown: markdown, json: json)
-        print(markdown, terminator: "")
         try gate(json)
+        if !capturesAreComplete { throw ExitCode.incompleteCapture }
     }
 
     private static func captureName(_ transport: BenchTransport, _ device: Int) -> String {
@@ -178,9 +184,12 @@ public struct BenchCommand: AsyncParsableCommand {
     /// One capture writer per device of every transport, by file name (`--pcap-dir`).
     private func openCaptures(for configuration: BenchConfiguration) throws -> [String: CaptureWriter] {
         guard let pcapDirectory else { return [:] }
+        if let problem = unwritableReason(ofDirectory: pcapDirectory) {
+            printError("cannot write captures into \(pcapDirectory): \(problem)")
+            throw ExitCode(1)
+        }
         var captures: [String: CaptureWriter] = [:]
         do {
-            try FileManager.default.createDirectory(atPath: pcapDirectory, withIntermediateDirectories: true)
             for transport in configuration.transports {
                 for device in 0..<configuration.devices {
                     let name = Self.captureName(transport, device)
@@ -189,25 +198,14 @@ public struct BenchCommand: AsyncParsableCommand {
                 }
             }
         } catch {
-            printError("cannot write captures into \(pcapDirectory): \(error)")
+            printError("\(error)")
             throw ExitCode(1)
         }
         return captures
     }
 
-    private func finish(_ captures: [String: CaptureWriter]) {
-        for (name, writer) in captures.sorted(by: { $0.key < $1.key }) {
-            do {
-                try writer.finish()
-            } catch {
-                printError("the capture \(name) is incomplete: \(error)")
-            }
-            if writer.droppedRecords > 0 { printError("the capture \(name) dropped \(writer.droppedRecords) record(s)") }
-        }
-    }
-
     private func write(_ result: BenchResult, markdown: String, json: Data) throws {
-        try writeReports(out: out, name: "bench-\(result.report.profile)", formats: try chosenFormats()) { format in
+        try writeReports(out: out, name: "bench-\(result.report.profile)", formats: try chosenFormats(), markdown: markdown) { format in
             switch format {
             case .md: Data(markdown.utf8)
             case .json: json

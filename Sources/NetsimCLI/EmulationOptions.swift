@@ -9,10 +9,15 @@ struct EmulationOptions: ParsableArguments {
     @Option(help: "A built-in profile name, ./profiles/NAME.yaml, or a path to a profile file (see `netsim profiles list`).")
     var profile = "lte-good"
 
-    @Option(help: "The seed of every random draw (jitter, loss, paging phase): the same seed replays the same conditions.")
+    @Option(
+        parsing: .unconditional,
+        help: "The seed of every random draw (jitter, loss, paging phase): the same seed replays the same conditions. Default: 1.",
+        transform: { try parseSeed($0) })
     var seed: UInt64 = 1
 
-    @Option(help: "How long to run, e.g. 90s or 5m. Default: until Ctrl-C or SIGTERM.", transform: { try parseDuration($0) })
+    @Option(
+        parsing: .unconditional, help: "How long to run, e.g. 90s or 5m. Default: until Ctrl-C or SIGTERM.",
+        transform: { try parseDuration($0) })
     var duration: Double?
 
     /// The profile, or a located error on standard error and exit status 2.
@@ -33,7 +38,10 @@ func resolveProfile(_ nameOrPath: String) throws -> Profile {
 }
 
 /// Parses a duration option, turning a unit error into a usage error that names the value.
+/// Options that take one parse `.unconditional`ly, so that `-1s` comes here to be named rather
+/// than being read as a flag and reported as a missing value.
 func parseDuration(_ text: String) throws -> Double {
+    guard !text.hasPrefix("-") else { throw ValidationError("the duration must be above zero, got '\(text)'") }
     do {
         let seconds = try Quantity.duration(text)
         guard seconds > 0 else { throw ValidationError("the duration must be above zero, got '\(text)'") }
@@ -43,14 +51,17 @@ func parseDuration(_ text: String) throws -> Double {
     }
 }
 
+/// Parses a `--seed` (taken `.unconditional`ly, as durations are, so that `-1` is named).
+func parseSeed(_ text: String) throws -> UInt64 {
+    if let seed = UInt64(text) { return seed }
+    if let number = Int64(text), number < 0 { throw ValidationError("must be 0 or more, got \(text)") }
+    throw ValidationError("'\(text)' is not a whole number from 0 to \(UInt64.max)")
+}
+
 /// A workload, client or policy file, or its error on standard error and exit status 2.
 func loadSettings<Settings>(_ path: String, _ load: (String, String) throws(InputFileError) -> Settings) throws -> Settings {
-    guard let data = FileManager.default.contents(atPath: path) else {
-        printError("\(path): cannot read the file")
-        throw ExitCode(2)
-    }
     do {
-        return try load(String(decoding: data, as: UTF8.self), path)
+        return try load(try ProfileLoader.readTextFile(path), path)
     } catch {
         printError("\(error)")
         throw ExitCode(2)

@@ -20,7 +20,7 @@ struct GateOptions: ParsableArguments {
     var baseline: String?
 
     @Option(
-        name: .customLong("max-regression"),
+        name: .customLong("max-regression"), parsing: .unconditional,
         help: "With --baseline: the largest allowed increase of a figure where lower is better, in percent (10 or 10%).",
         transform: GateOptions.percent)
     var maxRegression = 10.0
@@ -42,7 +42,7 @@ struct GateOptions: ParsableArguments {
     func check(_ schema: ReportSchema) throws {
         _ = try thresholds(schema)
         if let baseline { _ = try loadBaseline(baseline, schema) }
-        if let junit, let problem = RunCommand.unwritableReason(junit) {
+        if let junit, let problem = unwritableReason(ofFile: junit) {
             throw ValidationError("--junit: cannot write \(junit): \(problem)")
         }
     }
@@ -78,9 +78,9 @@ struct GateOptions: ParsableArguments {
         for breach in breaches { printError(breach) }
         if let junit {
             do {
-                try Data(JUnitReport.render(suite: suite, verdicts).utf8).write(to: URL(fileURLWithPath: junit), options: .atomic)
+                try writeAtomically(Data(JUnitReport.render(suite: suite, verdicts).utf8), toPath: junit)
             } catch {
-                printError("cannot write the JUnit report to \(junit): \(error)")
+                printError("\(error)")
                 throw ExitCode(1)
             }
         }

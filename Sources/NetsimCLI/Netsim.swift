@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NetsimCore
 
 /// The `netsim` root command. Each subcommand lives in its own file.
@@ -16,4 +17,12 @@ public struct Netsim: AsyncParsableCommand {
     )
 
     public init() {}
+
+    /// Runs the command. A write beyond the file-size limit (`ulimit -f`) then fails with
+    /// `EFBIG`, which netsim reports like a full disk (what was lost, a non-zero exit), instead
+    /// of SIGXFSZ killing the process with its reports half written.
+    public static func main() async {
+        signal(SIGXFSZ, SIG_IGN)
+        await main(nil)
+    }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NetsimPcap
 
 /// The report formats `bench` and `tune keepalive` write (`--format`).
 enum ReportFormat: String, CaseIterable {
@@ -18,20 +19,170 @@ enum ReportFormat: String, CaseIterable {
     }
 }
 
-/// Writes `OUT/NAME.EXT` for each of `formats`, each rendered only when chosen, and says where;
-/// a directory or file that cannot be written is exit status 1.
-func writeReports(out: String, name: String, formats: Set<ReportFormat>, render: (ReportFormat) throws -> Data) throws {
-    let directory = URL(fileURLWithPath: out, isDirectory: true)
-    let base = directory.appendingPathComponent(name)
+extension ExitCode {
+    /// The run finished, but a capture lost frames (a full disk, or a disk slower than the
+    /// link): its results are not all there.
+    static let incompleteCapture = ExitCode(4)
+    /// SIGINT or SIGTERM stopped the run before its end: the reports hold what was played,
+    /// marked partial.
+    static let stoppedEarly = ExitCode(5)
+}
+
+/// Why a file netsim writes could not be written: the path and the reason in words.
+struct OutputFileError: Error, CustomStringConvertible {
+    let path: String
+    let reason: String
+
+    var description: String { "cannot write \(path): \(reason)" }
+}
+
+/// Writes `data` to `path` so that the file holds either what it held before or all of `data`,
+/// never a part: a full disk must not leave a 0-byte report where a run's results should be.
+/// The bytes go to a temporary file beside the target (the same file system, so the rename that
+/// replaces the target is atomic), which is synced before it replaces the target. A target that
+/// exists and is not a regular file (a terminal, `/dev/stdout`, `/dev/full`) cannot be replaced
+/// and is written in place.
+func writeAtomically(_ data: Data, toPath path: String) throws(OutputFileError) {
+    if let problem = unwritableReason(ofFile: path) { throw OutputFileError(path: path, reason: problem) }
+    let target = (path as NSString).resolvingSymlinksInPath
+    var status = stat()
+    if stat(target, &status) == 0, status.st_mode & S_IFMT != S_IFREG {
+        let descriptor = open(target, O_WRONLY | O_TRUNC)
+        guard descriptor >= 0 else { throw OutputFileError(path: path, reason: systemReason(errno)) }
+        if let failure = writeAll(data, to: descriptor) {
+            close(descriptor)
+            throw OutputFileError(path: path, reason: failure)
+        }
+        guard close(descriptor) == 0 else { throw OutputFileError(path: path, reason: systemReason(errno)) }
+        return
+    }
+    let directory = (target as NSString).deletingLastPathComponent
+    let temporary =
+        (directory.isEmpty ? "" : directory + "/") + ".\((target as NSString).lastPathComponent).\(UUID().uuidString).tmp"
+    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    guard descriptor >= 0 else { throw OutputFileError(path: path, reason: systemReason(errno)) }
+    var failure = writeAll(data, to: descriptor)
+    if failure == nil, fsync(descriptor) != 0 { failure = systemReason(errno) }
+    if close(descriptor) != 0, failure == nil { failure = systemReason(errno) }
+    if failure == nil, rename(temporary, target) != 0 { failure = systemReason(errno) }
+    if let failure {
+        unlink(temporary)
+        throw OutputFileError(path: path, reason: failure)
+    }
+}
+
+/// Writes all of `data` to an open file; the system's reason if it could not.
+private func writeAll(_ data: Data, to descriptor: Int32) -> String? {
+    data.withUnsafeBytes { bytes -> String? in
+        var offset = 0
+        while offset < bytes.count {
+            let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                return systemReason(errno)
+            }
+            offset += written
+        }
+        return nil
+    }
+}
+
+/// The system's words for an `errno` ("no space left on device"), as the end of a sentence.
+private func systemReason(_ code: Int32) -> String {
+    String(cString: strerror(code)).lowercased()
+}
+
+/// Why a file could not be written at `path`, checked before a run so that a typo does not
+/// cost the run; nil if it can be.
+func unwritableReason(ofFile path: String) -> String? {
+    let files = FileManager.default
+    var isDirectory: ObjCBool = false
+    if files.fileExists(atPath: path, isDirectory: &isDirectory) {
+        if isDirectory.boolValue { return "it is a directory" }
+        return files.isWritableFile(atPath: path) ? nil : "the file is not writable"
+    }
+    let parent = (path as NSString).deletingLastPathComponent
+    let directory = parent.isEmpty ? "." : parent
+    guard files.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
+        return "no directory \(directory)"
+    }
+    return files.isWritableFile(atPath: directory) ? nil : "the directory \(directory) is not writable"
+}
+
+/// Creates the directory `path` (and its parents) if missing; why files cannot be written in
+/// it, or nil if they can. Called before a run, so that a bad `--out` does not cost the run.
+/// Each missing directory is made with `mkdir`, whose `errno` says why in the system's words
+/// (Foundation's `createDirectory` says only "NSCocoaErrorDomain error 512").
+func unwritableReason(ofDirectory path: String) -> String? {
+    let files = FileManager.default
+    var missing: [String] = []
+    var existing = path.isEmpty ? "." : path
+    var isDirectory: ObjCBool = false
+    while !files.fileExists(atPath: existing, isDirectory: &isDirectory) {
+        missing.append(existing)
+        let parent = (existing as NSString).deletingLastPathComponent
+        existing = parent.isEmpty ? "." : parent
+    }
+    guard isDirectory.boolValue else { return existing == path ? "it is not a directory" : "\(existing) is not a directory" }
+    for directory in missing.reversed() where mkdir(directory, 0o777) != 0 && errno != EEXIST {
+        return "cannot create \(directory): \(systemReason(errno))"
+    }
+    return files.isWritableFile(atPath: path) ? nil : "the directory is not writable"
+}
+
+/// Exits with status 1 before a run if reports cannot be written into `out`.
+func requireReportDirectory(_ out: String) throws {
+    guard let problem = unwritableReason(ofDirectory: out) else { return }
+    printError("cannot write the reports to \(out): \(problem)")
+    throw ExitCode(1)
+}
+
+/// Writes `OUT/NAME.EXT` for each of `formats`, each rendered only when chosen, says where,
+/// and prints `markdown` on standard output. When the files cannot be written, the printed
+/// Markdown is all that is left of the run: it is printed all the same, then the exit status
+/// is 1.
+func writeReports(
+    out: String, name: String, formats: Set<ReportFormat>, markdown: String, render: (ReportFormat) throws -> Data
+) throws {
+    let base = URL(fileURLWithPath: out, isDirectory: true).appendingPathComponent(name)
     let chosen = ReportFormat.allCases.filter(formats.contains)
-    do {
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        for format in chosen { try render(format).write(to: base.appendingPathExtension(format.rawValue)) }
-    } catch {
-        printError("cannot write the reports to \(out): \(error)")
+    var failure: String?
+    if let problem = unwritableReason(ofDirectory: out) {
+        failure = "cannot write the reports to \(out): \(problem)"
+    } else {
+        do {
+            for format in chosen { try writeAtomically(try render(format), toPath: base.appendingPathExtension(format.rawValue).path) }
+        } catch {
+            failure = "\(error)"
+        }
+    }
+    print(markdown, terminator: "")
+    if let failure {
+        printError("\(failure); the report above on standard output is all that is kept of this run")
         throw ExitCode(1)
     }
     printError("reports: " + chosen.map { base.appendingPathExtension($0.rawValue).relativePath }.joined(separator: ", "))
+}
+
+/// Finishes each capture and says what it lost; false if any is incomplete (frames lost to a
+/// full disk or dropped because the disk was slower than the link), which is
+/// `ExitCode.incompleteCapture` once the run's report is out.
+func finishCaptures(_ captures: [CaptureWriter]) -> Bool {
+    var complete = true
+    for writer in captures.sorted(by: { $0.path < $1.path }) {
+        do {
+            try writer.finish()
+        } catch {
+            printError("\(error)")
+            complete = false
+        }
+        if writer.droppedRecords > 0 {
+            printError(
+                "the capture \(writer.path) is incomplete: \(writer.droppedRecords) record(s) dropped, the disk was slower than the link")
+            complete = false
+        }
+    }
+    return complete
 }
 
 /// A logger that prints warnings and worse to standard error: what a command's servers, clients

@@ -39,8 +39,9 @@ public struct RunCommand: AsyncParsableCommand {
             Example: netsim run --profile lte-good --socks5 :0 --fail-if 'radio.promotions > 3' -- ./run-tests.sh
 
             Exit status: the command's when it fails (it wins: the tests' failure is the news); \
-            else 3 when a gate (--fail-if, --baseline) is breached; 0 otherwise. 1 when the \
-            proxy cannot run or a file cannot be written; 2 for a bad profile; 64 for bad options.
+            else 3 when a gate (--fail-if, --baseline) is breached; else 4 when the --pcap \
+            capture is incomplete; 0 otherwise. 1 when the proxy cannot run or a file cannot be \
+            written; 2 for a bad profile; 64 for bad options.
             """
     )
 
@@ -103,9 +104,13 @@ public struct RunCommand: AsyncParsableCommand {
     var admin: String?
 
     @Option(
+        parsing: .unconditional,
         help: "The most bytes one direction of one connection may hold in the proxy before the sender is paused, e.g. 1MiB. Default: 4MiB.",
         transform: { text in
-            do { return try Quantity.byteCount(text) } catch { throw ValidationError("--buffer-limit: \(error)") }
+            guard let bytes = try? Quantity.byteCount(text), (1024...1024 * 1_048_576).contains(bytes) else {
+                throw ValidationError("must be a size from 1KiB to 1024MiB, such as 64KiB or 4MiB")
+            }
+            return bytes
         })
     var bufferLimit = 4 * 1024 * 1024
 
@@ -205,23 +210,6 @@ public struct RunCommand: AsyncParsableCommand {
         return AccessPolicy(allowFrom: from, allowTo: to)
     }
 
-    /// Why the report could not be written at `path` at the end of the run, checked at the
-    /// start so that a typo does not cost the run; nil if it can be.
-    static func unwritableReason(_ path: String) -> String? {
-        let files = FileManager.default
-        var isDirectory: ObjCBool = false
-        if files.fileExists(atPath: path, isDirectory: &isDirectory) {
-            if isDirectory.boolValue { return "it is a directory" }
-            return files.isWritableFile(atPath: path) ? nil : "the file is not writable"
-        }
-        let parent = (path as NSString).deletingLastPathComponent
-        let directory = parent.isEmpty ? "." : parent
-        guard files.fileExists(atPath: directory, isDirectory: &isDirectory), isDirectory.boolValue else {
-            return "no directory \(directory)"
-        }
-        return files.isWritableFile(atPath: directory) ? nil : "the directory \(directory) is not writable"
-    }
-
     /// HOST:PORT, :PORT or PORT (the last two on loopback).
     static func address(_ text: String) -> HostPort? {
         if let port = Int(text), (0...65535).contains(port) { return HostPort(host: "127.0.0.1", port: port) }
@@ -232,7 +220,7 @@ public struct RunCommand: AsyncParsableCommand {
         let profile = try emulation.loadProfile()
         let rules = try rules()
         let frontEnds = try frontEnds()
-        if let report, let problem = Self.unwritableReason(report) {
+        if let report, let problem = unwritableReason(ofFile: report) {
             printError("cannot write the report to \(report): \(problem)")
             throw ExitCode(1)
         }
@@ -308,24 +296,15 @@ public struct RunCommand: AsyncParsableCommand {
         await adminServer?.stop()
         let report = try await proxy.stop()
         try? await group.shutdownGracefully()
-        if let capture {
-            do {
-                try capture.finish()
-            } catch {
-                printError("the capture \(capture.path) is incomplete: \(error)")
-            }
-            if capture.droppedRecords > 0 {
-                printError("the capture dropped \(capture.droppedRecords) record(s): the disk was slower than the link")
-            }
-        }
+        let captureIsComplete = finishCaptures(capture.map { [$0] } ?? [])
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
         print(RunSummary.render(report, stoppedBy: stopReason))
         let json = try RunSummary.json(report)
         if let path = self.report {
             do {
-                try json.write(to: URL(fileURLWithPath: path))
+                try writeAtomically(json, toPath: path)
             } catch {
-                printError("cannot write the report to \(path): \(error)")
+                printError("\(error)")
                 throw ExitCode(1)
             }
         }
@@ -337,6 +316,7 @@ public struct RunCommand: AsyncParsableCommand {
         let breaches = try gates.evaluate(json, .run, suite: "netsim run \(profile.name)", extra: commandVerdict.map { [$0] } ?? [])
         if let commandStatus, commandStatus != 0 { throw ExitCode(commandStatus) }
         if !breaches.isEmpty { throw ExitCode(3) }
+        if !captureIsComplete { throw ExitCode.incompleteCapture }
     }
 
     /// Waits for the duration, the wrapped command's end, Ctrl-C, SIGTERM or SIGHUP, showing a

@@ -75,15 +75,15 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Option(help: "idle (an open stream, no app traffic) or a workload file. Default: idle.")
     var workload = "idle"
 
-    @Option(help: "How long each scenario runs, e.g. 6h. Default: 6h.", transform: { try parseDuration($0) })
+    @Option(parsing: .unconditional, help: "How long each scenario runs, e.g. 6h. Default: 6h.", transform: { try parseDuration($0) })
     var horizon = 6 * 3600.0
 
-    @Option(help: "Runs per scenario, each with its own impairment times. Default: 20.")
+    @Option(parsing: .unconditional, help: "Runs per scenario, each with its own impairment times. Default: 20.")
     var seeds = 20
 
     @Option(
-        name: .customLong("detect-within"), help: "The p95 time to notice a dead connection a configuration must meet. Default: 60s.",
-        transform: { try parseDuration($0) })
+        name: .customLong("detect-within"), parsing: .unconditional,
+        help: "The p95 time to notice a dead connection a configuration must meet. Default: 60s.", transform: { try parseDuration($0) })
     var detectWithin = 60.0
 
     @Flag(help: "With --transport heartbeat: also play an adaptive heartbeat (Mars' figures) against the fixed ones.")
@@ -176,6 +176,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        try requireReportDirectory(out)
         let names = profiles.isEmpty ? ["lte-good", "umts-3g", "nr-sa"] : profiles
         var sweep = KeepaliveSweep(profiles: try names.map(resolveProfile))
         try configure(&sweep)
@@ -204,7 +205,6 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         let verification = results.recommended == nil || !verify ? nil : try await verifyLive(results)
         let markdown = KeepaliveRendering.markdown(results, verification: verification)
         try write(results, verification: verification, markdown: markdown)
-        print(markdown, terminator: "")
         if results.recommended == nil || verification?.agrees == false { throw ExitCode(1) }
     }
 
@@ -231,7 +231,8 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     }
 
     private func write(_ results: KeepaliveResults, verification: VerificationTable?, markdown: String) throws {
-        try writeReports(out: out, name: "tune-keepalive-\(transport.rawValue)", formats: try chosenFormats()) { format in
+        let name = "tune-keepalive-\(transport.rawValue)"
+        try writeReports(out: out, name: name, formats: try chosenFormats(), markdown: markdown) { format in
             switch format {
             case .md: Data(markdown.utf8)
             case .json: try KeepaliveReport(results, verification: verification).json()

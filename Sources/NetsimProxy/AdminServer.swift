@@ -73,7 +73,7 @@ public final class AdminServer: Sendable {
             }
             return AdminServer(channel: channel, address: HostPort(host: address.host, port: channel.localAddress?.port ?? address.port))
         } catch {
-            throw ProxyError.cannotListen(address, reason: "\(error)")
+            throw ProxyError.cannotListen(address, because: error)
         }
     }
 
@@ -369,14 +369,21 @@ private struct AdminRequest: Sendable {
 
     var path: String { components?.path ?? head.uri }
 
-    /// The query parameters, each of them one of `allowed`.
+    /// The query parameters, each of them one of `allowed` and given once: of two values, which
+    /// one was meant is a guess, as with a duplicate key in YAML.
     func query(allowed: [String]) throws -> [String: String] {
         let items = components?.queryItems ?? []
         if let unknown = items.first(where: { !allowed.contains($0.name) }) {
             let takes = allowed.isEmpty ? "no parameters" : allowed.joined(separator: ", ")
             throw AdminError("unknown parameter '\(unknown.name)' for \(path); it takes \(takes)")
         }
-        return Dictionary(items.map { ($0.name, $0.value ?? "") }, uniquingKeysWith: { _, last in last })
+        var query: [String: String] = [:]
+        for item in items {
+            guard query.updateValue(item.value ?? "", forKey: item.name) == nil else {
+                throw AdminError("duplicate parameter '\(item.name)' for \(path): give each parameter once")
+            }
+        }
+        return query
     }
 }
 

@@ -85,6 +85,15 @@ public enum ProxyError: Error, CustomStringConvertible, Equatable {
         case .cannotResolve(let address, let reason): "cannot resolve \(address): \(reason)"
         }
     }
+
+    /// A listener that could not bind, in the same words for every listener (forward rules,
+    /// front ends, the admin API).
+    static func cannotListen(_ address: HostPort, because error: any Error) -> ProxyError {
+        if let error = error as? IOError, error.errnoCode == EADDRINUSE {
+            return .cannotListen(address, reason: "the address is already in use")
+        }
+        return .cannotListen(address, reason: "\(error)")
+    }
 }
 
 /// A running emulating proxy: one emulated device behind one or more forward rules.
@@ -166,7 +175,7 @@ public final class NetsimProxy: Sendable {
             }
         } catch {
             for listener in listeners { try? await listener.close() }
-            throw ProxyError.cannotListen(listenAddresses[listeners.count], reason: Self.describe(error))
+            throw ProxyError.cannotListen(listenAddresses[listeners.count], because: error)
         }
         try await loop.submit { device.value.startTimeline() }.get()
         return NetsimProxy(
@@ -302,13 +311,6 @@ public final class NetsimProxy: Sendable {
         }.get()
         eventHub.finishAll()
         return report
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        if let error = error as? IOError {
-            return error.errnoCode == EADDRINUSE ? "the address is already in use" : "\(error)"
-        }
-        return "\(error)"
     }
 }
 

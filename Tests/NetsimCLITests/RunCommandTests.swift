@@ -37,6 +37,16 @@ struct RunCommandTests {
             (["run", "--forward", ":80=:81", "--duration", "1" + String(repeating: "0", count: 306) + "h"], "at most 30 days"),
             (["run", "--forward", ":80=:81", "--admin", "x"], "--admin: 'x' is not HOST:PORT"),
             (["run", "--forward", ":80=:81", "--buffer-limit", "lots"], "--buffer-limit"),
+            (["run", "--forward", ":80=:81", "--buffer-limit", "-5MiB"], "must be a size from 1KiB to 1024MiB"),
+            (["run", "--forward", ":80=:81", "--buffer-limit", "1TiB"], "must be a size from 1KiB to 1024MiB"),
+            (["run", "--forward", ":80=:81", "--seed", "-1"], "must be 0 or more"),
+            (["run", "--forward", ":80=:81", "--seed", "many"], "is not a whole number from 0"),
+            (["run", "--forward", ":80=:81", "--duration", "-1s"], "the duration must be above zero, got '-1s'"),
+            (["bench", "--seed", "-1"], "must be 0 or more"),
+            (["bench", "--duration", "-1s"], "the duration must be above zero"),
+            (["bench", "--devices", "-1"], "--devices must be from 1 to 1000, got -1"),
+            (["tune", "keepalive", "--seeds", "-1"], "--seeds must be from 1 to 10000, got -1"),
+            (["tune", "keepalive", "--horizon", "-1s"], "the duration must be above zero"),
             (["run", "--socks5", "0.0.0.0:1080"], "0.0.0.0:1080 is not a loopback address"),
             (["run", "--http-proxy", "192.168.1.2:8888"], "Give --allow-from CIDR"),
             (["run", "--socks5", "nowhere"], "--socks5: 'nowhere' is not [HOST:]PORT"),
@@ -80,9 +90,9 @@ struct RunCommandTests {
     @Test("a report path that cannot be written is refused before the run, not after it")
     func unwritableReport() async throws {
         let directory = FileManager.default.temporaryDirectory.path
-        #expect(RunCommand.unwritableReason(directory) == "it is a directory")
-        #expect(RunCommand.unwritableReason("/no/such/dir/r.json") == "no directory /no/such/dir")
-        #expect(RunCommand.unwritableReason(directory + "/netsim-report-\(UUID().uuidString).json") == nil)
+        #expect(unwritableReason(ofFile: directory) == "it is a directory")
+        #expect(unwritableReason(ofFile: "/no/such/dir/r.json") == "no directory /no/such/dir")
+        #expect(unwritableReason(ofFile: directory + "/netsim-report-\(UUID().uuidString).json") == nil)
         let run = try #require(
             try Netsim.parseAsRoot(["run", "--forward", ":0=:1", "--report", directory, "--duration", "1s"]) as? RunCommand)
         await #expect(throws: ExitCode(1)) { try await run.run() }

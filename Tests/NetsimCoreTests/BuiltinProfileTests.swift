@@ -191,6 +191,31 @@ struct ProfileCatalogTests {
         }
     }
 
+    /// Issue 19: a trace that was `/dev/zero` or a FIFO hung the loader, a directory gave a
+    /// raw error, an empty file "empty line". Each is named for what it is, at once.
+    @Test("a trace that is a device, a FIFO, a directory or empty is named for what it is")
+    func traceFileKinds() throws {
+        try withWorkingDirectory { directory in
+            let fifo = directory + "/fifo.down"
+            #expect(mkfifo(fifo, 0o600) == 0)
+            try "".write(toFile: directory + "/empty.down", atomically: true, encoding: .utf8)
+            let cases = [
+                ("/dev/zero", "/dev/zero: is a character device, not a file"),
+                (fifo, "fifo.down: is a FIFO (named pipe), not a file"),
+                (directory + "/profiles", "profiles: is a directory, not a file"),
+                ("empty.down", "trace file 'empty.down', line 1: the trace is empty"),
+            ]
+            for (trace, message) in cases {
+                try localProfile.replacingOccurrences(of: "../traces/t.down", with: trace)
+                    .write(toFile: directory + "/mine.yaml", atomically: true, encoding: .utf8)
+                let error = try #require(throws: InputFileError.self) {
+                    try ProfileCatalog.resolve(directory + "/mine.yaml", workingDirectory: directory)
+                }
+                #expect(error.description.hasSuffix(message), "\(error)")
+            }
+        }
+    }
+
     @Test("an unknown name lists the built-ins and suggests the nearest")
     func unknownName() throws {
         try withWorkingDirectory { directory in

@@ -96,6 +96,9 @@ struct QuantityTests {
         #expect(Quantity.formatDuration(90) == "90s")
         #expect(Quantity.formatDuration(0) == "0s")
         #expect(Quantity.formatDuration(.infinity) == "forever")
+        #expect(Quantity.formatDuration(30 * 86_400) == "30d")
+        #expect(Quantity.formatDuration(86_400) == "1d")
+        #expect(Quantity.formatDuration(90_000) == "1500m")
         #expect(Quantity.formatBitRate(8.1e6) == "8.1mbps")
         #expect(Quantity.formatBitRate(675_000) == "675kbps")
         #expect(Quantity.formatPower(0.594) == "594mW")
@@ -103,7 +106,7 @@ struct QuantityTests {
         #expect(Quantity.trimmed(0.123456) == "0.1235")
     }
 
-    @Test("formatted durations parse back to the same value", arguments: [0.002, 0.26, 1.28, 11.456, 120, 600])
+    @Test("formatted durations parse back to the same value", arguments: [0.002, 0.26, 1.28, 11.456, 120, 600, 86_400, 2_592_000.0])
     func roundTrip(seconds: Double) throws {
         #expect(try Quantity.duration(Quantity.formatDuration(seconds)) == seconds)
     }

@@ -76,6 +76,7 @@ import FoundationNetworking
             ("/network", "", "lte, wifi"),
             ("/network?to=wifi&mode=gently", "", "reset, blackhole, keep"),
             ("/outage?durration=5s", "", "unknown parameter 'durration' for /outage; it takes duration, mode"),
+            ("/outage?duration=5s&duration=1s", "", "duplicate parameter 'duration' for /outage: give each parameter once"),
         ])
     func badChanges(path: String, body: String, expectedInError: String) async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)

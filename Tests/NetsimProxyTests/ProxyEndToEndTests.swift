@@ -191,6 +191,13 @@ import Testing
                 ],
                 group: Loopback.group, logger: Loopback.logger)
         }
+        let (proxy, _) = try await Loopback.proxy(profile(), upstreamPort: 1)
+        await #expect(
+            throws: ProxyError.cannotListen(HostPort(host: "127.0.0.1", port: serverPort), reason: "the address is already in use")
+        ) {
+            _ = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: serverPort), proxy: proxy, group: Loopback.group)
+        }
+        _ = try await proxy.stop()
         try await server.close()
     }
 

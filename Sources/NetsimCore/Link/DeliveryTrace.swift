@@ -28,6 +28,7 @@ public struct DeliveryTrace: Sendable, Equatable {
 
     /// Parses a trace's text. `source` names the file in error messages.
     public init(parsing text: String, source: String) throws(FormatError) {
+        guard !text.isEmpty else { throw FormatError(source: source, line: 1, reason: "the trace is empty") }
         var opportunities: [UInt32] = []
         opportunities.reserveCapacity(text.utf8.count / 5)
         var lineNumber = 0

@@ -76,10 +76,11 @@ public enum Quantity {
         return value
     }
 
-    /// Renders seconds the way a profile writes them (`260ms`, `1.5s`, `2m`).
+    /// Renders seconds the way a profile writes them (`260ms`, `1.5s`, `2m`, `30d`).
     public static func formatDuration(_ seconds: Double) -> String {
         if seconds.isInfinite { return "forever" }
         if seconds != 0, abs(seconds) < 1 { return "\(trimmed(seconds * 1000))ms" }
+        if seconds >= 86_400, seconds.truncatingRemainder(dividingBy: 86_400) == 0 { return "\(trimmed(seconds / 86_400))d" }
         if seconds >= 120, seconds.truncatingRemainder(dividingBy: 60) == 0 { return "\(trimmed(seconds / 60))m" }
         return "\(trimmed(seconds))s"
     }

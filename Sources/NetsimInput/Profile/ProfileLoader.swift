@@ -40,14 +40,23 @@ public enum ProfileLoader {
     }
 
     /// A file's UTF-8 text, or an error that says plainly why not, naming the file as
-    /// `displayedAs` (by default its path).
-    static func readTextFile(_ path: String, displayedAs name: String? = nil) throws(ProfileLookupError) -> String {
+    /// `displayedAs` (by default its path). Only a regular file is read: `/dev/zero` never
+    /// ends and a FIFO may never be written, so reading either would hang.
+    public static func readTextFile(_ path: String, displayedAs name: String? = nil) throws(ProfileLookupError) -> String {
         let name = name ?? path
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
-            throw .unreadable(path: name, reason: "no such file")
+        var status = stat()
+        guard stat(path, &status) == 0 else {
+            throw .unreadable(path: name, reason: errno == ENOENT || errno == ENOTDIR ? "no such file" : String(cString: strerror(errno)))
         }
-        guard !isDirectory.boolValue else { throw .unreadable(path: name, reason: "is a directory, not a file") }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: break
+        case S_IFDIR: throw .unreadable(path: name, reason: "is a directory, not a file")
+        case S_IFIFO: throw .unreadable(path: name, reason: "is a FIFO (named pipe), not a file")
+        case S_IFCHR: throw .unreadable(path: name, reason: "is a character device, not a file")
+        case S_IFBLK: throw .unreadable(path: name, reason: "is a block device, not a file")
+        case S_IFSOCK: throw .unreadable(path: name, reason: "is a socket, not a file")
+        default: throw .unreadable(path: name, reason: "is not a regular file")
+        }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .unreadable(path: name, reason: "cannot be read (permissions?)")
         }

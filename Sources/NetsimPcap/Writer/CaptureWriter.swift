@@ -233,7 +233,8 @@ private final class CaptureQueue: Sendable {
             }
         }
         if !file.close() || writeFailed {
-            outcome.withLock { $0.error = CaptureWriterError(path: file.path, detail: "writing failed (is the disk full?)") }
+            let detail = "incomplete, \(file.lossDescription())"
+            outcome.withLock { $0.error = CaptureWriterError(path: file.path, detail: detail) }
         }
         writerThreadDone.signal()
     }

@@ -1,4 +1,6 @@
 import CPcap
+import Foundation
+import NetsimCore
 
 /// Why a capture cannot be written.
 public struct CaptureWriterError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -20,6 +22,11 @@ final class PcapDumpFile: @unchecked Sendable {
     /// Seconds since 1970 of the run clock's zero, split so nanoseconds survive the addition.
     private let originSeconds: Int
     private let originNanoseconds: Int
+    /// Bytes handed to libpcap so far (its file header, then each frame's record header and
+    /// captured bytes): what the file holds if nothing was lost.
+    private(set) var bytesHandedOver = 24
+    /// The system's reason for the first failed flush, if one failed.
+    private(set) var failure: String?
 
     init(path: String, snapshotLength: Int, wallClockOrigin: Double) throws(CaptureWriterError) {
         guard wallClockOrigin.isFinite, abs(wallClockOrigin) < 1e12 else {
@@ -57,6 +64,7 @@ final class PcapDumpFile: @unchecked Sendable {
         header.ts.tv_sec = .init(seconds)
         header.ts.tv_usec = .init(nanoseconds)  // nanoseconds: the file is in nanosecond precision
         header.caplen = UInt32(min(frame.count, snapshotLength))
+        bytesHandedOver += 16 + Int(header.caplen)
         header.len = UInt32(frame.count)
         frame.withUnsafeBufferPointer { bytes in
             pcap_dump(UnsafeMutablePointer<UInt8>(dumper), &header, bytes.baseAddress)
@@ -65,7 +73,11 @@ final class PcapDumpFile: @unchecked Sendable {
 
     /// Pushes buffered frames to the file; false if the system refused them (disk full).
     func flush() -> Bool {
-        pcap_dump_flush(dumper) == 0
+        guard pcap_dump_flush(dumper) == 0 else {
+            if failure == nil { failure = String(cString: strerror(errno)).lowercased() }
+            return false
+        }
+        return true
     }
 
     /// Flushes and closes; false if anything failed to reach the file.
@@ -73,6 +85,19 @@ final class PcapDumpFile: @unchecked Sendable {
         let flushed = flush()
         pcap_dump_close(dumper)
         pcap_close(deadHandle)
-        return flushed
+        return flushed && failure == nil
+    }
+
+    /// How much of what was handed over is not in the file, in words, once it is closed: a
+    /// full disk keeps what fitted. A target that is not a regular file (`/dev/full`) is taken
+    /// to hold nothing.
+    func lossDescription() -> String {
+        let size =
+            (try? FileManager.default.attributesOfItem(atPath: path)).flatMap { attributes in
+                attributes[.type] as? FileAttributeType == .typeRegular ? (attributes[.size] as? NSNumber)?.intValue : 0
+            } ?? 0
+        let lost = max(bytesHandedOver - size, 0)
+        return "\(Quantity.formatDataSize(Double(lost))) of \(Quantity.formatDataSize(Double(bytesHandedOver))) did not reach the file "
+            + "(\(failure ?? "a write failed"))"
     }
 }
