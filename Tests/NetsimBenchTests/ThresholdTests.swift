@@ -86,8 +86,8 @@ struct ThresholdTests {
         let comparison = BaselineComparison.compare(current: current, baseline: baseline, maxRegressionPercent: 10, schema: .bench)
         #expect(comparison.notes.isEmpty)
         #expect(comparison.regressions.count == 2)
-        #expect(comparison.regressions.contains { $0.hasPrefix("grpc.bytes.perMinute: 1200, baseline 1000 (+20.0%") })
-        #expect(comparison.regressions.contains { $0.hasPrefix("grpc.events.lost: 1, baseline 0") })
+        #expect(comparison.regressions.contains { $0.description.hasPrefix("grpc.bytes.perMinute: 1200, baseline 1000 (+20.0%") })
+        #expect(comparison.regressions.contains { $0.description.hasPrefix("grpc.events.lost: 1, baseline 0") })
         #expect(
             BaselineComparison.compare(current: current, baseline: current, maxRegressionPercent: 0, schema: .bench).regressions.isEmpty)
     }

@@ -47,10 +47,10 @@ import Testing
         }
         let comparison = BaselineComparison.compare(current: worse, baseline: Self.report, maxRegressionPercent: 10, schema: .run)
         #expect(comparison.notes.isEmpty)
-        #expect(comparison.regressions.contains { $0.hasPrefix("radio.promotions: 4, baseline 2 (+100.0%") })
-        #expect(comparison.regressions.contains { $0.hasPrefix("connections.reset: 1, baseline 0") })
+        #expect(comparison.regressions.contains { $0.description.hasPrefix("radio.promotions: 4, baseline 2 (+100.0%") })
+        #expect(comparison.regressions.contains { $0.description.hasPrefix("connections.reset: 1, baseline 0") })
         // 31 J is within 10% of 30.5 J.
-        #expect(!comparison.regressions.contains { $0.hasPrefix("radio.energyJoules") })
+        #expect(!comparison.regressions.contains { $0.key == "radio.energyJoules" })
         #expect(
             BaselineComparison.compare(current: Self.report, baseline: Self.report, maxRegressionPercent: 0, schema: .run).regressions
                 .isEmpty)

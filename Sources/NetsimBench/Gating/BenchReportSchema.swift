@@ -9,6 +9,7 @@ extension ReportSchema {
     public static let bench = ReportSchema(
         name: "bench report", sample: benchSample,
         expand: { path in BenchTransport(rawValue: path[0]) != nil ? ["transports"] + path : path },
+        gateKey: { path in path.count > 1 && path[0] == "transports" ? Array(path.dropFirst()) : path },
         isOpenMap: { $0.hasSuffix("ByState") || $0.hasSuffix("ByOrigin") }, openMapMember: Spread([1]).asReportTree,
         baselineScopes: BenchTransport.allCases.map { [$0.rawValue] },
         relativeKeys: [

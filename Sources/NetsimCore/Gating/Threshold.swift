@@ -99,6 +99,8 @@ public struct ReportSchema: Sendable {
     /// The key path in the report for a key as a gate writes it (a bench report's `grpc.` is
     /// under `transports`).
     let expand: @Sendable ([String]) -> [String]
+    /// The key as a gate writes it for a path in the report: `expand`'s inverse.
+    public let gateKey: @Sendable ([String]) -> [String]
     /// Whether the map at this key holds only what happened, keyed by name (radio states,
     /// promotion origins, event kinds): any member name is accepted, and an absent one is zero.
     let isOpenMap: @Sendable (String) -> Bool
@@ -116,12 +118,14 @@ public struct ReportSchema: Sendable {
 
     public init(
         name: String, sample: ReportTree, expand: @escaping @Sendable ([String]) -> [String] = { $0 },
+        gateKey: @escaping @Sendable ([String]) -> [String] = { $0 },
         isOpenMap: @escaping @Sendable (String) -> Bool, openMapMember: ReportTree = .number(0), baselineScopes: [[String]] = [[]],
         relativeKeys: [String], absoluteKeys: [String], identityKeys: [String]
     ) {
         self.name = name
         self.sample = sample
         self.expand = expand
+        self.gateKey = gateKey
         self.isOpenMap = isOpenMap
         self.openMapMember = openMapMember
         self.baselineScopes = baselineScopes

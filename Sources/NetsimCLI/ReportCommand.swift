@@ -1,0 +1,245 @@
+import ArgumentParser
+import Foundation
+import NetsimBench
+import NetsimCore
+
+/// `netsim report`: what is done with a saved report after its run, in CI above all: gate it,
+/// compare it with another. The same gates and baselines as `bench` and `run` (`GateOptions`).
+public struct ReportCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "report",
+        abstract: "Gate or compare saved JSON reports (bench and run).",
+        discussion: """
+            Example: netsim report gate reports/bench-lte-tunnel.json --fail-if 'grpc.latencyMs.p95 > 300' --junit gates.xml
+            Example: netsim report compare main/bench-lte-tunnel.json pr/bench-lte-tunnel.json >> "$GITHUB_STEP_SUMMARY"
+            """,
+        subcommands: [ReportGateCommand.self, ReportCompareCommand.self]
+    )
+
+    public init() {}
+}
+
+/// `netsim report gate FILE`: the gates of `bench` and `run`, on a report already written.
+public struct ReportGateCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "gate",
+        abstract: "Apply --fail-if and --baseline to a saved report.",
+        discussion: """
+            The report's kind (bench or run) is read from its keys, and the gates name its keys as \
+            the command that wrote it does. Exit status: 0 when every gate holds, 3 when one is \
+            breached (each breach printed), 1 when the report cannot be read, 64 for a bad option.
+            """)
+
+    @Argument(help: "A JSON report of netsim bench or netsim run.")
+    var file: String
+
+    @OptionGroup(title: "Gates") var gates: GateOptions
+
+    public init() {}
+
+    public func validate() throws {
+        try gates.check(try SavedReport(file).schema)
+    }
+
+    public func run() async throws {
+        let report = try SavedReport(file)
+        let breaches = try gates.evaluate(report.json, report.schema, suite: "netsim report gate \(file)")
+        if !breaches.isEmpty { throw ExitCode(3) }
+        printError("every gate holds")
+    }
+}
+
+/// `netsim report compare OLD NEW`: every figure that changed, marked where it regressed.
+public struct ReportCompareCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "compare",
+        abstract: "Show every figure that changed between two reports of the same kind.",
+        discussion: """
+            Prints a Markdown table (it fits a pull-request comment: at most 64 KB, the rest \
+            counted) or JSON. A figure where lower is better that grew by more than \
+            --max-regression, or a count that must not grow that grew, is marked as a regression \
+            (the figures --baseline compares). The exit status does not depend on them: gate \
+            with `netsim report gate NEW --baseline OLD`.
+            """)
+
+    @Argument(help: "The earlier report (JSON).")
+    var old: String
+
+    @Argument(help: "The later report (JSON), of the same kind.")
+    var new: String
+
+    @Option(
+        name: .customLong("max-regression"), parsing: .unconditional,
+        help: "The largest increase of a figure where lower is better not marked as a regression, in percent (10 or 10%).",
+        transform: GateOptions.percent)
+    var maxRegression = 10.0
+
+    @Option(help: "md or json.")
+    var format: ComparisonFormat = .md
+
+    enum ComparisonFormat: String, ExpressibleByArgument, CaseIterable {
+        case md, json
+    }
+
+    public init() {}
+
+    public func validate() throws {
+        let before = try SavedReport(old)
+        let after = try SavedReport(new)
+        guard before.schema.name == after.schema.name else {
+            throw ValidationError("\(old) is a \(before.schema.name) and \(new) a \(after.schema.name): compare reports of one kind")
+        }
+    }
+
+    public func run() async throws {
+        let comparison = ReportComparison(old: try SavedReport(old), new: try SavedReport(new), maxRegressionPercent: maxRegression)
+        switch format {
+        case .md: print(comparison.markdown(limit: ReportComparison.pullRequestCommentLimit), terminator: "")
+        case .json: print(String(decoding: try comparison.json(), as: UTF8.self))
+        }
+    }
+}
+
+/// A report read back from its file, with the schema of its kind.
+struct SavedReport {
+    let path: String
+    let json: Data
+    let tree: ReportTree
+    let schema: ReportSchema
+
+    init(_ path: String) throws {
+        guard let json = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+        guard let tree = try? JSONDecoder().decode(ReportTree.self, from: json) else {
+            throw ValidationError("\(path) is not JSON")
+        }
+        guard let schema = Self.schema(of: tree) else {
+            throw ValidationError("\(path) is not a report of netsim bench or netsim run (no 'transports', no 'connections')")
+        }
+        self.path = path
+        self.json = json
+        self.tree = tree
+        self.schema = schema
+    }
+
+    /// The kind of report `tree` is, by the keys only it has.
+    static func schema(of tree: ReportTree) -> ReportSchema? {
+        if tree["transports"] != nil { return .bench }
+        if tree["connections"] != nil, tree["radio"] != nil { return .run }
+        return nil
+    }
+}
+
+/// Two reports of one kind side by side: every numeric figure of either, its change, and
+/// whether it regressed as `--baseline` judges.
+struct ReportComparison {
+    /// GitHub's limit on a pull-request comment's body, in characters.
+    static let pullRequestCommentLimit = 65_536
+
+    struct Row: Encodable {
+        var key: String
+        var old: Double?
+        var new: Double?
+        var regression: Bool
+    }
+
+    let old: SavedReport
+    let new: SavedReport
+    let maxRegressionPercent: Double
+    let rows: [Row]
+    let unchanged: Int
+    let notes: [String]
+
+    init(old: SavedReport, new: SavedReport, maxRegressionPercent: Double) {
+        self.old = old
+        self.new = new
+        self.maxRegressionPercent = maxRegressionPercent
+        let schema = new.schema
+        let comparison = BaselineComparison.compare(
+            current: new.tree, baseline: old.tree, maxRegressionPercent: maxRegressionPercent, schema: schema)
+        let regressed = Set(comparison.regressions.map(\.key))
+        let before = Self.figures(old.tree, schema)
+        let after = Self.figures(new.tree, schema)
+        var rows: [Row] = []
+        var unchanged = 0
+        for key in Set(before.keys).union(after.keys).sorted() {
+            guard before[key] != after[key] else {
+                unchanged += 1
+                continue
+            }
+            rows.append(Row(key: key, old: before[key], new: after[key], regression: regressed.contains(key)))
+        }
+        // Regressions first, then the rest in key order.
+        self.rows = rows.filter(\.regression) + rows.filter { !$0.regression }
+        self.unchanged = unchanged
+        self.notes = comparison.notes
+    }
+
+    /// Every number in the report by the key a gate would name it with; lists (events,
+    /// timelines) are not figures.
+    static func figures(_ tree: ReportTree, _ schema: ReportSchema) -> [String: Double] {
+        var figures: [String: Double] = [:]
+        func walk(_ node: ReportTree, _ path: [String]) {
+            switch node {
+            case .number(let value): figures[schema.gateKey(path).joined(separator: ".")] = value
+            case .object(let members): for (key, member) in members { walk(member, path + [key]) }
+            case .array, .string, .null: break
+            }
+        }
+        walk(tree, [])
+        return figures
+    }
+
+    func markdown(limit: Int) -> String {
+        let regressions = rows.count { $0.regression }
+        var head = "## netsim report compare: \(new.schema.name)s\n\n"
+        head += "Old: `\(old.path)` (\(Self.identity(old.tree)))  \nNew: `\(new.path)` (\(Self.identity(new.tree)))\n\n"
+        for note in notes { head += "- note: \(note)\n" }
+        if !notes.isEmpty { head += "\n" }
+        head +=
+            "\(rows.count) figure(s) changed, \(unchanged) unchanged; \(regressions) regression(s) "
+            + "(lower is better and grew more than \(ReportNumber.gate(maxRegressionPercent))%, or a count that must not grow grew).\n\n"
+        head += "| figure | old | new | change | |\n|---|---:|---:|---:|---|\n"
+        var body = ""
+        var shown = 0
+        for row in rows {
+            let line =
+                "| `\(row.key)` | \(row.old.map(ReportNumber.gate) ?? "-") | \(row.new.map(ReportNumber.gate) ?? "-") | "
+                + "\(Self.change(row)) | \(row.regression ? "**regression**" : "") |\n"
+            // Room for the closing line.
+            guard head.utf8.count + body.utf8.count + line.utf8.count + 200 <= limit else { break }
+            body += line
+            shown += 1
+        }
+        let tail = shown < rows.count ? "\n\(rows.count - shown) more changed figure(s) not shown here: `--format json` lists all.\n" : ""
+        return head + body + tail
+    }
+
+    func json() throws -> Data {
+        struct Document: Encodable {
+            var kind: String
+            var old: String
+            var new: String
+            var maxRegressionPercent: Double
+            var unchanged: Int
+            var notes: [String]
+            var changed: [Row]
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(
+            Document(
+                kind: new.schema.name, old: old.path, new: new.path, maxRegressionPercent: maxRegressionPercent, unchanged: unchanged,
+                notes: notes, changed: rows))
+    }
+
+    private static func change(_ row: Row) -> String {
+        guard let old = row.old, let new = row.new else { return row.old == nil ? "new" : "gone" }
+        guard old != 0 else { return "+" + ReportNumber.gate(new) }
+        let percent = (new / old - 1) * 100
+        return (percent >= 0 ? "+" : "") + String(format: "%.1f%%", percent)
+    }
+
+    private static func identity(_ tree: ReportTree) -> String {
+        ["profile", "seed", "durationSeconds"].compactMap { key in tree[key].map { "\(key) \($0)" } }.joined(separator: ", ")
+    }
+}
