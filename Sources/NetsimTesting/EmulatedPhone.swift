@@ -99,6 +99,17 @@ public final class EmulatedPhone: Sendable {
         try await proxy.report()
     }
 
+    /// The gates `netsim run --fail-if` applies, on the report so far: each expression
+    /// (`radio.promotions > 3`, `radio.energyJoules >= 40`, docs/ci.md) that holds, as the
+    /// breach line the command prints (with the measured value); empty when none does. An
+    /// expression naming a key the run report cannot have throws `Threshold.ParseError`.
+    public func breaches(_ gates: String...) async throws -> [String] {
+        let thresholds = try gates.map { try Threshold(parsing: $0, schema: .run) }
+        let json = try JSONEncoder().encode(try await report())
+        let report = try JSONDecoder().decode(ReportTree.self, from: json)
+        return thresholds.compactMap { $0.breach(in: report) }
+    }
+
     /// What the phone does from now on: radio state changes, timeline events, connections
     /// opening and closing, in order. Each access is a new subscription, which ends when the
     /// phone stops or its consumer stops iterating.

@@ -25,6 +25,11 @@ import Testing
         let moved = try await phone.set("link: {delay: 100ms}")
         #expect(moved?.kind == .set)
         #expect(try await phone.report().eventCounts[.set] == 1)
+
+        // The run's gates, as a test asserts them.
+        #expect(try await phone.breaches("eventCounts.set > 0", "eventCounts.outage > 0") == ["eventCounts.set = 1, which is > 0"])
+        #expect(try await phone.breaches("eventCounts.set > 1", "connections.reset > 0").isEmpty)
+        await #expect(throws: Threshold.ParseError.self) { try await phone.breaches("radio.promotion > 1") }
         await phone.stop()
     }
 }
