@@ -75,7 +75,10 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(help: "Where to write the reports.")
     var out = "reports"
 
-    @Option(help: "Report formats, comma-separated: md, json, html.")
+    @Option(
+        help:
+            "Report formats, comma-separated: md, json, html, benchmark-json (github-action-benchmark's customSmallerIsBetter: the figures --baseline compares)."
+    )
     var format = "md,json,html"
 
     @OptionGroup(title: "Gates") var gates: GateOptions
@@ -129,7 +132,7 @@ public struct BenchCommand: AsyncParsableCommand {
     }
 
     func chosenFormats() throws -> Set<ReportFormat> {
-        try ReportFormat.list(format)
+        try ReportFormat.list(format, known: ReportFormat.allCases)
     }
 
     public func run() async throws {
@@ -210,6 +213,7 @@ public struct BenchCommand: AsyncParsableCommand {
             case .md: Data(markdown.utf8)
             case .json: json
             case .html: Data(HTMLReport.render(result).utf8)
+            case .benchmarkJSON: try BenchmarkJSON.render(try JSONDecoder().decode(ReportTree.self, from: json), schema: .bench)
             }
         }
     }

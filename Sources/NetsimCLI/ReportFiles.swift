@@ -6,13 +6,18 @@ import NetsimPcap
 /// The report formats `bench` and `tune keepalive` write (`--format`).
 enum ReportFormat: String, CaseIterable {
     case md, json, html
+    /// github-action-benchmark's `customSmallerIsBetter` JSON (`BenchmarkJSON`): bench only.
+    case benchmarkJSON = "benchmark-json"
 
-    /// A comma-separated `--format` list.
-    static func list(_ text: String) throws -> Set<ReportFormat> {
+    /// The file name's extension.
+    var fileExtension: String { self == .benchmarkJSON ? "benchmark.json" : rawValue }
+
+    /// A comma-separated `--format` list, of the formats in `known`.
+    static func list(_ text: String, known: [ReportFormat] = [.md, .json, .html]) throws -> Set<ReportFormat> {
         Set(
             try text.split(separator: ",").map { name in
-                guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)) else {
-                    throw ValidationError("--format: unknown '\(name)' (known: md, json, html)")
+                guard let format = ReportFormat(rawValue: name.trimmingCharacters(in: .whitespaces)), known.contains(format) else {
+                    throw ValidationError("--format: unknown '\(name)' (known: \(known.map(\.rawValue).joined(separator: ", ")))")
                 }
                 return format
             })
@@ -151,7 +156,7 @@ func writeReports(
         failure = "cannot write the reports to \(out): \(problem)"
     } else {
         do {
-            for format in chosen { try writeAtomically(try render(format), toPath: base.appendingPathExtension(format.rawValue).path) }
+            for format in chosen { try writeAtomically(try render(format), toPath: base.appendingPathExtension(format.fileExtension).path) }
         } catch {
             failure = "\(error)"
         }
@@ -161,7 +166,7 @@ func writeReports(
         printError("\(failure); the report above on standard output is all that is kept of this run")
         throw ExitCode(1)
     }
-    printError("reports: " + chosen.map { base.appendingPathExtension($0.rawValue).relativePath }.joined(separator: ", "))
+    printError("reports: " + chosen.map { base.appendingPathExtension($0.fileExtension).relativePath }.joined(separator: ", "))
 }
 
 /// Finishes each capture and says what it lost; false if any is incomplete (frames lost to a

@@ -237,6 +237,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             case .md: Data(markdown.utf8)
             case .json: try KeepaliveReport(results, verification: verification).json()
             case .html: Data(KeepaliveRendering.html(results, verification: verification).utf8)
+            case .benchmarkJSON: throw ValidationError("--format benchmark-json is for netsim bench")
             }
         }
     }

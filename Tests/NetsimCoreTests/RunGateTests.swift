@@ -62,3 +62,21 @@ import Testing
         #expect(ReportSchema.run.read(Data("not json".utf8)) == nil)
     }
 }
+
+/// `--format benchmark-json`: github-action-benchmark's `customSmallerIsBetter` entries.
+@Suite struct BenchmarkJSONTests {
+    @Test func theFiguresABaselineComparesWithTheirUnits() throws {
+        let entries = BenchmarkJSON.entries(RunGateTests.report, schema: .run)
+        #expect(entries.first == BenchmarkJSON.Entry(name: "radio.energyJoules", unit: "J", value: 30.5))
+        #expect(entries.contains(BenchmarkJSON.Entry(name: "radio.wakeSeconds", unit: "s", value: 25)))
+        #expect(entries.contains(BenchmarkJSON.Entry(name: "radio.promotions", unit: "count", value: 2)))
+        #expect(entries.contains(BenchmarkJSON.Entry(name: "connections.reset", unit: "count", value: 0)))
+        // What the report lacks is left out, not invented.
+        #expect(!entries.contains { $0.name == "radioLatency.promotionSeconds" })
+        let decoded =
+            try JSONSerialization.jsonObject(with: try BenchmarkJSON.render(RunGateTests.report, schema: .run)) as? [[String: Any]]
+        #expect(decoded?.first?.keys.sorted() == ["name", "unit", "value"])
+        #expect(BenchmarkJSON.unit(of: "latencyMs.p95") == "ms")
+        #expect(BenchmarkJSON.unit(of: "bytes.perMinute") == "B/min")
+    }
+}
