@@ -160,7 +160,7 @@ let package = Package(
         ),
         .testTarget(
             name: "NetsimCLITests",
-            dependencies: ["NetsimCLI", "NetsimModel", "NetsimInput", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["NetsimCLI", "NetsimCore", "NetsimModel", "NetsimInput", "NetsimTune", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
     ],
     swiftLanguageModes: [.v6]

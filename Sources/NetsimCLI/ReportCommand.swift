@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import NetsimBench
 import NetsimCore
+import NetsimTune
 
 /// `netsim report`: what is done with a saved report after its run, in CI above all: gate it,
 /// compare it with another. The same gates and baselines as `bench` and `run` (`GateOptions`).
 public struct ReportCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Gate or compare saved JSON reports (bench and run).",
+        abstract: "Gate or compare saved JSON reports (bench, run and tune).",
         discussion: """
             Example: netsim report gate reports/bench-lte-tunnel.json --fail-if 'grpc.latencyMs.p95 > 300' --junit gates.xml
             Example: netsim report compare main/bench-lte-tunnel.json pr/bench-lte-tunnel.json >> "$GITHUB_STEP_SUMMARY"
@@ -25,12 +26,12 @@ public struct ReportGateCommand: AsyncParsableCommand {
         commandName: "gate",
         abstract: "Apply --fail-if and --baseline to a saved report.",
         discussion: """
-            The report's kind (bench or run) is read from its keys, and the gates name its keys as \
+            The report's kind (bench, run or tune) is read from its keys, and the gates name its keys as \
             the command that wrote it does. Exit status: 0 when every gate holds, 3 when one is \
             breached (each breach printed), 1 when the report cannot be read, 64 for a bad option.
             """)
 
-    @Argument(help: "A JSON report of netsim bench or netsim run.")
+    @Argument(help: "A JSON report of netsim bench, run or tune keepalive.")
     var file: String
 
     @OptionGroup(title: "Gates") var gates: GateOptions
@@ -113,7 +114,7 @@ struct SavedReport {
             throw ValidationError("\(path) is not JSON")
         }
         guard let schema = Self.schema(of: tree) else {
-            throw ValidationError("\(path) is not a report of netsim bench or netsim run (no 'transports', no 'connections')")
+            throw ValidationError("\(path) is not a report of netsim bench, run or tune (no 'transports', 'connections' or 'configs')")
         }
         self.path = path
         self.json = json
@@ -124,6 +125,7 @@ struct SavedReport {
     /// The kind of report `tree` is, by the keys only it has.
     static func schema(of tree: ReportTree) -> ReportSchema? {
         if tree["transports"] != nil { return .bench }
+        if tree["configs"] != nil, tree["summaries"] != nil { return .tune }
         if tree["connections"] != nil, tree["radio"] != nil { return .run }
         return nil
     }

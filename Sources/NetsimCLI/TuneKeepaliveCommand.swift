@@ -27,7 +27,8 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             wall clock, and compares them with the model (agreement: within 15%).
 
             Exit status: 0 with a recommendation; 1 when no configuration is viable, a report \
-            cannot be written or --verify finds model and live more than 15% apart; 2 for a bad profile or policy file; 64 for a usage error.
+            cannot be written or --verify finds model and live more than 15% apart; 2 for a bad profile or policy file; 3 when a \
+            gate (--fail-if 'recommended.metrics.energyJoulesPerHour > 5', --baseline) is breached; 64 for a usage error.
             """
     )
 
@@ -108,10 +109,13 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Flag(help: "No progress display.")
     var quiet = false
 
+    @OptionGroup(title: "Gates") var gates: GateOptions
+
     public init() {}
 
     public func validate() throws {
         _ = try chosenFormats()
+        try gates.check(.tune)
         _ = try natTimeoutList()
         _ = try durations(keepaliveTimes, option: "--keepalive-times")
         _ = try durations(keepaliveTimeouts, option: "--keepalive-timeouts")
@@ -205,7 +209,10 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         let verification = results.recommended == nil || !verify ? nil : try await verifyLive(results)
         let markdown = KeepaliveRendering.markdown(results, verification: verification)
         try write(results, verification: verification, markdown: markdown)
+        let breaches = try gates.evaluate(
+            try KeepaliveReport(results, verification: verification).json(), .tune, suite: "netsim tune keepalive \(transport.rawValue)")
         if results.recommended == nil || verification?.agrees == false { throw ExitCode(1) }
+        if !breaches.isEmpty { throw ExitCode(3) }
     }
 
     /// Plays the recommendation and a baseline live and compares them with the model.

@@ -1,4 +1,6 @@
 import ArgumentParser
+import NetsimCore
+import NetsimTune
 import Testing
 
 @testable import NetsimCLI
@@ -33,8 +35,24 @@ struct TuneCommandTests {
             ["tune", "keepalive", "--verify", "--transport", "ws"],
             ["tune", "keepalive", "--verify", "--time-scale", "0"],
             ["tune", "keepalive", "--verify", "--time-scale", "5000"],
+            ["tune", "keepalive", "--format", "benchmark-json"],
+            ["tune", "keepalive", "--fail-if", "recommended.metrics.energy > 1"],
+            ["tune", "keepalive", "--fail-if", "grpc.latencyMs.p95 > 1"],
         ])
     func usageErrors(arguments: [String]) {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }
+    }
+
+    @Test("gates name the recommendation's figures, as bench's and run's name theirs")
+    func gates() throws {
+        let tune = try #require(
+            try Netsim.parseAsRoot([
+                "tune", "keepalive", "--fail-if", "recommended.metrics.energyJoulesPerHour > 5", "--fail-if",
+                "recommended.metrics.detectionSeconds.p95 >= 60", "--fail-if", "verification.agrees < 1",
+            ]) as? TuneKeepaliveCommand)
+        #expect(
+            try tune.gates.thresholds(.tune).map(\.key) == [
+                "recommended.metrics.energyJoulesPerHour", "recommended.metrics.detectionSeconds.p95", "verification.agrees",
+            ])
     }
 }
