@@ -95,6 +95,9 @@ public struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "No progress display; only warnings and the report.")
     var quiet = false
 
+    @Flag(help: "Run even beyond the bounds on work, memory and workload rates (docs/model-engine.md, Bounds) instead of refusing (exit 64).")
+    var force = false
+
     public init() {}
 
     public func validate() throws {
@@ -164,6 +167,11 @@ public struct BenchCommand: AsyncParsableCommand {
             printError(refusal)
             throw ExitCode(2)
         }
+        try checkWorkBounds(
+            WorkEstimate.bench(
+                transports: configuration.transports, devices: devices, duration: duration, workload: configuration.workload,
+                client: configuration.client),
+            force: force, command: "bench")
 
         let captures = try openCaptures(for: configuration)
         if !captures.isEmpty {
