@@ -37,11 +37,14 @@ public struct WorkEstimate: Sendable, Equatable {
     /// acknowledgement's arrival and a timer (counted from the engine's steps).
     static let occurrencesPerWorkloadItem = 4.0
     /// Bytes one device's run holds per workload event or message while it plays (its schedule
-    /// and its app and server records; measured, see docs/model-engine.md).
-    static let bytesPerWorkloadItem = 48.0
-    /// Bytes a device holds from its end to the fleet's (its phone model and counters), and a
-    /// sweep per scenario result.
-    static let bytesPerDevice = 20_000.0
+    /// and its app and server records), and bytes per device from its end to the fleet's (its
+    /// phone model, counters and report). Measured (docs/model-engine.md, Bounds): 100 devices
+    /// of ws and gRPC on lte-tunnel peaked 22 MB above the process's own 42 MB for 1 day and
+    /// 61 MB for 5 days.
+    static let bytesPerWorkloadItem = 36.0
+    static let bytesPerDevice = 60_000.0
+    /// Bytes a sweep holds per scenario: its description and its metrics until the end (from
+    /// their sizes, with the arrays' headers).
     static let bytesPerScenario = 400.0
 
     public init(runs: Int, occurrences: Double, memoryBytes: Double, excessiveRates: [Rate] = []) {
