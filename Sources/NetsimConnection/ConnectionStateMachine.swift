@@ -28,7 +28,8 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         /// Blackholed or forgotten by the NAT: nothing reaches either side and nobody is told. A
         /// side is read until its first bytes are swallowed; then it is held, its bytes waiting
         /// in its own socket as a sender's unacknowledged bytes wait in its TCP, and it fails
-        /// when its TCP would give up retransmitting them. A side that closes is closed at once.
+        /// when its TCP would give up retransmitting them. A side whose FIN arrives is reset at
+        /// once (`inputClosed`).
         case silenced
         /// Reset or fully closed: waiting for both channels to go.
         case closing
