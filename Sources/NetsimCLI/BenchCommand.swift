@@ -93,6 +93,9 @@ public struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "No progress display; only warnings and the report.")
     var quiet = false
 
+    @Flag(help: "Run even beyond the bounds on work, memory and workload rates (docs/model-engine.md, Bounds) instead of refusing (exit 64).")
+    var force = false
+
     public init() {}
 
     public func validate() throws {
@@ -147,6 +150,11 @@ public struct BenchCommand: AsyncParsableCommand {
             printError(refusal)
             throw ExitCode(2)
         }
+        try checkWorkBounds(
+            WorkEstimate.bench(
+                transports: configuration.transports, devices: devices, duration: duration, workload: configuration.workload,
+                client: configuration.client),
+            force: force, command: "bench")
 
         try requireReportDirectory(out)
         let captures = try openCaptures(for: configuration)

@@ -12,6 +12,8 @@ final class BenchProgressDisplay: Sendable {
     private let mode: Mode
     /// Lines drawn last time (to move back over them) and when a log line was last written.
     private let state = Mutex((drawnLines: 0, lastLogged: -Double.infinity))
+    /// The model engine's time left, from its pace so far.
+    private let remaining = RemainingTime()
 
     init(mode: Mode) {
         self.mode = mode
@@ -22,7 +24,7 @@ final class BenchProgressDisplay: Sendable {
         case .off:
             return
         case .terminal:
-            let lines = Self.lines(progress)
+            let lines = Self.lines(progress, remaining: remaining)
             let drawn = state.withLock { state in
                 defer { state.drawnLines = lines.count }
                 return state.drawnLines
@@ -37,16 +39,16 @@ final class BenchProgressDisplay: Sendable {
                 state.lastLogged = progress.elapsedSeconds
                 return true
             }
-            if due { FileHandle.standardError.write(Data(Self.lines(progress).map { "netsim: \($0)\n" }.joined().utf8)) }
+            if due { FileHandle.standardError.write(Data(Self.lines(progress, remaining: remaining).map { "netsim: \($0)\n" }.joined().utf8)) }
         }
     }
 
-    static func lines(_ progress: BenchProgress) -> [String] {
+    static func lines(_ progress: BenchProgress, remaining: RemainingTime) -> [String] {
         let clock =
             String(format: "%5.1fs / %@", min(progress.elapsedSeconds, progress.durationSeconds), formatSeconds(progress.durationSeconds))
             + (progress.draining ? " (draining)" : "")
         if let played = progress.devicesPlayed {
-            return ["model \(progressBar(played)) of the devices played"]
+            return ["model \(progressBar(played, remaining: remaining)) of the devices played"]
         }
         return progress.transports.map { transport in
             let states = transport.radioStates.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(
@@ -63,9 +65,25 @@ final class BenchProgressDisplay: Sendable {
     static func formatSeconds(_ seconds: Double) -> String { String(format: "%.0fs", seconds) }
 }
 
-/// `[#########.....................]  30%`: the model engine's and the tuner's progress.
-func progressBar(_ fraction: Double) -> String {
+/// `[#########.....................]  30%, 2m 10s left`: the model engine's and the tuner's
+/// progress, with the time left once some of the work is done.
+func progressBar(_ fraction: Double, remaining: RemainingTime) -> String {
     let filled = Int((min(max(fraction, 0), 1) * 30).rounded(.down))
     return "[\(String(repeating: "#", count: filled))\(String(repeating: ".", count: 30 - filled))] "
-        + String(format: "%3.0f%%", fraction * 100)
+        + String(format: "%3.0f%%", fraction * 100) + (remaining.estimate(done: fraction).map { ", \($0) left" } ?? "")
+}
+
+/// The time a piece of work has left at its pace so far (the ETA of a progress display): a run
+/// too big for the machine shows it at once instead of sitting at 0%.
+final class RemainingTime: Sendable {
+    private let start = ContinuousClock.now
+
+    /// `1h 05m`, `3m 20s`, `12s`; nil before any of the work is done or once all of it is.
+    func estimate(done fraction: Double) -> String? {
+        guard fraction > 0, fraction < 1 else { return nil }
+        let left = Int(((ContinuousClock.now - start) / .seconds(1) * (1 - fraction) / fraction).rounded(.up))
+        if left >= 3600 { return String(format: "%dh %02dm", left / 3600, left % 3600 / 60) }
+        if left >= 60 { return String(format: "%dm %02ds", left / 60, left % 60) }
+        return "\(left)s"
+    }
 }

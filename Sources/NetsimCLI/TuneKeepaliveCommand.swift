@@ -111,6 +111,9 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Gates") var gates: GateOptions
 
+    @Flag(help: "Run even beyond the bounds on runs, work and memory (docs/model-engine.md, Bounds) instead of refusing (exit 64).")
+    var force = false
+
     public init() {}
 
     public func validate() throws {
@@ -195,15 +198,16 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             throw ExitCode.validationFailure
         }
 
-        let runs = sweep.keepalives.count * sweep.profiles.count * sweep.natTimeouts.count * sweep.seeds
         printError(
             "tune keepalive: \(sweep.keepalives.count) configurations x \(sweep.profiles.count) profiles x "
-                + "\(sweep.natTimeouts.count) NAT timeouts x \(sweep.seeds) seeds = \(runs) runs of \(Quantity.formatDuration(sweep.horizon))"
+                + "\(sweep.natTimeouts.count) NAT timeouts x \(sweep.seeds) seeds = \(sweep.runCount) runs of \(Quantity.formatDuration(sweep.horizon))"
         )
+        try checkWorkBounds(sweep.estimate, force: force, command: "tune keepalive")
         let showProgress = !quiet
+        let remaining = RemainingTime()
         let results = sweep.run { fraction in
             guard showProgress else { return }
-            FileHandle.standardError.write(Data("\rtune \(progressBar(fraction))".utf8))
+            FileHandle.standardError.write(Data("\rtune \(progressBar(fraction, remaining: remaining))".utf8))
             if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
         }
         let verification = results.recommended == nil || !verify ? nil : try await verifyLive(results)
@@ -229,9 +233,10 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         let logger = warningLogger(label: "netsim.tune")
         let showProgress = !quiet
         let horizon = results.sweep.horizon
+        let remaining = RemainingTime()
         let live = try await verification.playLive(timeScale: timeScale, logger: logger) { played in
             guard showProgress else { return }
-            FileHandle.standardError.write(Data("\rverify \(progressBar(played / horizon))".utf8))
+            FileHandle.standardError.write(Data("\rverify \(progressBar(played / horizon, remaining: remaining))".utf8))
         }
         if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
         return verification.compare(live: live, timeScale: timeScale)

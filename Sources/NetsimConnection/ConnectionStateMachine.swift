@@ -25,9 +25,11 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         /// Dialing the upstream: the client is held unread.
         case connecting
         case open
-        /// Blackholed or forgotten by the NAT: bytes are read and dropped, nothing reaches either
-        /// side, nobody is told; a side whose bytes were swallowed fails when its TCP would give
-        /// up retransmitting them.
+        /// Blackholed or forgotten by the NAT: nothing reaches either side and nobody is told. A
+        /// side is read until its first bytes are swallowed; then it is held, its bytes waiting
+        /// in its own socket as a sender's unacknowledged bytes wait in its TCP, and it fails
+        /// when its TCP would give up retransmitting them. A side whose FIN arrives is reset at
+        /// once (`inputClosed`).
         case silenced
         /// Reset or fully closed: waiting for both channels to go.
         case closing
@@ -166,9 +168,13 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         aborted[side] = true
     }
 
-    /// A side sent its FIN (a half-close).
+    /// A side sent its FIN (a half-close). On a silenced connection the FIN can never be
+    /// acknowledged: the side's TCP would retransmit it until it gives up and then fail, which an
+    /// app that closed never sees. The side is failed now rather than held (with its socket)
+    /// for the 924.6 s of its give-up; an app that only half-closed and still reads sees that
+    /// failure early.
     package mutating func inputClosed(on side: Side) -> [Action] {
-        if lifecycle == .silenced { return swallowed(from: side) }
+        if lifecycle == .silenced { return finSwallowed(from: side) }
         guard lifecycle == .open, !flows[side.direction].sawEnd else { return [] }
         return passEnd(from: side)
     }
@@ -244,7 +250,10 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     ) -> ReadDecision {
         switch lifecycle {
         case .connecting, .closing: return .hold
-        case .silenced: return .read
+        // Read until the first swallowed bytes arm the give-up; reading more would only fill
+        // buffers with bytes that go nowhere. A FIN or a RST is still seen (NIO reads to the
+        // end of a closed input whether or not a read is pending).
+        case .silenced: return givingUp[side] ? .hold : .read
         case .open: break
         }
         // The other side is gone: read and drop, so that this side is never left blocked.
@@ -319,8 +328,9 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         return dropQueues() + Side.allCases.filter { attached[$0] }.map { .abort($0) } + [.reportReset]
     }
 
-    /// Nothing reaches either side any more and nobody is told; both sides are read and
-    /// dropped so that neither blocks, until each gives up on its own.
+    /// Nothing reaches either side any more and nobody is told; what waits is dropped. Each
+    /// side is read until its first bytes are swallowed (see `Lifecycle.silenced`), and fails
+    /// when its TCP gives up on them or when it closes.
     package mutating func silence() -> [Action] {
         guard lifecycle == .open || lifecycle == .connecting else { return [] }
         lifecycle = .silenced
@@ -345,12 +355,17 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
 
     // MARK: Helpers
 
-    /// The silenced path swallowed bytes or a FIN from `side`: the first time, its give-up is
-    /// armed (as the model engine arms it when a send is discarded).
+    /// The silenced path swallowed bytes from `side`: the first time, its give-up is armed (as
+    /// the model engine arms it when a send is discarded).
     private mutating func swallowed(from side: Side) -> [Action] {
         guard attached[side], !givingUp[side] else { return [] }
         givingUp[side] = true
         return [.armGiveUp(side)]
+    }
+
+    /// The silenced path swallowed `side`'s FIN: the side is failed at once (see `inputClosed`).
+    private mutating func finSwallowed(from side: Side) -> [Action] {
+        attached[side] ? [.abort(side)] : []
     }
 
     private mutating func passEnd(from side: Side) -> [Action] {
@@ -371,6 +386,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
             flows[direction].line.append(item, due: due)
             return armDelivery(direction, now: now)
         case .discard:
+            if case .end = item { return silence() + finSwallowed(from: direction.source) }
             return silence() + swallowed(from: direction.source)
         case .reset:
             return reset()

@@ -135,11 +135,19 @@ public struct KeepaliveSweep: Sendable {
         var seed: Int
     }
 
+    /// Scenarios played: every keepalive on every profile behind every NAT timeout, per seed.
+    public var runCount: Int { keepalives.count * runsPerKeepalive }
+    private var runsPerKeepalive: Int { profiles.count * natTimeouts.count * seeds }
+
+    /// The sweep's work and memory, before any of it (the command refuses it beyond a bound).
+    public var estimate: WorkEstimate {
+        WorkEstimate.sweep(runsPerInterval: runsPerKeepalive, intervals: keepalives.map(\.time), horizon: horizon, workload: workload)
+    }
+
     var scenarios: [Scenario] {
-        let keepalives = keepalives.count
         var all: [Scenario] = []
-        all.reserveCapacity(keepalives * profiles.count * natTimeouts.count * seeds)
-        for keepalive in 0..<keepalives {
+        all.reserveCapacity(runCount)
+        for keepalive in keepalives.indices {
             for profile in profiles.indices {
                 for nat in natTimeouts.indices {
                     for seed in 0..<seeds { all.append(Scenario(keepalive: keepalive, profile: profile, nat: nat, seed: seed)) }

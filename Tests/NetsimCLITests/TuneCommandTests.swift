@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import NetsimCore
 import NetsimTune
 import Testing
@@ -54,5 +55,18 @@ struct TuneCommandTests {
             try tune.gates.thresholds(.tune).map(\.key) == [
                 "recommended.metrics.energyJoulesPerHour", "recommended.metrics.detectionSeconds.p95", "verification.agrees",
             ])
+    }
+
+    /// Issue 19: a 100 x 100 grid accepted 4.8 million runs of 6 h and sat at 0%.
+    @Test("a grid beyond the bounds is refused before any work")
+    func gridBeyondTheBounds() async throws {
+        let times = (1...100).map { "\($0 * 10 + 10)s" }.joined(separator: ",")
+        let timeouts = (1...100).map { "\($0)s" }.joined(separator: ",")
+        let tune = try #require(
+            try Netsim.parseAsRoot([
+                "tune", "keepalive", "--keepalive-times", times, "--keepalive-timeouts", timeouts, "--permit-without-calls", "both",
+                "--out", FileManager.default.temporaryDirectory.path, "--quiet",
+            ]) as? TuneKeepaliveCommand)
+        await #expect(throws: ExitCode.validationFailure) { try await tune.run() }
     }
 }

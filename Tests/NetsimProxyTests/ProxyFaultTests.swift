@@ -149,6 +149,55 @@ import Testing
         _ = try await proxy.stop()
         try await upstream.channel.close()
     }
+
+    /// Found by a blackhole soak (issue 19): silenced connections held 180 KB each, the bytes
+    /// their clients kept sending read into buffers only to be dropped, and a client that closed
+    /// kept its socket open for its TCP's give-up, 924.6 s.
+    @Test("a blackholed client is read no further once its bytes are swallowed, and is closed at once when it closes")
+    func blackholedClientHoldsNoBuffersAndClosesAtOnce() async throws {
+        let outage = TimelineEvent(at: 0.5, kind: .outage(duration: 3600, mode: .blackhole))
+        let profile = Profile(
+            name: "blackhole", description: "", networks: [Network(name: "net", radio: .none, up: LinkParameters(), down: LinkParameters())],
+            start: "net", timeline: Timeline(events: [outage]))
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let sender = try await Loopback.connect(port: port)
+        let closer = try await Loopback.connect(port: port)
+        #expect(try await eventually { try await proxy.status().openConnections == 2 })
+        try await Task.sleep(for: .seconds(1))
+
+        // 64 MiB into the blackhole: the proxy stops reading after the first bytes, so the
+        // client's writes back up in its socket instead of being read and dropped.
+        let written = Mutex(0)
+        let writer = Task {
+            try? await sender.executeThenClose { _, outbound in
+                let chunk = ByteBuffer(repeating: 5, count: 1 << 20)
+                for _ in 0..<64 {
+                    try await outbound.write(chunk)
+                    written.withLock { $0 += 1 }
+                }
+            }
+        }
+        try await Task.sleep(for: .seconds(2))
+        #expect(written.withLock { $0 } < 64, "the proxy read the whole 64 MiB a blackhole swallows")
+        writer.cancel()
+        try? await sender.channel.close()
+
+        // A client that half-closes on the blackholed path is failed now, not after 924.6 s.
+        let ended = Loopback.Flag()
+        let reader = Task {
+            try? await closer.executeThenClose { inbound, outbound in
+                outbound.finish()
+                do { for try await _ in inbound {} } catch {}
+                ended.set()
+            }
+        }
+        #expect(await eventually(within: .seconds(2)) { ended.isSet }, "the client's socket is still open")
+        try? await closer.channel.close()
+        _ = await reader.value
+        _ = try await proxy.stop()
+        try await server.close()
+    }
 }
 
 /// What a `FaultServer`'s connections received, how many are open and how they ended.
