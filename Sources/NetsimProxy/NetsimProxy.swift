@@ -7,68 +7,6 @@ import NetsimCore
 import NetsimInput
 import Synchronization
 
-/// A host and port as users write them: `127.0.0.1:8080`, `localhost:80`, `[::1]:443`, or
-/// `:8080` (loopback).
-public struct HostPort: Sendable, Equatable, CustomStringConvertible {
-    public var host: String
-    public var port: Int
-
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
-
-    public init?(_ text: String) {
-        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
-            (0...65535).contains(port)
-        else { return nil }
-        var host = String(text[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        self.host = host.isEmpty ? "127.0.0.1" : host
-        self.port = port
-    }
-
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
-
-    /// Whether the host is `localhost` or a loopback address: a listener there serves this
-    /// host only.
-    public var isLoopback: Bool {
-        host.lowercased() == "localhost" || IPAddressBytes(host)?.isLoopback == true
-    }
-}
-
-/// One listening address and the upstream its connections are forwarded to.
-public struct ForwardRule: Sendable, Equatable {
-    public var listen: HostPort
-    public var upstream: HostPort
-
-    public init(listen: HostPort, upstream: HostPort) {
-        self.listen = listen
-        self.upstream = upstream
-    }
-}
-
-public struct ProxyOptions: Sendable {
-    /// The most bytes one direction of one connection may hold between reading and delivering;
-    /// at the limit the proxy stops reading from the sender.
-    public var bufferLimit = 4 * 1024 * 1024
-    /// Keep every radio state change (for charts).
-    public var recordsRadioTimeline = false
-    /// Emulated seconds per wall-clock second (tests raise it to play long timelines quickly).
-    public var timeScale = 1.0
-    /// Sees what crosses the link (a capture writer).
-    public var observer: (any LinkObserver)?
-    /// The most connections open at once; a client beyond it is reset as soon as it is
-    /// accepted. Each connection holds two file descriptors, so the default keeps the process
-    /// clear of its open-file limit, with room for the admin API and a capture: running out
-    /// would make accept fail, and NIO retries a failing accept without pause.
-    public var maximumConnections = ProxyOptions.connectionsWithinFileLimit
-    /// Which clients the front ends serve and where they may go.
-    public var access = AccessPolicy()
-
-    public init() {}
-}
-
 /// A live change (`outage`, `handover`) the profile's rules refuse.
 public struct LiveChangeError: Error, CustomStringConvertible, Equatable {
     public let description: String
@@ -316,69 +254,6 @@ public final class NetsimProxy: Sendable {
 
 /// A front-end client outside `--allow-from`: its channel is closed as it is accepted.
 struct FrontEndClientRefused: Error {}
-
-/// Accepting when the process is out of file descriptors fails at once, every time the
-/// listening socket polls readable: retried straight away, that spins a core and starves the
-/// event loop (the admin API with it). Accepts pause instead, and the first time says why.
-enum AcceptBackoff {
-    /// How long accepts pause after running out of descriptors (or kernel memory).
-    static let pause = TimeAmount.milliseconds(250)
-    private static let warned = Atomic(false)
-
-    static func handler(logger: Logger) -> AcceptBackoffHandler {
-        AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
-            guard [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else { return nil }
-            if !warned.exchange(true, ordering: .relaxed) {
-                let message =
-                    "cannot accept connections: \(error) (open file limit \(openFileLimit)); retrying every"
-                    + " \(pause.nanoseconds / 1_000_000) ms until some close. Raise the limit with ulimit -n."
-                logger.warning("\(message)")
-            }
-            return pause
-        }
-    }
-
-    private static var openFileLimit: String { OpenFiles.limit.map { "\($0)" } ?? "unlimited" }
-}
-
-/// The process's limit on open files.
-enum OpenFiles {
-    /// The soft limit, as `ulimit -n` shows it; nil when there is none.
-    static var limit: Int? {
-        var limit = rlimit()
-        #if canImport(Glibc)
-        let resource = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
-        #else
-        let resource = RLIMIT_NOFILE
-        #endif
-        guard getrlimit(resource, &limit) == 0, limit.rlim_cur != rlim_t.max else { return nil }
-        return Int(clamping: limit.rlim_cur)
-    }
-
-    /// Descriptors kept for everything but proxied connections: listeners, the admin API and
-    /// its connections, a capture, the runtime's own.
-    static let reserve = 128
-}
-
-extension ProxyOptions {
-    /// These options with the access policy's facts of this host: this host's interface
-    /// addresses, and `refusesLocalDestinations` when one of `frontEnds` listens beyond
-    /// loopback.
-    func guardingTheFrontDoor(_ frontEnds: [FrontEndRule]) -> ProxyOptions {
-        var options = self
-        if frontEnds.contains(where: { !$0.listen.isLoopback }) { options.access.refusesLocalDestinations = true }
-        options.access.hostAddresses = ((try? System.enumerateDevices()) ?? []).compactMap {
-            $0.address?.ipAddress.flatMap(IPAddressBytes.init)
-        }
-        return options
-    }
-
-    /// Two descriptors per connection within the open-file limit, less `OpenFiles.reserve`.
-    static var connectionsWithinFileLimit: Int {
-        guard let limit = OpenFiles.limit else { return Int.max }
-        return max(1, (limit - OpenFiles.reserve) / 2)
-    }
-}
 
 #if canImport(Glibc)
 import Glibc
