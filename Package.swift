@@ -89,7 +89,6 @@ let package = Package(
             dependencies: [
                 "NetsimCore",
                 "NetsimModel",
-                "NetsimTune",
                 "NetsimProxy",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -11,6 +11,29 @@ struct DeviceMeasurement: Sendable {
     var proxyOrigin: Double
 }
 
+/// One device of a live bench as its zombie seconds and code outside the bench (the keepalive
+/// tuner's `--verify`) see it: its phone's report with the events placed on the bench clock, when its app
+/// noticed a connection was lost, and when its proxy stopped, on the bench clock.
+public struct LiveDeviceOutcome: Sendable {
+    public var proxy: RunReport
+    public var connectionLossesNoticed: [Double]
+    public var end: Double
+}
+
+extension DeviceMeasurement {
+    var outcome: LiveDeviceOutcome {
+        var proxy = self.proxy
+        proxy.events = proxy.events.map { event in
+            var event = event
+            event.at += proxyOrigin
+            event.expiredAt = event.expiredAt.map { $0 + proxyOrigin }
+            return event
+        }
+        return LiveDeviceOutcome(
+            proxy: proxy, connectionLossesNoticed: app.connectionLossesNoticed, end: proxyOrigin + proxy.radio.durationSeconds)
+    }
+}
+
 /// A point of a latency CDF: this fraction of samples took at most `milliseconds`.
 public struct CDFPoint: Sendable, Equatable {
     public var milliseconds: Double
@@ -40,8 +63,9 @@ enum BenchAnalysis {
         for device in devices {
             fleet.addDeliveries(app: device.app, server: device.server, connectivityReturns: connectivityReturns(device))
             fleet.addProxyReport(device.proxy)
-            let live = device.liveMeasurement
-            fleet.addZombieSeconds(ConnectionDeaths.detectionDelays(events: live.events, noticed: live.openCallEnds, end: live.end))
+            let outcome = device.outcome
+            fleet.addZombieSeconds(
+                ConnectionDeaths.detectionDelays(events: outcome.proxy.events, noticed: outcome.connectionLossesNoticed, end: outcome.end))
         }
         return fleet.summary()
     }

@@ -23,6 +23,10 @@ public enum BenchRunner {
     /// A configuration `BenchConfiguration.problem` refuses.
     public struct ConfigurationProblem: Error, CustomStringConvertible {
         public let description: String
+
+        public init(description: String) {
+            self.description = description
+        }
     }
 
     public static func run(
@@ -42,6 +46,14 @@ public enum BenchRunner {
         return configuration.result(
             engine: "live", drainSeconds: max(0, drainEnd - configuration.duration), transports: transports, charts: charts,
             profileEvents: profileEvents)
+    }
+
+    /// Plays the bench and returns each device's outcome per transport, for code outside the
+    /// bench that plays devices live (the keepalive tuner's `--verify`).
+    public static func playDevices(
+        _ configuration: BenchConfiguration, logger: Logger, onProgress: @escaping @Sendable (BenchProgress) -> Void
+    ) async throws -> [BenchTransport: [LiveDeviceOutcome]] {
+        try await measure(configuration, logger: logger, onProgress: onProgress).devices.mapValues { $0.map(\.outcome) }
     }
 
     /// Plays the bench and returns each device's measurements per transport, with the time the

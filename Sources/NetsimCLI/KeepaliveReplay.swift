@@ -1,14 +1,17 @@
 import Logging
+import NetsimBench
 import NetsimCore
 import NetsimTune
 
+/// The keepalive tuner's `--verify`: its plans played on the live bench. Here, above both
+/// NetsimTune and NetsimBench, so that neither depends on the other.
 extension KeepaliveVerification {
     /// Plays every plan live, all at once: for each, the bench's gRPC server with the plan's
     /// keepalive policy, one emulated phone (a proxy on the plan's profile, with its NAT,
     /// outages and handover) and the bench's gRPC client on an idle open stream, every timer of
     /// proxy, client, server and workload running `timeScale` times faster than the wall clock.
     /// One measurement per plan, in order; `onProgress` gets the emulated seconds played.
-    public func playLive(
+    func playLive(
         timeScale: Double, logger: Logger, onProgress: @escaping @Sendable (Double) -> Void = { _ in }
     ) async throws -> [LiveMeasurement] {
         try await withThrowingTaskGroup(of: (Int, LiveMeasurement).self) { group in
@@ -25,13 +28,13 @@ extension KeepaliveVerification {
                     configuration.grpcServerPolicy = plan.serverPolicy
                     configuration.timeScale = timeScale
                     let reportsProgress = index == 0
-                    let (measured, _) = try await BenchRunner.measure(configuration, logger: logger) { progress in
+                    let played = try await BenchRunner.playDevices(configuration, logger: logger) { progress in
                         if reportsProgress { onProgress(min(progress.elapsedSeconds, plan.horizon)) }
                     }
-                    guard let device = measured[.grpc]?.first else {
+                    guard let device = played[.grpc]?.first else {
                         throw BenchRunner.ConfigurationProblem(description: "the live replay of \(plan.profileName) measured nothing")
                     }
-                    return (index, device.liveMeasurement)
+                    return (index, LiveMeasurement(device))
                 }
             }
             var measurements = [LiveMeasurement?](repeating: nil, count: plans.count)
@@ -41,17 +44,11 @@ extension KeepaliveVerification {
     }
 }
 
-extension DeviceMeasurement {
-    /// The replay's view of one device, its proxy's events moved onto the bench clock.
-    var liveMeasurement: KeepaliveVerification.LiveMeasurement {
-        let events = proxy.events.map { event in
-            var event = event
-            event.at += proxyOrigin
-            event.expiredAt = event.expiredAt.map { $0 + proxyOrigin }
-            return event
-        }
-        return KeepaliveVerification.LiveMeasurement(
-            radio: proxy.radio, events: events, openCallEnds: app.connectionLossesNoticed, end: proxyOrigin + proxy.radio.durationSeconds,
-            eventCounts: proxy.eventCounts, bytes: proxy.bytes, connectionsOpened: proxy.connections.opened)
+extension KeepaliveVerification.LiveMeasurement {
+    /// The replay's view of one device of a live bench.
+    init(_ device: LiveDeviceOutcome) {
+        self.init(
+            radio: device.proxy.radio, events: device.proxy.events, openCallEnds: device.connectionLossesNoticed, end: device.end,
+            eventCounts: device.proxy.eventCounts, bytes: device.proxy.bytes, connectionsOpened: device.proxy.connections.opened)
     }
 }

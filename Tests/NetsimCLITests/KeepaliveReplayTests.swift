@@ -5,7 +5,7 @@ import NetsimModel
 import NetsimTune
 import Testing
 
-@testable import NetsimBench
+@testable import NetsimCLI
 
 /// `netsim tune keepalive --verify` end to end: the recommendation and a baseline played live
 /// (the bench's grpc-swift client and server through the proxy, 60 times faster than real
