@@ -63,28 +63,36 @@ struct OutputFileTests {
         }
     }
 
-    /// Issue 19: SIGTERM during a long model bench exited 143 with no report.
-    @Test("SIGTERM stops a model bench at its next batch: partial reports and exit status 5", .timeLimit(.minutes(3)))
-    func stoppedModelBench() async throws {
+    /// Issue 19: SIGTERM during a long model bench or tune exited 143 with no report.
+    @Test(
+        "SIGTERM stops a model bench or a tune at its next batch: partial reports and exit status 5", .timeLimit(.minutes(3)),
+        arguments: [
+            (["bench", "--engine", "model", "--devices", "10000", "--duration", "1h"], "bench-lte-tunnel.json"),
+            (
+                [
+                    "tune", "keepalive", "--profile", "lte-good", "--nat-timeouts", "30s", "--keepalive-times", "20s,60s",
+                    "--keepalive-timeouts", "10s", "--horizon", "1h", "--seeds", "10000",
+                ], "tune-keepalive-grpc.json"
+            ),
+        ])
+    func stoppedEarly(command: [String], report: String) async throws {
         try await withDirectory { directory in
             let process = Process()
             process.executableURL = Self.netsim
-            process.arguments = [
-                "bench", "--engine", "model", "--devices", "10000", "--duration", "1h", "--out", directory, "--format", "json", "--quiet",
-            ]
+            process.arguments = command + ["--out", directory, "--format", "json", "--quiet"]
             process.standardOutput = FileHandle.nullDevice
             let standardError = Pipe()
             process.standardError = standardError
             try process.run()
-            // The first line says the bench has begun; the signal watch is set up just after it.
+            // The first line says the run has begun; the signal watch is set up just after it.
             _ = standardError.fileHandleForReading.availableData
             try await Task.sleep(for: .seconds(2))
             process.terminate()
             process.waitUntilExit()
             let message = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             #expect(process.terminationReason == .exit && process.terminationStatus == ExitCode.stoppedEarly.rawValue, "\(message)")
-            #expect(message.contains("netsim: stopped by SIGTERM: the reports cover the "), "\(message)")
-            let json = try Data(contentsOf: URL(fileURLWithPath: directory + "/bench-lte-tunnel.json"))
+            #expect(message.contains("netsim: stopped by SIGTERM: the reports cover "), "\(message)")
+            let json = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + report))
             let report = try JSONSerialization.jsonObject(with: json) as? [String: Any]
             #expect(report?["partial"] as? Bool == true)
         }
