@@ -23,7 +23,9 @@ public struct BenchCommand: AsyncParsableCommand {
             Exit status: 0 when every gate holds; 1 when the run failed; 2 for a bad profile, \
             workload or client file; 3 when a --fail-if threshold or the --baseline comparison \
             was breached (each breach is printed); 4 when a --pcap-dir capture is incomplete \
-            (a full disk: the warning says how much was lost); 64 for a usage error (a bad \
+            (a full disk: the warning says how much was lost); 5 when SIGINT or SIGTERM stopped \
+            a model bench (it stops at its next batch of devices and writes what was played, \
+            marked partial); 64 for a usage error (a bad \
             option or --fail-if expression, found before the run starts). A --out that \
             cannot be written is found before the run; if writing still fails at the end, the \
             Markdown report on standard output is the run's copy, and the exit status is 1.
@@ -170,10 +172,14 @@ public struct BenchCommand: AsyncParsableCommand {
             "bench (\(engine.rawValue)): \(configuration.transports.map(\.title).joined(separator: ", ")) on \(configuration.profile.name), "
                 + "\(devices) device(s) each, \(Quantity.formatDuration(duration)) (seed \(seed))")
         let result: BenchResult
+        let stopRequest = StopRequest()
         do {
             switch engine {
             case .live: result = try await BenchRunner.run(configuration, logger: logger) { display.show($0) }
-            case .model: result = ModelBenchRunner.run(configuration) { display.show($0) }
+            case .model:
+                let watch = StopSignals.watch { stopRequest.stop(by: $0) }
+                defer { watch.cancel() }
+                result = ModelBenchRunner.run(configuration, shouldStop: { stopRequest.stoppedBy != nil }) { display.show($0) }
             }
         } catch {
             printError("the bench failed: \(error)")
@@ -184,6 +190,10 @@ public struct BenchCommand: AsyncParsableCommand {
         let markdown = MarkdownReport.render(result)
         let json = try result.report.json()
         try write(result, markdown: markdown, json: json)
+        if let signalName = stopRequest.stoppedBy, result.report.partial == true {
+            printError("stopped by \(signalName): the reports cover the \(result.report.devicesPlayed ?? 0) devices played, marked partial")
+            throw ExitCode.stoppedEarly
+        }
         try gate(json)
         if !capturesAreComplete { throw ExitCode.incompleteCapture }
     }

@@ -363,30 +363,3 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 }
-
-/// SIGINT, SIGTERM and SIGHUP (a closed terminal), as an awaitable event: each stops the run
-/// cleanly and the report is still written.
-enum StopSignals {
-    static func next() async -> String? {
-        let stream = AsyncStream<String> { continuation in
-            let sources = SignalSources(
-                [(SIGINT, "Ctrl-C"), (SIGTERM, "SIGTERM"), (SIGHUP, "SIGHUP")].map { signalNumber, name in
-                    signal(signalNumber, SIG_IGN)
-                    let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-                    source.setEventHandler { continuation.yield(name) }
-                    source.resume()
-                    return source
-                })
-            continuation.onTermination = { _ in sources.cancel() }
-        }
-        for await name in stream { return name }
-        return nil
-    }
-
-    /// Dispatch sources may be cancelled from any thread.
-    private struct SignalSources: @unchecked Sendable {
-        let sources: [any DispatchSourceSignal]
-        init(_ sources: [any DispatchSourceSignal]) { self.sources = sources }
-        func cancel() { for source in sources { source.cancel() } }
-    }
-}

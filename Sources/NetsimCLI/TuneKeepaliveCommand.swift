@@ -27,8 +27,12 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             wall clock, and compares them with the model (agreement: within 15%).
 
             Exit status: 0 with a recommendation; 1 when no configuration is viable, a report \
-            cannot be written or --verify finds model and live more than 15% apart; 2 for a bad profile or policy file; 3 when a \
-            gate (--fail-if 'recommended.metrics.energyJoulesPerHour > 5', --baseline) is breached; 64 for a usage error.
+            cannot be written (--out is checked first; the Markdown report is printed all the \
+            same) or --verify finds model and live more than 15% apart; 2 for a bad profile or \
+            policy file; 3 when a gate (--fail-if 'recommended.metrics.energyJoulesPerHour > 5', \
+            --baseline) is breached; 5 when SIGINT or SIGTERM stopped the sweep (it stops after \
+            the seed it is playing and writes the seeds played, marked partial; no --verify, no \
+            gates); 64 for a usage error.
             """
     )
 
@@ -205,14 +209,23 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         try checkWorkBounds(sweep.estimate, force: force, command: "tune keepalive")
         let showProgress = !quiet
         let remaining = RemainingTime()
-        let results = sweep.run { fraction in
-            guard showProgress else { return }
-            FileHandle.standardError.write(Data("\rtune \(progressBar(fraction, remaining: remaining))".utf8))
-            if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
-        }
-        let verification = results.recommended == nil || !verify ? nil : try await verifyLive(results)
+        let stopRequest = StopRequest()
+        let watch = StopSignals.watch { stopRequest.stop(by: $0) }
+        let results = sweep.run(
+            progress: { fraction in
+                guard showProgress else { return }
+                FileHandle.standardError.write(Data("\rtune \(progressBar(fraction, remaining: remaining))".utf8))
+                if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
+            }, shouldStop: { stopRequest.stoppedBy != nil })
+        watch.cancel()
+        let verification = results.recommended == nil || !verify || results.isPartial ? nil : try await verifyLive(results)
         let markdown = KeepaliveRendering.markdown(results, verification: verification)
         try write(results, verification: verification, markdown: markdown)
+        if let signalName = stopRequest.stoppedBy, results.isPartial {
+            if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+            printError("stopped by \(signalName): the reports cover \(results.seedsPlayed) of \(sweep.seeds) seeds, marked partial")
+            throw ExitCode.stoppedEarly
+        }
         let breaches = try gates.evaluate(
             try KeepaliveReport(results, verification: verification).json(), .tune, suite: "netsim tune keepalive \(transport.rawValue)")
         if results.recommended == nil || verification?.agrees == false { throw ExitCode(1) }

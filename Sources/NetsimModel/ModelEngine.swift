@@ -42,16 +42,21 @@ public enum ModelEngine {
     static let batchSize = 64
 
     /// Runs every device; `progress` gets the fraction of devices done, `records` each
-    /// device's app and server records (transport by transport, device by device).
+    /// device's app and server records (each transport's in device order).
+    ///
+    /// `shouldStop` is asked between batches: when it says yes, the devices played so far are
+    /// the result (at least one batch: a report of nothing helps no one). Devices are played
+    /// device by device across the transports, so a stopped run still compares them all.
     public static func run(
         _ configuration: ModelRunConfiguration, progress: (Double) -> Void = { _ in },
-        records: (BenchTransport, Int, DeviceRecords) -> Void = { _, _, _ in }
+        shouldStop: () -> Bool = { false }, records: (BenchTransport, Int, DeviceRecords) -> Void = { _, _, _ in }
     ) -> ModelRunResult {
-        let jobs = configuration.transports.flatMap { transport in (0..<configuration.devices).map { (transport, $0) } }
+        let jobs = (0..<configuration.devices).flatMap { device in configuration.transports.map { ($0, device) } }
         var remains: [(BenchTransport, DeviceRemains, stoppedAt: Double)] = []
         remains.reserveCapacity(jobs.count)
         var steps = 0
         for batchStart in stride(from: 0, to: jobs.count, by: batchSize) {
+            if batchStart > 0, shouldStop() { break }
             let batch = Array(jobs[batchStart..<min(batchStart + batchSize, jobs.count)])
             let finished = ResultSlots<(DeviceRecords, DeviceRemains, stoppedAt: Double, steps: Int)>(count: batch.count)
             DispatchQueue.concurrentPerform(iterations: batch.count) { index in

@@ -68,12 +68,15 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        guard case .awaitingHead = state, !(error is IOError) else {
+        switch (state, error) {
+        case (_, is IOError), (.dialingTunnel, _), (.done, _):
             state = .done
             context.close(promise: nil)
-            return
+        case (.awaitingHead, _), (.dialingOrigin, _):
+            // A head, or a plain request's body (a bad chunk size), that cannot be decoded: the
+            // origin has seen nothing of the request yet.
+            reply(.badRequest, "malformed request (\(error))", context: context)
         }
-        reply(.badRequest, "malformed request (\(error))", context: context)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -152,15 +155,8 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
 
     /// An error reply with `why` as its plain-text body, then a close.
     private func reply(_ status: HTTPResponseStatus, _ why: String, context: ChannelHandlerContext) {
-        device.logger.warning("HTTP proxy client \(frontEndPeer(context)): \(status.code) \(why)")
         state = .done
-        let body = "netsim: \(why)\n"
-        let response =
-            "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
-        context.writeAndFlush(wrapOutboundOut(ByteBuffer(string: response))).assumeIsolated().whenComplete { _ in
-            context.close(promise: nil)
-        }
+        replyWithError(status, why, context: context, logger: device.logger)
     }
 
     private static func destination(of state: State) -> Destination? {
@@ -168,6 +164,19 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
         case .dialingTunnel(let destination), .dialingOrigin(let destination, _): destination
         case .awaitingHead, .done: nil
         }
+    }
+}
+
+/// Answers an HTTP proxy client with an error: a log line, `why` as the plain-text body, then
+/// a close.
+func replyWithError(_ status: HTTPResponseStatus, _ why: String, context: ChannelHandlerContext, logger: Logger) {
+    logger.warning("HTTP proxy client \(frontEndPeer(context)): \(status.code) \(why)")
+    let body = "netsim: \(why)\n"
+    let response =
+        "HTTP/1.1 \(status.code) \(status.reasonPhrase)\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
+    context.writeAndFlush(NIOAny(ByteBuffer(string: response))).assumeIsolated().whenComplete { _ in
+        context.close(promise: nil)
     }
 }
 
@@ -246,6 +255,14 @@ final class OriginFormRequestEncoder: ChannelInboundHandler, RemovableChannelHan
     func channelInactive(context: ChannelHandlerContext) {
         context.fireChannelInactive()
         leaveBeforeTeardown(context)
+    }
+
+    /// A body the decoder cannot read (a bad chunk size) after the head went on to the origin:
+    /// the client gets a 400 saying so, rather than a bare reset.
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard error is HTTPParserError else { return context.fireErrorCaught(error) }
+        state = .finished
+        replyWithError(.badRequest, "malformed request body (\(error))", context: context, logger: logger)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {

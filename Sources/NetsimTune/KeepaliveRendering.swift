@@ -10,6 +10,13 @@ public enum KeepaliveRendering {
         ReportNumber.seconds(value, decimals: value < 60 ? 1 : 0)
     }
 
+    /// The line that says a sweep was stopped early; nil for a finished one.
+    static func partial(_ results: KeepaliveResults) -> String? {
+        guard results.isPartial else { return nil }
+        return "Partial: the sweep was stopped (SIGINT or SIGTERM) after \(results.seedsPlayed) of \(results.sweep.seeds) seeds; "
+            + "every figure and the recommendation cover those seeds only."
+    }
+
     public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
         let sweep = results.sweep
         var lines: [String] = []
@@ -21,6 +28,7 @@ public enum KeepaliveRendering {
                 + "; \(seconds(sweep.horizon)) per scenario, \(sweep.seeds) seeds; blackhole outages of 5 s, 30 s, 2 min and 10 min "
                 + "and a resetting handover in every scenario; detect within \(seconds(sweep.detectWithin)).")
         lines.append("")
+        if let partial = partial(results) { lines += ["**\(partial)**", ""] }
         lines.append("### Recommendation")
         lines.append("")
         lines.append(KeepaliveRecommendationText.paragraph(results))
@@ -93,6 +101,7 @@ public enum KeepaliveRendering {
     public static func html(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
         let sweep = results.sweep
         var body = "<h1>netsim tune keepalive: \(escape(sweep.transport.rawValue)), server policy \(escape(sweep.serverPolicy.name))</h1>"
+        if let partial = partial(results) { body += "<p><strong>\(escape(partial))</strong></p>" }
         body += "<p>\(escape(KeepaliveRecommendationText.paragraph(results)))</p>"
         for snippet in KeepaliveRecommendationText.snippets(results) {
             body += "<h3>\(escape(snippet.title))</h3><pre>\(escape(snippet.text))</pre>"

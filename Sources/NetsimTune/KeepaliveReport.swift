@@ -9,6 +9,10 @@ public struct KeepaliveReport: Sendable, Codable {
     public var serverPolicy: String
     public var horizonSeconds: Double
     public var seeds: Int
+    /// True when SIGINT or SIGTERM stopped the sweep before every seed had played: every
+    /// figure covers `seedsPlayed` seeds. Absent from a finished sweep.
+    public var partial: Bool?
+    public var seedsPlayed: Int?
     public var detectWithinSeconds: Double
     public var profiles: [String]
     public var natTimeoutsSeconds: [Double?]
@@ -83,6 +87,10 @@ public struct KeepaliveReport: Sendable, Codable {
         serverPolicy = sweep.serverPolicy.name
         horizonSeconds = sweep.horizon
         seeds = sweep.seeds
+        if results.isPartial {
+            partial = true
+            seedsPlayed = results.seedsPlayed
+        }
         detectWithinSeconds = sweep.detectWithin
         profiles = sweep.profiles.map(\.name)
         natTimeoutsSeconds = sweep.natTimeouts

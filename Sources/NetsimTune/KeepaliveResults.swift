@@ -15,6 +15,10 @@ public struct KeepaliveResults: Sendable {
     /// Viable summaries on the front, by energy.
     public let pareto: [Summary]
     public let recommended: Summary?
+    /// The seeds played: `sweep.seeds`, or fewer when SIGINT or SIGTERM stopped the sweep.
+    public let seedsPlayed: Int
+    /// Whether the sweep was stopped before every seed had played.
+    public var isPartial: Bool { seedsPlayed < sweep.seeds }
 
     public struct Metrics: Sendable, Codable, Equatable {
         public var energyJoulesPerHour: Double
@@ -52,9 +56,13 @@ public struct KeepaliveResults: Sendable {
         public var viable: Bool { disqualified.isEmpty }
     }
 
-    init(sweep: KeepaliveSweep, keepalives: [KeepaliveSweep.Keepalive], scenarios: [KeepaliveSweep.Scenario], metrics: [ScenarioMetrics]) {
+    init(
+        sweep: KeepaliveSweep, keepalives: [KeepaliveSweep.Keepalive], scenarios: [KeepaliveSweep.Scenario], metrics: [ScenarioMetrics],
+        seedsPlayed: Int
+    ) {
         self.sweep = sweep
         self.keepalives = keepalives
+        self.seedsPlayed = seedsPlayed
         var groups: [Int: [Int: [Int: [ScenarioMetrics]]]] = [:]
         for (scenario, measured) in zip(scenarios, metrics) {
             groups[scenario.keepalive, default: [:]][scenario.profile, default: [:]][scenario.nat, default: []].append(measured)

@@ -144,13 +144,15 @@ public struct KeepaliveSweep: Sendable {
         WorkEstimate.sweep(runsPerInterval: runsPerKeepalive, intervals: keepalives.map(\.time), horizon: horizon, workload: workload)
     }
 
+    /// Every scenario, seed by seed: the first seed's for every configuration, then the
+    /// second's, so that a sweep stopped between seeds has played each configuration alike.
     var scenarios: [Scenario] {
         var all: [Scenario] = []
         all.reserveCapacity(runCount)
-        for keepalive in keepalives.indices {
-            for profile in profiles.indices {
-                for nat in natTimeouts.indices {
-                    for seed in 0..<seeds { all.append(Scenario(keepalive: keepalive, profile: profile, nat: nat, seed: seed)) }
+        for seed in 0..<seeds {
+            for keepalive in keepalives.indices {
+                for profile in profiles.indices {
+                    for nat in natTimeouts.indices { all.append(Scenario(keepalive: keepalive, profile: profile, nat: nat, seed: seed)) }
                 }
             }
         }
@@ -206,21 +208,35 @@ public struct KeepaliveSweep: Sendable {
         }
     }
 
-    /// Plays every scenario on every core; `progress` gets the fraction done.
-    public func run(progress: @Sendable (Double) -> Void = { _ in }) -> KeepaliveResults {
+    /// Plays every scenario on every core, a seed at a time; `progress` gets the fraction done.
+    ///
+    /// `shouldStop` is asked between seeds: when it says yes, the results cover the seeds
+    /// played (at least one), each for every configuration, and say so (`seedsPlayed`).
+    public func run(progress: @Sendable (Double) -> Void = { _ in }, shouldStop: () -> Bool = { false }) -> KeepaliveResults {
         let scenarios = scenarios
         let keepalives = keepalives
-        let outcomes = ResultSlots<ScenarioMetrics>(count: scenarios.count)
+        let perSeed = scenarios.count / seeds
         let step = max(1, scenarios.count / 200)
-        DispatchQueue.concurrentPerform(iterations: scenarios.count) { index in
-            let scenario = scenarios[index]
-            let outcome = ModelEngine.playDevice(
-                profile: scenarioProfile(scenario), client: client(keepalives[scenario.keepalive]), workload: workload,
-                duration: horizon, seed: Self.deviceSeed(scenario))
-            let done = outcomes.set(index, ScenarioMetrics(outcome, horizon: horizon))
-            if done % step == 0 || done == scenarios.count { progress(Double(done) / Double(scenarios.count)) }
+        var metrics: [ScenarioMetrics] = []
+        metrics.reserveCapacity(scenarios.count)
+        for seed in 0..<seeds {
+            if seed > 0, shouldStop() { break }
+            let first = seed * perSeed
+            let playedBefore = metrics.count
+            let outcomes = ResultSlots<ScenarioMetrics>(count: perSeed)
+            DispatchQueue.concurrentPerform(iterations: perSeed) { offset in
+                let scenario = scenarios[first + offset]
+                let outcome = ModelEngine.playDevice(
+                    profile: scenarioProfile(scenario), client: client(keepalives[scenario.keepalive]), workload: workload,
+                    duration: horizon, seed: Self.deviceSeed(scenario))
+                let done = playedBefore + outcomes.set(offset, ScenarioMetrics(outcome, horizon: horizon))
+                if done % step == 0 || done == scenarios.count { progress(Double(done) / Double(scenarios.count)) }
+            }
+            metrics += outcomes.values()
         }
-        return KeepaliveResults(sweep: self, keepalives: keepalives, scenarios: scenarios, metrics: outcomes.values())
+        return KeepaliveResults(
+            sweep: self, keepalives: keepalives, scenarios: Array(scenarios.prefix(metrics.count)), metrics: metrics,
+            seedsPlayed: metrics.count / perSeed)
     }
 }
 

@@ -36,6 +36,28 @@ import Testing
         #expect(line.hasSuffix("IDLE 0.0 ± 0.0 s, INACTIVE 0.0 ± 0.0 s"), "\(line)")
     }
 
+    /// Issue 19: SIGTERM during a long model bench ended it with no report. Stopped between
+    /// batches, it reports the devices played, every transport among them, marked partial.
+    @Test func aStoppedModelBenchReportsWhatWasPlayedMarkedPartial() throws {
+        var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))
+        configuration.devices = 100
+        configuration.duration = 60
+        let result = ModelBenchRunner.run(configuration, shouldStop: { true }) { _ in }
+        #expect(result.report.partial == true)
+        #expect(result.report.devicesPlayed == 64)
+        #expect(result.report.transports.keys.sorted() == ["grpc", "rest", "ws"])
+        let json = try JSONSerialization.jsonObject(with: try result.report.json()) as? [String: Any]
+        #expect(json?["partial"] as? Bool == true)
+        let line = "Partial: the bench was stopped (SIGINT or SIGTERM) after 64 of 300 devices had played"
+        #expect(MarkdownReport.render(result).contains("**" + line))
+        #expect(HTMLReport.render(result).contains("<p><strong>" + line))
+
+        configuration.devices = 2
+        let finished = ModelBenchRunner.run(configuration, shouldStop: { true }) { _ in }
+        #expect(finished.report.partial == nil && finished.report.devicesPlayed == nil)
+        #expect(!MarkdownReport.render(finished).contains("Partial"))
+    }
+
     @Test func markdownJSONAndHTML() async throws {
         let result = try await Self.shortRun()
 

@@ -10,6 +10,10 @@ import Testing
 /// found before a run and named with the reason, captures cut short reported as errors.
 @Suite("files netsim writes")
 struct OutputFileTests {
+    /// The built `netsim`, beside the test bundle: for what only a process of its own can show
+    /// (a file-size limit, a signal).
+    static let netsim = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("netsim")
+
     /// A scratch directory, removed when the test ends.
     private func withDirectory(_ body: (String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-out-\(UUID().uuidString)").path
@@ -42,11 +46,10 @@ struct OutputFileTests {
             let report = directory + "/r.html"
             try "the old report".write(toFile: report, atomically: true, encoding: .utf8)
 
-            let netsim = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("netsim")
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = [
-                "-c", #"ulimit -f 4 && exec "$0" "$@""#, netsim.path, "analyze", capture, "--format", "html", "--out", report,
+                "-c", #"ulimit -f 4 && exec "$0" "$@""#, Self.netsim.path, "analyze", capture, "--format", "html", "--out", report,
             ]
             let standardError = Pipe()
             process.standardError = standardError
@@ -57,6 +60,41 @@ struct OutputFileTests {
             #expect(message == "netsim: cannot write \(report): file too large\n")
             #expect(try String(contentsOfFile: report, encoding: .utf8) == "the old report")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory).sorted() == ["r.html", "run.pcap"])
+        }
+    }
+
+    /// Issue 19: SIGTERM during a long model bench or tune exited 143 with no report.
+    @Test(
+        "SIGTERM stops a model bench or a tune at its next batch: partial reports and exit status 5", .timeLimit(.minutes(3)),
+        arguments: [
+            (["bench", "--engine", "model", "--devices", "10000", "--duration", "1h"], "bench-lte-tunnel.json"),
+            (
+                [
+                    "tune", "keepalive", "--profile", "lte-good", "--nat-timeouts", "30s", "--keepalive-times", "20s,60s",
+                    "--keepalive-timeouts", "10s", "--horizon", "1h", "--seeds", "10000",
+                ], "tune-keepalive-grpc.json"
+            ),
+        ])
+    func stoppedEarly(command: [String], report: String) async throws {
+        try await withDirectory { directory in
+            let process = Process()
+            process.executableURL = Self.netsim
+            process.arguments = command + ["--out", directory, "--format", "json", "--quiet"]
+            process.standardOutput = FileHandle.nullDevice
+            let standardError = Pipe()
+            process.standardError = standardError
+            try process.run()
+            // The first line says the run has begun; the signal watch is set up just after it.
+            _ = standardError.fileHandleForReading.availableData
+            try await Task.sleep(for: .seconds(2))
+            process.terminate()
+            process.waitUntilExit()
+            let message = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            #expect(process.terminationReason == .exit && process.terminationStatus == ExitCode.stoppedEarly.rawValue, "\(message)")
+            #expect(message.contains("netsim: stopped by SIGTERM: the reports cover "), "\(message)")
+            let json = try Data(contentsOf: URL(fileURLWithPath: directory + "/" + report))
+            let report = try JSONSerialization.jsonObject(with: json) as? [String: Any]
+            #expect(report?["partial"] as? Bool == true)
         }
     }
 

@@ -44,6 +44,11 @@ import Testing
             ("GET /index.html HTTP/1.1\r\nHost: localhost\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             ("CONNECT localhost HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             ("\u{1}\u{2}\u{3} not http\r\n\r\n", "HTTP/1.1 400 Bad Request"),
+            // Issue 19: a bad chunk size was a silent close.
+            (
+                "POST http://localhost:\(echoPort)/ HTTP/1.1\r\nHost: localhost:\(echoPort)\r\nTransfer-Encoding: chunked\r\n\r\n"
+                    + "zz\r\nhello\r\n0\r\n\r\n", "HTTP/1.1 400 Bad Request"
+            ),
         ]
         for (request, status) in requests {
             let reply = try await RawClient.exchange(port: http, [(Array(request.utf8), nil)])
@@ -67,6 +72,25 @@ import Testing
 
         let report = try await front.proxy.stop()
         #expect(report.connections.opened == 2, "only the two echoes became connections")
+        try await echo.close()
+    }
+
+    /// Issue 19: a bad chunk size in a plain request's body, after its head went on to the
+    /// origin, was a bare reset.
+    @Test func aBadChunkSizeAfterTheHeadWentOnIsA400() async throws {
+        let (echo, echoPort) = try await Loopback.echoServer()
+        let front = try await FrontEndProxy.start(access: AccessPolicy(allowTo: [DestinationPattern("localhost:\(echoPort)")!]))
+        var head = HTTPRequestHead(version: .http1_1, method: .POST, uri: "http://localhost:\(echoPort)/")
+        head.headers.add(name: "Host", value: "localhost:\(echoPort)")
+        head.headers.add(name: "Transfer-Encoding", value: "chunked")
+        let request = "POST http://localhost:\(echoPort)/ HTTP/1.1\r\nHost: localhost:\(echoPort)\r\nTransfer-Encoding: chunked\r\n\r\n"
+        let chunk = "5\r\nhello\r\n"
+        // The echo origin sends back what reached it: the head in origin form and the chunk.
+        let forwarded = OriginFormRequestEncoder.originFormHead(head).utf8.count + chunk.utf8.count
+        let reply = try await RawClient.exchange(
+            port: front.httpPort, [(Array((request + chunk).utf8), forwarded), (Array("zz\r\n".utf8), nil)])
+        #expect(RawClient.statusLine(Array(reply.dropFirst(forwarded))) == "HTTP/1.1 400 Bad Request")
+        _ = try await front.proxy.stop()
         try await echo.close()
     }
 

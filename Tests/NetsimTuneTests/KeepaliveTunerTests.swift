@@ -20,6 +20,29 @@ struct KeepaliveTunerTests {
         return sweep
     }
 
+    /// Issue 19: SIGTERM during a long sweep exited 143 with no report. Stopped between
+    /// seeds, the sweep reports the seeds played, for every configuration, marked partial.
+    @Test func aStoppedSweepReportsTheSeedsPlayedMarkedPartial() throws {
+        let sweep = try Self.sweep(nat: [30, nil], times: [20, 60], seeds: 3)
+        var asked = 0
+        let results = sweep.run(shouldStop: {
+            asked += 1
+            return asked == 2
+        })
+        #expect(results.seedsPlayed == 2 && results.isPartial)
+        let finished = sweep.run()
+        #expect(finished.seedsPlayed == 3 && !finished.isPartial)
+        #expect(results.rows.count == finished.rows.count)
+        let report = try JSONSerialization.jsonObject(with: try KeepaliveReport(results).json()) as? [String: Any]
+        #expect(report?["partial"] as? Bool == true && report?["seedsPlayed"] as? Int == 2)
+        let finishedReport = try JSONSerialization.jsonObject(with: try KeepaliveReport(finished).json()) as? [String: Any]
+        #expect(finishedReport?["partial"] == nil)
+        let line = "Partial: the sweep was stopped (SIGINT or SIGTERM) after 2 of 3 seeds"
+        #expect(KeepaliveRendering.markdown(results).contains("**" + line))
+        #expect(KeepaliveRendering.html(results).contains("<p><strong>" + line))
+        #expect(!KeepaliveRendering.markdown(finished).contains("Partial"))
+    }
+
     /// On lte-good without a NAT, a 60 s keepalive costs one isolated wake-up a minute (about
     /// 11.4 J each by Video Optimizer's lte.conf) plus idle: about 680 J an hour, less the time
     /// the scenario's outages keep the radio idle.

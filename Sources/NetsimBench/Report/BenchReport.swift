@@ -22,6 +22,12 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var client: String
     /// Keyed `rest`, `ws`, `grpc`; only the transports that ran.
     public var transports: [String: TransportReport]
+    /// True when SIGINT or SIGTERM stopped the bench before every device had played (the
+    /// model engine stops at its next batch): the figures cover `devicesPlayed` only. Absent
+    /// from a finished bench.
+    public var partial: Bool?
+    /// With `partial`: the devices played, over all transports.
+    public var devicesPlayed: Int?
 
     /// The drain: after the workload, the bench waits until every event and message has arrived,
     /// or until `limitSeconds` (after the workload's end) have passed. The limit lets the

@@ -15,7 +15,10 @@ public enum HTMLReport {
             "<p>\(report.devicesPerTransport) devices per transport, \(Quantity.formatDuration(report.durationSeconds)), "
                 + "seed \(report.seed), netsim \(escape(report.netsimVersion))"
                 + (report.engine == "model" ? ", played by the model engine in virtual time.</p>" : ".</p>"),
-            "<table><tr><th></th>" + transports.map { "<th>\(escape($0.0.title))</th>" }.joined() + "</tr>",
+        ]
+        if let partial = ReportFormatting.partial(report) { body.append("<p><strong>\(escape(partial))</strong></p>") }
+        body += [
+            "<table><tr><th></th>" + transports.map { "<th>\(escape($0.0.title))</th>" }.joined() + "</tr>"
         ]
         for (label, cells) in ReportFormatting.comparisonRows(report) {
             body.append("<tr><th>\(escape(label))</th>" + cells.map { "<td>\(escape($0))</td>" }.joined() + "</tr>")

@@ -13,6 +13,9 @@ public enum MarkdownReport {
                 + "\(Quantity.formatDuration(report.durationSeconds)) (seed \(report.seed)"
                 + (report.engine == "model" ? ", model engine)" : ")"),
             "",
+        ]
+        if let partial = ReportFormatting.partial(report) { lines += ["**\(partial)**", ""] }
+        lines += [
             "| | " + transports.map { $0.0.title }.joined(separator: " | ") + " |",
             "|---|" + transports.map { _ in "---:|" }.joined(),
         ]

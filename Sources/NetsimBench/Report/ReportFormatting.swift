@@ -33,6 +33,14 @@ enum ReportFormatting {
     }
 
     /// One sentence on the drain after the workload, for both reports.
+    /// The line that says a report covers only part of the fleet; nil for a finished bench.
+    static func partial(_ report: BenchReport) -> String? {
+        guard report.partial == true else { return nil }
+        let fleet = report.devicesPerTransport * report.transports.count
+        return "Partial: the bench was stopped (SIGINT or SIGTERM) after \(report.devicesPlayed ?? 0) of \(fleet) devices had played; "
+            + "every figure covers those devices only."
+    }
+
     static func drain(_ report: BenchReport) -> String {
         let drain = report.drain
         return "After the workload the bench waited \(seconds(drain.seconds)) (at most \(seconds(drain.limitSeconds)): until the "

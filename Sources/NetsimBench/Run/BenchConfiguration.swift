@@ -55,9 +55,9 @@ extension BenchConfiguration {
     /// The finished bench of either engine: its JSON report and what the charts draw.
     func result(
         engine: String, drainSeconds: Double, transports: [String: BenchReport.TransportReport],
-        charts: [BenchTransport: TransportCharts], profileEvents: [DeviceEvent]
+        charts: [BenchTransport: TransportCharts], profileEvents: [DeviceEvent], devicesPlayed: Int? = nil
     ) -> BenchResult {
-        let report = BenchReport(
+        var report = BenchReport(
             netsimVersion: NetsimVersion.current, engine: engine, profile: profile.name, seed: seed, durationSeconds: duration,
             drain: BenchReport.Drain(limitSeconds: drainLimit, seconds: drainSeconds), devicesPerTransport: devices,
             workload: BenchReport.WorkloadSummary(
@@ -65,6 +65,10 @@ extension BenchConfiguration {
                 messageIntervalSeconds: workload.messageInterval, messagePayloadBytes: workload.messagePayloadBytes,
                 outboxLimit: workload.outboxLimit),
             client: client.source, transports: transports)
+        if let devicesPlayed, devicesPlayed < devices * self.transports.count {
+            report.partial = true
+            report.devicesPlayed = devicesPlayed
+        }
         return BenchResult(
             report: report, profile: profile, workload: workload, clientSettings: client, charts: charts,
             profileEvents: profileEvents)

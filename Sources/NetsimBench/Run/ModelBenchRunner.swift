@@ -11,7 +11,12 @@ public enum ModelBenchRunner {
     /// can show or a report should carry.
     public static let longestChartedRun = 3600.0
 
-    public static func run(_ configuration: BenchConfiguration, onProgress: @escaping @Sendable (BenchProgress) -> Void) -> BenchResult {
+    /// Plays the bench; `shouldStop` is asked between batches of devices, and when it says yes
+    /// the result covers the devices played so far, marked partial.
+    public static func run(
+        _ configuration: BenchConfiguration, shouldStop: () -> Bool = { false },
+        onProgress: @escaping @Sendable (BenchProgress) -> Void
+    ) -> BenchResult {
         var model = ModelRunConfiguration(profile: configuration.profile)
         model.transports = configuration.transports
         model.devices = configuration.devices
@@ -31,6 +36,7 @@ public enum ModelBenchRunner {
                         elapsedSeconds: fraction * configuration.duration, durationSeconds: configuration.duration, draining: false,
                         transports: [], devicesPlayed: fraction))
             },
+            shouldStop: shouldStop,
             records: { transport, _, records in
                 if profileEvents == nil { profileEvents = records.events }
                 let (app, server) = Self.records(records)
@@ -52,7 +58,7 @@ public enum ModelBenchRunner {
         }
         return configuration.result(
             engine: "model", drainSeconds: max(0, run.endSeconds - configuration.duration), transports: transports, charts: charts,
-            profileEvents: profileEvents ?? [])
+            profileEvents: profileEvents ?? [], devicesPlayed: run.devices.values.map(\.count).reduce(0, +))
     }
 
     /// A modelled device's records as the analysis reads a live one's app ledger and server.

@@ -24,9 +24,9 @@ final class PcapDumpFile: @unchecked Sendable {
     private let originNanoseconds: Int
     /// Bytes handed to libpcap so far (its file header, then each frame's record header and
     /// captured bytes): what the file holds if nothing was lost.
-    private(set) var bytesHandedOver = 24
+    private var bytesHandedOver = 24
     /// The system's reason for the first failed flush, if one failed.
-    private(set) var failure: String?
+    private var failure: String?
 
     init(path: String, snapshotLength: Int, wallClockOrigin: Double) throws(CaptureWriterError) {
         guard wallClockOrigin.isFinite, abs(wallClockOrigin) < 1e12 else {
