@@ -159,7 +159,10 @@ let package = Package(
         ),
         .testTarget(
             name: "NetsimCLITests",
-            dependencies: ["NetsimCLI", "NetsimCore", "NetsimModel", "NetsimInput", "NetsimTune", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: [
+                "NetsimCLI", "NetsimCore", "NetsimModel", "NetsimInput", "NetsimTune",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -95,7 +95,8 @@ public struct BenchCommand: AsyncParsableCommand {
     @Flag(help: "No progress display; only warnings and the report.")
     var quiet = false
 
-    @Flag(help: "Run even beyond the bounds on work, memory and workload rates (docs/model-engine.md, Bounds) instead of refusing (exit 64).")
+    @Flag(
+        help: "Run even beyond the bounds on work, memory and workload rates (docs/model-engine.md, Bounds) instead of refusing (exit 64).")
     var force = false
 
     public init() {}
@@ -179,7 +180,7 @@ public struct BenchCommand: AsyncParsableCommand {
             case .model:
                 let watch = StopSignals.watch { stopRequest.stop(by: $0) }
                 defer { watch.cancel() }
-                result = ModelBenchRunner.run(configuration, shouldStop: { stopRequest.stoppedBy != nil }) { display.show($0) }
+                result = ModelBenchRunner.run(configuration, shouldStop: { stopRequest.stoppedBy != nil }, onProgress: { display.show($0) })
             }
         } catch {
             printError("the bench failed: \(error)")

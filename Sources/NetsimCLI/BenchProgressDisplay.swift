@@ -39,7 +39,9 @@ final class BenchProgressDisplay: Sendable {
                 state.lastLogged = progress.elapsedSeconds
                 return true
             }
-            if due { FileHandle.standardError.write(Data(Self.lines(progress, remaining: remaining).map { "netsim: \($0)\n" }.joined().utf8)) }
+            if due {
+                FileHandle.standardError.write(Data(Self.lines(progress, remaining: remaining).map { "netsim: \($0)\n" }.joined().utf8))
+            }
         }
     }
 

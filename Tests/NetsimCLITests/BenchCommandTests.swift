@@ -87,15 +87,19 @@ struct BenchCommandTests {
 
     /// Issue 19: `meanGap: 0.001ms` grew one device past 2.5 GB; `serverBurst.rate: 1e9/s` was
     /// accepted. Both are refused before any work, with exit 64.
-    @Test("a workload beyond the bounds is refused before any work", arguments: [
-        "serverEvents: {meanGap: 0.001ms}", "clientMessages: {every: 0.001ms}", "serverBurst: {at: 1s, events: 10, rate: 1000000000/s}",
-    ])
+    @Test(
+        "a workload beyond the bounds is refused before any work",
+        arguments: [
+            "serverEvents: {meanGap: 0.001ms}", "clientMessages: {every: 0.001ms}", "serverBurst: {at: 1s, events: 10, rate: 1000000000/s}",
+        ])
     func workloadBeyondTheBounds(yaml: String) async throws {
         let path = FileManager.default.temporaryDirectory.path + "/netsim-workload-\(UUID().uuidString).yaml"
         try yaml.write(toFile: path, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let bench = try #require(
-            try Netsim.parseAsRoot(["bench", "--engine", "model", "--workload", path, "--out", FileManager.default.temporaryDirectory.path, "--quiet"]) as? BenchCommand)
+            try Netsim.parseAsRoot([
+                "bench", "--engine", "model", "--workload", path, "--out", FileManager.default.temporaryDirectory.path, "--quiet",
+            ]) as? BenchCommand)
         await #expect(throws: ExitCode.validationFailure) { try await bench.run() }
     }
 }

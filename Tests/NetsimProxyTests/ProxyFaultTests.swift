@@ -157,7 +157,8 @@ import Testing
     func blackholedClientHoldsNoBuffersAndClosesAtOnce() async throws {
         let outage = TimelineEvent(at: 0.5, kind: .outage(duration: 3600, mode: .blackhole))
         let profile = Profile(
-            name: "blackhole", description: "", networks: [Network(name: "net", radio: .none, up: LinkParameters(), down: LinkParameters())],
+            name: "blackhole", description: "",
+            networks: [Network(name: "net", radio: .none, up: LinkParameters(), down: LinkParameters())],
             start: "net", timeline: Timeline(events: [outage]))
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)

@@ -97,7 +97,9 @@ public struct WorkEstimate: Sendable, Equatable {
         var excesses = excessiveRates.map {
             "\($0.key) asks for \(Self.count($0.perSecond)) a second per device, over the bound of \(Self.count(Self.highestRate))"
         }
-        if runs > Self.mostRuns { excesses.append("\(Self.count(Double(runs))) runs is over the bound of \(Self.count(Double(Self.mostRuns)))") }
+        if runs > Self.mostRuns {
+            excesses.append("\(Self.count(Double(runs))) runs is over the bound of \(Self.count(Double(Self.mostRuns)))")
+        }
         if occurrences > Self.mostOccurrences {
             excesses.append(
                 "about \(Self.count(occurrences)) occurrences to simulate is over the bound of \(Self.count(Self.mostOccurrences))")
