@@ -38,12 +38,17 @@ struct GateOptions: ParsableArguments {
         }
     }
 
-    /// Checks everything before the run: the gates' keys, the baseline, where JUnit goes.
+    /// Checks everything before the run: the gates' keys, the baseline, where JUnit goes
+    /// (making its directory if missing).
     func check(_ schema: ReportSchema) throws {
         _ = try thresholds(schema)
         if let baseline { _ = try loadBaseline(baseline, schema) }
-        if let junit, let problem = unwritableReason(ofFile: junit) {
-            throw ValidationError("--junit: cannot write \(junit): \(problem)")
+        if let junit {
+            // As for --out: a directory that is missing is made now.
+            let directory = (junit as NSString).deletingLastPathComponent
+            if let problem = unwritableReason(ofDirectory: directory.isEmpty ? "." : directory) ?? unwritableReason(ofFile: junit) {
+                throw ValidationError("--junit: cannot write \(junit): \(problem)")
+            }
         }
     }
 

@@ -61,9 +61,13 @@ struct ReportCommandTests {
             try Netsim.parseAsRoot(["report", "gate", bench, "--fail-if", "grpc.latencyMs.p95 > 500"]) as? ReportGateCommand)
         try await held.run()
         let run = try Self.runReport()
+        // JUnit into a directory that does not exist yet, as CI jobs write it.
+        let junit = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString)/gates/junit.xml").path
         let promotions = try #require(
-            try Netsim.parseAsRoot(["report", "gate", run, "--fail-if", "radio.promotions > 2"]) as? ReportGateCommand)
+            try Netsim.parseAsRoot(["report", "gate", run, "--fail-if", "radio.promotions > 2", "--junit", junit]) as? ReportGateCommand)
         await #expect(throws: ExitCode(3)) { try await promotions.run() }
+        let xml = String(decoding: try #require(FileManager.default.contents(atPath: junit)), as: UTF8.self)
+        #expect(xml.contains(#"<testsuite name="netsim report gate \#(run)" tests="1" failures="1""#), "\(xml)")
     }
 
     @Test(
