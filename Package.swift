@@ -39,7 +39,8 @@ let package = Package(
         .target(name: "NetsimCore"),
         // The model engine: the bench's workload, client settings and transports played in virtual
         // time over NetsimCore's models. Pure like NetsimCore: no NIO, no clock, no YAML.
-        .target(name: "NetsimModel", dependencies: ["NetsimCore"]),
+        .target(
+            name: "NetsimModel", dependencies: ["NetsimCore", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         // Reading the YAML inputs into those models' values: profiles (and the built-in ones),
         // workload, client and server-policy files, every error at FILE:LINE:COLUMN.
         .target(

@@ -93,13 +93,13 @@ extension ModelEngine {
         profile: Profile, client: ClientChoice, workload: Workload, duration: Double, seed: UInt64
     ) -> DeviceOutcome {
         let device = DeviceModel(profile: profile, seed: seed)
-        let schedule = workload.schedule(device: 0, seed: seed, duration: duration)
+        let times = workload.times(device: 0, seed: seed, duration: duration)
         func wire(_ encoding: WireFormat.Encoding) -> WireFormat {
             WireFormat(encoding: encoding, eventPayloadBytes: workload.eventPayloadBytes, messagePayloadBytes: workload.messagePayloadBytes)
         }
         func play<Client: TransportClient>(_ client: Client, _ server: ModelServer.Kind, _ encoding: WireFormat.Encoding) -> DeviceOutcome {
             var simulation = DeviceSimulation(
-                device: device, client: client, server: ModelServer(kind: server), wire: wire(encoding), schedule: schedule,
+                device: device, client: client, server: ModelServer(kind: server), wire: wire(encoding), times: times,
                 outboxLimit: workload.outboxLimit)
             let end = simulation.run(duration: duration, drainDeadline: duration)
             return simulation.outcome(until: end)
@@ -145,7 +145,7 @@ struct DeviceRun: Sendable {
         let seed = configuration.seed &+ UInt64(index)
         let device = DeviceModel(
             profile: configuration.profile, seed: seed, recordsRadioTimeline: index < configuration.chartedDevices)
-        let schedule = configuration.workload.schedule(device: index, seed: configuration.seed, duration: configuration.duration)
+        let times = configuration.workload.times(device: index, seed: configuration.seed, duration: configuration.duration)
         let wire = WireFormat(
             encoding: .transport(transport), eventPayloadBytes: configuration.workload.eventPayloadBytes,
             messagePayloadBytes: configuration.workload.messagePayloadBytes, device: index)
@@ -156,20 +156,20 @@ struct DeviceRun: Sendable {
             simulation = .rest(
                 DeviceSimulation(
                     device: device, client: RESTPollingClient(settings: client.rest, batchLimit: Self.restBatchLimit, seed: seed),
-                    server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, schedule: schedule,
+                    server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, times: times,
                     outboxLimit: outboxLimit))
         case .ws:
             simulation = .ws(
                 DeviceSimulation(
                     device: device, client: WebSocketClient(settings: client.ws, seed: seed),
                     server: ModelServer(kind: .ws(pingInterval: client.ws.pingInterval)), wire: wire,
-                    schedule: schedule, outboxLimit: outboxLimit))
+                    times: times, outboxLimit: outboxLimit))
         case .grpc:
             let policy = configuration.grpcServerPolicy ?? .matching(client.grpc)
             simulation = .grpc(
                 DeviceSimulation(
                     device: device, client: GRPCClient(settings: client.grpc, seed: seed), server: ModelServer(kind: .grpc(policy)),
-                    wire: wire, schedule: schedule, outboxLimit: outboxLimit))
+                    wire: wire, times: times, outboxLimit: outboxLimit))
         }
     }
 

@@ -52,13 +52,31 @@ struct ModelEngineTests {
             configuration,
             records: { transport, index, records in
                 order[transport, default: []].append(index)
-                events += records.app.deliveries.count
+                events += records.app.events.created
             })
         for transport in BenchTransport.allCases {
             #expect(order[transport] == Array(0..<70))
-            #expect(result.devices[transport]?.allSatisfy { $0.app.deliveries.isEmpty && $0.server.eventCreatedAt.isEmpty } == true)
+            #expect(result.devices[transport]?.allSatisfy { $0.app.events.created == 0 && $0.server.eventsCreated == 0 } == true)
         }
         #expect(events > 0)
+    }
+
+    /// A device keeps what is still open (items in flight), not a record per event or message:
+    /// after 20 days it holds no more than after one.
+    @Test func retainedRecordsDoNotGrowWithTheRunsLength() throws {
+        func retained(days: Double) throws -> (records: Int, delivered: Int) {
+            let outcome = ModelEngine.playDevice(
+                profile: try ProfileCatalog.builtin(named: "lte-good"), client: .ws(ClientSettings().ws), workload: Workload(),
+                duration: days * 86400, seed: 3)
+            return (
+                outcome.app.events.retainedRecordCount + outcome.server.messages.retainedRecordCount,
+                outcome.app.events.arrived + outcome.server.messages.arrived
+            )
+        }
+        let oneDay = try retained(days: 1)
+        let twentyDays = try retained(days: 20)
+        #expect(twentyDays.delivered > 19 * oneDay.delivered)
+        #expect(twentyDays.records <= oneDay.records)
     }
 
     /// A gRPC call renewed at its time limit (every 10 minutes) resumes from the last event the
@@ -72,8 +90,8 @@ struct ModelEngineTests {
         configuration.workload.eventMeanGap = 5
         for device in try #require(Self.run(configuration)[.grpc]) {
             #expect(device.app.callRenewals >= 20)
-            #expect(device.app.duplicateEvents == 0)
-            #expect(device.app.deliveries.allSatisfy { $0 != nil })
+            #expect(device.app.events.duplicates == 0)
+            #expect(device.app.events.missingBelowHighest == 0)
         }
     }
 
@@ -177,11 +195,11 @@ struct ModelEngineTests {
         configuration.devices = 5
         let run = Self.run(configuration)
         for device in try #require(run[transport]) {
-            #expect(device.app.deliveries.count == device.server.eventCreatedAt.count)
-            #expect(device.app.deliveries.allSatisfy { $0 != nil })
-            #expect(device.app.duplicateEvents == 0)
-            #expect(device.server.messageArrivals.count == device.app.messagesProduced)
-            #expect(device.server.messageArrivals.allSatisfy { $0 != nil })
+            #expect(device.app.events.created == device.server.eventsCreated)
+            #expect(device.app.events.isComplete)
+            #expect(device.app.events.duplicates == 0)
+            #expect(device.server.messages.created == device.app.messagesProduced)
+            #expect(device.server.messages.isComplete)
         }
     }
 
@@ -205,7 +223,7 @@ struct ModelEngineTests {
         for device in try #require(run[transport]) {
             #expect(device.connections.reset >= 1)
             #expect(device.connections.opened >= 2)
-            #expect(device.app.deliveries.allSatisfy { $0 != nil })
+            #expect(device.app.events.missingBelowHighest == 0)
             #expect(device.app.detections.allSatisfy { $0 == 0 })
         }
     }

@@ -1,5 +1,6 @@
 import Histogram
 import NetsimCore
+import NetsimModel
 import NetsimProxy
 
 /// What one device of one transport left behind at the end of a run.
@@ -53,15 +54,10 @@ public struct TransportCharts: Sendable {
 /// or still in flight when the bench ended), recovery after gaps,
 /// bytes, and the radio as fleet totals and per-device spreads.
 enum BenchAnalysis {
-    /// Latencies are recorded in microseconds, up to an hour, to three significant digits.
-    static func makeHistogram() -> Histogram<UInt64> {
-        Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
-    }
-
     static func summarize(_ devices: [DeviceMeasurement]) -> (BenchReport.TransportReport, TransportCharts) {
         var fleet = FleetAnalysis()
         for device in devices {
-            fleet.addDeliveries(app: device.app, server: device.server, connectivityReturns: connectivityReturns(device))
+            fleet.addDeliveries(deliveryFigures(device), app: device.app, server: device.server)
             fleet.addProxyReport(device.proxy)
             let outcome = device.outcome
             fleet.addZombieSeconds(
@@ -95,27 +91,42 @@ enum BenchAnalysis {
         return fleet.max { ($0.value, $1.key) < ($1.value, $0.key) }.map { ($0.value, $0.key) }
     }
 
+    /// A live device's ledger and server records folded as the model engine folds its
+    /// deliveries, for the same analysis.
+    static func deliveryFigures(_ device: DeviceMeasurement) -> DeliveryFigures {
+        let app = device.app
+        let server = device.server
+        var downlink = LatencyCounts()
+        var uplink = LatencyCounts()
+        var recoveries = RecoveryTimes()
+        recoveries.addReturns(connectivityReturns(device))
+        let deliveries = app.deliveries.prefix(server.events.count).compactMap { $0 }
+        for delivery in deliveries {
+            downlink.record(seconds: delivery.deliveredAt - delivery.createdAt)
+            recoveries.arrived(createdAt: delivery.createdAt, at: delivery.deliveredAt)
+        }
+        let arrivals = server.messageArrivals.compactMap { $0 }
+        for arrival in arrivals {
+            uplink.record(seconds: arrival.arrivedAt - arrival.createdAt)
+            recoveries.arrived(createdAt: arrival.createdAt, at: arrival.arrivedAt)
+        }
+        let received = app.deliveries.prefix(server.events.count).map { $0 != nil }
+        let lost = lostEvents(received, skippedThrough: server.skippedThrough)
+        return DeliveryFigures(
+            events: .init(
+                sent: server.events.count, delivered: deliveries.count, unrecoverable: lost.bySkipping + lost.dropped,
+                duplicated: app.duplicateEvents, outOfOrder: app.outOfOrderEvents),
+            eventsLostBySkipping: lost.bySkipping,
+            messages: .init(
+                sent: app.messagesProduced, delivered: arrivals.count,
+                unrecoverable: app.droppedMessageIDs.count { !server.hasArrived(messageID: $0) },
+                duplicated: server.duplicateMessages, outOfOrder: server.outOfOrderMessages),
+            downlink: downlink, uplink: uplink, recoveries: recoveries.times)
+    }
+
     /// When, on the bench clock, the device's network came back after each outage or handover.
     static func connectivityReturns(_ device: DeviceMeasurement) -> [Double] {
-        connectivityReturns(device.proxy.events, origin: device.proxyOrigin)
-    }
-
-    /// When the network came back after each of `events`' outages or handover gaps, in
-    /// seconds after `origin` (the bench-clock time the device's clock started).
-    static func connectivityReturns(_ events: [DeviceEvent], origin: Double) -> [Double] {
-        events.compactMap { event in
-            guard let gap = event.durationSeconds, gap > 0 else { return nil }
-            return origin + event.at + gap
-        }
-    }
-
-    /// For each return time, the seconds until the last message created before it and still in
-    /// flight at it arrived; a gap that held nothing up has no recovery to measure.
-    static func recoveryTimes(after returns: [Double], completions: [(created: Double, completed: Double)]) -> [Double] {
-        returns.compactMap { back in
-            let held = completions.filter { $0.created < back && $0.completed > back }
-            return held.map { $0.completed - back }.max()
-        }
+        RecoveryTimes.connectivityReturns(device.proxy.events, origin: device.proxyOrigin)
     }
 
     static func latency(_ histogram: Histogram<UInt64>) -> BenchReport.Latency {
@@ -132,33 +143,28 @@ enum BenchAnalysis {
         let percentiles = Array(stride(from: 0.0, through: 99.0, by: 1.0)) + [99.5, 99.9, 100]
         return percentiles.map { CDFPoint(milliseconds: Double(histogram.valueAtPercentile($0)) / 1000, fraction: $0 / 100) }
     }
-
-    static func microseconds(_ seconds: Double) -> UInt64 {
-        UInt64(max(1, (seconds * 1e6).rounded()))
-    }
 }
 
 extension BenchReport.Delivery {
-    /// Adds one device's stream: `sent` items, `delivered` of them, and of the rest
-    /// `unrecoverable` that will never arrive (lost); the others were still in flight.
-    mutating func add(sent: Int, delivered: Int, unrecoverable: Int, duplicated: Int, outOfOrder: Int) {
-        self.sent += sent
-        self.delivered += delivered
-        let missing = max(0, sent - delivered)
-        lost += min(unrecoverable, missing)
-        inFlight += missing - min(unrecoverable, missing)
-        self.duplicated += duplicated
-        self.outOfOrder += outOfOrder
+    /// Adds one device's stream: of the items not delivered, those that will never arrive are
+    /// lost; the others were still in flight.
+    mutating func add(_ stream: DeliveryFigures.Stream) {
+        sent += stream.sent
+        delivered += stream.delivered
+        let missing = max(0, stream.sent - stream.delivered)
+        lost += min(stream.unrecoverable, missing)
+        inFlight += missing - min(stream.unrecoverable, missing)
+        duplicated += stream.duplicated
+        outOfOrder += stream.outOfOrder
     }
 }
 
-/// A fleet's analysis built one device at a time: its records (which grow with the run) are
-/// folded into pooled histograms and counts as they come and can be dropped, so a long model
-/// run holds a batch of devices' records at a time; the proxies' reports (small) are kept for
-/// the per-device spreads.
+/// A fleet's analysis built one device at a time: its deliveries, which both engines fold into
+/// `DeliveryFigures` (the model engine as they happen), are pooled into histograms and counts
+/// as they come; the proxies' reports (small) are kept for the per-device spreads.
 struct FleetAnalysis {
-    private var downlink = BenchAnalysis.makeHistogram()
-    private var uplink = BenchAnalysis.makeHistogram()
+    private var downlink = LatencyCounts.makeHistogram()
+    private var uplink = LatencyCounts.makeHistogram()
     private var events = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, inFlight: 0, duplicated: 0, outOfOrder: 0)
     private var messages = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, inFlight: 0, duplicated: 0, outOfOrder: 0)
     private var recoveries: [Double] = []
@@ -174,28 +180,16 @@ struct FleetAnalysis {
         clientPeakEvents: 0, clientPeakBytes: 0, serverQueuePeakEvents: 0, serverQueuePeakBytes: 0,
         lost: BenchReport.LostByCause(outboxOverflow: 0, receiveBufferOverflow: 0, other: 0))
 
-    /// One device's app and server records; `connectivityReturns` are the bench-clock times
-    /// its network came back after each outage or handover gap.
-    mutating func addDeliveries(app: DeviceLedger.Record, server: EventStore.DeviceRecord, connectivityReturns: [Double]) {
-        let deliveries = app.deliveries.prefix(server.events.count).compactMap { $0 }
-        for delivery in deliveries { _ = downlink.record(BenchAnalysis.microseconds(delivery.deliveredAt - delivery.createdAt)) }
-        let arrivals = server.messageArrivals.compactMap { $0 }
-        for arrival in arrivals { _ = uplink.record(BenchAnalysis.microseconds(arrival.arrivedAt - arrival.createdAt)) }
-
-        let received = app.deliveries.prefix(server.events.count).map { $0 != nil }
-        let lost = BenchAnalysis.lostEvents(received, skippedThrough: server.skippedThrough)
-        events.add(
-            sent: server.events.count, delivered: deliveries.count, unrecoverable: lost.bySkipping + lost.dropped,
-            duplicated: app.duplicateEvents, outOfOrder: app.outOfOrderEvents)
-        eventsLostBySkipping += lost.bySkipping
+    /// One device's deliveries, and its app and server records for their counters and buffer
+    /// peaks.
+    mutating func addDeliveries(_ figures: DeliveryFigures, app: DeviceLedger.Record, server: EventStore.DeviceRecord) {
+        figures.downlink.add(to: &downlink)
+        figures.uplink.add(to: &uplink)
+        events.add(figures.events)
+        eventsLostBySkipping += figures.eventsLostBySkipping
         attemptsBySecond.append(app.attemptsBySecond)
-        messages.add(
-            sent: app.messagesProduced, delivered: arrivals.count,
-            unrecoverable: app.droppedMessageIDs.count { !server.hasArrived(messageID: $0) },
-            duplicated: server.duplicateMessages, outOfOrder: server.outOfOrderMessages)
-
-        let completions = deliveries.map { ($0.createdAt, $0.deliveredAt) } + arrivals.map { ($0.createdAt, $0.arrivedAt) }
-        recoveries += BenchAnalysis.recoveryTimes(after: connectivityReturns, completions: completions)
+        messages.add(figures.messages)
+        recoveries += figures.recoveries
 
         counters.failedAttempts += app.failedAttempts
         counters.callRenewals += app.callRenewals

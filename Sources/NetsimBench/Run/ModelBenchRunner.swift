@@ -39,9 +39,7 @@ public enum ModelBenchRunner {
             shouldStop: shouldStop,
             records: { transport, _, records in
                 if profileEvents == nil { profileEvents = records.events }
-                let (app, server) = Self.records(records)
-                fleets[transport]?.addDeliveries(
-                    app: app, server: server, connectivityReturns: BenchAnalysis.connectivityReturns(records.events, origin: 0))
+                fleets[transport]?.addDeliveries(records.deliveryFigures, app: Self.counters(records.app), server: Self.serverRecord)
             })
         var transports: [String: BenchReport.TransportReport] = [:]
         var charts: [BenchTransport: TransportCharts] = [:]
@@ -61,34 +59,18 @@ public enum ModelBenchRunner {
             profileEvents: profileEvents ?? [], devicesPlayed: run.devices.values.map(\.count).reduce(0, +))
     }
 
-    /// A modelled device's records as the analysis reads a live one's app ledger and server.
-    static func records(_ records: DeviceRecords) -> (DeviceLedger.Record, EventStore.DeviceRecord) {
-        var app = DeviceLedger.Record(
-            deliveries: records.app.deliveries.map {
-                $0.map { DeviceLedger.Delivery(createdAt: $0.createdAt, deliveredAt: $0.deliveredAt) }
-            })
-        let created = records.server.eventCreatedAt.count
-        if app.deliveries.count < created { app.deliveries += Array(repeating: nil, count: created - app.deliveries.count) }
-        app.duplicateEvents = records.app.duplicateEvents
-        app.outOfOrderEvents = records.app.outOfOrderEvents
-        app.messagesProduced = records.app.messagesProduced
-        app.droppedMessageIDs = records.app.droppedMessageIDs
-        app.failedAttempts = records.app.failedAttempts
-        app.callRenewals = records.app.callRenewals
-        var server = EventStore.DeviceRecord(
-            messageArrivals: records.server.messageArrivals.map {
-                $0.map { EventStore.Arrival(createdAt: $0.createdAt, arrivedAt: $0.arrivedAt) }
-            })
-        if server.messageArrivals.count < app.messagesProduced {
-            server.messageArrivals += Array(repeating: nil, count: app.messagesProduced - server.messageArrivals.count)
-        }
-        server.events = records.server.eventCreatedAt.enumerated().map {
-            EventStore.Event(sequence: UInt64($0 + 1), createdAt: $1, payload: "")
-        }
-        server.duplicateMessages = records.server.duplicateMessages
-        server.outOfOrderMessages = records.server.outOfOrderMessages
-        return (app, server)
+    /// A modelled app's counters as the analysis reads a live one's ledger (its deliveries are
+    /// in `DeviceRecords.deliveryFigures`).
+    static func counters(_ app: AppLedger.Record) -> DeviceLedger.Record {
+        var counters = DeviceLedger.Record(deliveries: [])
+        counters.droppedMessageIDs = app.droppedMessageIDs
+        counters.failedAttempts = app.failedAttempts
+        counters.callRenewals = app.callRenewals
+        return counters
     }
+
+    /// The modelled server models no queue: no buffer peaks to report.
+    static let serverRecord = EventStore.DeviceRecord(messageArrivals: [])
 
     /// A modelled device as the analysis reads a live one's proxy report.
     static func proxyReport(_ outcome: DeviceOutcome, profile: String, seed: UInt64) -> RunReport {

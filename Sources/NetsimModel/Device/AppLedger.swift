@@ -3,17 +3,10 @@
 /// keeps each message until the server acknowledges it, is bounded (oldest dropped and counted),
 /// and every unacknowledged message is sent once per connection ("generation").
 public struct AppLedger: Sendable {
-    public struct Delivery: Sendable, Equatable {
-        public var createdAt: Double
-        public var deliveredAt: Double
-    }
-
     /// What the app saw over the run.
     public struct Record: Sendable, Equatable {
-        /// When each event (sequence - 1) reached the app, and when the server created it.
-        public var deliveries: [Delivery?] = []
-        public var duplicateEvents = 0
-        public var outOfOrderEvents = 0
+        /// The server's events as they reached the app.
+        public var events = ArrivalTally()
         public var messagesProduced = 0
         /// Messages the full outbox dropped (the oldest first): lost unless they had arrived.
         public var droppedMessageIDs: [UInt64] = []
@@ -33,7 +26,7 @@ public struct AppLedger: Sendable {
 
     public private(set) var record = Record()
     /// The sequence to resume after: the highest the app has received.
-    public private(set) var highestSequence: UInt64 = 0
+    public var highestSequence: UInt64 { record.events.highest }
     private var outbox: [Pending] = []
     private(set) var generation = 0
     let outboxLimit: Int
@@ -42,19 +35,15 @@ public struct AppLedger: Sendable {
         self.outboxLimit = outboxLimit
     }
 
-    mutating func receive(sequence: UInt64, createdAt: Double, at time: Double) {
-        let index = Int(clamping: sequence) - 1
-        guard index >= 0 else { return }
-        if index >= record.deliveries.count {
-            record.deliveries.append(contentsOf: repeatElement(nil, count: index + 1 - record.deliveries.count))
-        }
-        guard record.deliveries[index] == nil else {
-            record.duplicateEvents += 1
-            return
-        }
-        if sequence < highestSequence { record.outOfOrderEvents += 1 }
-        record.deliveries[index] = Delivery(createdAt: createdAt, deliveredAt: time)
-        highestSequence = max(highestSequence, sequence)
+    /// The server created its next event at `time`.
+    mutating func eventCreated(at time: Double) {
+        record.events.create(at: time)
+    }
+
+    /// Event `sequence` reached the app at `time`; returns when it was created, at its first
+    /// arrival only.
+    mutating func receive(sequence: UInt64, at time: Double) -> Double? {
+        record.events.receive(sequence, at: time)
     }
 
     /// The app produces a message; returns its id.
@@ -91,8 +80,7 @@ public struct AppLedger: Sendable {
     mutating func recordDetection(after seconds: Double) { record.detections.append(seconds) }
 
     /// Every event created so far delivered and every message acknowledged.
-    func isSettled(eventsCreated: Int) -> Bool {
-        outbox.isEmpty && record.deliveries.count >= eventsCreated
-            && record.deliveries.prefix(eventsCreated).allSatisfy { $0 != nil }
+    var isSettled: Bool {
+        outbox.isEmpty && record.events.isComplete
     }
 }

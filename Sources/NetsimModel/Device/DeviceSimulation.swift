@@ -55,13 +55,31 @@ public struct DeviceOutcome: Sendable {
     }
 }
 
-/// A finished device's app and server records, handed over as soon as it stops so that a
-/// fleet's memory does not grow with the run's length.
+/// A finished device's app and server records, handed over as soon as it stops. They hold
+/// tallies, not a record per event or message, so a device's memory does not grow with the
+/// run's length while it plays either.
 public struct DeviceRecords: Sendable {
     public var app: AppLedger.Record
     public var server: ServerRecord
     /// The profile's events as the device met them.
     public var events: [DeviceEvent]
+    /// Per return of the network, the time until what it held up had arrived.
+    public var recoveries: [Double]
+
+    /// The deliveries as a fleet's analysis pools them. The model's servers always send from
+    /// the app's resume point, so no event is lost by skipping.
+    public var deliveryFigures: DeliveryFigures {
+        DeliveryFigures(
+            events: .init(
+                sent: app.events.created, delivered: app.events.arrived, unrecoverable: app.events.missingBelowHighest,
+                duplicated: app.events.duplicates, outOfOrder: app.events.outOfOrder),
+            eventsLostBySkipping: 0,
+            messages: .init(
+                sent: app.messagesProduced, delivered: server.messages.arrived,
+                unrecoverable: app.droppedMessageIDs.count { !server.messages.hasArrived($0) },
+                duplicated: server.messages.duplicates, outOfOrder: server.messages.outOfOrder),
+            downlink: app.events.latencies, uplink: server.messages.latencies, recoveries: recoveries)
+    }
 }
 
 /// A finished device without its records: the phone model, whose radio report runs on to the
@@ -128,9 +146,14 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private(set) var server: ModelServer
     private var client: Client
     private let wire: WireFormat
-    private let schedule: DeviceSchedule
-    private var nextEvent = 0
-    private var nextMessage = 0
+    /// The workload's times, drawn as they come due.
+    private var times: DeviceTimes
+    private var eventsEnded = false
+    private var messagesEnded = false
+    /// Per return of the network, the wait for what it held up, folded as items arrive.
+    private var recoveries = RecoveryTimes()
+    /// The device's events already looked at for network returns.
+    private var eventsSeenForReturns = 0
     /// Writes made while handling the current occurrence, not yet on the path: frames written
     /// back to back on one connection leave as one chunk, as the proxy reads them.
     private var unsent: [Write] = []
@@ -155,21 +178,21 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private(set) var steps = 0
 
     init(
-        device: DeviceModel, client: Client, server: ModelServer, wire: WireFormat, schedule: DeviceSchedule, outboxLimit: Int
+        device: DeviceModel, client: Client, server: ModelServer, wire: WireFormat, times: DeviceTimes, outboxLimit: Int
     ) {
         self.device = device
         self.client = client
         self.server = server
         self.wire = wire
-        self.schedule = schedule
+        self.times = times
         self.ledger = AppLedger(outboxLimit: outboxLimit)
     }
 
     /// Plays the workload until `duration`, then drains until every event and message is
     /// through or `drainDeadline`; returns when it stopped.
     mutating func run(duration: Double, drainDeadline: Double) -> Double {
-        if let first = schedule.eventTimes.first { queue.schedule(.createEvent, at: first) }
-        if let first = schedule.messageTimes.first { queue.schedule(.produceMessage, at: first) }
+        scheduleNextEvent()
+        scheduleNextMessage()
         if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
         perform(client.start(now: 0, ledger: &ledger))
         flush()
@@ -186,8 +209,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     }
 
     var isSettled: Bool {
-        nextEvent == schedule.eventTimes.count && nextMessage == schedule.messageTimes.count
-            && ledger.isSettled(eventsCreated: server.eventsCreated)
+        eventsEnded && messagesEnded && ledger.isSettled
     }
 
     /// The device's figures, its radio up to `end`.
@@ -198,9 +220,10 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
         return outcome
     }
 
-    /// What grows with the run: the app's and the server's records, and the timeline's events.
+    /// What the fleet's analysis pools: the app's and the server's records, the recovery times
+    /// and the timeline's events.
     var records: DeviceRecords {
-        DeviceRecords(app: ledger.record, server: server.record, events: device.events)
+        DeviceRecords(app: ledger.record, server: server.record, events: device.events, recoveries: recoveries.times)
     }
 
     /// What the device's radio report needs at the fleet's stop, which may come after this
@@ -216,13 +239,13 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private mutating func handle(_ occurrence: Occurrence) {
         switch occurrence {
         case .createEvent:
-            nextEvent += 1
-            if nextEvent < schedule.eventTimes.count { queue.schedule(.createEvent, at: schedule.eventTimes[nextEvent]) }
+            scheduleNextEvent()
+            ledger.eventCreated(at: now)
             perform(server.createEvent(now: now))
         case .produceMessage:
-            nextMessage += 1
-            if nextMessage < schedule.messageTimes.count { queue.schedule(.produceMessage, at: schedule.messageTimes[nextMessage]) }
+            scheduleNextMessage()
             _ = ledger.produceMessage()
+            server.messageProduced(at: now)
             perform(client.messageProduced(now: now, ledger: &ledger))
         case .arrival(let id, let direction, let size, let first, let more):
             let rest = more == 0 ? [] : mergedFrames.removeValue(forKey: more) ?? []
@@ -287,13 +310,13 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private mutating func arrive(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
         if direction == .up {
             guard links[id]?.serverOpen == true else { return }
-            let createdAt: Double =
-                switch frame {
-                case .postRequest(let message), .message(let message):
-                    schedule.messageTimes[Int(message) - 1]
-                default: 0
-                }
-            perform(server.received(frame, on: id, now: now, messageCreatedAt: createdAt))
+            switch frame {
+            case .postRequest(let message), .message(let message):
+                if let createdAt = server.messageArrived(message, at: now) { arrived(createdAt: createdAt) }
+            default:
+                break
+            }
+            perform(server.received(frame, on: id, now: now))
             return
         }
         guard id == current, links[id]?.clientOpen == true, client.delivers(frame) else { return }
@@ -312,8 +335,26 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
 
     private mutating func deliverEvents(_ sequences: ClosedRange<UInt64>) {
         for sequence in sequences {
-            ledger.receive(sequence: sequence, createdAt: server.record.eventCreatedAt[Int(sequence) - 1], at: now)
+            if let createdAt = ledger.receive(sequence: sequence, at: now) { arrived(createdAt: createdAt) }
         }
+    }
+
+    /// An event or message created at `createdAt` arrived now, for the first time.
+    private mutating func arrived(createdAt: Double) {
+        // Every return before now is listed: the timeline applies each event at its time.
+        if device.events.count > eventsSeenForReturns {
+            recoveries.addReturns(RecoveryTimes.connectivityReturns(device.events[eventsSeenForReturns...], origin: 0))
+            eventsSeenForReturns = device.events.count
+        }
+        recoveries.arrived(createdAt: createdAt, at: now)
+    }
+
+    private mutating func scheduleNextEvent() {
+        if let time = times.events.next() { queue.schedule(.createEvent, at: time) } else { eventsEnded = true }
+    }
+
+    private mutating func scheduleNextMessage() {
+        if let time = times.messages.next() { queue.schedule(.produceMessage, at: time) } else { messagesEnded = true }
     }
 
     // MARK: Actions

@@ -2,37 +2,13 @@ import NetsimCore
 
 /// What the server of one device saw over a modelled run.
 public struct ServerRecord: Sendable, Equatable {
-    /// When each event (sequence - 1) was created.
-    public var eventCreatedAt: [Double] = []
-    /// Each uplink message (id - 1) at its first arrival; nil if it never arrived.
-    public var messageArrivals: [Arrival?] = []
-    public var duplicateMessages = 0
-    public var outOfOrderMessages = 0
+    public fileprivate(set) var eventsCreated = 0
+    /// The app's uplink messages as they reached the server.
+    public fileprivate(set) var messages = ArrivalTally()
     /// GOAWAY ENHANCE_YOUR_CALM "too_many_pings" sent.
     public var tooManyPingsGoAways = 0
     /// Client pings the server received (its load: the tuner's pings per second per client).
     public var pingsReceived = 0
-    private var highestMessageID: UInt64 = 0
-
-    public struct Arrival: Sendable, Equatable {
-        public var createdAt: Double
-        public var arrivedAt: Double
-    }
-
-    mutating func receive(message id: UInt64, createdAt: Double, at time: Double) {
-        let index = Int(clamping: id) - 1
-        guard index >= 0 else { return }
-        if index >= messageArrivals.count {
-            messageArrivals.append(contentsOf: repeatElement(nil, count: index + 1 - messageArrivals.count))
-        }
-        guard messageArrivals[index] == nil else {
-            duplicateMessages += 1
-            return
-        }
-        messageArrivals[index] = Arrival(createdAt: createdAt, arrivedAt: time)
-        if id < highestMessageID { outOfOrderMessages += 1 }
-        highestMessageID = max(highestMessageID, id)
-    }
 }
 
 /// What the modelled server asks the engine to do.
@@ -87,16 +63,27 @@ struct ModelServer: Sendable {
         self.kind = kind
     }
 
-    var eventsCreated: Int { record.eventCreatedAt.count }
+    var eventsCreated: Int { record.eventsCreated }
 
     /// The workload creates the device's next event.
     mutating func createEvent(now: Double) -> [ServerAction] {
-        record.eventCreatedAt.append(now)
+        record.eventsCreated += 1
         guard let session else { return [] }
         return push(session, now: now)
     }
 
-    mutating func received(_ frame: Frame, on connection: ConnectionID, now: Double, messageCreatedAt: Double) -> [ServerAction] {
+    /// The app produced its next message at `time`: the server's record times its arrival.
+    mutating func messageProduced(at time: Double) {
+        record.messages.create(at: time)
+    }
+
+    /// Message `id` reached the server at `time`; returns when it was produced, at its first
+    /// arrival only.
+    mutating func messageArrived(_ id: UInt64, at time: Double) -> Double? {
+        record.messages.receive(id, at: time)
+    }
+
+    mutating func received(_ frame: Frame, on connection: ConnectionID, now: Double) -> [ServerAction] {
         var actions = readSomething(on: connection, now: now)
         switch frame {
         case .pollRequest(let after):
@@ -105,7 +92,6 @@ struct ModelServer: Sendable {
             let last = min(after + UInt64(limit), UInt64(eventsCreated))
             actions.append(.send(.pollResponse(first: first, last: last), on: connection))
         case .postRequest(let id):
-            record.receive(message: id, createdAt: messageCreatedAt, at: now)
             actions.append(.send(.postResponse(ack: id), on: connection))
         case .open(let after, let newConnection):
             if case .ws = kind, let old = session, old.connection != connection {
@@ -120,7 +106,6 @@ struct ModelServer: Sendable {
             session = opened
             actions += push(opened, now: now)
         case .message(let id):
-            record.receive(message: id, createdAt: messageCreatedAt, at: now)
             actions += wrote(.ack(id), on: connection)
         case .ping(fromClient: true):
             record.pingsReceived += 1

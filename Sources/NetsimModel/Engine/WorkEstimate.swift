@@ -36,11 +36,12 @@ public struct WorkEstimate: Sendable, Equatable {
     /// Occurrences one workload event or message costs: its creation, its frame's arrival, the
     /// acknowledgement's arrival and a timer (counted from the engine's steps).
     static let occurrencesPerWorkloadItem = 4.0
-    /// Bytes one device's run holds per workload event or message while it plays (its schedule
-    /// and its app and server records), and bytes per device from its end to the fleet's (its
-    /// phone model, counters and report). Measured (docs/model-engine.md, Bounds): 100 devices
-    /// of ws and gRPC on lte-tunnel peaked 22 MB above the process's own 42 MB for 1 day and
-    /// 61 MB for 5 days.
+    /// Bytes one device holds per workload event or message it has not delivered (its creation
+    /// time, and its number if it is lost), charged for every item: the worst case, a link that
+    /// carries none, since a device that keeps up holds only what is in flight. Bytes per device
+    /// from its end to the fleet's (its phone model, counters and report). Measured
+    /// (docs/model-engine.md, Bounds) when a device still kept every item: 100 devices of ws and
+    /// gRPC on lte-tunnel peaked 22 MB above the process's own 42 MB for 1 day and 61 MB for 5.
     static let bytesPerWorkloadItem = 36.0
     static let bytesPerDevice = 60_000.0
     /// Bytes a sweep holds per scenario: its description and its metrics until the end (from

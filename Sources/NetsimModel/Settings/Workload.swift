@@ -46,41 +46,35 @@ public struct Workload: Sendable, Equatable {
             self.events = events
             self.eventsPerSecond = eventsPerSecond
         }
-
-        /// The burst's creation times that fall before `duration`.
-        func times(before duration: Double) -> [Double] {
-            (0..<events).lazy.map { at + Double($0) / eventsPerSecond }.filter { $0 < duration }
-        }
     }
 
     public init() {}
 
-    /// One device's schedule over `duration` seconds. Device `index` draws from its own stream
-    /// of `seed`, so every transport's device `index` gets the same schedule, and adding devices
-    /// does not change the earlier ones'.
+    /// One device's schedule over `duration` seconds, as arrays (the live bench's servers and
+    /// ledgers are sized by it). Device `index` draws from its own stream of `seed`, so every
+    /// transport's device `index` gets the same schedule, and adding devices does not change
+    /// the earlier ones'.
     public func schedule(device index: Int, seed: UInt64, duration: Double) -> DeviceSchedule {
+        let times = times(device: index, seed: seed, duration: duration)
+        return DeviceSchedule(eventTimes: Array(times.events), messageTimes: Array(times.messages))
+    }
+
+    /// The same schedule drawn one time at a time, so a long run holds none of it.
+    public func times(device index: Int, seed: UInt64, duration: Double) -> DeviceTimes {
         var random = SeededRandom(seed: seed)
         for _ in 0..<index { _ = random.fork() }
-        var deviceRandom = random.fork()
-        var eventTimes: [Double] = []
-        var time = 0.0
-        while true {
-            time += -log(1 - deviceRandom.unitInterval()) * eventMeanGap
-            guard time < duration else { break }
-            eventTimes.append(time)
-        }
-        if let serverBurst { eventTimes = (eventTimes + serverBurst.times(before: duration)).sorted() }
-        var messageTimes: [Double] = []
-        var messageTime = deviceRandom.unitInterval() * messageInterval
-        let burstGap = messageBurst > 1 ? messageBurstSpan / Double(messageBurst - 1) : 0
-        while messageTime < duration {
-            for index in 0..<messageBurst {
-                let time = messageTime + Double(index) * burstGap
-                if time < duration { messageTimes.append(time) }
-            }
-            messageTime += messageInterval
-        }
-        return DeviceSchedule(eventTimes: eventTimes, messageTimes: messageTimes)
+        let deviceRandom = random.fork()
+        // The message phase is drawn after every event gap: replay the gaps to reach it.
+        var replay = PoissonTimes(random: deviceRandom, meanGap: eventMeanGap, duration: duration)
+        while replay.next() != nil {}
+        let phase = replay.random.unitInterval() * messageInterval
+        return DeviceTimes(
+            events: EventTimes(
+                poisson: PoissonTimes(random: deviceRandom, meanGap: eventMeanGap, duration: duration),
+                burst: serverBurst.map { BurstTimes(burst: $0, duration: duration) }),
+            messages: MessageTimes(
+                phase: phase, interval: messageInterval, burst: messageBurst,
+                burstGap: messageBurst > 1 ? messageBurstSpan / Double(messageBurst - 1) : 0, duration: duration))
     }
 
     /// The text of an event or message: printable, so JSON carries it as it is and every
@@ -100,4 +94,115 @@ public struct Workload: Sendable, Equatable {
 public struct DeviceSchedule: Sendable, Equatable {
     public var eventTimes: [Double]
     public var messageTimes: [Double]
+}
+
+/// One device's schedule, drawn lazily: the same numbers in the same order as
+/// `Workload.schedule`, which collects them.
+public struct DeviceTimes: Sendable {
+    public var events: EventTimes
+    public var messages: MessageTimes
+}
+
+/// The Poisson process's event times before the duration, then nil for good.
+struct PoissonTimes: Sendable, IteratorProtocol {
+    var random: SeededRandom
+    let meanGap: Double
+    let duration: Double
+    private var time = 0.0
+    private var ended = false
+
+    init(random: SeededRandom, meanGap: Double, duration: Double) {
+        self.random = random
+        self.meanGap = meanGap
+        self.duration = duration
+    }
+
+    mutating func next() -> Double? {
+        guard !ended else { return nil }
+        time += -log(1 - random.unitInterval()) * meanGap
+        guard time < duration else {
+            ended = true
+            return nil
+        }
+        return time
+    }
+}
+
+/// A server burst's event times before the duration.
+struct BurstTimes: Sendable, IteratorProtocol {
+    let burst: Workload.ServerBurst
+    let duration: Double
+    private var index = 0
+
+    init(burst: Workload.ServerBurst, duration: Double) {
+        self.burst = burst
+        self.duration = duration
+    }
+
+    mutating func next() -> Double? {
+        guard index < burst.events else { return nil }
+        let time = burst.at + Double(index) / burst.eventsPerSecond
+        guard time < duration else { return nil }
+        index += 1
+        return time
+    }
+}
+
+/// A device's event creation times in order: the Poisson process merged with any burst.
+public struct EventTimes: Sendable, Sequence, IteratorProtocol {
+    private var poisson: PoissonTimes
+    private var burst: BurstTimes?
+    private var nextPoisson: Double?
+    private var nextBurst: Double?
+
+    init(poisson: PoissonTimes, burst: BurstTimes?) {
+        self.poisson = poisson
+        self.burst = burst
+        nextPoisson = self.poisson.next()
+        nextBurst = self.burst?.next()
+    }
+
+    public mutating func next() -> Double? {
+        if let burstTime = nextBurst, nextPoisson.map({ burstTime < $0 }) ?? true {
+            nextBurst = burst?.next()
+            return burstTime
+        }
+        defer { nextPoisson = poisson.next() }
+        return nextPoisson
+    }
+}
+
+/// A device's message production times in order: a burst of messages every interval from a
+/// seeded phase.
+public struct MessageTimes: Sendable, Sequence, IteratorProtocol {
+    /// The start of the current interval.
+    private var start: Double
+    let interval: Double
+    let burst: Int
+    let burstGap: Double
+    let duration: Double
+    /// The next message's place in its interval's burst.
+    private var index = 0
+
+    init(phase start: Double, interval: Double, burst: Int, burstGap: Double, duration: Double) {
+        self.start = start
+        self.interval = interval
+        self.burst = burst
+        self.burstGap = burstGap
+        self.duration = duration
+    }
+
+    public mutating func next() -> Double? {
+        while start < duration {
+            guard index < burst else {
+                index = 0
+                start += interval
+                continue
+            }
+            let time = start + Double(index) * burstGap
+            index += 1
+            if time < duration { return time }
+        }
+        return nil
+    }
 }

@@ -1,0 +1,170 @@
+import Histogram
+import NetsimCore
+
+/// Latencies counted in the buckets of a fleet's latency histogram (`makeHistogram`). Every
+/// figure a report takes from that histogram (counts, percentiles, maximum) is a bucket's, so a
+/// device's bucket counts pooled into it give the same report as its samples, while their
+/// memory is bounded by the buckets instead of growing with the items delivered.
+public struct LatencyCounts: Sendable, Equatable {
+    /// Latencies are recorded in microseconds, up to an hour, to three significant digits.
+    public static func makeHistogram() -> Histogram<UInt64> {
+        Histogram(highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: .three)
+    }
+
+    /// An empty histogram of the fleet's layout, for its bucket boundaries.
+    private static let layout = makeHistogram()
+
+    /// Samples by the lowest value of their bucket, in microseconds.
+    private var countsByBucket: [UInt64: UInt64] = [:]
+
+    public init() {}
+
+    public mutating func record(seconds: Double) {
+        let microseconds = UInt64(max(1, (seconds * 1e6).rounded()))
+        countsByBucket[Self.layout.lowestEquivalentForValue(microseconds), default: 0] += 1
+    }
+
+    /// Pools the samples into `histogram` (of `makeHistogram`'s layout), in any order: a
+    /// histogram's counts do not depend on it.
+    public func add(to histogram: inout Histogram<UInt64>) {
+        for (value, count) in countsByBucket { _ = histogram.record(value, count: count) }
+    }
+}
+
+/// A numbered stream (a device's events, or its uplink messages) as its receiver counts it:
+/// items created, first arrivals and their latencies, duplicates, and items that arrived after
+/// a later one. It keeps only what is still open (the creation times of items that have not
+/// arrived, and the numbers below the highest arrived that have not arrived), so its memory
+/// follows the items in flight or lost, not the run's length.
+public struct ArrivalTally: Sendable, Equatable {
+    public private(set) var created = 0
+    public private(set) var arrived = 0
+    public private(set) var duplicates = 0
+    public private(set) var outOfOrder = 0
+    /// The highest number that arrived.
+    public private(set) var highest: UInt64 = 0
+    public private(set) var latencies = LatencyCounts()
+    /// Numbers below `highest` that have not arrived: lost, or still on their way.
+    private var missing: Set<UInt64> = []
+    /// When each item that has not arrived was created, by number.
+    private var createdAt: [UInt64: Double] = [:]
+
+    public init() {}
+
+    /// Items below the highest arrived that have not arrived: the ones a stream delivered in
+    /// order will never deliver.
+    public var missingBelowHighest: Int { missing.count }
+
+    /// The items kept: creation times not yet taken by an arrival, and numbers missing below
+    /// the highest.
+    public var retainedRecordCount: Int { createdAt.count + missing.count }
+
+    /// Whether every item created so far arrived.
+    public var isComplete: Bool { arrived == created }
+
+    public func hasArrived(_ number: UInt64) -> Bool {
+        number <= highest && !missing.contains(number)
+    }
+
+    /// Item number `created + 1` is created at `time`.
+    mutating func create(at time: Double) {
+        created += 1
+        createdAt[UInt64(created)] = time
+    }
+
+    /// Item `number` arrives at `time`; returns its creation time at its first arrival, nil
+    /// for a duplicate.
+    mutating func receive(_ number: UInt64, at time: Double) -> Double? {
+        guard number >= 1, number > highest || missing.remove(number) != nil else {
+            if number >= 1 { duplicates += 1 }
+            return nil
+        }
+        if number < highest { outOfOrder += 1 }
+        if number > highest {
+            missing.formUnion(highest + 1..<number)
+            highest = number
+        }
+        arrived += 1
+        guard let creation = createdAt.removeValue(forKey: number) else { return nil }
+        latencies.record(seconds: time - creation)
+        return creation
+    }
+}
+
+/// For each time a device's network came back after an outage or handover gap, the seconds
+/// until the last item created before it and still in flight at it arrived; a gap that held
+/// nothing up has no recovery to measure. Folded as items arrive, in any order, so no arrival
+/// is kept; a return must be added before the arrivals after it.
+public struct RecoveryTimes: Sendable {
+    private var returns: [Double] = []
+    /// Per return, the longest wait so far.
+    private var longest: [Double?] = []
+
+    public init() {}
+
+    /// When the network came back after each of `events`' outages or handover gaps, in
+    /// seconds after `origin` (the time the device's clock started).
+    public static func connectivityReturns(_ events: some Sequence<DeviceEvent>, origin: Double) -> [Double] {
+        events.compactMap { event in
+            guard let gap = event.durationSeconds, gap > 0 else { return nil }
+            return origin + event.at + gap
+        }
+    }
+
+    public mutating func addReturns(_ times: [Double]) {
+        returns += times
+        longest += repeatElement(nil, count: times.count)
+    }
+
+    /// An item created at `createdAt` arrived at `arrivedAt`.
+    public mutating func arrived(createdAt: Double, at arrivedAt: Double) {
+        for (index, back) in returns.enumerated() where createdAt < back && arrivedAt > back {
+            longest[index] = max(longest[index] ?? 0, arrivedAt - back)
+        }
+    }
+
+    /// The recovery times, in the order of the returns.
+    public var times: [Double] { longest.compactMap { $0 } }
+}
+
+/// One device's deliveries as a fleet's analysis pools them, whichever engine played it: the
+/// live bench folds its ledgers' records into these, the model engine its tallies.
+public struct DeliveryFigures: Sendable {
+    /// One stream's items: `sent`, `delivered` of them, and of the rest `unrecoverable` that
+    /// will never arrive; the others were still in flight.
+    public struct Stream: Sendable {
+        public var sent: Int
+        public var delivered: Int
+        public var unrecoverable: Int
+        public var duplicated: Int
+        public var outOfOrder: Int
+
+        public init(sent: Int, delivered: Int, unrecoverable: Int, duplicated: Int, outOfOrder: Int) {
+            self.sent = sent
+            self.delivered = delivered
+            self.unrecoverable = unrecoverable
+            self.duplicated = duplicated
+            self.outOfOrder = outOfOrder
+        }
+    }
+
+    public var events: Stream
+    /// Of the events' unrecoverable, those skipped by a subscription "from now".
+    public var eventsLostBySkipping: Int
+    public var messages: Stream
+    public var downlink: LatencyCounts
+    public var uplink: LatencyCounts
+    public var recoveries: [Double]
+
+    public init(
+        events: Stream, eventsLostBySkipping: Int, messages: Stream, downlink: LatencyCounts, uplink: LatencyCounts,
+        recoveries: [Double]
+    ) {
+        self.events = events
+        self.eventsLostBySkipping = eventsLostBySkipping
+        self.messages = messages
+        self.downlink = downlink
+        self.uplink = uplink
+        self.recoveries = recoveries
+    }
+}
