@@ -242,6 +242,19 @@ held=no
 row "front end on 0.0.0.0: loopback, metadata" "$held" "want curl exit 97 (not allowed) x2; got $loopback/$metadata"
 stop_netsim
 
+# 11. A full disk (issue 19): a file-size limit (ulimit -f, what this sandbox allows in place of
+# a small tmpfs) under a capture and under a report. Nothing is lost silently: the capture cut
+# short exits 4 saying how much was lost; a report that does not fit leaves the earlier one
+# whole (written beside, then renamed) and exits 1.
+capture=$(exit_code bash -c "ulimit -f 8; exec '$NETSIM' run --quiet --listen ':$listen_port' --upstream ':$echo_port' --duration 3s --pcap '$work/cut.pcap' 2>'$work/cut.err' & sleep 1; for i in 1 2 3 4 5; do head -c 200000 /dev/urandom | timeout 2 socat - TCP:127.0.0.1:$listen_port >/dev/null 2>&1; done; wait \$!")
+lost=$(grep -c "did not reach the file" "$work/cut.err")
+mkdir -p "$work/whole" && echo '{"old": "report"}' >"$work/whole/bench-lte-tunnel.json"
+whole=$(exit_code bash -c "ulimit -f 1; exec '$NETSIM' bench --engine model --duration 1h --devices 20 --quiet --format json --out '$work/whole' >/dev/null 2>&1")
+kept=$(cat "$work/whole/bench-lte-tunnel.json")
+held=no
+[ "$capture" = 4 ] && [ "$lost" -ge 1 ] && [ "$whole" = 1 ] && [ "$kept" = '{"old": "report"}' ] && held=yes
+row "full disk (ulimit -f): capture, report" "$held" "want exit 4 saying what was lost, exit 1 with the old report whole; got $capture (lost said: $lost), $whole, kept: '$kept'"
+
 # Smaller: SIGHUP and an unwritable report.
 "$NETSIM" run --quiet --listen ":$listen_port" --upstream ":$echo_port" --report "$work/hup.json" >/dev/null 2>&1 &
 netsim=$!

@@ -22,6 +22,21 @@ import Testing
         return (request, response)
     }
 
+    /// Issue 19: under `ulimit -f` a capture was cut at the limit and the run said nothing:
+    /// stdio's flush after the failed write had nothing left to write. A regular file shorter
+    /// than what was written is incomplete, whatever the stream said.
+    @Test func aFileShorterThanWhatWasWrittenIsIncomplete() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-cut-\(UUID().uuidString).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let file = try PcapDumpFile(path: path, snapshotLength: 65_535, wallClockOrigin: Self.origin)
+        for index in 0..<10 { file.write([UInt8](repeating: UInt8(index), count: 1000), at: Double(index)) }
+        #expect(file.flush())
+        // What a file-size limit does to the file: the bytes past it never reach the disk.
+        #expect(truncate(path, 4096) == 0)
+        #expect(file.close() == false)
+        #expect(file.lossDescription().hasPrefix("6.1 KB of 10.2 KB did not reach the file (the file holds fewer bytes"), "\(file.lossDescription())")
+    }
+
     @Test func roundTripKeepsBytesSequenceNumbersAndChecksums() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -80,22 +80,33 @@ final class PcapDumpFile: @unchecked Sendable {
         return true
     }
 
-    /// Flushes and closes; false if anything failed to reach the file.
+    /// Flushes and closes; false if anything failed to reach the file. A write that failed
+    /// inside libpcap's stdio buffer (past `ulimit -f`, or a disk that filled) leaves the
+    /// stream's error indicator set even when the flush after it had nothing left to write,
+    /// and a regular file shorter than what was handed over lost the rest, whatever stdio said.
     func close() -> Bool {
         let flushed = flush()
+        if ferror(pcap_dump_file(dumper)) != 0, failure == nil { failure = "a write failed: the disk is full or the file over its size limit" }
         pcap_dump_close(dumper)
         pcap_close(deadHandle)
+        if let size = regularFileSize(), size < bytesHandedOver, failure == nil {
+            failure = "the file holds fewer bytes than were written: the disk is full or the file over its size limit"
+        }
         return flushed && failure == nil
+    }
+
+    /// The file's size on disk; nil for a target that is not a regular file (`/dev/full`).
+    private func regularFileSize() -> Int? {
+        (try? FileManager.default.attributesOfItem(atPath: path)).flatMap { attributes in
+            attributes[.type] as? FileAttributeType == .typeRegular ? (attributes[.size] as? NSNumber)?.intValue : nil
+        }
     }
 
     /// How much of what was handed over is not in the file, in words, once it is closed: a
     /// full disk keeps what fitted. A target that is not a regular file (`/dev/full`) is taken
     /// to hold nothing.
     func lossDescription() -> String {
-        let size =
-            (try? FileManager.default.attributesOfItem(atPath: path)).flatMap { attributes in
-                attributes[.type] as? FileAttributeType == .typeRegular ? (attributes[.size] as? NSNumber)?.intValue : 0
-            } ?? 0
+        let size = regularFileSize() ?? 0
         let lost = max(bytesHandedOver - size, 0)
         return "\(Quantity.formatDataSize(Double(lost))) of \(Quantity.formatDataSize(Double(bytesHandedOver))) did not reach the file "
             + "(\(failure ?? "a write failed"))"
