@@ -34,7 +34,9 @@ import Testing
         // What a file-size limit does to the file: the bytes past it never reach the disk.
         #expect(truncate(path, 4096) == 0)
         #expect(file.close() == false)
-        #expect(file.lossDescription().hasPrefix("6.1 KB of 10.2 KB did not reach the file (the file holds fewer bytes"), "\(file.lossDescription())")
+        #expect(
+            file.lossDescription().hasPrefix("6.1 KB of 10.2 KB did not reach the file (the file holds fewer bytes"),
+            "\(file.lossDescription())")
     }
 
     @Test func roundTripKeepsBytesSequenceNumbersAndChecksums() throws {

@@ -86,7 +86,9 @@ final class PcapDumpFile: @unchecked Sendable {
     /// and a regular file shorter than what was handed over lost the rest, whatever stdio said.
     func close() -> Bool {
         let flushed = flush()
-        if ferror(pcap_dump_file(dumper)) != 0, failure == nil { failure = "a write failed: the disk is full or the file over its size limit" }
+        if ferror(pcap_dump_file(dumper)) != 0, failure == nil {
+            failure = "a write failed: the disk is full or the file over its size limit"
+        }
         pcap_dump_close(dumper)
         pcap_close(deadHandle)
         if let size = regularFileSize(), size < bytesHandedOver, failure == nil {
