@@ -10,20 +10,12 @@ many half-closed clients were failed within 5 s.
 """
 import asyncio, json, os, socket, subprocess, sys, urllib.request
 
+from soak_support import free_port, resident_megabytes
+
 NETSIM = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/netsim"
 CONNECTIONS = int(sys.argv[2]) if len(sys.argv) > 2 else 1000
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def resident_megabytes(pid):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS"):
-            return int(line.split()[1]) // 1024
 
 
 async def echo(reader, writer):
@@ -57,7 +49,7 @@ async def main():
         writer.write(b"x" * 100)
     for reader, _ in connections:
         await asyncio.wait_for(reader.readexactly(100), 30)
-    print(f"{CONNECTIONS} connections, one round trip each: RSS {resident_megabytes(netsim.pid)} MB")
+    print(f"{CONNECTIONS} connections, one round trip each: RSS {resident_megabytes(netsim.pid):.1f} MB")
 
     outage = f"http://127.0.0.1:{admin}/outage?duration=1h&mode=blackhole"
     urllib.request.urlopen(urllib.request.Request(outage, method="POST")).read()
@@ -73,13 +65,13 @@ async def main():
             pass
         raw.close()
     await asyncio.sleep(5)
-    print(f"blackholed; {len(senders)} clients sent {sent // 2**20} MiB into it: RSS {resident_megabytes(netsim.pid)} MB")
+    print(f"blackholed; {len(senders)} clients sent {sent // 2**20} MiB into it: RSS {resident_megabytes(netsim.pid):.1f} MB")
 
     for _, writer in closers:
         writer.write(b"z" * 1024)
         writer.write_eof()
     done, _ = await asyncio.wait([asyncio.create_task(until_closed(reader)) for reader, _ in closers], timeout=5)
-    print(f"{len(done)} of {len(closers)} clients that half-closed were failed within 5 s: RSS {resident_megabytes(netsim.pid)} MB")
+    print(f"{len(done)} of {len(closers)} clients that half-closed were failed within 5 s: RSS {resident_megabytes(netsim.pid):.1f} MB")
     status = json.loads(urllib.request.urlopen(f"http://127.0.0.1:{admin}/status").read())
     print(f"connections the proxy holds: {status.get('openConnections')} (the servers' sides are kept: they are never told)")
 

@@ -15,6 +15,8 @@ Exits 1 on any mismatch (bytes lost, duplicated or reordered within a connection
 """
 import asyncio, hashlib, json, os, random, socket, subprocess, sys, tempfile, time, urllib.request
 
+from soak_support import free_port, resident_megabytes
+
 NETSIM = sys.argv[1] if len(sys.argv) > 1 else ".build/debug/netsim"
 SECONDS = float(sys.argv[2]) if len(sys.argv) > 2 else 120
 CLIENTS = int(sys.argv[3]) if len(sys.argv) > 3 else 100
@@ -56,17 +58,6 @@ timeline:
 """
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def resident_megabytes(pid):
-    for line in open(f"/proc/{pid}/status"):
-        if line.startswith("VmRSS"):
-            return int(line.split()[1]) / 1024
-    return 0
 
 
 async def echo(reader, writer):
