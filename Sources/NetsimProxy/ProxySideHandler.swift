@@ -61,16 +61,22 @@ final class ProxySideHandler: ChannelDuplexHandler {
     }
 
     func read(context: ChannelHandlerContext) {
-        if connection.mayRead(from: side) {
-            context.read()
-        } else {
-            readPending = true
-        }
+        readPending = true
+        readIfAllowed(context)
     }
 
-    /// Called by the connection when this side may read again.
+    /// Called by the connection when this side may read again. The connection is asked once
+    /// more all the same: an action list may hold a resume that a later event in it overtook
+    /// (a side silenced while its partner became writable), and a read let through here is
+    /// up to `maxMessagesPerRead` buffers read whatever happens to them.
     func resumeReading() {
-        guard readPending, let context else { return }
+        guard let context else { return }
+        readIfAllowed(context)
+    }
+
+    /// The one place a read goes ahead: only while one is held and the connection allows it.
+    private func readIfAllowed(_ context: ChannelHandlerContext) {
+        guard readPending, connection.mayRead(from: side) else { return }
         readPending = false
         context.read()
     }
