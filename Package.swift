@@ -36,11 +36,11 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
     ],
     targets: [
-        .target(name: "NetsimCore"),
+        .target(name: "NetsimCore", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
         // The model engine: the bench's workload, client settings and transports played in virtual
         // time over NetsimCore's models. Pure like NetsimCore: no NIO, no clock, no YAML.
         .target(
-            name: "NetsimModel", dependencies: ["NetsimCore", .product(name: "Histogram", package: "hdrhistogram-swift")]),
+            name: "NetsimModel", dependencies: ["NetsimCore"]),
         // Reading the YAML inputs into those models' values: profiles (and the built-in ones),
         // workload, client and server-policy files, every error at FILE:LINE:COLUMN.
         .target(

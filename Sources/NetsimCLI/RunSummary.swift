@@ -49,6 +49,14 @@ enum RunSummary {
         } else {
             lines.append("radio: none")
         }
+        if let delays = report.chunkDelays {
+            lines.append("delay added per chunk (median / 95th percentile / max):")
+            for (name, figures) in [("up", delays.up), ("down", delays.down)] where figures.chunks > 0 {
+                lines.append(
+                    "  \(name): \(Self.delays(figures.added)) over \(figures.chunks) chunk(s); "
+                        + "radio \(Self.delays(figures.radioWait)), link \(Self.delays(figures.linkWait))")
+            }
+        }
         if !report.events.isEmpty {
             lines.append("events:")
             for event in report.events.prefix(20) { lines.append("  \(event)") }
@@ -59,6 +67,12 @@ enum RunSummary {
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// `12 / 240 / 610 ms`: a delay's median, 95th percentile and maximum.
+    private static func delays(_ summary: DelaySummary) -> String {
+        let milliseconds = [summary.p50Seconds, summary.p95Seconds, summary.maxSeconds].map { String(format: "%.0f", $0 * 1000) }
+        return milliseconds.joined(separator: " / ") + " ms"
     }
 
     static func json(_ report: RunReport) throws -> Data {

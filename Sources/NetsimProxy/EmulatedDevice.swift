@@ -402,7 +402,8 @@ final class EmulatedDevice {
         return RunReport(
             netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
             connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
-            radioLatency: model.radioWaits(until: now), events: model.events, eventCounts: model.eventCounts,
+            radioLatency: model.radioWaits(until: now), chunkDelays: model.chunkDelays(until: now), events: model.events,
+            eventCounts: model.eventCounts,
             eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count)
     }
 

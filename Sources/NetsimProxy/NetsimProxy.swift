@@ -83,7 +83,8 @@ public final class NetsimProxy: Sendable {
         }
         let eventHub = PhoneEventHub()
         let device = try await loop.submit {
-            let model = DeviceModel(profile: profile, seed: seed, recordsRadioTimeline: options.recordsRadioTimeline)
+            let model = DeviceModel(
+                profile: profile, seed: seed, recordsRadioTimeline: options.recordsRadioTimeline, recordsChunkDelays: true)
             return NIOLoopBound(
                 EmulatedDevice(
                     model: model, loop: loop, clock: ProxyClock(timeScale: options.timeScale), options: options, events: eventHub,

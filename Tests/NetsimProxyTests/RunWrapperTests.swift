@@ -44,23 +44,32 @@ import Testing
         let failing = try FrontEndPeers.run(
             [
                 Self.netsim!, "run", "--quiet", "--profile", profile, "--socks5", ":0", "--fail-if", "radio.promotions > 1", "--fail-if",
-                "connections.reset > 0", "--junit", junit, "--report", report, "--", "sh", "-c", client,
+                "connections.reset > 0", "--fail-if", "chunkDelays.down.added.p95Seconds > 0.005", "--junit", junit, "--report", report,
+                "--", "sh", "-c", client,
             ], timeout: .seconds(60))
         #expect(failing.status == 3, "\(failing.output)")
         #expect(failing.output.contains("threshold breached: radio.promotions = 2, which is > 1"), "\(failing.output)")
         let written = try #require(FileManager.default.contents(atPath: report))
         let json = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
         #expect((json["connections"] as? [String: Any])?["opened"] as? Int == 2, "both requests went through the phone")
+        // The handshakes paid the promotions; the requests' chunks waited on the 10 ms link only,
+        // and the replies at least as long.
+        let delays = try #require(json["chunkDelays"] as? [String: [String: Any]])
+        let up = try #require(delays["up"]?["linkWait"] as? [String: Double])
+        let down = try #require(delays["down"]?["added"] as? [String: Double])
+        #expect(abs(up["p50Seconds"]! - 0.01) < 0.0002 && abs(up["maxSeconds"]! - 0.01) < 1e-9, "\(delays)")
+        #expect(down["maxSeconds"]! >= 0.01, "\(delays)")
+        #expect(failing.output.contains("threshold breached: chunkDelays.down.added.p95Seconds = 0.0"), "\(failing.output)")
 
         let xml = String(decoding: FrontEndPeers.contents(junit), as: UTF8.self)
-        #expect(xml.contains(#"tests="3" failures="1""#), "\(xml)")
+        #expect(xml.contains(#"tests="4" failures="2""#), "\(xml)")
         #expect(xml.contains(#"message="threshold breached: radio.promotions = 2, which is &gt; 1""#), "\(xml)")
         #expect(xml.contains("<system-out>connections.reset = 0</system-out>"), "\(xml)")
 
         let passing = try FrontEndPeers.run(
             [
-                Self.netsim!, "run", "--quiet", "--profile", profile, "--socks5", ":0", "--fail-if", "radio.promotions > 2", "--junit",
-                junit, "--", "sh", "-c", client,
+                Self.netsim!, "run", "--quiet", "--profile", profile, "--socks5", ":0", "--fail-if", "radio.promotions > 2", "--fail-if",
+                "chunkDelays.down.added.p95Seconds > 5", "--junit", junit, "--", "sh", "-c", client,
             ], timeout: .seconds(60))
         #expect(passing.status == 0, "\(passing.output)")
         if FrontEndPeers.python(has: "junitparser") {
@@ -69,7 +78,7 @@ import Testing
                 "import junitparser, sys; x = junitparser.JUnitXml.fromfile(sys.argv[1]); print(x.tests, x.failures, x.errors)",
                 junit,
             ])
-            #expect(parsed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "2 0 0", "\(parsed.output)")
+            #expect(parsed.output.trimmingCharacters(in: .whitespacesAndNewlines) == "3 0 0", "\(parsed.output)")
         }
         try? FileManager.default.removeItem(atPath: junit)
         try? FileManager.default.removeItem(atPath: report)

@@ -37,8 +37,13 @@ public struct DeviceModel: Sendable {
     private var recentEvents: [DeviceEvent] = []
     /// Radio waits added to chunks, for reporting radio latency apart from link delay.
     private var radioWaits = RadioWaitLedger()
+    /// Each chunk's added delay, when asked for (`recordsChunkDelays`): the proxy's one device
+    /// reports it; the model engine's thousands do not pay for it.
+    private var chunkDelayLedger: ChunkDelayLedger?
 
-    public init(profile: Profile, seed: UInt64, start: Double = 0, recordsRadioTimeline: Bool = false) {
+    public init(
+        profile: Profile, seed: UInt64, start: Double = 0, recordsRadioTimeline: Bool = false, recordsChunkDelays: Bool = false
+    ) {
         self.profile = profile
         var random = SeededRandom(seed: seed)
         let network = profile.network(named: profile.start) ?? profile.networks[0]
@@ -52,6 +57,7 @@ public struct DeviceModel: Sendable {
         self.random = random
         self.gaps = ConnectivityGaps(scripted: profile.timeline.connectivityGaps, period: profile.timeline.repeatPeriod)
         self.cursor = TimelineCursor(profile.timeline, start: start)
+        self.chunkDelayLedger = recordsChunkDelays ? ChunkDelayLedger() : nil
     }
 
     // MARK: Connections
@@ -162,6 +168,7 @@ public struct DeviceModel: Sendable {
             // The carrier's NAT sees the bytes when they get through, not when the app wrote
             // them: bytes an outage held refresh the mapping when TCP's retransmission lands.
             connections[connection]?.lastActivity = max(state.lastActivity, delivery)
+            chunkDelayLedger?.add(.up, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         case .down:
             let atRadio =
@@ -174,6 +181,7 @@ public struct DeviceModel: Sendable {
             let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
             // The server's retransmission that gets through an outage passes the NAT then.
             connections[connection]?.lastActivity = max(state.lastActivity, ready)
+            chunkDelayLedger?.add(.down, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         }
     }
@@ -251,12 +259,19 @@ public struct DeviceModel: Sendable {
         radioWaits.totals(until: time)
     }
 
+    /// The delay added to each chunk delivered by `time`, per direction; nil unless the model
+    /// was made with `recordsChunkDelays`.
+    public func chunkDelays(until time: Double) -> PerDirection<ChunkDelayFigures>? {
+        chunkDelayLedger?.figures(until: time)
+    }
+
     // MARK: Internals
 
     /// The clock has reached `time`: what the radio and its waits scheduled until then is past.
     private mutating func settle(through time: Double) {
         radio?.settle(through: time)
         radioWaits.settle(through: time)
+        chunkDelayLedger?.settle(through: time)
     }
 
     private static func makeRadio(

@@ -13,6 +13,9 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var radio: RadioReport
     /// Delay the radio added to chunks (paging, promotion, DRX), apart from the links' delay.
     public var radioLatency: RadioWaitTotals
+    /// Per direction, the delay netsim added to each chunk delivered (median, 95th percentile,
+    /// maximum), and its radio and link parts. Absent from a model bench's per-device reports.
+    public var chunkDelays: PerDirection<ChunkDelayFigures>?
     /// The first `DeviceModel.eventListLimit` events, in order.
     public var events: [DeviceEvent]
     /// Every event by kind, including those not listed.
@@ -23,7 +26,8 @@ public struct RunReport: Sendable, Codable, Equatable {
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
-        events: [DeviceEvent], eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int
+        chunkDelays: PerDirection<ChunkDelayFigures>? = nil, events: [DeviceEvent], eventCounts: [DeviceEvent.Kind: Int],
+        eventsNotListed: Int
     ) {
         self.netsimVersion = netsimVersion
         self.profile = profile
@@ -34,6 +38,7 @@ public struct RunReport: Sendable, Codable, Equatable {
         self.segments = segments
         self.radio = radio
         self.radioLatency = radioLatency
+        self.chunkDelays = chunkDelays
         self.events = events
         self.eventCounts = eventCounts
         self.eventsNotListed = eventsNotListed

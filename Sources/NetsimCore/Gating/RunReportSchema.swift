@@ -19,14 +19,15 @@ extension ReportSchema {
         let network = Network(
             name: "sample", radio: .lte(LTERadioParameters()), up: LinkParameters(capacity: .unlimited, delay: 0),
             down: LinkParameters(capacity: .unlimited, delay: 0))
-        var model = DeviceModel(profile: Profile(name: "sample", description: "", networks: [network], start: "sample"), seed: 1)
+        var model = DeviceModel(
+            profile: Profile(name: "sample", description: "", networks: [network], start: "sample"), seed: 1, recordsChunkDelays: true)
         let connection = model.openConnection(at: 0)
         _ = model.send(1, .up, on: connection, at: 0)
         _ = model.send(1, .down, on: connection, at: 0.5)
         let report = RunReport(
             netsimVersion: NetsimVersion.current, profile: "sample", seed: 1, durationSeconds: 1, connections: ConnectionCounters(),
             bytes: PerDirection(up: 1, down: 1), segments: SegmentCounts(), radio: model.radioReport(until: 1),
-            radioLatency: model.radioWaits(until: 1), events: [],
+            radioLatency: model.radioWaits(until: 1), chunkDelays: model.chunkDelays(until: 1), events: [],
             eventCounts: Dictionary(uniqueKeysWithValues: DeviceEvent.Kind.allCases.map { ($0, 1) }), eventsNotListed: 0)
         let json = try! JSONEncoder().encode(report)
         return try! JSONDecoder().decode(ReportTree.self, from: json)

@@ -1,0 +1,73 @@
+/// The delay the emulated phone added to the chunks of one direction: from when the proxy read a
+/// chunk to when it delivered it, and that delay's two parts. `radioWait` is what the radio
+/// added (paging occasions, promotions, DRX on-durations, scheduling requests: the per-chunk
+/// view of `RadioWaitTotals`); `linkWait` is the rest: the link's queue and serialization, its
+/// one-way delay and jitter, loss's retransmissions, and what an outage or handover held.
+public struct ChunkDelayFigures: Sendable, Codable, Equatable {
+    public var chunks = 0
+    public var added = DelaySummary()
+    public var radioWait = DelaySummary()
+    public var linkWait = DelaySummary()
+
+    public init(
+        chunks: Int = 0, added: DelaySummary = DelaySummary(), radioWait: DelaySummary = DelaySummary(),
+        linkWait: DelaySummary = DelaySummary()
+    ) {
+        self.chunks = chunks
+        self.added = added
+        self.radioWait = radioWait
+        self.linkWait = linkWait
+    }
+}
+
+/// Each chunk's delay, counted once the chunk is delivered, so that a report stops where the run
+/// stopped: a chunk still on its way at the end has not had its delay yet. What is kept is
+/// bounded by the buckets used and the chunks in flight.
+struct ChunkDelayLedger: Sendable {
+    private struct Distributions: Sendable {
+        var added = DelayDistribution()
+        var radioWait = DelayDistribution()
+        var linkWait = DelayDistribution()
+
+        mutating func add(_ chunk: Pending) {
+            added.record(seconds: chunk.deliveredAt - chunk.readAt)
+            radioWait.record(seconds: chunk.radioWait)
+            linkWait.record(seconds: chunk.deliveredAt - chunk.readAt - chunk.radioWait)
+        }
+
+        var figures: ChunkDelayFigures {
+            ChunkDelayFigures(chunks: added.count, added: added.summary, radioWait: radioWait.summary, linkWait: linkWait.summary)
+        }
+    }
+
+    private struct Pending: Sendable {
+        var direction: Direction
+        var readAt: Double
+        var deliveredAt: Double
+        var radioWait: Double
+    }
+
+    private var settled = PerDirection(up: Distributions(), down: Distributions())
+    /// Chunks delivered after the time settled so far.
+    private var scheduled: [Pending] = []
+    /// The earliest delivery in `scheduled`: settling before it has nothing to do.
+    private var nextDelivery = Double.infinity
+
+    mutating func add(_ direction: Direction, readAt: Double, deliveredAt: Double, radioWait: Double) {
+        scheduled.append(Pending(direction: direction, readAt: readAt, deliveredAt: deliveredAt, radioWait: radioWait))
+        nextDelivery = min(nextDelivery, deliveredAt)
+    }
+
+    mutating func settle(through time: Double) {
+        guard nextDelivery <= time else { return }
+        for chunk in scheduled where chunk.deliveredAt <= time { settled[chunk.direction].add(chunk) }
+        scheduled.removeAll { $0.deliveredAt <= time }
+        nextDelivery = scheduled.map(\.deliveredAt).min() ?? .infinity
+    }
+
+    func figures(until time: Double) -> PerDirection<ChunkDelayFigures> {
+        var totals = settled
+        for chunk in scheduled where chunk.deliveredAt <= time { totals[chunk.direction].add(chunk) }
+        return PerDirection(up: totals.up.figures, down: totals.down.figures)
+    }
+}
