@@ -46,7 +46,12 @@ if [ -n "${INPUT_COMMAND:-}" ]; then
     [ -n "${INPUT_DURATION:-}" ] && duration=(--duration "$INPUT_DURATION")
     "$netsim" run --quiet --profile "$profile" "${front_ends[@]}" "${duration[@]}" "${gates[@]}" \
         --report "$out/netsim-run.json" -- sh -c "$INPUT_COMMAND" >"$out/netsim-run.txt" || status=$?
-    summary=$(printf '## netsim run on %s\n\n```\n%s\n```\n' "$profile" "$(cat "$out/netsim-run.txt")")
+    if [ -s "$out/netsim-run.json" ]; then
+        "$netsim" report show "$out/netsim-run.json" --format html >"$out/netsim-run.html"
+        summary=$("$netsim" report show "$out/netsim-run.json" --format md)
+    else
+        summary=$(printf '## netsim run on %s\n\nNo report: netsim exited with status %s (its output is in netsim-run.txt).\n' "$profile" "$status")
+    fi
 else
     "$netsim" bench --quiet --profile "$profile" --engine "${INPUT_ENGINE:-live}" --duration "${INPUT_DURATION:-2m}" \
         --devices "${INPUT_DEVICES:-3}" --out "$out" --format md,json,html "${gates[@]}" >/dev/null || status=$?

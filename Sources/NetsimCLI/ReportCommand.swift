@@ -9,15 +9,93 @@ import NetsimTune
 public struct ReportCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "report",
-        abstract: "Gate or compare saved JSON reports (bench, run and tune).",
+        abstract: "Show, gate or compare saved JSON reports (bench, run and tune).",
         discussion: """
+            Example: netsim report show netsim-run.json >> "$GITHUB_STEP_SUMMARY"
             Example: netsim report gate reports/bench-lte-tunnel.json --fail-if 'grpc.latencyMs.p95 > 300' --junit gates.xml
             Example: netsim report compare main/bench-lte-tunnel.json pr/bench-lte-tunnel.json >> "$GITHUB_STEP_SUMMARY"
             """,
-        subcommands: [ReportGateCommand.self, ReportCompareCommand.self]
+        subcommands: [ReportShowCommand.self, ReportGateCommand.self, ReportCompareCommand.self]
     )
 
     public init() {}
+}
+
+/// `netsim report show FILE`: a saved report for people again, as Markdown or HTML.
+public struct ReportShowCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "show",
+        abstract: "Render a saved report again: Markdown, HTML or JSON.",
+        discussion: """
+            A run report becomes its figures, radio, per-chunk delays and events; a bench report \
+            becomes the Markdown or HTML the bench wrote, less what its JSON does not keep (the \
+            radio timelines and latency CDFs, the profile's events and the client settings beyond \
+            their source). A tune report is shown as JSON only: its Markdown and HTML need the \
+            sweep itself (`netsim tune keepalive --format md|html`). JSON is the report as read, \
+            checked against its kind and written again. Exit status 1 when the report cannot be read.
+            """)
+
+    @Argument(help: "A JSON report of netsim bench, run or tune keepalive.")
+    var file: String
+
+    @Option(help: "md, html or json.")
+    var format: ShowFormat = .md
+
+    enum ShowFormat: String, ExpressibleByArgument, CaseIterable {
+        case md, html, json
+    }
+
+    public init() {}
+
+    public func validate() throws {
+        let report = try SavedReport(file)
+        if report.schema.name == ReportSchema.tune.name, format != .json {
+            throw ValidationError(
+                "\(file) is a tune report: show it with --format json (its \(format.rawValue) needs the sweep: netsim tune keepalive --format \(format.rawValue))"
+            )
+        }
+    }
+
+    public func run() async throws {
+        let report = try SavedReport(file)
+        let decoder = JSONDecoder()
+        do {
+            switch report.schema.name {
+            case ReportSchema.bench.name:
+                let bench = try decoder.decode(BenchReport.self, from: report.json)
+                switch format {
+                case .md: print(MarkdownReport.render(saved: bench), terminator: "")
+                case .html: print(HTMLReport.render(saved: bench), terminator: "")
+                case .json: print(String(decoding: try bench.json(), as: UTF8.self))
+                }
+            case ReportSchema.run.name:
+                let run = try decoder.decode(RunReport.self, from: report.json)
+                switch format {
+                case .md: print(run.document.markdown, terminator: "")
+                case .html: print(run.document.html, terminator: "")
+                case .json: print(String(decoding: try RunSummary.json(run), as: UTF8.self))
+                }
+            default:
+                let tune = try decoder.decode(KeepaliveReport.self, from: report.json)
+                print(String(decoding: try tune.json(), as: UTF8.self))
+            }
+        } catch let error as DecodingError {
+            throw UnreadableReport(description: "\(file) is not a complete \(report.schema.name): \(Self.problem(error))")
+        }
+    }
+
+    /// Where a report's JSON fails its kind, as a person reads it: the key and what is wrong.
+    static func problem(_ error: DecodingError) -> String {
+        let path = { (codingPath: [any CodingKey]) in
+            codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "no '\(path(context.codingPath + [key]))'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "'\(path(context.codingPath))': \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
 }
 
 /// `netsim report gate FILE`: the gates of `bench` and `run`, on a report already written.
@@ -101,6 +179,11 @@ public struct ReportCompareCommand: AsyncParsableCommand {
     }
 }
 
+/// A report that cannot be read, or is not what its kind needs: exit status 1, not a usage error.
+struct UnreadableReport: Error, CustomStringConvertible {
+    let description: String
+}
+
 /// A report read back from its file, with the schema of its kind.
 struct SavedReport {
     let path: String
@@ -109,12 +192,13 @@ struct SavedReport {
     let schema: ReportSchema
 
     init(_ path: String) throws {
-        guard let json = FileManager.default.contents(atPath: path) else { throw ValidationError("cannot read \(path)") }
+        guard let json = FileManager.default.contents(atPath: path) else { throw UnreadableReport(description: "cannot read \(path)") }
         guard let tree = try? JSONDecoder().decode(ReportTree.self, from: json) else {
-            throw ValidationError("\(path) is not JSON")
+            throw UnreadableReport(description: "\(path) is not JSON")
         }
         guard let schema = Self.schema(of: tree) else {
-            throw ValidationError("\(path) is not a report of netsim bench, run or tune (no 'transports', 'connections' or 'configs')")
+            throw UnreadableReport(
+                description: "\(path) is not a report of netsim bench, run or tune (no 'transports', 'connections' or 'configs')")
         }
         self.path = path
         self.json = json

@@ -99,6 +99,28 @@ import Testing
         #expect(html.contains(RadioState.promotion.chartColor) && html.contains(">outage</text>"))
     }
 
+    /// `netsim report show` of a bench's JSON: the Markdown the bench wrote up to its profile and
+    /// settings, which the JSON keeps less of; the HTML without the charts the JSON cannot draw.
+    @Test func aSavedReportRendersAsTheBenchWroteItLessWhatItsJSONDoesNotKeep() async throws {
+        let result = try await Self.shortRun()
+        let saved = try JSONDecoder().decode(BenchReport.self, from: result.report.json())
+        let written = MarkdownReport.render(result)
+        let shown = MarkdownReport.render(saved: saved)
+        let tables = { (markdown: String) in markdown.components(separatedBy: "### Profile")[0] }
+        #expect(tables(shown) == tables(written))
+        #expect(shown.contains("**short-lte** (`netsim profiles show short-lte`"))
+        // The workload's lines are the bench's own; the client settings are their source only.
+        let workloadLines = written.split(separator: "\n").filter { $0.hasPrefix("- Server events") || $0.hasPrefix("- Client messages") }
+        #expect(workloadLines.count == 2 && workloadLines.allSatisfy { shown.contains($0) })
+        #expect(shown.contains("- Client settings: \(result.clientSettings.source)"))
+
+        let html = HTMLReport.render(saved: saved)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
+        #expect(html.components(separatedBy: "<svg ").count - 1 == 1, "the bytes-per-minute chart only")
+        #expect(html.contains("Not in the JSON report"))
+        #expect(html.contains(HTMLReport.render(result).components(separatedBy: "<h2>")[0]), "the same table")
+    }
+
     /// lte-tunnel's `set` at 40 s and `outage` at 45 s printed over each other on a 2-minute
     /// timeline: a label that would overlap the one before goes a line higher, and a later one
     /// that clears the first line goes back to it.

@@ -73,7 +73,6 @@ struct ReportCommandTests {
     @Test(
         "bad reports and keys are usage errors",
         arguments: [
-            (["report", "gate", "/nonexistent.json"], "cannot read /nonexistent.json"),
             (["report", "gate", "BENCH", "--fail-if", "radio.promotions > 1"], "no key 'radio' in a bench report"),
             (["report", "gate", "RUN", "--fail-if", "grpc.latencyMs.p95 > 1"], "no key 'grpc' in a run report"),
             (["report", "compare", "BENCH", "RUN"], "compare reports of one kind"),
@@ -89,6 +88,47 @@ struct ReportCommandTests {
         } catch {
             #expect(Netsim.fullMessage(for: error).contains(message), "\(Netsim.fullMessage(for: error))")
             #expect(Netsim.exitCode(for: error) == .validationFailure)
+        }
+    }
+
+    @Test(
+        "a report that cannot be read is an error, not a usage error",
+        arguments: [
+            (["report", "gate", "/nonexistent.json"], "cannot read /nonexistent.json"),
+            (["report", "show", "/nonexistent.json"], "cannot read /nonexistent.json"),
+            (["report", "show", "NOTJSON"], "is not JSON"),
+        ])
+    func unreadableReports(arguments: [String], message: String) throws {
+        let notJSON = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).json").path
+        try "not json".write(toFile: notJSON, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: notJSON) }
+        let resolved = arguments.map { $0 == "NOTJSON" ? notJSON : $0 }
+        do {
+            _ = try Netsim.parseAsRoot(resolved)
+            Issue.record("\(resolved) parsed")
+        } catch {
+            #expect(Netsim.fullMessage(for: error).contains(message), "\(Netsim.fullMessage(for: error))")
+            #expect(Netsim.exitCode(for: error) == .failure)
+        }
+    }
+
+    /// A run report that lacks what its kind needs is named by its missing key (exit 1), and a tune
+    /// report is shown as JSON only.
+    @Test func showSaysWhatARunReportLacksAndKeepsTuneReportsToJSON() async throws {
+        let run = try Self.runReport()
+        let show = try #require(try Netsim.parseAsRoot(["report", "show", run]) as? ReportShowCommand)
+        await #expect {
+            try await show.run()
+        } throws: { error in
+            "\(error)".contains("is not a complete run report: no 'netsimVersion'") && Netsim.exitCode(for: error) == .failure
+        }
+        let tune = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).json").path
+        try #"{"configs": [], "summaries": []}"#.write(toFile: tune, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: tune) }
+        #expect {
+            _ = try Netsim.parseAsRoot(["report", "show", tune, "--format", "md"])
+        } throws: { error in
+            Netsim.fullMessage(for: error).contains("show it with --format json")
         }
     }
 }

@@ -7,7 +7,34 @@ import NetsimModel
 /// CDFs, bytes per minute), and the details the Markdown report has.
 public enum HTMLReport {
     public static func render(_ result: BenchResult) -> String {
-        let report = result.report
+        let escape = SVGCharts.escape
+        var profile = "<h2>Profile</h2><p><b>\(escape(result.profile.name))</b>: \(escape(result.profile.description))</p>"
+        if !result.profileEvents.isEmpty {
+            profile += "<ul>" + result.profileEvents.map { "<li>\(escape("\($0)"))</li>" }.joined() + "</ul>"
+        }
+        return render(
+            result.report, charts: (result.charts, result.profileEvents),
+            closing: [profile, "<h2>Workload and clients</h2>" + list(MarkdownReport.settings(result))])
+    }
+
+    /// A saved report again (`netsim report show`): the JSON keeps neither the radio timelines
+    /// nor the latency distributions, so those charts are left out (with a note); the rest is as
+    /// the bench wrote it, with what `MarkdownReport.render(saved:)` says of the profile and
+    /// settings.
+    public static func render(saved report: BenchReport) -> String {
+        let escape = SVGCharts.escape
+        let profile =
+            "<h2>Profile</h2><p><b>\(escape(report.profile))</b> (<code>netsim profiles show \(escape(report.profile))</code> shows its "
+            + "networks and events)</p>"
+        let settings = MarkdownReport.workloadLines(report.workload) + ["- Client settings: \(report.client)"]
+        return render(report, charts: nil, closing: [profile, "<h2>Workload and clients</h2>" + list(settings)])
+    }
+
+    /// The page: the report's table, its charts (the radio timelines and latency CDFs from
+    /// `charts` when there are any), its details, then `closing`.
+    private static func render(
+        _ report: BenchReport, charts: (byTransport: [BenchTransport: TransportCharts], profileEvents: [DeviceEvent])?, closing: [String]
+    ) -> String {
         let transports = report.orderedTransports
         let escape = SVGCharts.escape
         var body: [String] = [
@@ -29,33 +56,14 @@ public enum HTMLReport {
                 + "over the fleet; delivery counts and reconnects are fleet totals.</p>")
         body.append("<p class=\"note\">\(escape(ReportFormatting.drain(report)))</p>")
 
-        let timelineEnd =
-            transports.flatMap { transport in
-                result.charts[transport.0]?.timelines.compactMap { $0.last?.end } ?? []
-            }.max() ?? report.durationSeconds
-        let states = Set(transports.flatMap { result.charts[$0.0]?.timelines.flatMap { $0.map(\.state) } ?? [] })
-        if states.isEmpty {
-            body.append("<h2>Radio state timelines</h2>")
-            body.append(
-                "<p class=\"note\">Not recorded: the model engine keeps per-device state timelines for runs of up to "
-                    + "\(escape(Quantity.formatDuration(ModelBenchRunner.longestChartedRun))); the time by state is in the JSON report.</p>"
-            )
+        if let charts {
+            body += chartSections(report, charts.byTransport, profileEvents: charts.profileEvents)
         } else {
-            body.append("<h2>Radio state timelines</h2><p>\(SVGCharts.stateLegend(states))</p>")
-            body.append("<p class=\"note\">Shaded: the profile's outages and handover gaps; dashed lines: its events.</p>")
-            for (transport, _) in transports {
-                guard let charts = result.charts[transport] else { continue }
-                body.append("<h3>\(escape(transport.title))</h3>")
-                body.append(SVGCharts.radioTimeline(charts.timelines, events: result.profileEvents, duration: timelineEnd))
-            }
+            body.append("<h2>Radio state timelines and latency distributions</h2>")
+            body.append(
+                "<p class=\"note\">Not in the JSON report: the HTML report the bench wrote has them. The percentiles are in "
+                    + "the table above.</p>")
         }
-        let legend = transports.map { transport, _ in
-            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(SVGCharts.transportColors[transport]!)\"></span>\(escape(transport.title))</span>"
-        }.joined(separator: " ")
-        body.append("<h2>Latency, server events (creation to delivery in the app)</h2><p>\(legend)</p>")
-        body.append(SVGCharts.latencyCDF(transports.map { ($0.0, result.charts[$0.0]?.latencyCDF ?? []) }))
-        body.append("<h2>Latency, client messages (production to arrival at the server)</h2><p>\(legend)</p>")
-        body.append(SVGCharts.latencyCDF(transports.map { ($0.0, result.charts[$0.0]?.uplinkLatencyCDF ?? []) }))
         body.append("<h2>Bytes per minute per device</h2>")
         body.append(SVGCharts.bytesPerMinute(transports.map { ($0.0, payload: $0.1.bytes.perMinute, wire: $0.1.bytes.wire.perMinute) }))
 
@@ -63,11 +71,7 @@ public enum HTMLReport {
         for (transport, details) in transports {
             body.append(list(MarkdownReport.details(transport, details)))
         }
-        body.append("<h2>Profile</h2><p><b>\(escape(result.profile.name))</b>: \(escape(result.profile.description))</p>")
-        if !result.profileEvents.isEmpty {
-            body.append("<ul>" + result.profileEvents.map { "<li>\(escape("\($0)"))</li>" }.joined() + "</ul>")
-        }
-        body.append("<h2>Workload and clients</h2>" + list(MarkdownReport.settings(result)))
+        body += closing
         return """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>netsim bench: \(escape(report.profile))</title>
@@ -89,6 +93,43 @@ public enum HTMLReport {
     }
 
     /// Markdown lines (a `### title` and `- item`s) as HTML.
+    /// The radio state timelines (with the profile's events) and the latency CDFs.
+    private static func chartSections(
+        _ report: BenchReport, _ charts: [BenchTransport: TransportCharts], profileEvents: [DeviceEvent]
+    ) -> [String] {
+        let transports = report.orderedTransports
+        let escape = SVGCharts.escape
+        var body: [String] = []
+        let timelineEnd =
+            transports.flatMap { transport in
+                charts[transport.0]?.timelines.compactMap { $0.last?.end } ?? []
+            }.max() ?? report.durationSeconds
+        let states = Set(transports.flatMap { charts[$0.0]?.timelines.flatMap { $0.map(\.state) } ?? [] })
+        if states.isEmpty {
+            body.append("<h2>Radio state timelines</h2>")
+            body.append(
+                "<p class=\"note\">Not recorded: the model engine keeps per-device state timelines for runs of up to "
+                    + "\(escape(Quantity.formatDuration(ModelBenchRunner.longestChartedRun))); the time by state is in the JSON report.</p>"
+            )
+        } else {
+            body.append("<h2>Radio state timelines</h2><p>\(SVGCharts.stateLegend(states))</p>")
+            body.append("<p class=\"note\">Shaded: the profile's outages and handover gaps; dashed lines: its events.</p>")
+            for (transport, _) in transports {
+                guard let transportCharts = charts[transport] else { continue }
+                body.append("<h3>\(escape(transport.title))</h3>")
+                body.append(SVGCharts.radioTimeline(transportCharts.timelines, events: profileEvents, duration: timelineEnd))
+            }
+        }
+        let legend = transports.map { transport, _ in
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(SVGCharts.transportColors[transport]!)\"></span>\(escape(transport.title))</span>"
+        }.joined(separator: " ")
+        body.append("<h2>Latency, server events (creation to delivery in the app)</h2><p>\(legend)</p>")
+        body.append(SVGCharts.latencyCDF(transports.map { ($0.0, charts[$0.0]?.latencyCDF ?? []) }))
+        body.append("<h2>Latency, client messages (production to arrival at the server)</h2><p>\(legend)</p>")
+        body.append(SVGCharts.latencyCDF(transports.map { ($0.0, charts[$0.0]?.uplinkLatencyCDF ?? []) }))
+        return body
+    }
+
     static func list(_ lines: [String]) -> String {
         var html: [String] = []
         var items: [String] = []

@@ -6,7 +6,28 @@ import NetsimModel
 /// transport's details, then the profile, workload and client settings used.
 public enum MarkdownReport {
     public static func render(_ result: BenchResult) -> String {
-        let report = result.report
+        var closing = ["", "### Profile", "", "**\(result.profile.name)**: \(result.profile.description)"]
+        if !result.profileEvents.isEmpty {
+            closing.append("")
+            for event in result.profileEvents { closing.append("- \(event)") }
+        }
+        return render(result.report, closing: closing + ["", "### Workload and clients", ""] + settings(result))
+    }
+
+    /// A saved report again (`netsim report show`): the JSON keeps the profile's name, the
+    /// workload's figures and where the client settings came from, not the profile's events or
+    /// every client setting; the rest is as the bench wrote it.
+    public static func render(saved report: BenchReport) -> String {
+        let closing =
+            [
+                "", "### Profile", "", "**\(report.profile)** (`netsim profiles show \(report.profile)` shows its networks and events)",
+                "", "### Workload and clients", "",
+            ] + workloadLines(report.workload) + ["- Client settings: \(report.client)"]
+        return render(report, closing: closing)
+    }
+
+    /// The report's tables and details, then `closing`: the profile and settings sections.
+    private static func render(_ report: BenchReport, closing: [String]) -> String {
         let transports = report.orderedTransports
         var lines = [
             "## netsim bench: \(report.profile), \(report.devicesPerTransport) devices per transport, "
@@ -33,12 +54,7 @@ public enum MarkdownReport {
         for (transport, details) in transports {
             lines += [""] + self.details(transport, details)
         }
-        lines += ["", "### Profile", "", "**\(result.profile.name)**: \(result.profile.description)"]
-        if !result.profileEvents.isEmpty {
-            lines.append("")
-            for event in result.profileEvents { lines.append("- \(event)") }
-        }
-        lines += ["", "### Workload and clients", ""] + settings(result)
+        lines += closing
         return lines.joined(separator: "\n") + "\n"
     }
 
@@ -78,19 +94,24 @@ public enum MarkdownReport {
         return "p50 \(format(latency.p50)), p95 \(format(latency.p95)), p99 \(format(latency.p99)), max \(format(latency.max))"
     }
 
+    /// The server's events and the clients' messages, as the report's JSON keeps them.
+    static func workloadLines(_ workload: BenchReport.WorkloadSummary) -> [String] {
+        [
+            "- Server events: a Poisson process per device, mean gap \(Quantity.formatDuration(workload.eventMeanGapSeconds)), "
+                + "\(workload.eventPayloadBytes) B payload",
+            "- Client messages: one every \(Quantity.formatDuration(workload.messageIntervalSeconds)) per device, "
+                + "\(workload.messagePayloadBytes) B payload; outbox of \(workload.outboxLimit)",
+        ]
+    }
+
     static func settings(_ result: BenchResult) -> [String] {
-        let workload = result.workload
         let client = result.clientSettings
         let grpc = client.grpc
         let backoff = { (backoff: Backoff) in
             "\(Quantity.formatDuration(backoff.initial)) ×\(Quantity.trimmed(backoff.multiplier)) up to "
                 + "\(Quantity.formatDuration(backoff.maximum)), jitter ±\(Quantity.trimmed(backoff.jitter * 100))%"
         }
-        return [
-            "- Server events: a Poisson process per device, mean gap \(Quantity.formatDuration(workload.eventMeanGap)), "
-                + "\(workload.eventPayloadBytes) B payload",
-            "- Client messages: one every \(Quantity.formatDuration(workload.messageInterval)) per device, "
-                + "\(workload.messagePayloadBytes) B payload; outbox of \(workload.outboxLimit)",
+        return workloadLines(result.report.workload) + [
             "- Client settings: \(client.source)",
             "- REST: poll every \(Quantity.formatDuration(client.rest.pollInterval)), request timeout "
                 + "\(client.rest.requestTimeout.map(Quantity.formatDuration) ?? "none"), backoff \(backoff(client.rest.backoff))",

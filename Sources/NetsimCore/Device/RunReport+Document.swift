@@ -1,0 +1,76 @@
+import Foundation
+
+extension RunReport {
+    /// The run report for people: what `netsim report show` prints as Markdown (a CI job
+    /// summary) or HTML, from the JSON alone.
+    public var document: ReportDocument {
+        var document = ReportDocument(
+            title: "netsim run: profile \(profile), seed \(seed), " + String(format: "%.1f s", durationSeconds),
+            blocks: [.paragraph("netsim \(netsimVersion). Every figure ends where the run ended (docs/run-report.md).")])
+        document.blocks.append(
+            .table(
+                header: ["", "figure"],
+                rows: [
+                    ["connections opened", "\(connections.opened)"],
+                    ["connections closed", "\(connections.closed)"],
+                    ["connections reset by the profile", "\(connections.reset)"],
+                    ["connections blackholed by the profile", "\(connections.blackholed)"],
+                    ["bytes delivered up", Quantity.formatDataSize(Double(bytes.up))],
+                    ["bytes delivered down", Quantity.formatDataSize(Double(bytes.down))],
+                ]))
+        document.blocks += radioBlocks
+        if let chunkDelays {
+            let milliseconds = { (summary: DelaySummary) in
+                [summary.p50Seconds, summary.p95Seconds, summary.maxSeconds].map { String(format: "%.1f", $0 * 1000) }
+                    .joined(separator: " / ")
+            }
+            document.blocks += [
+                .heading("Delay added per chunk (ms: median / 95th percentile / max)"),
+                .table(
+                    header: ["direction", "chunks", "whole delay", "radio wait", "link wait"],
+                    rows: [("up", chunkDelays.up), ("down", chunkDelays.down)].map { name, figures in
+                        [
+                            name, "\(figures.chunks)", milliseconds(figures.added), milliseconds(figures.radioWait),
+                            milliseconds(figures.linkWait),
+                        ]
+                    }),
+            ]
+        }
+        if !events.isEmpty {
+            document.blocks += [.heading("Events"), .list(events.map { "\($0)" })]
+            if eventsNotListed > 0 { document.blocks.append(.paragraph("\(eventsNotListed) more, counted in eventCounts, not listed.")) }
+        }
+        return document
+    }
+
+    private var radioBlocks: [ReportDocument.Block] {
+        guard radio.model != RadioTechnology.none.rawValue else {
+            return [.heading("Radio"), .paragraph("none: the profile models no radio")]
+        }
+        let awakeShare = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds * 100 : 0
+        let byState = radio.secondsByState.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        return [
+            .heading("Radio (\(radio.model))"),
+            .table(
+                header: ["", "figure"],
+                rows: [
+                    ["awake", String(format: "%.1f s (%.0f%%)", radio.wakeSeconds, awakeShare)],
+                    ["promotions", "\(radio.promotions)"],
+                    ["energy", String(format: "%.2f J", radio.energyJoules)],
+                    ["mean power", String(format: "%.0f mW", radio.meanPowerMilliwatts)],
+                    ["chunks the radio delayed", "\(radioLatency.delayedChunks) of \(radioLatency.chunks)"],
+                    [
+                        "paging, promotion and DRX waits",
+                        String(
+                            format: "%.2f, %.2f and %.2f s", radioLatency.pagingSeconds, radioLatency.promotionSeconds,
+                            radioLatency.drxSeconds),
+                    ],
+                ]),
+            .table(
+                header: ["state", "seconds", "joules"],
+                rows: byState.map { state, seconds in
+                    [state, String(format: "%.1f", seconds), String(format: "%.2f", radio.energyJoulesByState[state] ?? 0)]
+                }),
+        ]
+    }
+}

@@ -1,0 +1,84 @@
+/// A report written once as headings, paragraphs, lists and tables, and rendered as Markdown
+/// (a CI job summary, a pull-request comment) or as one self-contained HTML page. Every cell and
+/// line is text: the renderer escapes it for its format, control characters included, so a
+/// profile's or a peer's words reach neither format raw.
+public struct ReportDocument: Sendable, Equatable {
+    public enum Block: Sendable, Equatable {
+        case heading(String)
+        case paragraph(String)
+        case list([String])
+        /// Columns after the first are numbers: right-aligned.
+        case table(header: [String], rows: [[String]])
+    }
+
+    public var title: String
+    public var blocks: [Block]
+
+    public init(title: String, blocks: [Block] = []) {
+        self.title = title
+        self.blocks = blocks
+    }
+
+    public var markdown: String {
+        var lines = ["## " + Self.markdownText(title), ""]
+        for block in blocks {
+            switch block {
+            case .heading(let text): lines += ["### " + Self.markdownText(text), ""]
+            case .paragraph(let text): lines += [Self.markdownText(text), ""]
+            case .list(let items): lines += items.map { "- " + Self.markdownText($0) } + [""]
+            case .table(let header, let rows):
+                lines.append("| " + header.map(Self.markdownText).joined(separator: " | ") + " |")
+                lines.append("|---|" + String(repeating: "---:|", count: max(0, header.count - 1)))
+                lines += rows.map { "| " + $0.map(Self.markdownText).joined(separator: " | ") + " |" }
+                lines.append("")
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    public var html: String {
+        let escape = { (text: String) in text.escapingControlCharacters.htmlEscaped }
+        var body = ["<h1>\(escape(title))</h1>"]
+        for block in blocks {
+            switch block {
+            case .heading(let text): body.append("<h2>\(escape(text))</h2>")
+            case .paragraph(let text): body.append("<p>\(escape(text))</p>")
+            case .list(let items): body.append("<ul>" + items.map { "<li>\(escape($0))</li>" }.joined() + "</ul>")
+            case .table(let header, let rows):
+                body.append("<table><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>")
+                for row in rows {
+                    body.append(
+                        "<tr>" + row.enumerated().map { $0 == 0 ? "<th>\(escape($1))</th>" : "<td>\(escape($1))</td>" }.joined() + "</tr>")
+                }
+                body.append("</table>")
+            }
+        }
+        return """
+            <!DOCTYPE html>
+            <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
+            <style>
+            body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 24px; color: #222; max-width: 960px; }
+            table { border-collapse: collapse; margin: 12px 0; }
+            th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; font-size: 14px; }
+            th:first-child { text-align: left; }
+            </style></head>
+            <body>
+            \(body.joined(separator: "\n"))
+            </body></html>
+
+            """
+    }
+
+    /// Text that Markdown shows as it is: control characters escaped (a backslash doubled, which
+    /// Markdown shows as one), and the characters that would start markup (HTML tags, emphasis,
+    /// links, table cells) backslashed. An underscore is left alone: GitHub's Markdown does not
+    /// emphasize inside a word, and state names such as LONG_DRX stay readable in the raw text.
+    static func markdownText(_ text: String) -> String {
+        var result = ""
+        for character in text.escapingControlCharacters {
+            if "`*[]<>|".contains(character) { result.append("\\") }
+            result.append(character)
+        }
+        return result
+    }
+}
