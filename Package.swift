@@ -161,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "NetsimCLITests",
             dependencies: [
-                "NetsimCLI", "NetsimCore", "NetsimModel", "NetsimInput", "NetsimTune",
+                "NetsimCLI", "NetsimCore", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimBench",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the live bench and the model engine on the same profile, seed, fleet and duration and
-# prints them side by side (scripts/compare-engines.py), for lte-good and lte-tunnel by default.
+# prints them side by side within the model engine's bounds (`netsim report agree`), for
+# lte-good and lte-tunnel by default; exit 1 when a bound is missed.
 # The live runs take their real duration each (about 2.5 min for 120 s with the drain).
 #   scripts/compare-engines.sh [PROFILE...]      (env: DEVICES=10 DURATION=120s SEED=1)
 set -euo pipefail
@@ -16,7 +17,7 @@ for profile in "${profiles[@]}"; do
         .build/debug/netsim bench --engine "$engine" --profile "$profile" --devices "${DEVICES:-10}" \
             --duration "${DURATION:-120s}" --seed "${SEED:-1}" --out "$out/$engine" --format json --quiet >/dev/null
     done
-    python3 scripts/compare-engines.py "$out/live/bench-$profile.json" "$out/model/bench-$profile.json" || status=1
+    .build/debug/netsim report agree "$out/live/bench-$profile.json" "$out/model/bench-$profile.json" || status=1
     echo
 done
 exit $status

@@ -15,7 +15,7 @@ public struct ReportCommand: AsyncParsableCommand {
             Example: netsim report gate reports/bench-lte-tunnel.json --fail-if 'grpc.latencyMs.p95 > 300' --junit gates.xml
             Example: netsim report compare main/bench-lte-tunnel.json pr/bench-lte-tunnel.json >> "$GITHUB_STEP_SUMMARY"
             """,
-        subcommands: [ReportShowCommand.self, ReportGateCommand.self, ReportCompareCommand.self]
+        subcommands: [ReportShowCommand.self, ReportGateCommand.self, ReportCompareCommand.self, ReportAgreeCommand.self]
     )
 
     public init() {}
@@ -176,6 +176,54 @@ public struct ReportCompareCommand: AsyncParsableCommand {
         case .md: print(comparison.markdown(limit: ReportComparison.pullRequestCommentLimit), terminator: "")
         case .json: print(String(decoding: try comparison.json(), as: UTF8.self))
         }
+    }
+}
+
+/// `netsim report agree LIVE MODEL`: whether the model engine agrees with the live bench on the
+/// same run, within the model engine's acceptance bounds (`EngineAgreement`).
+public struct ReportAgreeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "agree",
+        abstract: "Check a model bench report against a live one of the same run.",
+        discussion: """
+            Both are bench reports of one profile, seed, fleet and duration, one from --engine live and \
+            one from --engine model. Prints each transport's figures side by side with the model \
+            engine's bounds (docs/model-engine.md): bytes, promotions, wake time and energy within \
+            10%, events and messages delivered equal, reconnects within one per device. Exit status \
+            0 when every bound holds, 3 when one is missed, 1 when a report cannot be read.
+            """)
+
+    @Argument(help: "The live bench's JSON report.")
+    var live: String
+
+    @Argument(help: "The model engine's JSON report of the same run.")
+    var model: String
+
+    public init() {}
+
+    public func run() async throws {
+        let reports = try [live, model].map { path in
+            let report = try SavedReport(path)
+            guard report.schema.name == ReportSchema.bench.name else {
+                throw UnreadableReport(description: "\(path) is a \(report.schema.name), not a bench report")
+            }
+            do {
+                return try JSONDecoder().decode(BenchReport.self, from: report.json)
+            } catch let error as DecodingError {
+                throw UnreadableReport(description: "\(path) is not a complete bench report: \(ReportShowCommand.problem(error))")
+            }
+        }
+        let mismatches = [
+            ("profile", reports[0].profile, reports[1].profile), ("seed", "\(reports[0].seed)", "\(reports[1].seed)"),
+            ("devices per transport", "\(reports[0].devicesPerTransport)", "\(reports[1].devicesPerTransport)"),
+            ("duration", "\(reports[0].durationSeconds)", "\(reports[1].durationSeconds)"),
+        ].filter { $0.1 != $0.2 }
+        if let mismatch = mismatches.first {
+            throw UnreadableReport(description: "not the same run: \(mismatch.0) \(mismatch.1) in \(live), \(mismatch.2) in \(model)")
+        }
+        let agreement = EngineAgreement(live: reports[0], model: reports[1])
+        print(agreement.markdown, terminator: "")
+        if !agreement.agrees { throw ExitCode(3) }
     }
 }
 

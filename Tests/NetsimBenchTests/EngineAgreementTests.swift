@@ -36,23 +36,23 @@ import Testing
         for profile in profiles {
             let model = ModelBenchRunner.run(try Self.configuration(profile)) { _ in }
             #expect(model.report.engine == "model")
-            for transport in BenchTransport.allCases {
-                let a = try #require(live[profile]?.report.transports[transport.rawValue])
-                let b = try #require(model.report.transports[transport.rawValue])
-                let label = "\(profile) \(transport.rawValue)"
-                Self.expectWithinTenPercent(a.bytes.perMinute, b.bytes.perMinute, "\(label) payload bytes per minute")
-                Self.expectWithinTenPercent(a.bytes.wire.perMinute, b.bytes.wire.perMinute, "\(label) wire bytes per minute")
-                Self.expectWithinTenPercent(a.perDevice.promotions.mean, b.perDevice.promotions.mean, "\(label) promotions")
-                Self.expectWithinTenPercent(a.perDevice.wakeSeconds.mean, b.perDevice.wakeSeconds.mean, "\(label) wake seconds")
-                Self.expectWithinTenPercent(a.perDevice.energyJoules.mean, b.perDevice.energyJoules.mean, "\(label) energy")
-                #expect(a.events.delivered == b.events.delivered, "\(label) events delivered")
-                #expect(a.messages.delivered == b.messages.delivered, "\(label) messages delivered")
-                #expect(abs(a.reconnects - b.reconnects) <= 10, "\(label) reconnects: live \(a.reconnects), model \(b.reconnects)")
+            let agreement = EngineAgreement(live: try #require(live[profile]).report, model: model.report)
+            #expect(agreement.rows.count == 27, "nine figures for each of three transports")
+            for row in agreement.rows where !row.holds {
+                Issue.record("\(profile) \(row.transport.rawValue) \(row.figure): live \(row.live), model \(row.model), not \(row.bound)")
             }
         }
     }
 
-    static func expectWithinTenPercent(_ live: Double, _ model: Double, _ what: String) {
-        #expect(abs(model - live) <= 0.1 * abs(live) + 1e-9, "\(what): live \(live), model \(model)")
+    /// The bounds themselves, on figures made up to sit either side of each.
+    @Test func eachBoundHoldsUpToItsEdge() {
+        let tenPercent = EngineAgreement.Bound.within(fraction: 0.1)
+        #expect(tenPercent.holds(live: 100, model: 110) && tenPercent.holds(live: 100, model: 90))
+        #expect(!tenPercent.holds(live: 100, model: 110.1) && !tenPercent.holds(live: 100, model: 89.9))
+        #expect(tenPercent.holds(live: 0, model: 0) && !tenPercent.holds(live: 0, model: 1))
+        #expect(EngineAgreement.Bound.equal.holds(live: 5, model: 5) && !EngineAgreement.Bound.equal.holds(live: 5, model: 6))
+        #expect(EngineAgreement.Bound.withinCount(10).holds(live: 20, model: 30))
+        #expect(!EngineAgreement.Bound.withinCount(10).holds(live: 20, model: 31))
+        #expect(EngineAgreement.Bound.shown.holds(live: 1, model: 1000))
     }
 }
