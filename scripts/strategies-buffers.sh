@@ -18,43 +18,37 @@ bench() {
     "$NETSIM" bench --quiet --format json,md --out "$OUT/$name" "$@" >/dev/null
 }
 
-# table TITLE COLUMNS RUN...: a Markdown table, a row per transport of each run (NAME=LABEL),
-# with the named columns (see columns below).
-table() {
-    python3 - "$OUT" "$@" <<'PY'
-import glob, json, sys
-out, columns, runs = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
-def kb(b): return f"{b / 1000:.1f} KB"
-cells = {
-    "bytes": ("bytes up / down per device", lambda t: f"{kb(t['bytes']['up'])} / {kb(t['bytes']['down'])}"),
-    "wire": ("wire est. per device", lambda t: kb(t["bytes"]["wire"]["up"] + t["bytes"]["wire"]["down"])),
-    "promotions": ("promotions per device", lambda t: f"{t['perDevice']['promotions']['mean']:.1f}"),
-    "wake": ("wake s per device", lambda t: f"{t['perDevice']['wakeSeconds']['mean']:.1f}"),
-    "energy": ("energy J per device", lambda t: f"{t['perDevice']['energyJoules']['mean']:.1f}"),
-    "uplink": ("message latency p50 / p95", lambda t: f"{t['uplinkLatencyMs']['p50']:.0f} / {t['uplinkLatencyMs']['p95']:.0f} ms"),
-    "messages": ("messages delivered / sent", lambda t: f"{t['messages']['delivered']}/{t['messages']['sent']}"),
-    "outboxDrops": ("outbox drops", lambda t: str(t["client"]["outboxDrops"])),
-    "lostByCause": ("lost: outbox / receive buffer / other",
-                    lambda t: "{outboxOverflow} / {receiveBufferOverflow} / {other}".format(**t["buffers"]["lost"])),
-    "outOfOrder": ("messages out of order", lambda t: str(t["messages"]["outOfOrder"])),
-    "events": ("events delivered / sent", lambda t: f"{t['events']['delivered']}/{t['events']['sent']}"),
-    "rbDrops": ("receive-buffer drops", lambda t: str(t["client"]["receiveBufferDrops"])),
-    "clientPeak": ("client peak held (worst device)",
-                   lambda t: f"{t['buffers']['clientPeakEvents']} events, {kb(t['buffers']['clientPeakBytes'])}"),
-    "serverPeak": ("server queue peak (worst device)",
-                   lambda t: f"{t['buffers']['serverQueuePeakEvents']} events, {kb(t['buffers']['serverQueuePeakBytes'])}"),
-    "eventLatency": ("event latency p50 / p95", lambda t: f"{t['latencyMs']['p50'] / 1000:.1f} / {t['latencyMs']['p95'] / 1000:.1f} s"),
+# column NAME: the `netsim report table` column of a figure the tables below show.
+column() {
+    case $1 in
+    bytes) echo 'bytes up / down per device={bytes.up/1000:.1f} KB / {bytes.down/1000:.1f} KB' ;;
+    wire) echo 'wire est. up / down per device={bytes.wire.up/1000:.1f} KB / {bytes.wire.down/1000:.1f} KB' ;;
+    promotions) echo 'promotions per device={perDevice.promotions.mean:.1f}' ;;
+    wake) echo 'wake s per device={perDevice.wakeSeconds.mean:.1f}' ;;
+    energy) echo 'energy J per device={perDevice.energyJoules.mean:.1f}' ;;
+    uplink) echo 'message latency p50 / p95={uplinkLatencyMs.p50:.0f} / {uplinkLatencyMs.p95:.0f} ms' ;;
+    messages) echo 'messages delivered / sent={messages.delivered}/{messages.sent}' ;;
+    outboxDrops) echo 'outbox drops={client.outboxDrops}' ;;
+    lostByCause) echo 'lost: outbox / receive buffer / other={buffers.lost.outboxOverflow} / {buffers.lost.receiveBufferOverflow} / {buffers.lost.other}' ;;
+    outOfOrder) echo 'messages out of order={messages.outOfOrder}' ;;
+    events) echo 'events delivered / sent={events.delivered}/{events.sent}' ;;
+    rbDrops) echo 'receive-buffer drops={client.receiveBufferDrops}' ;;
+    clientPeak) echo 'client peak held (worst device)={buffers.clientPeakEvents} events, {buffers.clientPeakBytes/1000:.1f} KB' ;;
+    serverPeak) echo 'server queue peak (worst device)={buffers.serverQueuePeakEvents} events, {buffers.serverQueuePeakBytes/1000:.1f} KB' ;;
+    eventLatency) echo 'event latency p50 / p95={latencyMs.p50/1000:.1f} / {latencyMs.p95/1000:.1f} s' ;;
+    *) echo "strategies-buffers.sh: no column '$1'" >&2; exit 1 ;;
+    esac
 }
-print("| run | transport | " + " | ".join(cells[c][0] for c in columns) + " |")
-print("|---|---|" + "---:|" * len(columns))
-for run in runs:
-    name, label = run.split("=", 1)
-    report = json.load(open(glob.glob(f"{out}/{name}/bench-*.json")[0]))
-    for transport in ("rest", "ws", "grpc"):
-        if transport in report["transports"]:
-            t = report["transports"][transport]
-            print(f"| {label} | {transport} | " + " | ".join(cells[c][1](t) for c in columns) + " |")
-PY
+
+# table COLUMNS RUN...: a Markdown table (`netsim report table`), a row per transport of each run
+# (NAME=LABEL: the run's reports are in $OUT/NAME/), with the named columns (see column above).
+table() {
+    local names args=() name run
+    IFS=, read -ra names <<<"$1"
+    shift
+    for name in "${names[@]}"; do args+=(--column "$(column "$name")"); done
+    for run in "$@"; do args+=("${run#*=}=$(echo "$OUT/${run%%=*}"/bench-*.json)"); done
+    "$NETSIM" report table "${args[@]}"
 }
 
 # section NAME: the section's Markdown on standard input, into $OUT/NAME.md and echoed.

@@ -62,49 +62,36 @@ command_line() {
         "--transports ${3:-rest,ws,grpc}$client"
 }
 
-# table COLUMNS ROW...: a Markdown table from the runs' JSON reports. Each ROW is
-# "LABEL=RUN" (the run's directory under $WORK); COLUMNS names the figures (see figure() below).
+# column NAME: the `netsim report table` column of a figure the tables below show.
+column() {
+    case $1 in
+    delivered) echo 'events delivered={events.delivered}/{events.sent}' ;;
+    skipped) echo 'lost by skipping={resilience.eventsLostBySkipping}' ;;
+    lost) echo 'lost (all causes)={events.lost}' ;;
+    inflight) echo 'in flight at the end={events.inFlight}' ;;
+    peak) echo 'attempts, fleet peak={resilience.connectionAttempts.peakPerSecond}/s at {resilience.connectionAttempts.peakSecond:.0f} s' ;;
+    attempts) echo 'attempts, total={resilience.connectionAttempts.total}' ;;
+    failed) echo 'failed attempts={client.failedAttempts}' ;;
+    energy) echo 'energy per device, J={perDevice.energyJoules.mean:.1f} ± {perDevice.energyJoules.standardDeviation:.1f}' ;;
+    power) echo 'mean power, mW={radioFleetTotal.meanPowerMilliwatts:.0f}' ;;
+    wake) echo 'radio awake per device, s={perDevice.wakeSeconds.mean:.1f}' ;;
+    zombie) echo 'zombie s: mean / max (deaths)={resilience.zombieSeconds.mean:.1f} / {resilience.zombieSeconds.max:.1f} ({resilience.zombieSeconds.deaths})' ;;
+    p95) echo 'event latency p95={latencyMs.p95/1000:.1f} s' ;;
+    recovery) echo 'recovery after a gap, mean={recoverySeconds.mean:.1f} s' ;;
+    *) echo "strategies.sh: no column '$1'" >&2; exit 1 ;;
+    esac
+}
+
+# table COLUMNS ROW...: a Markdown table of the runs' JSON reports (`netsim report table`), a row
+# per transport. Each ROW is "LABEL=RUN" (the run's directory under $WORK); COLUMNS names the
+# figures (see column above).
 table() {
-    python3 - "$WORK" "$@" <<'PY'
-import glob, json, sys
-work, columns, rows = sys.argv[1], sys.argv[2].split(","), sys.argv[3:]
-def figure(name, t):
-    r = t.get("resilience") or {}
-    attempts = r.get("connectionAttempts") or {}
-    zombie = r.get("zombieSeconds") or {}
-    ev = t["events"]
-    e = t["perDevice"]["energyJoules"]
-    return {
-        "delivered": f'{ev["delivered"]}/{ev["sent"]}',
-        "skipped": str(r.get("eventsLostBySkipping", 0)),
-        "lost": str(ev["lost"]),
-        "inflight": str(ev["inFlight"]),
-        "peak": f'{attempts.get("peakPerSecond", 0)}/s at {attempts.get("peakSecond", 0):.0f} s',
-        "attempts": str(attempts.get("total", 0)),
-        "failed": str(t["client"]["failedAttempts"]),
-        "energy": f'{e["mean"]:.1f} ± {e["standardDeviation"]:.1f}',
-        "power": f'{t["radioFleetTotal"]["meanPowerMilliwatts"]:.0f}',
-        "wake": f'{t["perDevice"]["wakeSeconds"]["mean"]:.1f}',
-        "zombie": "no deaths" if not zombie.get("deaths") else f'{zombie["mean"]:.1f} / {zombie["max"]:.1f} ({zombie["deaths"]})',
-        "p95": f'{t["latencyMs"]["p95"] / 1000:.1f} s' if t["latencyMs"]["count"] else "none",
-        "recovery": f'{t["recoverySeconds"]["mean"]:.1f} s' if t["recoverySeconds"]["count"] else "none",
-    }[name]
-titles = {"delivered": "events delivered", "skipped": "lost by skipping", "lost": "lost (all causes)",
-          "inflight": "in flight at the end", "peak": "attempts, fleet peak", "attempts": "attempts, total",
-          "failed": "failed attempts", "energy": "energy per device, J", "power": "mean power, mW", "wake": "radio awake per device, s",
-          "zombie": "zombie s: mean / max (deaths)", "p95": "event latency p95",
-          "recovery": "recovery after a gap, mean"}
-print("| profile | client | transport | " + " | ".join(titles[c] for c in columns) + " |")
-print("|---|---|---|" + "---:|" * len(columns))
-for row in rows:
-    label, run = row.split("=", 1)
-    profile, client = label.split("/", 1)
-    report = json.load(open(glob.glob(f"{work}/{run}/*.json")[0]))
-    for transport in ("rest", "ws", "grpc"):
-        if transport in report["transports"]:
-            cells = [figure(c, report["transports"][transport]) for c in columns]
-            print(f"| {profile} | {client} | {transport} | " + " | ".join(cells) + " |")
-PY
+    local names args=() name row
+    IFS=, read -ra names <<<"$1"
+    shift
+    for name in "${names[@]}"; do args+=(--column "$(column "$name")"); done
+    for row in "$@"; do args+=("${row%%=*}=$(echo "$WORK/${row#*=}"/bench-*.json)"); done
+    "$NETSIM" report table "${args[@]}"
 }
 
 # Strategy 1: reconnection, naive (at once, in a loop, from now) against resilient.

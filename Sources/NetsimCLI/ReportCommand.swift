@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NetsimBench
 import NetsimCore
+import NetsimModel
 import NetsimTune
 
 /// `netsim report`: what is done with a saved report after its run, in CI above all: gate it,
@@ -15,7 +16,9 @@ public struct ReportCommand: AsyncParsableCommand {
             Example: netsim report gate reports/bench-lte-tunnel.json --fail-if 'grpc.latencyMs.p95 > 300' --junit gates.xml
             Example: netsim report compare main/bench-lte-tunnel.json pr/bench-lte-tunnel.json >> "$GITHUB_STEP_SUMMARY"
             """,
-        subcommands: [ReportShowCommand.self, ReportGateCommand.self, ReportCompareCommand.self, ReportAgreeCommand.self]
+        subcommands: [
+            ReportShowCommand.self, ReportGateCommand.self, ReportCompareCommand.self, ReportTableCommand.self, ReportAgreeCommand.self,
+        ]
     )
 
     public init() {}
@@ -176,6 +179,92 @@ public struct ReportCompareCommand: AsyncParsableCommand {
         case .md: print(comparison.markdown(limit: ReportComparison.pullRequestCommentLimit), terminator: "")
         case .json: print(String(decoding: try comparison.json(), as: UTF8.self))
         }
+    }
+}
+
+/// `netsim report table`: chosen figures of several reports of one kind side by side, for a
+/// document (docs/strategies.md's tables are made with it).
+public struct ReportTableCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "table",
+        abstract: "Print chosen figures of several reports as one Markdown table.",
+        discussion: """
+            Each --column is TITLE=CELL, the cell text with figures in braces: \
+            --column 'events delivered={events.delivered}/{events.sent}' \
+            --column 'p95={latencyMs.p95/1000:.1f} s'. A figure is a key path, optionally divided by a \
+            number, optionally with a fixed number of decimals (.1f); a figure a report lacks prints \
+            as -. Each row is LABEL=FILE (or FILE, labelled by its name). Bench reports give a row \
+            per transport, their keys under the transport (as `grpc.` keys are for gates); run and \
+            tune reports a row each. Keys are checked before any report is read.
+            """)
+
+    @Option(name: .customLong("column"), help: "TITLE=CELL (repeatable, in order).")
+    var columns: [String] = []
+
+    @Argument(help: "LABEL=FILE or FILE, one row (per transport) each, in order.")
+    var rows: [String]
+
+    public init() {}
+
+    /// The rows' labels and reports, all of one kind.
+    private func reports() throws -> [(label: String, report: SavedReport)] {
+        let reports = try rows.map { row in
+            let (label, path) =
+                row.firstIndex(of: "=").map { (String(row[..<$0]), String(row[row.index(after: $0)...])) }
+                ?? ((row as NSString).lastPathComponent, row)
+            return (label: label, report: try SavedReport(path))
+        }
+        if let odd = reports.first(where: { $0.report.schema.name != reports[0].report.schema.name }) {
+            throw ValidationError(
+                "\(odd.report.path) is a \(odd.report.schema.name), not a \(reports[0].report.schema.name): tabulate reports of one kind")
+        }
+        return reports
+    }
+
+    private func cells(_ schema: ReportSchema) throws -> [(title: String, cell: ReportCellTemplate)] {
+        let scope = schema.name == ReportSchema.bench.name ? [BenchTransport.rest.rawValue] : []
+        return try columns.map { column in
+            guard let equals = column.firstIndex(of: "="), equals > column.startIndex else {
+                throw ValidationError("--column '\(column)' is not TITLE=CELL")
+            }
+            do {
+                return (
+                    String(column[..<equals]),
+                    try ReportCellTemplate(String(column[column.index(after: equals)...]), schema: schema, scope: scope)
+                )
+            } catch {
+                throw ValidationError("--column \(error)")
+            }
+        }
+    }
+
+    public func validate() throws {
+        guard !columns.isEmpty else { throw ValidationError("name at least one --column TITLE=CELL") }
+        _ = try cells(try reports()[0].report.schema)
+    }
+
+    public func run() async throws {
+        print(try table(), terminator: "")
+    }
+
+    /// The table, in Markdown.
+    func table() throws -> String {
+        let reports = try reports()
+        let schema = reports[0].report.schema
+        let cells = try cells(schema)
+        let isBench = schema.name == ReportSchema.bench.name
+        var table = [[isBench ? "run" : "report"] + (isBench ? ["transport"] : []) + cells.map(\.title)]
+        for (label, report) in reports {
+            if isBench {
+                for transport in BenchTransport.allCases {
+                    guard let node = report.tree["transports"]?[transport.rawValue] else { continue }
+                    table.append([label, transport.rawValue] + cells.map { $0.cell.render(node) })
+                }
+            } else {
+                table.append([label] + cells.map { $0.cell.render(report.tree) })
+            }
+        }
+        return ReportDocument(title: "", blocks: [.table(header: table[0], rows: Array(table.dropFirst()))]).markdownTable
     }
 }
 

@@ -91,6 +91,36 @@ struct ReportCommandTests {
         }
     }
 
+    /// docs/strategies.md's tables: figures of several bench reports, a row per transport.
+    @Test func tableGivesARowPerTransportOfEachReport() throws {
+        let fast = try Self.benchReport(latency: 120, lost: 0)
+        let slow = try Self.benchReport(latency: 2500, lost: 3)
+        let table = try #require(
+            try Netsim.parseAsRoot([
+                "report", "table", "--column", "p95={latencyMs.p95/1000:.1f} s", "--column", "lost={events.lost}",
+                "--column", "zombies={resilience.zombieSeconds.deaths}", "fast=\(fast)", slow,
+            ]) as? ReportTableCommand)
+        let name = (slow as NSString).lastPathComponent
+        #expect(
+            try table.table() == """
+                | run | transport | p95 | lost | zombies |
+                |---|---:|---:|---:|---:|
+                | fast | grpc | 0.1 s | 0 | - |
+                | \(name) | grpc | 2.5 s | 3 | - |
+
+                """)
+        #expect {
+            _ = try Netsim.parseAsRoot(["report", "table", "--column", "x={latencyMs.p96}", fast])
+        } throws: { error in
+            Netsim.fullMessage(for: error).contains("no key 'p96' in a bench report there")
+        }
+        #expect {
+            _ = try Netsim.parseAsRoot(["report", "table", "--column", "x={radio.promotions}", fast, try Self.runReport()])
+        } throws: { error in
+            Netsim.fullMessage(for: error).contains("tabulate reports of one kind")
+        }
+    }
+
     @Test(
         "a report that cannot be read is an error, not a usage error",
         arguments: [

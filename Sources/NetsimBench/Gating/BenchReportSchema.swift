@@ -19,10 +19,18 @@ extension ReportSchema {
         absoluteKeys: ["events.lost", "events.duplicated", "messages.lost"],
         identityKeys: ["profile", "durationSeconds", "devicesPerTransport", "seed"])
 
-    /// A report with every transport and zero figures: the schema's shape.
+    /// A report with every transport and zero figures: the schema's shape, with the sections
+    /// only some reports have (the live bench's zombie seconds and attempts, the buffers of
+    /// strategies 2 and 5), so that gates and tables can name them.
     private static var benchSample: ReportTree {
         var report = BenchReport.empty
-        let (transport, _) = BenchAnalysis.summarize([])
+        var (transport, _) = BenchAnalysis.summarize([])
+        transport.resilience = BenchReport.Resilience(
+            zombieSeconds: .init(deaths: 0, mean: 0, max: 0), eventsLostBySkipping: 0,
+            connectionAttempts: .init(total: 0, peakPerSecond: 0, peakSecond: 0))
+        transport.buffers = BenchReport.Buffers(
+            clientPeakEvents: 0, clientPeakBytes: 0, serverQueuePeakEvents: 0, serverQueuePeakBytes: 0,
+            lost: BenchReport.LostByCause(outboxOverflow: 0, receiveBufferOverflow: 0, other: 0))
         for key in BenchTransport.allCases { report.transports[key.rawValue] = transport }
         return try! JSONDecoder().decode(ReportTree.self, from: report.json())
     }

@@ -26,14 +26,26 @@ public struct ReportDocument: Sendable, Equatable {
             case .heading(let text): lines += ["### " + Self.markdownText(text), ""]
             case .paragraph(let text): lines += [Self.markdownText(text), ""]
             case .list(let items): lines += items.map { "- " + Self.markdownText($0) } + [""]
-            case .table(let header, let rows):
-                lines.append("| " + header.map(Self.markdownText).joined(separator: " | ") + " |")
-                lines.append("|---|" + String(repeating: "---:|", count: max(0, header.count - 1)))
-                lines += rows.map { "| " + $0.map(Self.markdownText).joined(separator: " | ") + " |" }
-                lines.append("")
+            case .table(let header, let rows): lines += Self.markdownTable(header: header, rows: rows) + [""]
             }
         }
         return lines.joined(separator: "\n")
+    }
+
+    /// The document's tables alone, in Markdown, one after another.
+    public var markdownTable: String {
+        blocks.compactMap { block -> String? in
+            guard case .table(let header, let rows) = block else { return nil }
+            return Self.markdownTable(header: header, rows: rows).joined(separator: "\n") + "\n"
+        }.joined(separator: "\n")
+    }
+
+    private static func markdownTable(header: [String], rows: [[String]]) -> [String] {
+        [
+            "| " + header.map(markdownText).joined(separator: " | ") + " |",
+            "|---|" + String(repeating: "---:|", count: max(0, header.count - 1)),
+        ]
+            + rows.map { "| " + $0.map(markdownText).joined(separator: " | ") + " |" }
     }
 
     public var html: String {
