@@ -35,24 +35,27 @@ public struct ReportShowCommand: AsyncParsableCommand {
             radio timelines and latency CDFs, the profile's events and the client settings beyond \
             their source). A tune report is shown as JSON only: its Markdown and HTML need the \
             sweep itself (`netsim tune keepalive --format md|html`). JSON is the report as read, \
-            checked against its kind and written again. Exit status 1 when the report cannot be read.
+            checked against its kind and written again; benchmark-json is the figures a baseline \
+            compares, for github-action-benchmark, of any kind. Exit status 1 when the report \
+            cannot be read.
             """)
 
     @Argument(help: "A JSON report of netsim bench, run or tune keepalive.")
     var file: String
 
-    @Option(help: "md, html or json.")
+    @Option(help: "md, html, json or benchmark-json (github-action-benchmark's customSmallerIsBetter).")
     var format: ShowFormat = .md
 
     enum ShowFormat: String, ExpressibleByArgument, CaseIterable {
         case md, html, json
+        case benchmarkJSON = "benchmark-json"
     }
 
     public init() {}
 
     public func validate() throws {
         let report = try SavedReport(file)
-        if report.schema.name == ReportSchema.tune.name, format != .json {
+        if report.schema.name == ReportSchema.tune.name, format == .md || format == .html {
             throw ValidationError(
                 "\(file) is a tune report: show it with --format json (its \(format.rawValue) needs the sweep: netsim tune keepalive --format \(format.rawValue))"
             )
@@ -61,6 +64,10 @@ public struct ReportShowCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let report = try SavedReport(file)
+        if format == .benchmarkJSON {
+            print(String(decoding: try BenchmarkJSON.render(report.tree, schema: report.schema), as: UTF8.self))
+            return
+        }
         let decoder = JSONDecoder()
         do {
             switch report.schema.name {
@@ -69,14 +76,14 @@ public struct ReportShowCommand: AsyncParsableCommand {
                 switch format {
                 case .md: print(MarkdownReport.render(saved: bench), terminator: "")
                 case .html: print(HTMLReport.render(saved: bench), terminator: "")
-                case .json: print(String(decoding: try bench.json(), as: UTF8.self))
+                case .json, .benchmarkJSON: print(String(decoding: try bench.json(), as: UTF8.self))
                 }
             case ReportSchema.run.name:
                 let run = try decoder.decode(RunReport.self, from: report.json)
                 switch format {
                 case .md: print(run.document.markdown, terminator: "")
                 case .html: print(run.document.html, terminator: "")
-                case .json: print(String(decoding: try RunSummary.json(run), as: UTF8.self))
+                case .json, .benchmarkJSON: print(String(decoding: try RunSummary.json(run), as: UTF8.self))
                 }
             default:
                 let tune = try decoder.decode(KeepaliveReport.self, from: report.json)

@@ -160,5 +160,6 @@ struct ReportCommandTests {
         } throws: { error in
             Netsim.fullMessage(for: error).contains("show it with --format json")
         }
+        #expect(try Netsim.parseAsRoot(["report", "show", tune, "--format", "benchmark-json"]) is ReportShowCommand)
     }
 }
