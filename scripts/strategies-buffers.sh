@@ -40,16 +40,10 @@ column() {
     esac
 }
 
-# table COLUMNS RUN...: a Markdown table (`netsim report table`), a row per transport of each run
-# (NAME=LABEL: the run's reports are in $OUT/NAME/), with the named columns (see column above).
-table() {
-    local names args=() name run
-    IFS=, read -ra names <<<"$1"
-    shift
-    for name in "${names[@]}"; do args+=(--column "$(column "$name")"); done
-    for run in "$@"; do args+=("${run#*=}=$(echo "$OUT/${run%%=*}"/bench-*.json)"); done
-    "$NETSIM" report table "${args[@]}"
-}
+# table COLUMNS ROW...: a Markdown table, a row per transport of each run ("LABEL=NAME": the
+# run's reports are in $OUT/NAME/), with the named columns (see column above).
+source scripts/report-table.sh
+table() { report_table "$OUT" "$@"; }
 
 # section NAME: the section's Markdown on standard input, into $OUT/NAME.md and echoed.
 section() {
@@ -69,7 +63,7 @@ strategy_batching() {
         echo "Command: \`netsim bench ${common[*]} --client clients/batching-{off,on,long}.yaml\`"
         echo
         table bytes,wire,promotions,wake,energy,uplink,messages \
-            batching-off="off" batching-on="10 / 0.5 s" batching-long="100 / 2 m"
+            "off=batching-off" "10 / 0.5 s=batching-on" "100 / 2 m=batching-long"
     } | section batching
 }
 
@@ -88,7 +82,7 @@ strategy_offline_queue() {
         echo "(outbox of 8; the subway run again with \`outboxLimit: 64\`)"
         echo
         table messages,outboxDrops,lostByCause,outOfOrder,uplink \
-            offline-subway-8="subway, outbox 8" offline-subway-64="subway, outbox 64" offline-tunnel-8="lte-tunnel, outbox 8"
+            "subway, outbox 8=offline-subway-8" "subway, outbox 64=offline-subway-64" "lte-tunnel, outbox 8=offline-tunnel-8"
     } | section offline-queue
 }
 
@@ -102,7 +96,7 @@ strategy_slow_consumer() {
         echo "Command: \`netsim bench ${common[*]} --client clients/consumer-{unbounded,bounded,pull}.yaml\`"
         echo
         table events,rbDrops,lostByCause,clientPeak,serverPeak,eventLatency \
-            consumer-unbounded="unbounded" consumer-bounded="bounded 64" consumer-pull="pull"
+            "unbounded=consumer-unbounded" "bounded 64=consumer-bounded" "pull=consumer-pull"
     } | section slow-consumer
 }
 

@@ -82,17 +82,10 @@ column() {
     esac
 }
 
-# table COLUMNS ROW...: a Markdown table of the runs' JSON reports (`netsim report table`), a row
-# per transport. Each ROW is "LABEL=RUN" (the run's directory under $WORK); COLUMNS names the
-# figures (see column above).
-table() {
-    local names args=() name row
-    IFS=, read -ra names <<<"$1"
-    shift
-    for name in "${names[@]}"; do args+=(--column "$(column "$name")"); done
-    for row in "$@"; do args+=("${row%%=*}=$(echo "$WORK/${row#*=}"/bench-*.json)"); done
-    "$NETSIM" report table "${args[@]}"
-}
+# table COLUMNS ROW...: a Markdown table of the runs' JSON reports, a row per transport. Each ROW
+# is "LABEL=RUN" (the run's directory under $WORK); COLUMNS names the figures (see column above).
+source scripts/report-table.sh
+table() { report_table "$WORK" "$@"; }
 
 # Strategy 1: reconnection, naive (at once, in a loop, from now) against resilient.
 strategy_reconnection() {
