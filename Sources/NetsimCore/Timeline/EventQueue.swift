@@ -2,28 +2,46 @@
 /// always replay the same way: the model engine's agenda and the capture writer's planned
 /// segments. A binary heap: scheduling and taking the next entry cost O(log n), and the queue
 /// holds only what is pending, never the past.
+///
+/// Inlinable, so that the model engine (another module) gets it specialized for its element:
+/// called unspecialized, every heap step went through generic metadata and witness-table
+/// lookups, and the agenda alone took over half of a model run's time (issue 22's profile).
 public struct EventQueue<Element> {
-    fileprivate struct Entry {
-        var time: Double
-        var order: UInt64
-        var element: Element
+    @usableFromInline
+    struct Entry {
+        @usableFromInline var time: Double
+        @usableFromInline var order: UInt64
+        @usableFromInline var element: Element
 
+        @inlinable
+        init(time: Double, order: UInt64, element: Element) {
+            self.time = time
+            self.order = order
+            self.element = element
+        }
+
+        @inlinable
         func precedes(_ other: Entry) -> Bool {
             time < other.time || (time == other.time && order < other.order)
         }
     }
 
-    private var heap: [Entry] = []
-    private var scheduled: UInt64 = 0
+    @usableFromInline var heap: [Entry] = []
+    @usableFromInline var scheduled: UInt64 = 0
 
+    @inlinable
     public init() {}
 
+    @inlinable
     public var isEmpty: Bool { heap.isEmpty }
+    @inlinable
     public var count: Int { heap.count }
 
     /// When the next entry is due.
+    @inlinable
     public var nextTime: Double? { heap.first?.time }
 
+    @inlinable
     public mutating func schedule(_ element: Element, at time: Double) {
         scheduled += 1
         heap.append(Entry(time: time, order: scheduled, element: element))
@@ -37,6 +55,7 @@ public struct EventQueue<Element> {
     }
 
     /// Removes and returns the earliest entry.
+    @inlinable
     public mutating func next() -> (time: Double, element: Element)? {
         guard !heap.isEmpty else { return nil }
         heap.swapAt(0, heap.count - 1)
