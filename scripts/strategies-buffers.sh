@@ -18,30 +18,8 @@ bench() {
     "$NETSIM" bench --quiet --format json,md --out "$OUT/$name" "$@" >/dev/null
 }
 
-# column NAME: the `netsim report table` column of a figure the tables below show.
-column() {
-    case $1 in
-    bytes) echo 'bytes up / down per device={bytes.up/1000:.1f} KB / {bytes.down/1000:.1f} KB' ;;
-    wire) echo 'wire est. up / down per device={bytes.wire.up/1000:.1f} KB / {bytes.wire.down/1000:.1f} KB' ;;
-    promotions) echo 'promotions per device={perDevice.promotions.mean:.1f}' ;;
-    wake) echo 'wake s per device={perDevice.wakeSeconds.mean:.1f}' ;;
-    energy) echo 'energy J per device={perDevice.energyJoules.mean:.1f}' ;;
-    uplink) echo 'message latency p50 / p95={uplinkLatencyMs.p50:.0f} / {uplinkLatencyMs.p95:.0f} ms' ;;
-    messages) echo 'messages delivered / sent={messages.delivered}/{messages.sent}' ;;
-    outboxDrops) echo 'outbox drops={client.outboxDrops}' ;;
-    lostByCause) echo 'lost: outbox / receive buffer / other={buffers.lost.outboxOverflow} / {buffers.lost.receiveBufferOverflow} / {buffers.lost.other}' ;;
-    outOfOrder) echo 'messages out of order={messages.outOfOrder}' ;;
-    events) echo 'events delivered / sent={events.delivered}/{events.sent}' ;;
-    rbDrops) echo 'receive-buffer drops={client.receiveBufferDrops}' ;;
-    clientPeak) echo 'client peak held (worst device)={buffers.clientPeakEvents} events, {buffers.clientPeakBytes/1000:.1f} KB' ;;
-    serverPeak) echo 'server queue peak (worst device)={buffers.serverQueuePeakEvents} events, {buffers.serverQueuePeakBytes/1000:.1f} KB' ;;
-    eventLatency) echo 'event latency p50 / p95={latencyMs.p50/1000:.1f} / {latencyMs.p95/1000:.1f} s' ;;
-    *) echo "strategies-buffers.sh: no column '$1'" >&2; exit 1 ;;
-    esac
-}
-
 # table COLUMNS ROW...: a Markdown table, a row per transport of each run ("LABEL=NAME": the
-# run's reports are in $OUT/NAME/), with the named columns (see column above).
+# run's reports are in $OUT/NAME/), with the named columns (see column in scripts/report-table.sh).
 source scripts/report-table.sh
 table() { report_table "$OUT" "$@"; }
 
@@ -95,7 +73,7 @@ strategy_slow_consumer() {
     {
         echo "Command: \`netsim bench ${common[*]} --client clients/consumer-{unbounded,bounded,pull}.yaml\`"
         echo
-        table events,rbDrops,lostByCause,clientPeak,serverPeak,eventLatency \
+        table delivered,rbDrops,lostByCause,clientPeak,serverPeak,eventLatency \
             "unbounded=consumer-unbounded" "bounded 64=consumer-bounded" "pull=consumer-pull"
     } | section slow-consumer
 }

@@ -62,28 +62,8 @@ command_line() {
         "--transports ${3:-rest,ws,grpc}$client"
 }
 
-# column NAME: the `netsim report table` column of a figure the tables below show.
-column() {
-    case $1 in
-    delivered) echo 'events delivered={events.delivered}/{events.sent}' ;;
-    skipped) echo 'lost by skipping={resilience.eventsLostBySkipping}' ;;
-    lost) echo 'lost (all causes)={events.lost}' ;;
-    inflight) echo 'in flight at the end={events.inFlight}' ;;
-    peak) echo 'attempts, fleet peak={resilience.connectionAttempts.peakPerSecond}/s at {resilience.connectionAttempts.peakSecond:.0f} s' ;;
-    attempts) echo 'attempts, total={resilience.connectionAttempts.total}' ;;
-    failed) echo 'failed attempts={client.failedAttempts}' ;;
-    energy) echo 'energy per device, J={perDevice.energyJoules.mean:.1f} ± {perDevice.energyJoules.standardDeviation:.1f}' ;;
-    power) echo 'mean power, mW={radioFleetTotal.meanPowerMilliwatts:.0f}' ;;
-    wake) echo 'radio awake per device, s={perDevice.wakeSeconds.mean:.1f}' ;;
-    zombie) echo 'zombie s: mean / max (deaths)={resilience.zombieSeconds.mean:.1f} / {resilience.zombieSeconds.max:.1f} ({resilience.zombieSeconds.deaths})' ;;
-    p95) echo 'event latency p95={latencyMs.p95/1000:.1f} s' ;;
-    recovery) echo 'recovery after a gap, mean={recoverySeconds.mean:.1f} s' ;;
-    *) echo "strategies.sh: no column '$1'" >&2; exit 1 ;;
-    esac
-}
-
 # table COLUMNS ROW...: a Markdown table of the runs' JSON reports, a row per transport. Each ROW
-# is "LABEL=RUN" (the run's directory under $WORK); COLUMNS names the figures (see column above).
+# is "LABEL=RUN" (the run's directory under $WORK); COLUMNS names the figures (see column in scripts/report-table.sh).
 source scripts/report-table.sh
 table() { report_table "$WORK" "$@"; }
 
