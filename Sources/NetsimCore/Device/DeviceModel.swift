@@ -147,9 +147,9 @@ public struct DeviceModel: Sendable {
                     expiredAt: state.lastActivity + nat.idleTimeout))
             return state.fate == .silenced ? .discard : .reset
         }
-        // Never backwards: bytes an outage held may already have refreshed it for later.
+        // Never backwards: bytes an outage held may already have refreshed it for later. Written
+        // back once, below, when the bytes' own refresh is known.
         state.lastActivity = max(state.lastActivity, time)
-        connections[connection] = state
         settle(through: time)
 
         let roundTrip = self.roundTrip
@@ -167,7 +167,8 @@ public struct DeviceModel: Sendable {
                 on: connection, at: gaps.deliverableTime(arrival, retransmissionTimeout: timeout))
             // The carrier's NAT sees the bytes when they get through, not when the app wrote
             // them: bytes an outage held refresh the mapping when TCP's retransmission lands.
-            connections[connection]?.lastActivity = max(state.lastActivity, delivery)
+            state.lastActivity = max(state.lastActivity, delivery)
+            connections[connection] = state
             chunkDelayLedger?.add(.up, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         case .down:
@@ -180,7 +181,8 @@ public struct DeviceModel: Sendable {
             radio?.transmitted(from: transmission.start, to: transmission.end, direction: .down, bytes: bytes)
             let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
             // The server's retransmission that gets through an outage passes the NAT then.
-            connections[connection]?.lastActivity = max(state.lastActivity, ready)
+            state.lastActivity = max(state.lastActivity, ready)
+            connections[connection] = state
             chunkDelayLedger?.add(.down, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
             return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
         }

@@ -25,6 +25,11 @@ struct ModelLink: Sendable {
     mutating func markWrittenAfterClose(_ direction: Direction) {
         if direction == .up { wroteToClosedServer = true } else { wroteToClosedClient = true }
     }
+
+    /// Uplink bytes got through at `time`: they refresh the NAT's mapping then, never backwards.
+    mutating func bytesGotThrough(at time: Double) {
+        lastActivity = max(lastActivity, time)
+    }
 }
 
 /// What one modelled device left behind: the same figures a live device's proxy, app ledger
@@ -449,12 +454,11 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
             applyTimeline()
             for write in flushing {
                 let id = write.connection
-                guard links[id] != nil else { continue }
-                noteActivity(on: id)
+                guard noteActivity(on: id) else { continue }
                 switch device.send(write.bytes, write.direction, on: id, at: now) {
                 case .deliver(let delivery):
                     // As the device model: uplink bytes refresh the NAT when they get through.
-                    if write.direction == .up, links[id] != nil { links[id]!.lastActivity = max(links[id]!.lastActivity, delivery.at) }
+                    if write.direction == .up { links[id]?.bytesGotThrough(at: delivery.at) }
                     var more: UInt64 = 0
                     if !write.moreFrames.isEmpty {
                         mergedKeys += 1
@@ -514,14 +518,18 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
         return link.lastActivity + nat.idleTimeout
     }
 
-    private mutating func noteActivity(on id: ConnectionID) {
-        guard var link = links[id], link.diedAt == nil else { return }
+    /// Bytes are written on `id` now: the NAT's idle timer restarts, unless it already expired.
+    /// False when the connection is gone.
+    private mutating func noteActivity(on id: ConnectionID) -> Bool {
+        guard var link = links[id] else { return false }
+        guard link.diedAt == nil else { return true }
         if let expiry = natExpiry(link) {
             link.diedAt = expiry
         } else {
             link.lastActivity = now
         }
         links[id] = link
+        return true
     }
 
     /// Both sides get a RST now.
