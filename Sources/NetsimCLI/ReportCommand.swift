@@ -64,46 +64,26 @@ public struct ReportShowCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let report = try SavedReport(file)
-        if format == .benchmarkJSON {
-            print(String(decoding: try BenchmarkJSON.render(report.tree, schema: report.schema), as: UTF8.self))
-            return
-        }
-        let decoder = JSONDecoder()
-        do {
-            switch report.schema.name {
-            case ReportSchema.bench.name:
-                let bench = try decoder.decode(BenchReport.self, from: report.json)
-                switch format {
-                case .md: print(MarkdownReport.render(saved: bench), terminator: "")
-                case .html: print(HTMLReport.render(saved: bench), terminator: "")
-                case .json, .benchmarkJSON: print(String(decoding: try bench.json(), as: UTF8.self))
-                }
-            case ReportSchema.run.name:
-                let run = try decoder.decode(RunReport.self, from: report.json)
-                switch format {
-                case .md: print(run.document.markdown, terminator: "")
-                case .html: print(run.document.html, terminator: "")
-                case .json, .benchmarkJSON: print(String(decoding: try RunSummary.json(run), as: UTF8.self))
-                }
-            default:
-                let tune = try decoder.decode(KeepaliveReport.self, from: report.json)
-                print(String(decoding: try tune.json(), as: UTF8.self))
-            }
-        } catch let error as DecodingError {
-            throw UnreadableReport(description: "\(file) is not a complete \(report.schema.name): \(Self.problem(error))")
-        }
+        print(try render(report), terminator: "")
     }
 
-    /// Where a report's JSON fails its kind, as a person reads it: the key and what is wrong.
-    static func problem(_ error: DecodingError) -> String {
-        let path = { (codingPath: [any CodingKey]) in
-            codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+    private func render(_ report: SavedReport) throws -> String {
+        if format == .benchmarkJSON {
+            return String(decoding: try BenchmarkJSON.render(report.tree, schema: report.schema), as: UTF8.self) + "\n"
         }
-        switch error {
-        case .keyNotFound(let key, let context): return "no '\(path(context.codingPath + [key]))'"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "'\(path(context.codingPath))': \(context.debugDescription)"
-        @unknown default: return "\(error)"
+        switch report.schema.name {
+        case ReportSchema.bench.name:
+            let bench = try report.decode(BenchReport.self)
+            if format == .md { return MarkdownReport.render(saved: bench) }
+            if format == .html { return HTMLReport.render(saved: bench) }
+            return String(decoding: try bench.json(), as: UTF8.self) + "\n"
+        case ReportSchema.run.name:
+            let run = try report.decode(RunReport.self)
+            if format == .md { return run.document.markdown }
+            if format == .html { return run.document.html }
+            return String(decoding: try RunSummary.json(run), as: UTF8.self) + "\n"
+        default:
+            return String(decoding: try report.decode(KeepaliveReport.self).json(), as: UTF8.self) + "\n"
         }
     }
 }
@@ -303,11 +283,7 @@ public struct ReportAgreeCommand: AsyncParsableCommand {
             guard report.schema.name == ReportSchema.bench.name else {
                 throw UnreadableReport(description: "\(path) is a \(report.schema.name), not a bench report")
             }
-            do {
-                return try JSONDecoder().decode(BenchReport.self, from: report.json)
-            } catch let error as DecodingError {
-                throw UnreadableReport(description: "\(path) is not a complete bench report: \(ReportShowCommand.problem(error))")
-            }
+            return try report.decode(BenchReport.self)
         }
         let mismatches = [
             ("profile", reports[0].profile, reports[1].profile), ("seed", "\(reports[0].seed)", "\(reports[1].seed)"),
@@ -348,6 +324,28 @@ struct SavedReport {
         self.json = json
         self.tree = tree
         self.schema = schema
+    }
+
+    /// The report as its Swift type; a key its kind needs and it lacks is named.
+    func decode<Report: Decodable>(_ type: Report.Type) throws -> Report {
+        do {
+            return try JSONDecoder().decode(type, from: json)
+        } catch let error as DecodingError {
+            throw UnreadableReport(description: "\(path) is not a complete \(schema.name): \(Self.problem(error))")
+        }
+    }
+
+    /// Where a report's JSON fails its kind, as a person reads it: the key and what is wrong.
+    static func problem(_ error: DecodingError) -> String {
+        let path = { (codingPath: [any CodingKey]) in
+            codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "no '\(path(context.codingPath + [key]))'"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "'\(path(context.codingPath))': \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
     }
 
     /// The kind of report `tree` is, by the keys only it has.
