@@ -18,7 +18,10 @@ public struct BenchCommand: AsyncParsableCommand {
             proxy each: its own radio and links on the profile), all running at once, with the \
             same seeded workload: server events as a Poisson process and client messages at a \
             fixed interval. Reports go to --out as bench-PROFILE.md, .json and .html; the \
-            Markdown report is also printed.
+            Markdown report is also printed. With --shard (or --shards in a Kubernetes \
+            Indexed Job) it plays one part of the fleet and writes only that part, \
+            bench-PROFILE.shard-I-of-N.json, for netsim report merge, which writes the reports \
+            of the whole run and applies the gates (docs/fleets.md).
 
             Exit status: 0 when every gate holds; 1 when the run failed; 2 for a bad profile, \
             workload or client file; 3 when a --fail-if threshold or the --baseline comparison \
@@ -85,6 +88,8 @@ public struct BenchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Gates") var gates: GateOptions
 
+    @OptionGroup(title: "Sharding") var sharding: ShardOptions
+
     @Option(
         name: .customLong("pcap-dir"),
         help:
@@ -118,6 +123,10 @@ public struct BenchCommand: AsyncParsableCommand {
         }
         guard duration > 0, duration.isFinite else { throw ValidationError("--duration must be more than 0") }
         try gates.check(.bench)
+        if try sharding.chosen() != nil, !gates.failIf.isEmpty || gates.baseline != nil || gates.junit != nil {
+            throw ValidationError(
+                "gates judge the whole run: give --fail-if, --baseline and --junit to netsim report merge, not to a shard")
+        }
         for threshold in try gates.thresholds(.bench) {
             if let transport = BenchTransport(rawValue: threshold.path[0]), !chosen.contains(transport) {
                 throw ValidationError("--fail-if '\(threshold)': \(transport.rawValue) is not among --transports")
@@ -147,6 +156,8 @@ public struct BenchCommand: AsyncParsableCommand {
         configuration.devices = devices
         configuration.duration = duration
         configuration.seed = seed
+        let shard = try sharding.chosen()
+        configuration.shard = shard ?? .whole
         if let workload { configuration.workload = try loadSettings(workload, Workload.load) }
         if let client { configuration.client = try loadSettings(client, ClientSettings.load) }
         if engine == .model, let refusal = ModelBenchRunner.refusal(of: configuration.client) {
@@ -155,7 +166,8 @@ public struct BenchCommand: AsyncParsableCommand {
         }
         try checkWorkBounds(
             WorkEstimate.bench(
-                transports: configuration.transports, devices: devices, duration: duration, workload: configuration.workload,
+                transports: configuration.transports, devices: configuration.shard.share(of: devices), duration: duration,
+                workload: configuration.workload,
                 client: configuration.client),
             force: force, command: "bench")
 
@@ -171,32 +183,59 @@ public struct BenchCommand: AsyncParsableCommand {
         let display = BenchProgressDisplay(mode: quiet ? .off : standardErrorIsTerminal ? .terminal : .lines)
         printError(
             "bench (\(engine.rawValue)): \(configuration.transports.map(\.title).joined(separator: ", ")) on \(configuration.profile.name), "
-                + "\(devices) device(s) each, \(Quantity.formatDuration(duration)) (seed \(seed))")
-        let result: BenchResult
+                + "\(devices) device(s) each, \(Quantity.formatDuration(duration)) (seed \(seed))"
+                + (shard.map { ", shard \($0): \($0.share(of: devices)) device(s) each" } ?? ""))
+        let part: BenchShard
         let stopRequest = StopRequest()
         do {
             switch engine {
-            case .live: result = try await BenchRunner.run(configuration, logger: logger) { display.show($0) }
+            case .live: part = try await BenchRunner.play(configuration, logger: logger) { display.show($0) }
             case .model:
                 let watch = StopSignals.watch { stopRequest.stop(by: $0) }
                 defer { watch.cancel() }
-                result = ModelBenchRunner.run(configuration, shouldStop: { stopRequest.stoppedBy != nil }, onProgress: { display.show($0) })
+                part = ModelBenchRunner.play(configuration, shouldStop: { stopRequest.stoppedBy != nil }, onProgress: { display.show($0) })
             }
         } catch {
             printError("the bench failed: \(error)")
             throw ExitCode(1)
         }
-
         let capturesAreComplete = finishCaptures(Array(captures.values))
-        let markdown = MarkdownReport.render(result)
-        let json = try result.report.json()
-        try write(result, markdown: markdown, json: json)
+        if shard != nil {
+            try writePart(part, stoppedBy: stopRequest.stoppedBy)
+            if !capturesAreComplete { throw ExitCode.incompleteCapture }
+            return
+        }
+        let result: BenchResult
+        do {
+            result = try BenchShardMerge.merge([("this run", part)])
+        } catch {
+            printError("the bench failed: \(error)")
+            throw ExitCode(1)
+        }
+        let json = try writeBenchReports(result, out: out, formats: try chosenFormats())
         if let signalName = stopRequest.stoppedBy, result.report.partial == true {
             printError("stopped by \(signalName): the reports cover the \(result.report.devicesPlayed ?? 0) devices played, marked partial")
             throw ExitCode.stoppedEarly
         }
         try gate(json)
         if !capturesAreComplete { throw ExitCode.incompleteCapture }
+    }
+
+    /// A shard writes its part only: the reports and gates are the merge's, on the whole run.
+    private func writePart(_ part: BenchShard, stoppedBy signalName: String?) throws {
+        let path = URL(fileURLWithPath: out, isDirectory: true).appendingPathComponent(part.fileName).path
+        do {
+            try writeAtomically(try part.json(), toPath: path)
+        } catch {
+            printError("cannot write the part: \(error)")
+            throw ExitCode(1)
+        }
+        if let signalName {
+            printError(
+                "stopped by \(signalName): \(path) holds the devices played, and netsim report merge refuses it; run the shard again")
+            throw ExitCode.stoppedEarly
+        }
+        printError("part: \(path) (merge every part with: netsim report merge \(out) --out DIR)")
     }
 
     private static func captureName(_ transport: BenchTransport, _ device: Int) -> String {
@@ -213,7 +252,7 @@ public struct BenchCommand: AsyncParsableCommand {
         var captures: [String: CaptureWriter] = [:]
         do {
             for transport in configuration.transports {
-                for device in 0..<configuration.devices {
+                for device in 0..<configuration.devices where configuration.shard.includes(device) {
                     let name = Self.captureName(transport, device)
                     captures[name] = try CaptureWriter(
                         path: pcapDirectory + "/" + name, wallClockOrigin: Date().timeIntervalSince1970, marksRunStart: true)
@@ -226,20 +265,25 @@ public struct BenchCommand: AsyncParsableCommand {
         return captures
     }
 
-    private func write(_ result: BenchResult, markdown: String, json: Data) throws {
-        try writeReports(out: out, name: "bench-\(result.report.profile)", formats: try chosenFormats(), markdown: markdown) { format in
-            switch format {
-            case .md: Data(markdown.utf8)
-            case .json: json
-            case .html: Data(HTMLReport.render(result).utf8)
-            case .benchmarkJSON: try BenchmarkJSON.render(try JSONDecoder().decode(ReportTree.self, from: json), schema: .bench)
-            }
-        }
-    }
-
     /// Applies the gates; any breach exits with status 3.
     private func gate(_ json: Data) throws {
         let breaches = try gates.evaluate(json, .bench, suite: "netsim bench \(profile)")
         if !breaches.isEmpty { throw ExitCode(3) }
     }
+}
+
+/// Writes a bench's reports (`OUT/bench-PROFILE.EXT` for each of `formats`) and prints its
+/// Markdown, for `netsim bench` and `netsim report merge` alike; returns its JSON, to gate.
+func writeBenchReports(_ result: BenchResult, out: String, formats: Set<ReportFormat>) throws -> Data {
+    let markdown = MarkdownReport.render(result)
+    let json = try result.report.json()
+    try writeReports(out: out, name: "bench-\(result.report.profile)", formats: formats, markdown: markdown) { format in
+        switch format {
+        case .md: Data(markdown.utf8)
+        case .json: json
+        case .html: Data(HTMLReport.render(result).utf8)
+        case .benchmarkJSON: try BenchmarkJSON.render(try JSONDecoder().decode(ReportTree.self, from: json), schema: .bench)
+        }
+    }
+    return json
 }

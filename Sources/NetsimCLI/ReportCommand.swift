@@ -18,6 +18,7 @@ public struct ReportCommand: AsyncParsableCommand {
             """,
         subcommands: [
             ReportShowCommand.self, ReportGateCommand.self, ReportCompareCommand.self, ReportTableCommand.self, ReportAgreeCommand.self,
+            ReportMergeCommand.self,
         ]
     )
 

@@ -16,16 +16,20 @@ public struct ModelRunConfiguration: Sendable {
     public var grpcServerPolicy: GRPCServerPolicy?
     /// Devices per transport whose radio state timeline is kept for the charts.
     public var chartedDevices = 10
+    /// The part of the fleet to play: devices `shard.index`, `shard.index + shard.count`, ...
+    /// with the seeds they have in the whole run.
+    public var shard = Shard.whole
 
     public init(profile: Profile) {
         self.profile = profile
     }
 }
 
-/// A model run's results: every device's outcome per transport (its app and server records
+/// A model run's results: every device played per transport (its app and server records
 /// already handed over), and the engine's own figures.
 public struct ModelRunResult: Sendable {
-    public var devices: [BenchTransport: [DeviceOutcome]]
+    /// Per transport, in device order.
+    public var devices: [BenchTransport: [PlayedDevice]]
     /// When every device had stopped (the end of the drain), in seconds of virtual time.
     public var endSeconds: Double
     /// Occurrences the engine handled (frames, timers, workload and timeline events).
@@ -51,8 +55,10 @@ public enum ModelEngine {
         _ configuration: ModelRunConfiguration, progress: (Double) -> Void = { _ in },
         shouldStop: () -> Bool = { false }, records: (BenchTransport, Int, DeviceRecords) -> Void = { _, _, _ in }
     ) -> ModelRunResult {
-        let jobs = (0..<configuration.devices).flatMap { device in configuration.transports.map { ($0, device) } }
-        var remains: [(BenchTransport, DeviceRemains, stoppedAt: Double)] = []
+        let jobs = (0..<configuration.devices).filter(configuration.shard.includes).flatMap { device in
+            configuration.transports.map { ($0, device) }
+        }
+        var remains: [(BenchTransport, PlayedDevice, stoppedAt: Double)] = []
         remains.reserveCapacity(jobs.count)
         var steps = 0
         for batchStart in stride(from: 0, to: jobs.count, by: batchSize) {
@@ -66,15 +72,26 @@ public enum ModelEngine {
             }
             for (index, result) in finished.values().enumerated() {
                 records(batch[index].0, batch[index].1, result.0)
-                remains.append((batch[index].0, result.1, result.stoppedAt))
+                remains.append((batch[index].0, PlayedDevice(index: batch[index].1, remains: result.1), result.stoppedAt))
                 steps += result.steps
             }
             progress(Double(batchStart + batch.count) / Double(jobs.count))
         }
         let end = remains.map(\.stoppedAt).max() ?? configuration.duration
-        var devices: [BenchTransport: [DeviceOutcome]] = [:]
-        for (transport, device, _) in remains { devices[transport, default: []].append(device.outcome(until: end)) }
+        var devices: [BenchTransport: [PlayedDevice]] = [:]
+        for (transport, device, _) in remains { devices[transport, default: []].append(device) }
         return ModelRunResult(devices: devices, endSeconds: end, steps: steps)
+    }
+}
+
+/// A device a model run played: its index in the fleet and what it left, whose outcome runs
+/// on to the fleet's stop (`ModelRunResult.endSeconds`, or a merged run's).
+public struct PlayedDevice: Sendable, Codable {
+    public var index: Int
+    public var remains: DeviceRemains
+
+    public func outcome(until end: Double) -> DeviceOutcome {
+        remains.outcome(until: end)
     }
 }
 

@@ -34,7 +34,7 @@ import Testing
                 got ? EventStore.Arrival(createdAt: Double(index), arrivedAt: Double(index) + 0.1) : nil
             })
         server.events = delivered.indices.map { EventStore.Event(sequence: UInt64($0 + 1), createdAt: Double($0), payload: "") }
-        return DeviceMeasurement(app: app, server: server, proxy: proxyReport(), proxyOrigin: 0)
+        return DeviceMeasurement(index: 0, app: app, server: server, proxy: proxyReport(), proxyOrigin: 0)
     }
 
     /// The reproduction: the last event was produced inside the outage and was still

@@ -34,7 +34,7 @@ import Testing
             return try await group.reduce(into: [String: BenchResult]()) { $0[$1.0] = $1.1 }
         }
         for profile in profiles {
-            let model = ModelBenchRunner.run(try Self.configuration(profile)) { _ in }
+            let model = try ModelBenchRunner.run(try Self.configuration(profile)) { _ in }
             #expect(model.report.engine == "model")
             let agreement = EngineAgreement(live: try #require(live[profile]).report, model: model.report)
             #expect(agreement.rows.count == 27, "nine figures for each of three transports")

@@ -42,7 +42,7 @@ import Testing
         var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))
         configuration.devices = 100
         configuration.duration = 60
-        let result = ModelBenchRunner.run(configuration, shouldStop: { true }, onProgress: { _ in })
+        let result = try ModelBenchRunner.run(configuration, shouldStop: { true }, onProgress: { _ in })
         #expect(result.report.partial == true)
         #expect(result.report.devicesPlayed == 64)
         #expect(result.report.transports.keys.sorted() == ["grpc", "rest", "ws"])
@@ -53,7 +53,7 @@ import Testing
         #expect(HTMLReport.render(result).contains("<p><strong>" + line))
 
         configuration.devices = 2
-        let finished = ModelBenchRunner.run(configuration, shouldStop: { true }, onProgress: { _ in })
+        let finished = try ModelBenchRunner.run(configuration, shouldStop: { true }, onProgress: { _ in })
         #expect(finished.report.partial == nil && finished.report.devicesPlayed == nil)
         #expect(!MarkdownReport.render(finished).contains("Partial"))
     }

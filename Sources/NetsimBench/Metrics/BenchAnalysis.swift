@@ -5,6 +5,8 @@ import NetsimProxy
 
 /// What one device of one transport left behind at the end of a run.
 struct DeviceMeasurement: Sendable {
+    /// The device's index in the whole fleet.
+    var index: Int
     var app: DeviceLedger.Record
     var server: EventStore.DeviceRecord
     var proxy: RunReport
@@ -49,21 +51,16 @@ public struct TransportCharts: Sendable {
     public var uplinkLatencyCDF: [CDFPoint]
 }
 
-/// Turns a fleet's raw measurements into its report: pooled latency histograms, delivery
+/// What a fleet's report is made of (`FleetAnalysis` pools it): a live device's delivery
 /// accounting against what the server created and the app produced (delivered, lost for good,
-/// or still in flight when the bench ended), recovery after gaps,
-/// bytes, and the radio as fleet totals and per-device spreads.
+/// or still in flight when the bench ended), losses by cause, recovery after gaps, attempt
+/// peaks, and the latency figures of the pooled histograms.
 enum BenchAnalysis {
+    /// A live fleet's report (an unsharded bench's is its one part merged, the same).
     static func summarize(_ devices: [DeviceMeasurement]) -> (BenchReport.TransportReport, TransportCharts) {
-        var fleet = FleetAnalysis()
-        for device in devices {
-            fleet.addDeliveries(deliveryFigures(device), app: device.app, server: device.server)
-            fleet.addProxyReport(device.proxy)
-            let outcome = device.outcome
-            fleet.addZombieSeconds(
-                ConnectionDeaths.detectionDelays(events: outcome.proxy.events, noticed: outcome.connectionLossesNoticed, end: outcome.end))
-        }
-        return fleet.summary()
+        var part = BenchShard.FleetPart()
+        for device in devices { part.add(device) }
+        return BenchShardMerge.analyse([part], end: 0, profile: "", seed: 0)
     }
 
     /// Events the app will never get, by cause. A server sends a device's events in order, and
@@ -156,124 +153,5 @@ extension BenchReport.Delivery {
         inFlight += missing - min(stream.unrecoverable, missing)
         duplicated += stream.duplicated
         outOfOrder += stream.outOfOrder
-    }
-}
-
-/// A fleet's analysis built one device at a time: its deliveries, which both engines fold into
-/// `DeliveryFigures` (the model engine as they happen), are pooled into histograms and counts
-/// as they come; the proxies' reports (small) are kept for the per-device spreads.
-struct FleetAnalysis {
-    private var downlink = LatencyCounts.makeHistogram()
-    private var uplink = LatencyCounts.makeHistogram()
-    private var events = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, inFlight: 0, duplicated: 0, outOfOrder: 0)
-    private var messages = BenchReport.Delivery(sent: 0, delivered: 0, lost: 0, inFlight: 0, duplicated: 0, outOfOrder: 0)
-    private var recoveries: [Double] = []
-    private var counters = BenchReport.ClientCounters(failedAttempts: 0, callRenewals: 0, receiveBufferDrops: 0, outboxDrops: 0)
-    private var reports: [RunReport] = []
-    private var eventsLostBySkipping = 0
-    /// Each device's attempts to connect again per second (the live bench's; the model does not
-    /// time them, and its devices' are empty).
-    private var attemptsBySecond: [[Int: Int]] = []
-    /// Per connection death, seconds until the app noticed (nil: not measured, the model engine).
-    private var zombieSeconds: [Double]?
-    private var buffers = BenchReport.Buffers(
-        clientPeakEvents: 0, clientPeakBytes: 0, serverQueuePeakEvents: 0, serverQueuePeakBytes: 0,
-        lost: BenchReport.LostByCause(outboxOverflow: 0, receiveBufferOverflow: 0, other: 0))
-
-    /// One device's deliveries, and its app and server records for their counters and buffer
-    /// peaks.
-    mutating func addDeliveries(_ figures: DeliveryFigures, app: DeviceLedger.Record, server: EventStore.DeviceRecord) {
-        figures.downlink.add(to: &downlink)
-        figures.uplink.add(to: &uplink)
-        events.add(figures.events)
-        eventsLostBySkipping += figures.eventsLostBySkipping
-        attemptsBySecond.append(app.attemptsBySecond)
-        messages.add(figures.messages)
-        recoveries += figures.recoveries
-
-        counters.failedAttempts += app.failedAttempts
-        counters.callRenewals += app.callRenewals
-        counters.receiveBufferDrops += app.receiveBufferDrops
-        counters.outboxDrops += app.messagesDroppedFromOutbox
-        addBuffers(app: app, server: server)
-    }
-
-    /// One device's buffer peaks (the worst device's are kept) and losses by cause. Must follow
-    /// the delivery accounting of `addDeliveries`, whose losses it splits.
-    private mutating func addBuffers(app: DeviceLedger.Record, server: EventStore.DeviceRecord) {
-        buffers.clientPeakEvents = max(buffers.clientPeakEvents, app.peakBufferedEvents)
-        buffers.clientPeakBytes = max(buffers.clientPeakBytes, app.peakBufferedBytes)
-        buffers.serverQueuePeakEvents = max(buffers.serverQueuePeakEvents, server.peakQueuedEvents)
-        buffers.serverQueuePeakBytes = max(buffers.serverQueuePeakBytes, server.peakQueuedBytes)
-        buffers.lost.outboxOverflow = messages.lost
-        buffers.lost.skippedOnReconnect = eventsLostBySkipping
-        let notSkipped = events.lost - eventsLostBySkipping
-        buffers.lost.receiveBufferOverflow = min(notSkipped, counters.receiveBufferDrops)
-        buffers.lost.other = notSkipped - buffers.lost.receiveBufferOverflow
-    }
-
-    /// One device's zombie seconds: per death of its connection, the time until the app
-    /// noticed (`ConnectionDeaths.detectionDelays`).
-    mutating func addZombieSeconds(_ delays: [Double]) {
-        zombieSeconds = (zombieSeconds ?? []) + delays
-    }
-
-    /// The reconnection and deadline figures (issue 12): losses by skipping, the fleet's
-    /// attempt peak, and zombie seconds.
-    private func resilience() -> BenchReport.Resilience {
-        let peak = BenchAnalysis.peakPerSecond(attemptsBySecond) ?? (0, 0)
-        return BenchReport.Resilience(
-            zombieSeconds: zombieSeconds.map { BenchReport.Resilience.Zombie(deaths: $0.count, mean: Spread($0).mean, max: $0.max() ?? 0) },
-            eventsLostBySkipping: eventsLostBySkipping,
-            // Timed by the live bench (which measured zombie seconds too), not by the model.
-            connectionAttempts: zombieSeconds == nil
-                ? nil
-                : BenchReport.Resilience.Attempts(
-                    total: attemptsBySecond.reduce(0) { $0 + $1.values.reduce(0, +) }, peakPerSecond: peak.count,
-                    peakSecond: Double(peak.second)))
-    }
-
-    /// One device's proxy report (bytes, connections, radio).
-    mutating func addProxyReport(_ report: RunReport) {
-        reports.append(report)
-    }
-
-    func summary() -> (BenchReport.TransportReport, TransportCharts) {
-        let minutes = reports.map { max($0.durationSeconds, 1e-9) / 60 }
-        let wire = reports.map { WireEstimate(payload: $0.bytes, segments: $0.segments, connections: $0.connections.opened) }
-        let payloadPerMinute = zip(reports, minutes).map { Double($0.bytes.up + $0.bytes.down) / $1 }
-        let wirePerMinute = zip(wire, minutes).map { Double($0.up + $0.down) / $1 }
-        let reconnects = reports.map { max(0, $0.connections.opened - 1) }
-        let payloadTotal = reports.reduce(0) { $0 + $1.bytes.up + $1.bytes.down }
-        let delivered = events.delivered + messages.delivered
-        let mean = { (values: [Double]) in Spread(values).mean }
-
-        var radioFleetTotal = RadioReport.sequential(reports.map(\.radio))
-        radioFleetTotal.timeline = nil
-        let states = Set(reports.flatMap { $0.radio.secondsByState.keys })
-        let report = BenchReport.TransportReport(
-            bytes: BenchReport.Bytes(
-                up: mean(reports.map { Double($0.bytes.up) }), down: mean(reports.map { Double($0.bytes.down) }),
-                perMinute: mean(payloadPerMinute),
-                perDeliveredMessage: delivered > 0 ? Double(payloadTotal) / Double(delivered) : 0,
-                wire: BenchReport.Wire(
-                    up: mean(wire.map { Double($0.up) }), down: mean(wire.map { Double($0.down) }), perMinute: mean(wirePerMinute))),
-            latencyMs: BenchAnalysis.latency(downlink), uplinkLatencyMs: BenchAnalysis.latency(uplink), events: events, messages: messages,
-            reconnects: reconnects.reduce(0, +),
-            recoverySeconds: BenchReport.Recovery(count: recoveries.count, mean: mean(recoveries), max: recoveries.max() ?? 0),
-            radioFleetTotal: radioFleetTotal,
-            perDevice: BenchReport.PerDevice(
-                bytesPerMinute: Spread(payloadPerMinute), wireBytesPerMinute: Spread(wirePerMinute),
-                wakeSeconds: Spread(reports.map(\.radio.wakeSeconds)), promotions: Spread(reports.map { Double($0.radio.promotions) }),
-                energyJoules: Spread(reports.map(\.radio.energyJoules)),
-                meanPowerMilliwatts: Spread(reports.map(\.radio.meanPowerMilliwatts)),
-                reconnects: Spread(reconnects.map(Double.init)),
-                secondsByState: Dictionary(
-                    uniqueKeysWithValues: states.map { state in (state, Spread(reports.map { $0.radio.secondsByState[state] ?? 0 })) })),
-            client: counters, resilience: resilience(), buffers: buffers)
-        let charts = TransportCharts(
-            timelines: reports.map { $0.radio.timeline ?? [] }, latencyCDF: BenchAnalysis.cdf(downlink),
-            uplinkLatencyCDF: BenchAnalysis.cdf(uplink))
-        return (report, charts)
     }
 }

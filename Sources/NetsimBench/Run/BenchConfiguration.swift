@@ -25,6 +25,9 @@ public struct BenchConfiguration: Sendable {
     /// the gRPC client and server (`BenchClock`). Only the gRPC transport scales its timers, so
     /// anything but 1 needs `transports == [.grpc]`.
     public var timeScale = 1.0
+    /// The part of the fleet to play (`--shard`): devices `shard.index`, `shard.index +
+    /// shard.count`, ... with the seeds they have in the whole bench.
+    public var shard = Shard.whole
 
     /// How long after the workload the drain lasts at most.
     public var drainLimit: Double {
@@ -48,29 +51,5 @@ public struct BenchConfiguration: Sendable {
                 + "asks for \(policy.maxPingStrikes), which a live server cannot play"
         }
         return nil
-    }
-}
-
-extension BenchConfiguration {
-    /// The finished bench of either engine: its JSON report and what the charts draw.
-    func result(
-        engine: String, drainSeconds: Double, transports: [String: BenchReport.TransportReport],
-        charts: [BenchTransport: TransportCharts], profileEvents: [DeviceEvent], devicesPlayed: Int? = nil
-    ) -> BenchResult {
-        var report = BenchReport(
-            netsimVersion: NetsimVersion.current, engine: engine, profile: profile.name, seed: seed, durationSeconds: duration,
-            drain: BenchReport.Drain(limitSeconds: drainLimit, seconds: drainSeconds), devicesPerTransport: devices,
-            workload: BenchReport.WorkloadSummary(
-                eventMeanGapSeconds: workload.eventMeanGap, eventPayloadBytes: workload.eventPayloadBytes,
-                messageIntervalSeconds: workload.messageInterval, messagePayloadBytes: workload.messagePayloadBytes,
-                outboxLimit: workload.outboxLimit),
-            client: client.source, transports: transports)
-        if let devicesPlayed, devicesPlayed < devices * self.transports.count {
-            report.partial = true
-            report.devicesPlayed = devicesPlayed
-        }
-        return BenchResult(
-            report: report, profile: profile, workload: workload, clientSettings: client, charts: charts,
-            profileEvents: profileEvents)
     }
 }

@@ -7,7 +7,8 @@ import NetsimProxy
 /// A finished bench: the JSON report and what the HTML charts draw besides.
 public struct BenchResult: Sendable {
     public var report: BenchReport
-    public var profile: Profile
+    /// The profile's description (its name is the report's).
+    public var profileDescription: String
     public var workload: Workload
     public var clientSettings: ClientSettings
     public var charts: [BenchTransport: TransportCharts]
@@ -29,23 +30,30 @@ public enum BenchRunner {
         }
     }
 
+    /// Plays the whole bench and analyses it: the merge of its one part.
     public static func run(
         _ configuration: BenchConfiguration, logger: Logger, onProgress: @escaping @Sendable (BenchProgress) -> Void
     ) async throws -> BenchResult {
+        try BenchShardMerge.merge([("this run", try await play(configuration, logger: logger, onProgress: onProgress))])
+    }
+
+    /// Plays the configuration's shard of the bench (every device, unsharded): its part, for
+    /// `BenchShardMerge`.
+    public static func play(
+        _ configuration: BenchConfiguration, logger: Logger, onProgress: @escaping @Sendable (BenchProgress) -> Void
+    ) async throws -> BenchShard {
         let (measured, drainEnd) = try await measure(configuration, logger: logger, onProgress: onProgress)
-        var charts: [BenchTransport: TransportCharts] = [:]
-        var transports: [String: BenchReport.TransportReport] = [:]
+        var fleets: [BenchTransport: BenchShard.FleetPart] = [:]
         var profileEvents: [DeviceEvent] = []
         for transport in configuration.transports {
             let measurements = measured[transport] ?? []
             if profileEvents.isEmpty { profileEvents = measurements.first?.proxy.events ?? [] }
-            let (report, chart) = BenchAnalysis.summarize(measurements)
-            transports[transport.rawValue] = report
-            charts[transport] = chart
+            var part = BenchShard.FleetPart()
+            for device in measurements { part.add(device) }
+            fleets[transport] = part
         }
-        return configuration.result(
-            engine: "live", drainSeconds: max(0, drainEnd - configuration.duration), transports: transports, charts: charts,
-            profileEvents: profileEvents)
+        return configuration.shardReport(
+            engine: "live", endSeconds: drainEnd, fleets: fleets, profileEvents: profileEvents, stopped: false)
     }
 
     /// Plays the bench and returns each device's outcome per transport, for code outside the
@@ -90,7 +98,10 @@ public enum BenchRunner {
         var drainEnd = configuration.duration
         await withTaskGroup(of: Void.self) { group in
             for fleet in fleets {
-                group.addTask { await produceEvents(fleet.store, schedules: schedules, workload: configuration.workload, clock: clock) }
+                group.addTask {
+                    await produceEvents(
+                        fleet.store, schedules: schedules, shard: configuration.shard, workload: configuration.workload, clock: clock)
+                }
                 for device in fleet.devices {
                     group.addTask {
                         await produceMessages(
@@ -121,8 +132,11 @@ public enum BenchRunner {
 
     /// Creates every device's events at their scheduled times (one task per transport, so each
     /// server's events are stamped by its own clock reading).
-    static func produceEvents(_ store: EventStore, schedules: [DeviceSchedule], workload: Workload, clock: BenchClock) async {
-        let timeline = schedules.enumerated().flatMap { device, schedule in schedule.eventTimes.map { ($0, device) } }.sorted { $0 < $1 }
+    static func produceEvents(
+        _ store: EventStore, schedules: [DeviceSchedule], shard: Shard, workload: Workload, clock: BenchClock
+    ) async {
+        let timeline = schedules.enumerated().filter { shard.includes($0.offset) }
+            .flatMap { device, schedule in schedule.eventTimes.map { ($0, device) } }.sorted { $0 < $1 }
         for (time, device) in timeline {
             do { try await clock.sleep(until: time) } catch { return }
             store.publish(device: device, createdAt: clock.now(), payloadLength: workload.eventPayloadBytes)
@@ -236,7 +250,7 @@ struct Fleet: Sendable {
         options.recordsRadioTimeline = true
         options.timeScale = configuration.timeScale
         var devices: [Device] = []
-        for index in 0..<configuration.devices {
+        for index in 0..<configuration.devices where configuration.shard.includes(index) {
             // Device i of every transport gets the same seed: the same jitter and loss draws.
             let seed = configuration.seed &+ UInt64(index)
             options.observer = configuration.linkObserver?(transport, index)
@@ -267,7 +281,7 @@ struct Fleet: Sendable {
             guard let report = try? await device.proxy.stop() else { continue }
             measurements.append(
                 DeviceMeasurement(
-                    app: device.ledger.record, server: store.record(device: device.index), proxy: report,
+                    index: device.index, app: device.ledger.record, server: store.record(device: device.index), proxy: report,
                     proxyOrigin: device.proxyOrigin))
         }
         return measurements

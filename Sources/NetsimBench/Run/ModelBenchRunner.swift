@@ -11,12 +11,22 @@ public enum ModelBenchRunner {
     /// can show or a report should carry.
     public static let longestChartedRun = 3600.0
 
-    /// Plays the bench; `shouldStop` is asked between batches of devices, and when it says yes
-    /// the result covers the devices played so far, marked partial.
+    /// Plays the whole bench and analyses it: the merge of its one part. `shouldStop` is asked
+    /// between batches of devices, and when it says yes the result covers the devices played so
+    /// far, marked partial.
     public static func run(
         _ configuration: BenchConfiguration, shouldStop: () -> Bool = { false },
         onProgress: @escaping @Sendable (BenchProgress) -> Void
-    ) -> BenchResult {
+    ) throws -> BenchResult {
+        try BenchShardMerge.merge([("this run", play(configuration, shouldStop: shouldStop, onProgress: onProgress))])
+    }
+
+    /// Plays the configuration's shard of the bench (every device, unsharded): its part, each
+    /// device's radio kept to be reported until the whole fleet's stop (`BenchShardMerge`).
+    public static func play(
+        _ configuration: BenchConfiguration, shouldStop: () -> Bool = { false },
+        onProgress: @escaping @Sendable (BenchProgress) -> Void
+    ) -> BenchShard {
         var model = ModelRunConfiguration(profile: configuration.profile)
         model.transports = configuration.transports
         model.devices = configuration.devices
@@ -26,7 +36,9 @@ public enum ModelBenchRunner {
         model.client = configuration.client
         model.drainTimeout = configuration.drainLimit
         model.chartedDevices = configuration.duration <= longestChartedRun ? model.chartedDevices : 0
-        var fleets = Dictionary(uniqueKeysWithValues: configuration.transports.map { ($0, FleetAnalysis()) })
+        model.shard = configuration.shard
+        var fleets = Dictionary(uniqueKeysWithValues: configuration.transports.map { ($0, BenchShard.FleetPart()) })
+        var shares: [BenchTransport: [DeviceShare]] = [:]
         var profileEvents: [DeviceEvent]?
         let run = ModelEngine.run(
             model,
@@ -39,24 +51,20 @@ public enum ModelBenchRunner {
             shouldStop: shouldStop,
             records: { transport, _, records in
                 if profileEvents == nil { profileEvents = records.events }
-                fleets[transport]?.addDeliveries(records.deliveryFigures, app: Self.counters(records.app), server: Self.serverRecord)
+                if let share = fleets[transport]?.add(records.deliveryFigures, app: Self.counters(records.app), server: Self.serverRecord) {
+                    shares[transport, default: []].append(share)
+                }
             })
-        var transports: [String: BenchReport.TransportReport] = [:]
-        var charts: [BenchTransport: TransportCharts] = [:]
+        // Records and devices come in the same (device) order.
         for transport in configuration.transports {
-            guard var fleet = fleets[transport] else { continue }
-            for outcome in run.devices[transport] ?? [] {
-                fleet.addProxyReport(Self.proxyReport(outcome, profile: configuration.profile.name, seed: configuration.seed))
+            fleets[transport]?.devices = zip(run.devices[transport] ?? [], shares[transport] ?? []).map { device, share in
+                BenchShard.DevicePart(index: device.index, share: share, radio: .modelled(device.remains))
             }
-            var (report, chart) = fleet.summary()
-            // The model engine models no receive buffers or server queues: no figures rather than zeros.
-            report.buffers = nil
-            transports[transport.rawValue] = report
-            charts[transport] = chart
         }
-        return configuration.result(
-            engine: "model", drainSeconds: max(0, run.endSeconds - configuration.duration), transports: transports, charts: charts,
-            profileEvents: profileEvents ?? [], devicesPlayed: run.devices.values.map(\.count).reduce(0, +))
+        let played = run.devices.values.map(\.count).reduce(0, +)
+        return configuration.shardReport(
+            engine: "model", endSeconds: run.endSeconds, fleets: fleets, profileEvents: profileEvents,
+            stopped: played < configuration.shard.share(of: configuration.devices) * configuration.transports.count)
     }
 
     /// A modelled app's counters as the analysis reads a live one's ledger (its deliveries are

@@ -251,14 +251,19 @@ public struct DeviceModel: Sendable {
     /// Nothing after `time` counts: bytes scheduled to go on air later (held by an outage until
     /// TCP's retransmission, say) are reported as `heldAtEnd`.
     public func radioReport(until time: Double) -> RadioReport {
-        let current = radio?.report(until: time) ?? .noRadio(durationSeconds: max(0, time - radioStart), bytes: .init(up: 0, down: 0))
-        return .sequential(earlierRadioReports + [current])
+        radioHistory.report(until: time)
     }
 
     /// The radio latency of the chunks on air by `time`: a chunk held beyond it (by an outage,
     /// say) has not waited yet.
     public func radioWaits(until time: Double) -> RadioWaitTotals {
         radioWaits.totals(until: time)
+    }
+
+    /// The radio's accounts so far: enough to report on them until any later time once the
+    /// device has stopped, without the rest of the device.
+    public var radioHistory: RadioHistory {
+        RadioHistory(earlierReports: earlierRadioReports, radio: radio, radioStart: radioStart, waits: radioWaits)
     }
 
     /// The delay added to each chunk delivered by `time`, per direction; nil unless the model
@@ -525,9 +530,31 @@ public struct RadioWaitTotals: Sendable, Equatable, Codable {
     }
 }
 
+/// A stopped device's radio: the reports of the networks it left, the radio of the one it was
+/// on, and its chunks' waits. A value that can be written down (`Codable`, infinities as
+/// strings: see `RadioHistory.encoder`), so a shard of a model run can hand it to the merge,
+/// which reports it until the whole fleet's stop exactly as the unsharded run does.
+public struct RadioHistory: Sendable, Codable {
+    var earlierReports: [RadioReport]
+    var radio: RadioStateMachine?
+    var radioStart: Double
+    var waits: RadioWaitLedger
+
+    /// The radio figures from the start until `time`, across every network the device was on.
+    public func report(until time: Double) -> RadioReport {
+        let current = radio?.report(until: time) ?? .noRadio(durationSeconds: max(0, time - radioStart), bytes: .init(up: 0, down: 0))
+        return .sequential(earlierReports + [current])
+    }
+
+    /// The radio latency of the chunks on air by `time`.
+    public func waits(until time: Double) -> RadioWaitTotals {
+        waits.totals(until: time)
+    }
+}
+
 /// Chunks' radio waits, each counted once the chunk goes on air (`RadioAdmission.start`), so
 /// that a report stops where the run stopped, as the radio's figures do.
-struct RadioWaitLedger: Sendable {
+struct RadioWaitLedger: Sendable, Codable {
     private var settled = RadioWaitTotals()
     /// Admissions whose chunk goes on air after the time settled so far.
     private var scheduled: [RadioAdmission] = []

@@ -1,5 +1,5 @@
 /// A direction of travel, seen from the device: `up` is phone -> server, `down` server -> phone.
-public enum Direction: String, Sendable, CaseIterable, Equatable, Hashable {
+public enum Direction: String, Sendable, CaseIterable, Equatable, Hashable, Codable {
     case up, down
 }
 

@@ -1,6 +1,6 @@
 /// Where a radio is on its chain of stages: in `stage` until `anchor` (the end of the latest
 /// transmission or promotion), then walking the following stages for their durations.
-struct RadioChainPosition: Sendable {
+struct RadioChainPosition: Sendable, Codable {
     var stage: Int
     var anchor: Double
 
@@ -20,7 +20,7 @@ struct RadioChainPosition: Sendable {
 }
 
 /// Something the radio did, as `RadioStateMachine` decided it: what the ledger adds up.
-enum RadioActivity: Sendable {
+enum RadioActivity: Sendable, Codable {
     /// A promotion from stage `from`, from `start` to `end`, at `power` watts.
     case promotion(from: Int, start: Double, end: Double, power: Double)
     /// Bytes on air from `start` to `end`; the radio stays in `stage` (0, or a shared channel
@@ -49,7 +49,7 @@ enum RadioActivity: Sendable {
 /// Kept apart from the state machine's scheduling state because a live run schedules activity
 /// ahead of the clock (bytes held by an outage go on air at TCP's retransmission after it), and
 /// a report must stop where the run stopped: the machine hands the ledger only what is past.
-struct RadioLedger: Sendable {
+struct RadioLedger: Sendable, Codable {
     private let stages: [RadioStage]
     private let alphaUp: Double
     private let alphaDown: Double
@@ -64,7 +64,7 @@ struct RadioLedger: Sendable {
     private var promotionSeconds = 0.0
     private var promotionEnergy = 0.0
     private var transferEnergy = 0.0
-    private var bytesMoved: (up: Int, down: Int) = (0, 0)
+    private var bytesMoved = PerDirection(up: 0, down: 0)
     private var timeline: StateTimelineRecorder?
 
     init(_ description: RadioStages, start: Double, recordsTimeline: Bool) {

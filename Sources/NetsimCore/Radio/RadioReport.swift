@@ -152,7 +152,7 @@ public struct RadioStateSegment: Sendable, Equatable, Codable {
 
 /// Collects state spans, merging a span into the previous one when the state is the same and
 /// they touch.
-struct StateTimelineRecorder: Sendable {
+struct StateTimelineRecorder: Sendable, Codable {
     private(set) var segments: [RadioStateSegment] = []
 
     mutating func append(_ state: String, from start: Double, to end: Double) {

@@ -2,7 +2,7 @@
 /// transmission, from the most awake to IDLE. One engine (`RadioStateMachine`) runs every
 /// technology from such a description, so LTE, UMTS, 5G and WiFi share the timing, accounting
 /// and energy logic and differ only in their stages.
-public struct RadioStages: Sendable, Equatable {
+public struct RadioStages: Sendable, Equatable, Codable {
     /// The model's name in reports (`lte`, `umts`, `nr-nsa`, `nr-sa`, `wifi`).
     public let model: String
     /// Stage 0 is where transmissions put the radio (except a shared channel that carries them
@@ -14,8 +14,8 @@ public struct RadioStages: Sendable, Equatable {
     public let alphaDown: Double
 }
 
-public struct RadioStage: Sendable, Equatable {
-    public enum Behavior: Sendable, Equatable {
+public struct RadioStage: Sendable, Equatable, Codable {
+    public enum Behavior: Sendable, Equatable, Codable {
         /// Data flows at once (LTE continuous reception, UMTS DCH, NR CONNECTED, WiFi active).
         case connected
         /// Connected in discontinuous reception: the receiver is on for `onDuration` at the start
@@ -44,7 +44,7 @@ public struct RadioStage: Sendable, Equatable {
 
 /// A promotion to stage 0: how long data waits and what it costs. Reports count it under the
 /// state it started from (`promotionsByOrigin`).
-public struct Promotion: Sendable, Equatable {
+public struct Promotion: Sendable, Equatable, Codable {
     public let delay: Double
     public let power: Double
 }

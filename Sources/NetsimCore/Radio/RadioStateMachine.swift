@@ -12,7 +12,7 @@
 /// restarts the tail timers. Both may lie ahead of the caller's clock (bytes held by an outage
 /// are admitted when read and go on air after it); a live caller says how far its clock has
 /// come with `settle(through:)`, and `report(until:)` counts only what happened by then.
-public struct RadioStateMachine: Sendable {
+public struct RadioStateMachine: Sendable, Codable {
     public let description: RadioStages
     private let stages: [RadioStage]
     /// Paging occasions are at `pagingPhase + k * cycle`; the phase is fixed per run from the seed.
@@ -314,7 +314,7 @@ public struct RadioRunningTotals: Sendable, Equatable {
 
 /// UMTS RLC buffers, one per direction, draining at the shared channel's rate: whether CELL_FACH
 /// carries a transfer itself or must promote to DCH.
-private struct RLCBuffers: Sendable {
+private struct RLCBuffers: Sendable, Codable {
     private var up = 0.0
     private var down = 0.0
     private var updated: Double
@@ -353,7 +353,7 @@ private struct RLCBuffers: Sendable {
 
 /// How long a transmission waits for the radio, and why (reported apart from link delay, so a
 /// user sees why latency moved).
-public struct RadioAdmission: Sendable, Equatable {
+public struct RadioAdmission: Sendable, Equatable, Codable {
     /// When the bytes reached the radio.
     public var requested: Double
     /// When they may go on air.

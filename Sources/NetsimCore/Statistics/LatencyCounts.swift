@@ -33,4 +33,33 @@ public struct LatencyCounts: Sendable, Equatable {
     public func add(to histogram: inout Histogram<UInt64>) {
         for (value, count) in countsByBucket { _ = histogram.record(value, count: count) }
     }
+
+    /// Another's samples (a second device's, or a second shard's), pooled.
+    public mutating func add(_ other: LatencyCounts) {
+        countsByBucket.merge(other.countsByBucket, uniquingKeysWith: +)
+    }
+}
+
+/// Written as the histogram's non-empty buckets, `[[lowest value in microseconds, count], ...]`
+/// in value order: HdrHistogram's bucket layout, exact, and the same bytes in every process.
+/// Read back, every value must be a bucket's lowest of `makeHistogram`'s layout.
+extension LatencyCounts: Codable {
+    public init(from decoder: any Decoder) throws {
+        var container = try decoder.unkeyedContainer()
+        while !container.isAtEnd {
+            let pair = try container.decode([UInt64].self)
+            guard pair.count == 2, pair[0] <= Self.layout.highestTrackableValue,
+                Self.layout.lowestEquivalentForValue(pair[0]) == pair[0], pair[1] > 0,
+                countsByBucket.updateValue(pair[1], forKey: pair[0]) == nil
+            else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "\(pair) is not a bucket of netsim's latency histogram and its count")
+            }
+        }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.unkeyedContainer()
+        for (value, count) in countsByBucket.sorted(by: { $0.key < $1.key }) { try container.encode([value, count]) }
+    }
 }

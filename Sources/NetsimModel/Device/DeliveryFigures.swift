@@ -101,7 +101,7 @@ public struct RecoveryTimes: Sendable {
 public struct DeliveryFigures: Sendable {
     /// One stream's items: `sent`, `delivered` of them, and of the rest `unrecoverable` that
     /// will never arrive; the others were still in flight.
-    public struct Stream: Sendable {
+    public struct Stream: Sendable, Codable, Equatable {
         public var sent: Int
         public var delivered: Int
         public var unrecoverable: Int

@@ -52,7 +52,7 @@ public struct DeviceOutcome: Sendable {
     /// been dead (a detection time that is at least this).
     public var undetectedDeathSeconds: Double?
 
-    public struct Tally: Sendable, Equatable {
+    public struct Tally: Sendable, Equatable, Codable {
         public var opened = 0
         public var closed = 0
         public var reset = 0
@@ -87,10 +87,13 @@ public struct DeviceRecords: Sendable {
     }
 }
 
-/// A finished device without its records: the phone model, whose radio report runs on to the
-/// fleet's stop, and its counters.
-public struct DeviceRemains: Sendable {
-    var device: DeviceModel
+/// A finished device without its records: its radio's history, whose report runs on to the
+/// fleet's stop, its profile events and its counters. A value a shard of a model run writes
+/// down for the merge (`Codable`), so nothing of the device's simulation state is kept.
+public struct DeviceRemains: Sendable, Codable {
+    var radio: RadioHistory
+    var events: [DeviceEvent]
+    var eventCounts: [DeviceEvent.Kind: Int]
     var connections: DeviceOutcome.Tally
     var bytes: PerDirection<Int>
     var bursts: PerDirection<Int>
@@ -102,9 +105,8 @@ public struct DeviceRemains: Sendable {
     public func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
             app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes, bursts: bursts,
-            segments: segments, radio: device.radioReport(until: end), radioLatency: device.radioWaits(until: end),
-            events: device.events, eventCounts: device.eventCounts, durationSeconds: end,
-            undetectedDeathSeconds: diedAt.map { end - $0 })
+            segments: segments, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
+            events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
     }
 }
 
@@ -235,7 +237,8 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     /// device settled; nothing that grows with the run's length.
     var remains: DeviceRemains {
         DeviceRemains(
-            device: device, connections: tally, bytes: bytes, bursts: bursts, segments: segments,
+            radio: device.radioHistory, events: device.events, eventCounts: device.eventCounts, connections: tally, bytes: bytes,
+            bursts: bursts, segments: segments,
             diedAt: current.flatMap { links[$0]?.diedAt })
     }
 

@@ -26,7 +26,7 @@ import NetsimCore
 /// batching: {maxMessages: 10, flushAfter: 500ms}   # uplink messages sent in batches
 /// consumer: {rate: 50/s}                            # how fast the app handles events
 /// ```
-public struct ClientSettings: Sendable, Equatable {
+public struct ClientSettings: Sendable, Equatable, Codable {
     /// Where the settings came from: a file path, or `built-in` for the defaults.
     public var source = "built-in"
     public var rest = RESTSettings()
@@ -48,7 +48,7 @@ public struct ClientSettings: Sendable, Equatable {
 
     public init() {}
 
-    public struct RESTSettings: Sendable, Equatable {
+    public struct RESTSettings: Sendable, Equatable, Codable {
         public var pollInterval = 1.0
         /// The deadline of one request; nil: none (it waits on a dead connection for good).
         public var requestTimeout: Double? = 10
@@ -60,7 +60,7 @@ public struct ClientSettings: Sendable, Equatable {
         public init() {}
     }
 
-    public struct WebSocketSettings: Sendable, Equatable {
+    public struct WebSocketSettings: Sendable, Equatable, Codable {
         /// Client and server ping this often, and a pong missing by the next ping closes the
         /// connection; nil: no pings (a dead connection goes unnoticed until a write fails).
         public var pingInterval: Double? = 30
@@ -75,7 +75,7 @@ public struct ClientSettings: Sendable, Equatable {
         public init() {}
     }
 
-    public struct GRPCClientSettings: Sendable, Equatable {
+    public struct GRPCClientSettings: Sendable, Equatable, Codable {
         /// gRPC keepalive: a ping after `keepaliveTime` without reads, the connection closed when
         /// no answer comes within `keepaliveTimeout`. The server's enforcement policy matches it.
         public var keepaliveTime = 60.0
@@ -111,7 +111,7 @@ public struct ClientSettings: Sendable, Equatable {
 extension ClientSettings {
     /// How a client gets back after losing its connection: the two patterns mobile guides
     /// contrast, played against each other by the bench.
-    public enum Reconnect: String, Sendable, Equatable, CaseIterable {
+    public enum Reconnect: String, Sendable, Equatable, CaseIterable, Codable {
         /// Today's clients: exponential backoff with jitter, suspended while the phone has no
         /// network (gRPC always; REST and WebSocket with `watchNetwork`), and resumption after
         /// the last event received, so nothing produced while away is lost.
@@ -140,7 +140,7 @@ extension Backoff {
 /// Exponential backoff between reconnection attempts: `initial` before the second attempt,
 /// times `multiplier` for each one after, capped at `maximum`, each spread by up to `jitter`
 /// (a fraction) either way so a fleet that lost its network together does not return in step.
-public struct Backoff: Sendable, Equatable {
+public struct Backoff: Sendable, Equatable, Codable {
     public var initial = 0.5
     public var maximum = 30.0
     public var multiplier = 2.0
@@ -171,7 +171,7 @@ extension ClientSettings {
     /// are ready or the oldest has waited `flushAfter` seconds, then go together (one POST for
     /// REST, one frame for WebSocket, back-to-back messages on the stream for gRPC). Fewer,
     /// larger sends let the radio sleep between them, at the price of the wait.
-    public struct Batching: Sendable, Equatable {
+    public struct Batching: Sendable, Equatable, Codable {
         public var maxMessages = 10
         public var flushAfter = 0.5
 
@@ -199,7 +199,7 @@ extension ClientSettings {
     }
 
     /// The app's pace: it handles `eventsPerSecond` events a second, however fast they arrive.
-    public struct Consumer: Sendable, Equatable {
+    public struct Consumer: Sendable, Equatable, Codable {
         public var eventsPerSecond: Double
 
         public init(eventsPerSecond: Double) {
@@ -208,7 +208,7 @@ extension ClientSettings {
     }
 
     /// What a push transport's client holds between the network and the app.
-    public enum ReceiveBuffer: Sendable, Equatable, CustomStringConvertible {
+    public enum ReceiveBuffer: Sendable, Equatable, Codable, CustomStringConvertible {
         /// Everything that arrives waits for the app: memory grows with a burst the app cannot
         /// keep up with. The anti-pattern, kept for demonstration; capped at
         /// `unboundedSafetyLimit` events (then the oldest is dropped and counted) so that the

@@ -17,7 +17,7 @@ import NetsimCore
 /// serverBurst: {at: 10s, events: 2000, rate: 500/s}   # per device, on top of the Poisson process
 /// outboxLimit: 64     # uplink messages a device holds while it cannot send (oldest dropped)
 /// ```
-public struct Workload: Sendable, Equatable {
+public struct Workload: Sendable, Equatable, Codable {
     public var eventMeanGap: Double = 30
     public var eventPayloadBytes = 256
     public var messageInterval: Double = 60
@@ -36,7 +36,7 @@ public struct Workload: Sendable, Equatable {
     public var serverBurst: ServerBurst?
 
     /// `events` server events per device from `at` seconds, `eventsPerSecond` a second.
-    public struct ServerBurst: Sendable, Equatable {
+    public struct ServerBurst: Sendable, Equatable, Codable {
         public var at: Double
         public var events: Int
         public var eventsPerSecond: Double

@@ -1,0 +1,150 @@
+import Foundation
+import NetsimCore
+import NetsimModel
+import NetsimProxy
+
+/// What one part of a bench played, before any figure is pooled across devices: what
+/// `netsim bench --shard I/N` writes (`bench-PROFILE.shard-I-of-N.json`) and what
+/// `netsim report merge` reads. It holds the run's header, and per transport the latency
+/// histogram's buckets and each device's counts, sums and radio (never a percentile or a
+/// mean), so that the parts merged give the report of the whole run: every bench, sharded or
+/// not, is analysed as the merge of its parts (an unsharded one of its single part).
+public struct BenchShard: Sendable, Codable {
+    /// Says what the file is, so a merge handed another JSON file says so.
+    public static let kindName = "netsim bench shard"
+    /// Bumped when the layout changes: a merge refuses parts of another layout.
+    public static let layoutVersion = 1
+
+    public var kind = BenchShard.kindName
+    public var layout = BenchShard.layoutVersion
+    public var shard: Shard
+    /// The whole run's report header: version, engine, profile, seed, duration, devices per
+    /// transport, workload, client source, drain limit (its transports empty).
+    public var header: BenchReport
+    public var profileDescription: String
+    /// A digest of the profile's values: two profiles of one name with other contents differ.
+    public var profileDigest: String
+    public var workload: Workload
+    public var clientSettings: ClientSettings
+    /// The transports, in the order they were played.
+    public var transports: [BenchTransport]
+    /// When this part's last device stopped, in seconds of the bench clock (the model's virtual
+    /// time, or the live drain's end): the whole run stopped at the latest of its parts'.
+    public var endSeconds: Double
+    /// The profile's events as the whole run's first device met them: in the part that
+    /// played it.
+    public var profileEvents: [DeviceEvent]?
+    /// A signal stopped this part before it had played all its devices.
+    public var stopped: Bool
+    /// Keyed by transport (`rest`, `ws`, `grpc`).
+    var fleets: [String: FleetPart]
+
+    /// One transport's devices in this part.
+    struct FleetPart: Sendable, Codable {
+        /// The devices' latencies pooled, in the buckets of the fleet's latency histogram.
+        var downlink = LatencyCounts()
+        var uplink = LatencyCounts()
+        /// In device order.
+        var devices: [DevicePart] = []
+
+        /// A modelled device's deliveries and counters; its radio follows when the run ends.
+        mutating func add(_ figures: DeliveryFigures, app: DeviceLedger.Record, server: EventStore.DeviceRecord) -> DeviceShare {
+            downlink.add(figures.downlink)
+            uplink.add(figures.uplink)
+            return DeviceShare(figures, app: app, server: server, zombieSeconds: nil)
+        }
+
+        /// A live device, its zombie seconds measured against when its app noticed each loss.
+        mutating func add(_ device: DeviceMeasurement) {
+            let figures = BenchAnalysis.deliveryFigures(device)
+            downlink.add(figures.downlink)
+            uplink.add(figures.uplink)
+            let outcome = device.outcome
+            let zombieSeconds = ConnectionDeaths.detectionDelays(
+                events: outcome.proxy.events, noticed: outcome.connectionLossesNoticed, end: outcome.end)
+            devices.append(
+                DevicePart(
+                    index: device.index, share: DeviceShare(figures, app: device.app, server: device.server, zombieSeconds: zombieSeconds),
+                    radio: .proxyReport(device.proxy)))
+        }
+    }
+
+    struct DevicePart: Sendable, Codable {
+        var index: Int
+        var share: DeviceShare
+        var radio: Radio
+
+        /// A device's phone: a live proxy's report, or a modelled device's remains, reported
+        /// until the whole fleet's stop when the parts are merged (as the unsharded run does).
+        enum Radio: Sendable, Codable {
+            case proxyReport(RunReport)
+            case modelled(DeviceRemains)
+        }
+    }
+}
+
+extension BenchConfiguration {
+    /// This run's part, its fleets played: the header every part of the run shares.
+    func shardReport(
+        engine: String, endSeconds: Double, fleets: [BenchTransport: BenchShard.FleetPart], profileEvents: [DeviceEvent]?,
+        stopped: Bool
+    ) -> BenchShard {
+        let header = BenchReport(
+            netsimVersion: NetsimVersion.current, engine: engine, profile: profile.name, seed: seed, durationSeconds: duration,
+            drain: BenchReport.Drain(limitSeconds: drainLimit, seconds: 0), devicesPerTransport: devices,
+            workload: BenchReport.WorkloadSummary(
+                eventMeanGapSeconds: workload.eventMeanGap, eventPayloadBytes: workload.eventPayloadBytes,
+                messageIntervalSeconds: workload.messageInterval, messagePayloadBytes: workload.messagePayloadBytes,
+                outboxLimit: workload.outboxLimit),
+            client: client.source, transports: [:])
+        return BenchShard(
+            shard: shard, header: header, profileDescription: profile.description, profileDigest: Self.digest(profile),
+            workload: workload, clientSettings: client, transports: transports, endSeconds: endSeconds,
+            profileEvents: shard.includes(0) ? profileEvents : nil, stopped: stopped,
+            fleets: Dictionary(uniqueKeysWithValues: fleets.map { ($0.key.rawValue, $0.value) }))
+    }
+
+    /// FNV-1a (64 bits) of the profile's values as Swift prints them (the profile holds no
+    /// dictionary, so the text is the same in every process): not a secret, a fingerprint.
+    static func digest(_ profile: Profile) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in String(reflecting: profile).utf8 {
+            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}
+
+extension BenchShard {
+    /// The file a part is written to: `bench-PROFILE.shard-I-of-N.json`.
+    public var fileName: String { "bench-\(header.profile).\(shard.fileLabel).json" }
+
+    /// Written with infinities as strings (a radio's last stage lasts for ever).
+    public func json() throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return try encoder.encode(self)
+    }
+
+    /// A part as `json()` wrote it; `source` names it in errors.
+    public static func decode(_ data: Data, source: String) throws(BenchShardMerge.Problem) -> BenchShard {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        struct Kind: Decodable {
+            var kind: String?
+            var layout: Int?
+        }
+        guard let kind = try? decoder.decode(Kind.self, from: data), kind.kind == kindName else {
+            throw .notAShard(source)
+        }
+        guard kind.layout == layoutVersion else { throw .otherLayout(source, kind.layout ?? 0) }
+        do {
+            return try decoder.decode(BenchShard.self, from: data)
+        } catch {
+            throw .unreadable(source, String(describing: error))
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import ArgumentParser
+import Foundation
+import NetsimBench
+import NetsimCore
+
+/// `netsim report merge PARTS...`: the parts of a sharded bench (`netsim bench --shard`) into
+/// the reports the unsharded run writes, identical in every figure, gated on the whole.
+public struct ReportMergeCommand: AsyncParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge the parts of a sharded bench into the whole run's reports, and gate them.",
+        discussion: """
+            Each part holds its devices' counts, sums, radio and latency histogram buckets, never \
+            a percentile, so the merged reports are the unsharded run's, figure for figure \
+            (percentiles included). Every part of the run must be given once: a part missing, \
+            given twice, of another run (version, engine, profile, seed, duration, devices, \
+            workload, client) or stopped by a signal is refused, and the message names it. \
+            Reports go to --out as bench-PROFILE.md, .json and .html, as netsim bench writes them.
+
+            Exit status: 0 when every gate holds; 1 when the parts cannot be read or merged; 3 \
+            when a --fail-if threshold or the --baseline comparison was breached; 64 for a usage \
+            error.
+
+            Example: netsim report merge shards/ --out reports --fail-if 'grpc.events.lost > 0'
+            """)
+
+    @Argument(help: "Parts (bench-PROFILE.shard-I-of-N.json), or directories: every such file in them.")
+    var parts: [String]
+
+    @Option(help: "Where to write the reports.")
+    var out = "reports"
+
+    @Option(help: "Report formats, comma-separated: md, json, html, benchmark-json.")
+    var format = "md,json,html"
+
+    @OptionGroup(title: "Gates") var gates: GateOptions
+
+    public init() {}
+
+    public func validate() throws {
+        guard !parts.isEmpty else { throw ValidationError("name the parts to merge (files, or directories holding them)") }
+        _ = try ReportFormat.list(format, known: ReportFormat.allCases)
+        try gates.check(.bench)
+    }
+
+    public func run() async throws {
+        let files = try partFiles()
+        var read: [(source: String, shard: BenchShard)] = []
+        do {
+            for file in files {
+                let data: Data
+                do {
+                    data = try Data(contentsOf: URL(fileURLWithPath: file))
+                } catch {
+                    throw BenchShardMerge.Problem.unreadable(file, "\(error.localizedDescription)")
+                }
+                read.append((file, try BenchShard.decode(data, source: file)))
+            }
+            let result = try BenchShardMerge.merge(read)
+            printError("merged \(read.count) part(s) of bench \(result.report.profile) (seed \(result.report.seed))")
+            let json = try writeBenchReports(result, out: out, formats: try ReportFormat.list(format, known: ReportFormat.allCases))
+            let breaches = try gates.evaluate(json, .bench, suite: "netsim report merge \(result.report.profile)")
+            if !breaches.isEmpty { throw ExitCode(3) }
+        } catch let problem as BenchShardMerge.Problem {
+            printError("cannot merge: \(problem)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// The files named, and in each directory named its parts (`*.shard-*-of-*.json`), in name
+    /// order.
+    private func partFiles() throws -> [String] {
+        var files: [String] = []
+        for path in parts {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+                printError("cannot merge: \(path) does not exist")
+                throw ExitCode(1)
+            }
+            guard isDirectory.boolValue else {
+                files.append(path)
+                continue
+            }
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: path)) ?? []
+            let found = names.filter { $0.hasSuffix(".json") && $0.contains(".shard-") && $0.contains("-of-") }.sorted()
+            guard !found.isEmpty else {
+                printError("cannot merge: \(path) holds no parts (bench-PROFILE.shard-I-of-N.json)")
+                throw ExitCode(1)
+            }
+            files += found.map { URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent($0).path }
+        }
+        return files
+    }
+}

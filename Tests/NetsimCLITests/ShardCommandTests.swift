@@ -1,0 +1,98 @@
+import ArgumentParser
+import Foundation
+import Testing
+
+@testable import NetsimCLI
+
+/// `netsim bench --shard` / `--shards` and `netsim report merge` through the command line: the
+/// files a Kubernetes Indexed Job's pods write, merged into the unsharded run's reports.
+@Suite struct ShardCommandTests {
+    static func temporaryDirectory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("netsim-shards-\(UUID().uuidString)").path
+    }
+
+    static func run(_ arguments: [String]) async throws {
+        var command = try Netsim.parseAsRoot(arguments)
+        if var command = command as? AsyncParsableCommand {
+            try await command.run()
+        } else {
+            try command.run()
+        }
+    }
+
+    static func exitCode(_ arguments: [String]) async -> Int32 {
+        do {
+            try await run(arguments)
+            return 0
+        } catch {
+            return Netsim.exitCode(for: error).rawValue
+        }
+    }
+
+    static let bench = ["bench", "--engine", "model", "--profile", "lte-good", "--devices", "5", "--duration", "10m", "--quiet"]
+
+    @Test func badShardsAreUsageErrors() async throws {
+        for shard in ["4/4", "0/0", "a/b"] {
+            #expect(await Self.exitCode(Self.bench + ["--shard", shard]) == 64, "\(shard)")
+        }
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(Self.bench + ["--shard", "4/4"]) }
+        let message = Netsim.message(for: CommandError(Self.bench + ["--shard", "4/4"]))
+        #expect(message.contains("shard index 4 is out of range: 4 shard(s) are numbered 0 to 3"), "\(message)")
+        // A shard is not gated: the gates judge the whole run, at the merge.
+        #expect(await Self.exitCode(Self.bench + ["--shard", "0/2", "--fail-if", "grpc.events.lost > 0"]) == 64)
+        #expect(await Self.exitCode(Self.bench + ["--shard", "0/2", "--shards", "2"]) == 64)
+    }
+
+    @Test func theShardsIndexComesFromTheIndexedJob() throws {
+        let options = try ShardOptions.parse(["--shards", "4"])
+        #expect(try options.chosen(environment: ["JOB_COMPLETION_INDEX": "3"])?.description == "3/4")
+        #expect(throws: ValidationError.self) { try options.chosen(environment: [:]) }
+        #expect(throws: ValidationError.self) { try options.chosen(environment: ["JOB_COMPLETION_INDEX": "4"]) }
+        #expect(throws: ValidationError.self) { try options.chosen(environment: ["JOB_COMPLETION_INDEX": "x"]) }
+        #expect(try ShardOptions.parse([]).chosen(environment: ["JOB_COMPLETION_INDEX": "1"]) == nil)
+    }
+
+    @Test func partsWrittenByTheCommandMergeIntoTheUnshardedReports() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await Self.run(Self.bench + ["--out", directory + "/whole", "--format", "json,md,html"])
+        for index in 0..<3 { try await Self.run(Self.bench + ["--out", directory + "/parts", "--shard", "\(index)/3"]) }
+        let parts = try FileManager.default.contentsOfDirectory(atPath: directory + "/parts").sorted()
+        #expect(parts == (0..<3).map { "bench-lte-good.shard-\($0)-of-3.json" })
+        try await Self.run(["report", "merge", directory + "/parts", "--out", directory + "/merged", "--format", "json,md,html"])
+        for file in ["bench-lte-good.json", "bench-lte-good.md", "bench-lte-good.html"] {
+            #expect(
+                FileManager.default.contents(atPath: "\(directory)/merged/\(file)")
+                    == FileManager.default.contents(atPath: "\(directory)/whole/\(file)"),
+                "\(file)")
+        }
+        // The gates apply to the whole: exit 3 on a breach.
+        #expect(
+            await Self.exitCode([
+                "report", "merge", directory + "/parts", "--out", directory + "/gated", "--fail-if", "grpc.events.sent < 1000000",
+            ]) == 3)
+        // One part missing: exit 1, naming it.
+        try FileManager.default.removeItem(atPath: directory + "/parts/bench-lte-good.shard-1-of-3.json")
+        #expect(await Self.exitCode(["report", "merge", directory + "/parts", "--out", directory + "/incomplete"]) == 1)
+        #expect(!FileManager.default.fileExists(atPath: directory + "/incomplete/bench-lte-good.json"))
+    }
+}
+
+/// The error a command line gets, for its message.
+private struct CommandError: Error {
+    let error: any Error
+    init(_ arguments: [String]) {
+        do {
+            _ = try Netsim.parseAsRoot(arguments)
+            error = CancellationError()
+        } catch {
+            self.error = error
+        }
+    }
+}
+
+extension Netsim {
+    fileprivate static func message(for wrapped: CommandError) -> String {
+        message(for: wrapped.error)
+    }
+}
