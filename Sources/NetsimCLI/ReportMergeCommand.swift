@@ -2,29 +2,35 @@ import ArgumentParser
 import Foundation
 import NetsimBench
 import NetsimCore
+import NetsimTune
 
 /// `netsim report merge PARTS...`: the parts of a sharded bench (`netsim bench --shard`) into
 /// the reports the unsharded run writes, identical in every figure, gated on the whole.
 public struct ReportMergeCommand: AsyncParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "merge",
-        abstract: "Merge the parts of a sharded bench into the whole run's reports, and gate them.",
+        abstract: "Merge the parts of a sharded bench or keepalive sweep into the whole run's reports, and gate them.",
         discussion: """
             Each part holds its devices' counts, sums, radio and latency histogram buckets, never \
             a percentile, so the merged reports are the unsharded run's, figure for figure \
             (percentiles included). Every part of the run must be given once: a part missing, \
             given twice, of another run (version, engine, profile, seed, duration, devices, \
             workload, client) or stopped by a signal is refused, and the message names it. \
-            Reports go to --out as bench-PROFILE.md, .json and .html, as netsim bench writes them.
+            Reports go to --out as bench-PROFILE.md, .json and .html, as netsim bench writes them. \
+            The parts of a keepalive sweep (netsim tune keepalive --shard) merge the same way, into \
+            tune-keepalive-TRANSPORT.md, .json and .html with the sweep's recommendation; the gates \
+            then name the tune report's keys.
 
-            Exit status: 0 when every gate holds; 1 when the parts cannot be read or merged; 3 \
-            when a --fail-if threshold or the --baseline comparison was breached; 64 for a usage \
-            error.
+            Exit status: 0 when every gate holds; 1 when the parts cannot be read or merged, or a \
+            merged sweep has no viable configuration; 3 when a --fail-if threshold or the \
+            --baseline comparison was breached; 64 for a usage error.
 
             Example: netsim report merge shards/ --out reports --fail-if 'grpc.events.lost > 0'
             """)
 
-    @Argument(help: "Parts (bench-PROFILE.shard-I-of-N.json), or directories: every such file in them.")
+    @Argument(
+        help:
+            "Parts (bench-PROFILE.shard-I-of-N.json, tune-keepalive-TRANSPORT.shard-I-of-N.json), or directories: every such file in them.")
     var parts: [String]
 
     @Option(help: "Where to write the reports.")
@@ -40,31 +46,57 @@ public struct ReportMergeCommand: AsyncParsableCommand {
     public func validate() throws {
         guard !parts.isEmpty else { throw ValidationError("name the parts to merge (files, or directories holding them)") }
         _ = try ReportFormat.list(format, known: ReportFormat.allCases)
-        try gates.check(.bench)
     }
 
     public func run() async throws {
         let files = try partFiles()
-        var read: [(source: String, shard: BenchShard)] = []
-        do {
-            for file in files {
-                let data: Data
-                do {
-                    data = try Data(contentsOf: URL(fileURLWithPath: file))
-                } catch {
-                    throw BenchShardMerge.Problem.unreadable(file, "\(error.localizedDescription)")
-                }
-                read.append((file, try BenchShard.decode(data, source: file)))
+        var contents: [(source: String, data: Data)] = []
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                printError("cannot merge: \(file) cannot be read")
+                throw ExitCode(1)
             }
-            let result = try BenchShardMerge.merge(read)
-            printError("merged \(read.count) part(s) of bench \(result.report.profile) (seed \(result.report.seed))")
-            let json = try writeBenchReports(result, out: out, formats: try ReportFormat.list(format, known: ReportFormat.allCases))
-            let breaches = try gates.evaluate(json, .bench, suite: "netsim report merge \(result.report.profile)")
-            if !breaches.isEmpty { throw ExitCode(3) }
+            contents.append((file, data))
+        }
+        let formats = try ReportFormat.list(format, known: ReportFormat.allCases)
+        let isSweep = contents.contains { Self.kind(of: $0.data) == KeepaliveShard.kindName }
+        // The gates name the keys of the report the parts make.
+        let schema: ReportSchema = isSweep ? .tune : .bench
+        try gates.check(schema)
+        let json: Data
+        let suite: String
+        var viable = true
+        do {
+            if isSweep {
+                let parts = try contents.map { (source: $0.source, shard: try KeepaliveShard.decode($0.data, source: $0.source)) }
+                let results = try KeepaliveShardMerge.merge(parts)
+                printError("merged \(parts.count) part(s) of the \(results.sweep.transport.rawValue) keepalive sweep")
+                json = try writeTuneReports(results, verification: nil, out: out, formats: formats)
+                suite = "netsim report merge tune keepalive \(results.sweep.transport.rawValue)"
+                viable = results.recommended != nil
+            } else {
+                let parts = try contents.map { (source: $0.source, shard: try BenchShard.decode($0.data, source: $0.source)) }
+                let result = try BenchShardMerge.merge(parts)
+                printError("merged \(parts.count) part(s) of bench \(result.report.profile) (seed \(result.report.seed))")
+                json = try writeBenchReports(result, out: out, formats: formats)
+                suite = "netsim report merge \(result.report.profile)"
+            }
         } catch let problem as BenchShardMerge.Problem {
             printError("cannot merge: \(problem)")
             throw ExitCode(1)
+        } catch let problem as KeepaliveShardMerge.Problem {
+            printError("cannot merge: \(problem)")
+            throw ExitCode(1)
         }
+        let breaches = try gates.evaluate(json, schema, suite: suite)
+        if !viable { throw ExitCode(1) }
+        if !breaches.isEmpty { throw ExitCode(3) }
+    }
+
+    /// The `kind` a part says it is.
+    private static func kind(of data: Data) -> String? {
+        struct Kind: Decodable { var kind: String? }
+        return (try? JSONDecoder().decode(Kind.self, from: data))?.kind
     }
 
     /// The files named, and in each directory named its parts (`*.shard-*-of-*.json`), in name

@@ -26,6 +26,11 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             timeout with seeds 0 to 3, every timer running --time-scale times faster than the \
             wall clock, and compares them with the model (agreement: within 15%).
 
+            --shard I/N (or --shards N in a Kubernetes Indexed Job) plays scenarios I, I+N, ... \
+            of the sweep and writes only that part, tune-keepalive-TRANSPORT.shard-I-of-N.json; \
+            netsim report merge writes the whole sweep's reports and applies the gates \
+            (docs/fleets.md).
+
             Exit status: 0 with a recommendation; 1 when no configuration is viable, a report \
             cannot be written (--out is checked first; the Markdown report is printed all the \
             same) or --verify finds model and live more than 15% apart; 2 for a bad profile or \
@@ -115,6 +120,8 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Gates") var gates: GateOptions
 
+    @OptionGroup(title: "Sharding") var sharding: ShardOptions
+
     @Flag(help: "Run even beyond the bounds on runs, work and memory (docs/model-engine.md, Bounds) instead of refusing (exit 64).")
     var force = false
 
@@ -123,6 +130,13 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     public func validate() throws {
         _ = try chosenFormats()
         try gates.check(.tune)
+        if try sharding.chosen() != nil {
+            if verify { throw ValidationError("--verify plays the whole sweep's recommendation: not with a shard") }
+            if !gates.failIf.isEmpty || gates.baseline != nil || gates.junit != nil {
+                throw ValidationError(
+                    "gates judge the whole sweep: give --fail-if, --baseline and --junit to netsim report merge, not to a shard")
+            }
+        }
         _ = try natTimeoutList()
         _ = try durations(keepaliveTimes, option: "--keepalive-times")
         _ = try durations(keepaliveTimeouts, option: "--keepalive-timeouts")
@@ -206,28 +220,31 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             "tune keepalive: \(sweep.keepalives.count) configurations x \(sweep.profiles.count) profiles x "
                 + "\(sweep.natTimeouts.count) NAT timeouts x \(sweep.seeds) seeds = \(sweep.runCount) runs of \(Quantity.formatDuration(sweep.horizon))"
         )
-        try checkWorkBounds(sweep.estimate, force: force, command: "tune keepalive")
+        let shard = try sharding.chosen()
+        if let shard { printError("shard \(shard): \(shard.share(of: sweep.runCount)) of the \(sweep.runCount) runs") }
+        try checkWorkBounds(shard.map { sweep.estimate.share($0) } ?? sweep.estimate, force: force, command: "tune keepalive")
         let showProgress = !quiet
         let remaining = RemainingTime()
         let stopRequest = StopRequest()
         let watch = StopSignals.watch { stopRequest.stop(by: $0) }
-        let results = sweep.run(
+        let part = sweep.play(
+            shard ?? .whole,
             progress: { fraction in
                 guard showProgress else { return }
                 FileHandle.standardError.write(Data("\rtune \(progressBar(fraction, remaining: remaining))".utf8))
                 if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
             }, shouldStop: { stopRequest.stoppedBy != nil })
         watch.cancel()
+        if shard != nil { return try writePart(part, stoppedBy: stopRequest.stoppedBy) }
+        let results = try KeepaliveShardMerge.merge([("this sweep", part)])
         let verification = results.recommended == nil || !verify || results.isPartial ? nil : try await verifyLive(results)
-        let markdown = KeepaliveRendering.markdown(results, verification: verification)
-        try write(results, verification: verification, markdown: markdown)
+        let json = try writeTuneReports(results, verification: verification, out: out, formats: try chosenFormats())
         if let signalName = stopRequest.stoppedBy, results.isPartial {
             if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
             printError("stopped by \(signalName): the reports cover \(results.seedsPlayed) of \(sweep.seeds) seeds, marked partial")
             throw ExitCode.stoppedEarly
         }
-        let breaches = try gates.evaluate(
-            try KeepaliveReport(results, verification: verification).json(), .tune, suite: "netsim tune keepalive \(transport.rawValue)")
+        let breaches = try gates.evaluate(json, .tune, suite: "netsim tune keepalive \(transport.rawValue)")
         if results.recommended == nil || verification?.agrees == false { throw ExitCode(1) }
         if !breaches.isEmpty { throw ExitCode(3) }
     }
@@ -255,17 +272,39 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         return verification.compare(live: live, timeScale: timeScale)
     }
 
-    private func write(_ results: KeepaliveResults, verification: VerificationTable?, markdown: String) throws {
-        let name = "tune-keepalive-\(transport.rawValue)"
-        try writeReports(out: out, name: name, formats: try chosenFormats(), markdown: markdown) { format in
-            switch format {
-            case .md: Data(markdown.utf8)
-            case .json: try KeepaliveReport(results, verification: verification).json()
-            case .html: Data(KeepaliveRendering.html(results, verification: verification).utf8)
-            case .benchmarkJSON: throw ValidationError("--format benchmark-json is for netsim bench")
-            }
+    /// A shard writes its part only: the reports and gates are the merge's, on the whole sweep.
+    private func writePart(_ part: KeepaliveShard, stoppedBy signalName: String?) throws {
+        let path = URL(fileURLWithPath: out, isDirectory: true).appendingPathComponent(part.fileName).path
+        do {
+            try writeAtomically(try part.json(), toPath: path)
+        } catch {
+            printError("cannot write the part: \(error)")
+            throw ExitCode(1)
+        }
+        if let signalName {
+            printError("stopped by \(signalName): \(path) holds the seeds played, and netsim report merge refuses it; run the shard again")
+            throw ExitCode.stoppedEarly
+        }
+        printError("part: \(path) (merge every part with: netsim report merge \(out) --out DIR)")
+    }
+}
+
+/// Writes a sweep's reports (`OUT/tune-keepalive-TRANSPORT.EXT` for each of `formats`) and
+/// prints its Markdown, for `netsim tune keepalive` and `netsim report merge` alike.
+func writeTuneReports(
+    _ results: KeepaliveResults, verification: VerificationTable?, out: String, formats: Set<ReportFormat>
+) throws -> Data {
+    let markdown = KeepaliveRendering.markdown(results, verification: verification)
+    let json = try KeepaliveReport(results, verification: verification).json()
+    try writeReports(out: out, name: "tune-keepalive-\(results.sweep.transport.rawValue)", formats: formats, markdown: markdown) { format in
+        switch format {
+        case .md: Data(markdown.utf8)
+        case .json: json
+        case .html: Data(KeepaliveRendering.html(results, verification: verification).utf8)
+        case .benchmarkJSON: throw ValidationError("--format benchmark-json is for netsim bench")
         }
     }
+    return json
 }
 
 extension KeepaliveSweep.Transport: ExpressibleByArgument {}

@@ -5,7 +5,7 @@ import NetsimModel
 
 /// What `netsim tune keepalive` sweeps, and against what. Every default carries its source in
 /// docs/tune.md and the command's help.
-public struct KeepaliveSweep: Sendable {
+public struct KeepaliveSweep: Sendable, Codable, Equatable {
     /// How the client keeps its connection alive.
     public enum Transport: String, Sendable, CaseIterable, Codable {
         /// gRPC keepalive (gRFC A8) on an open bidi stream, against a server policy.
@@ -208,40 +208,52 @@ public struct KeepaliveSweep: Sendable {
         }
     }
 
-    /// Plays every scenario on every core, a seed at a time; `progress` gets the fraction done.
-    ///
-    /// `shouldStop` is asked between seeds: when it says yes, the results cover the seeds
-    /// played (at least one), each for every configuration, and say so (`seedsPlayed`).
-    public func run(progress: @Sendable (Double) -> Void = { _ in }, shouldStop: () -> Bool = { false }) -> KeepaliveResults {
+    /// Plays every scenario on every core, a seed at a time, and analyses them: the merge of
+    /// the sweep's one part. `progress` gets the fraction done; `shouldStop` is asked between
+    /// seeds: when it says yes, the results cover the seeds played (at least one), each for
+    /// every configuration, and say so (`seedsPlayed`).
+    public func run(progress: @Sendable (Double) -> Void = { _ in }, shouldStop: () -> Bool = { false }) throws -> KeepaliveResults {
+        try KeepaliveShardMerge.merge([("this sweep", play(.whole, progress: progress, shouldStop: shouldStop))])
+    }
+
+    /// Plays `shard`'s scenarios (scenarios `shard.index`, `shard.index + shard.count`, ... of
+    /// the whole sweep's, each with its seeds there) on every core, a seed at a time: its part,
+    /// for `KeepaliveShardMerge`.
+    public func play(
+        _ shard: Shard, progress: @Sendable (Double) -> Void = { _ in }, shouldStop: () -> Bool = { false }
+    ) -> KeepaliveShard {
         let scenarios = scenarios
         let keepalives = keepalives
         let perSeed = scenarios.count / seeds
-        let step = max(1, scenarios.count / 200)
-        var metrics: [ScenarioMetrics] = []
-        metrics.reserveCapacity(scenarios.count)
+        let total = shard.share(of: scenarios.count)
+        let step = max(1, total / 200)
+        var played: [KeepaliveShard.PlayedScenario] = []
+        played.reserveCapacity(total)
+        var stopped = false
         for seed in 0..<seeds {
-            if seed > 0, shouldStop() { break }
-            let first = seed * perSeed
-            let playedBefore = metrics.count
-            let outcomes = ResultSlots<ScenarioMetrics>(count: perSeed)
-            DispatchQueue.concurrentPerform(iterations: perSeed) { offset in
-                let scenario = scenarios[first + offset]
+            if seed > 0, shouldStop() {
+                stopped = true
+                break
+            }
+            let indices = (seed * perSeed..<(seed + 1) * perSeed).filter(shard.includes)
+            let playedBefore = played.count
+            let outcomes = ResultSlots<ScenarioMetrics>(count: indices.count)
+            DispatchQueue.concurrentPerform(iterations: indices.count) { offset in
+                let scenario = scenarios[indices[offset]]
                 let outcome = ModelEngine.playDevice(
                     profile: scenarioProfile(scenario), client: client(keepalives[scenario.keepalive]), workload: workload,
                     duration: horizon, seed: Self.deviceSeed(scenario))
                 let done = playedBefore + outcomes.set(offset, ScenarioMetrics(outcome, horizon: horizon))
-                if done % step == 0 || done == scenarios.count { progress(Double(done) / Double(scenarios.count)) }
+                if done % step == 0 || done == total { progress(Double(done) / Double(max(1, total))) }
             }
-            metrics += outcomes.values()
+            played += zip(indices, outcomes.values()).map { KeepaliveShard.PlayedScenario(index: $0, metrics: $1) }
         }
-        return KeepaliveResults(
-            sweep: self, keepalives: keepalives, scenarios: Array(scenarios.prefix(metrics.count)), metrics: metrics,
-            seedsPlayed: metrics.count / perSeed)
+        return KeepaliveShard(shard: shard, sweep: self, played: played, stopped: stopped)
     }
 }
 
 /// What one scenario measured, per hour of its horizon.
-struct ScenarioMetrics: Sendable {
+struct ScenarioMetrics: Sendable, Codable, Equatable {
     var energyJoulesPerHour: Double
     var wakeSecondsPerHour: Double
     var promotionsPerHour: Double

@@ -24,7 +24,7 @@ import Testing
         sweep.keepaliveTimeouts = [10]
         sweep.seeds = 2
         sweep.horizon = 1200
-        let results = sweep.run()
+        let results = try sweep.run()
         let verification = try KeepaliveVerification(results)
         #expect(verification.plans.count == 4)  // two seeds, two configurations
         let live = try await verification.playLive(timeScale: 60, logger: Self.logger)

@@ -78,6 +78,33 @@ import Testing
     }
 }
 
+extension ShardCommandTests {
+    @Test func partsOfASweepMergeIntoTheUnshardedSweepsReports() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let tune = [
+            "tune", "keepalive", "--profile", "lte-good", "--nat-timeouts", "30s,5m", "--keepalive-times", "20s,60s,5m",
+            "--keepalive-timeouts", "10s", "--seeds", "2", "--horizon", "1h", "--quiet",
+        ]
+        try await Self.run(tune + ["--out", directory + "/whole", "--format", "json,md"])
+        for index in 0..<2 { try await Self.run(tune + ["--out", directory + "/parts", "--shard", "\(index)/2"]) }
+        try await Self.run(["report", "merge", directory + "/parts", "--out", directory + "/merged", "--format", "json,md"])
+        for file in ["tune-keepalive-grpc.json", "tune-keepalive-grpc.md"] {
+            #expect(
+                FileManager.default.contents(atPath: "\(directory)/merged/\(file)")
+                    == FileManager.default.contents(atPath: "\(directory)/whole/\(file)"),
+                "\(file)")
+        }
+        // The gates name the tune report's keys.
+        #expect(
+            await Self.exitCode([
+                "report", "merge", directory + "/parts", "--out", directory + "/gated", "--fail-if",
+                "recommended.metrics.energyJoulesPerHour > 0",
+            ]) == 3)
+        #expect(await Self.exitCode(tune + ["--shard", "0/2", "--verify"]) == 64)
+    }
+}
+
 /// The error a command line gets, for its message.
 private struct CommandError: Error {
     let error: any Error

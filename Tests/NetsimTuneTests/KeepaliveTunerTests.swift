@@ -25,12 +25,12 @@ struct KeepaliveTunerTests {
     @Test func aStoppedSweepReportsTheSeedsPlayedMarkedPartial() throws {
         let sweep = try Self.sweep(nat: [30, nil], times: [20, 60], seeds: 3)
         var asked = 0
-        let results = sweep.run(shouldStop: {
+        let results = try sweep.run(shouldStop: {
             asked += 1
             return asked == 2
         })
         #expect(results.seedsPlayed == 2 && results.isPartial)
-        let finished = sweep.run()
+        let finished = try sweep.run()
         #expect(finished.seedsPlayed == 3 && !finished.isPartial)
         #expect(results.rows.count == finished.rows.count)
         let report = try JSONSerialization.jsonObject(with: try KeepaliveReport(results).json()) as? [String: Any]
@@ -49,7 +49,7 @@ struct KeepaliveTunerTests {
     @Test func aSixtySecondKeepaliveCostsOneWakeUpAMinute() throws {
         var sweep = try Self.sweep(nat: [nil], times: [60], seeds: 2)
         sweep.horizon = 3600
-        let results = sweep.run()
+        let results = try sweep.run()
         let summary = try #require(results.summary(for: .init(time: 60, timeout: 10)))
         // 60 pings an hour less those lost in the outages (the 10 min blackhole alone holds
         // about ten), and the reconnections after them.
@@ -77,7 +77,7 @@ struct KeepaliveTunerTests {
     @Test func grpcCoreSendsATwentySecondKeepaliveAway() throws {
         var sweep = try Self.sweep(nat: [nil], times: [20, 300], seeds: 2)
         sweep.serverPolicy = .grpcCore
-        let results = sweep.run()
+        let results = try sweep.run()
         let twenty = try #require(results.summary(for: .init(time: 20, timeout: 10)))
         let five = try #require(results.summary(for: .init(time: 300, timeout: 10)))
         #expect(twenty.metrics.goaways > 0)
@@ -143,7 +143,7 @@ struct KeepaliveTunerTests {
         sweep.transport = .heartbeat
         sweep.adaptive = true
         sweep.horizon = 4 * 3600
-        let results = sweep.run()
+        let results = try sweep.run()
         let adaptive = try #require(results.summaries.first { $0.keepalive.adaptive })
         let start = try #require(results.summary(for: .init(time: 210, timeout: 10)))
         #expect(adaptive.metrics.energyJoulesPerHour < start.metrics.energyJoulesPerHour)

@@ -45,7 +45,7 @@ struct KeepaliveVerificationTests {
         sweep.keepaliveTimeouts = [10]
         sweep.seeds = 3
         sweep.horizon = 3600
-        let results = sweep.run()
+        let results = try sweep.run()
         let recommended = try #require(results.recommended?.keepalive)
         #expect(recommended == .init(time: 20, timeout: 10))
         let verification = try KeepaliveVerification(results)

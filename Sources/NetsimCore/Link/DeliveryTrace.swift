@@ -2,7 +2,7 @@
 /// of milliseconds from the trace start at which up to 1500 bytes may leave. Values never
 /// decrease; a repeated value is several opportunities in the same millisecond. The trace
 /// repeats with a period equal to its last value (radio-parameters.md).
-public struct DeliveryTrace: Sendable, Equatable {
+public struct DeliveryTrace: Sendable, Equatable, Codable {
     /// Bytes one opportunity may carry (mahimahi's reference implementation uses 1504).
     public static let bytesPerOpportunity = 1500
 

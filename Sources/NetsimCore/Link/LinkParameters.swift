@@ -4,7 +4,7 @@ public enum Direction: String, Sendable, CaseIterable, Equatable, Hashable, Coda
 }
 
 /// What one direction of an emulated link does to the bytes that cross it.
-public struct LinkParameters: Sendable, Equatable {
+public struct LinkParameters: Sendable, Equatable, Codable {
     /// When bytes may leave: unlimited, a fixed rate, or a trace's delivery opportunities.
     public var capacity: LinkCapacity = .unlimited
     /// One-way delay added to every byte.
@@ -27,7 +27,7 @@ public struct LinkParameters: Sendable, Equatable {
     }
 }
 
-public enum LinkCapacity: Sendable, Equatable {
+public enum LinkCapacity: Sendable, Equatable, Codable {
     case unlimited
     /// Serialization at this many bits per second.
     case rate(bitsPerSecond: Double)
@@ -37,8 +37,8 @@ public enum LinkCapacity: Sendable, Equatable {
 
 /// Random extra delay on top of the one-way delay. It never reorders the bytes of one
 /// connection: a delivery time is never earlier than the one before it on the same connection.
-public struct Jitter: Sendable, Equatable {
-    public enum Distribution: String, Sendable, CaseIterable, Equatable {
+public struct Jitter: Sendable, Equatable, Codable {
+    public enum Distribution: String, Sendable, CaseIterable, Equatable, Codable {
         /// Uniform in [-amount, +amount] around the delay (netem's default).
         case uniform
         /// Normal with standard deviation `amount`.
@@ -59,7 +59,7 @@ public struct Jitter: Sendable, Equatable {
 
 /// Segment loss on a link. A TCP proxy cannot drop a segment, so a loss becomes the delay TCP
 /// would add to recover it (see `RetransmissionPenalty`).
-public enum LossModel: Sendable, Equatable {
+public enum LossModel: Sendable, Equatable, Codable {
     case none
     /// Each 1448-byte segment is lost independently with this probability.
     case independent(probability: Double)

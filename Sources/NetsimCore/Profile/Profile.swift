@@ -1,6 +1,6 @@
 /// One emulated device's network over time: the networks it can be on, where it starts, the
 /// carrier NAT in front of it, and a timeline of scripted events. See profiles/README.md.
-public struct Profile: Sendable, Equatable {
+public struct Profile: Sendable, Equatable, Codable {
     public var name: String
     public var description: String
     /// The networks in the order the profile lists them; names are unique.
@@ -34,7 +34,7 @@ public struct Profile: Sendable, Equatable {
 }
 
 /// A network the device can be attached to: its radio and one link per direction.
-public struct Network: Sendable, Equatable {
+public struct Network: Sendable, Equatable, Codable {
     public var name: String
     public var radio: RadioParameters
     public var up: LinkParameters
@@ -53,8 +53,8 @@ public struct Network: Sendable, Equatable {
 }
 
 /// A carrier NAT that forgets idle TCP mappings.
-public struct NATPolicy: Sendable, Equatable {
-    public enum ExpiryMode: String, Sendable, CaseIterable, Equatable {
+public struct NATPolicy: Sendable, Equatable, Codable {
+    public enum ExpiryMode: String, Sendable, CaseIterable, Equatable, Codable {
         /// Later bytes from either side go nowhere and nobody is told (most carrier NATs).
         case silent
         /// Later bytes are answered with a RST (some middleboxes).

@@ -1,5 +1,5 @@
 /// The radio technologies netsim models, by their profile names.
-public enum RadioTechnology: String, Sendable, CaseIterable, Equatable {
+public enum RadioTechnology: String, Sendable, CaseIterable, Equatable, Codable {
     case lte
     case umts
     case nrNSA = "nr-nsa"
@@ -9,7 +9,7 @@ public enum RadioTechnology: String, Sendable, CaseIterable, Equatable {
 }
 
 /// A radio model with every timer and power set, ready to build a state machine from.
-public enum RadioParameters: Sendable, Equatable {
+public enum RadioParameters: Sendable, Equatable, Codable {
     case lte(LTERadioParameters)
     case umts(UMTSRadioParameters)
     case nr(NRRadioParameters)
@@ -61,7 +61,7 @@ public enum RadioParameters: Sendable, Equatable {
 /// 11.576 s from the last packet to IDLE instead of Video Optimizer's 10.12 s (0.1 s continuous
 /// reception + 0.02 s short DRX + 10 s long DRX), and a base power while transferring of
 /// 1288.04 mW instead of 1.2 W. Override `longDRXTime` (about 11.456s) and `beta` to reproduce B.
-public struct LTERadioParameters: OverridableParameters {
+public struct LTERadioParameters: OverridableParameters, Codable {
     /// IDLE -> CONNECTED promotion: 0.26 s at 1.21 W (A).
     public var promotionTime = 0.26
     public var promotionPower = 1.21
@@ -123,7 +123,7 @@ public struct LTERadioParameters: OverridableParameters {
 /// after 10 s; promotions IDLE -> DCH 2.0 s at 0.65 W and FACH -> DCH 1.5 s at 0.80 W; DCH
 /// 1.30 W, FACH 0.30 W, IDLE 0 W; FACH -> DCH when the RLC buffer passes 543 B up or 475 B
 /// down. Qian et al., IMC 2010 give 5 s / 12 s timers and about 800 / 460 mW.
-public struct UMTSRadioParameters: OverridableParameters {
+public struct UMTSRadioParameters: OverridableParameters, Codable {
     public var dchTail = 4.0
     public var fachTail = 10.0
     public var idlePromotionTime = 2.0
@@ -181,7 +181,7 @@ public struct UMTSRadioParameters: OverridableParameters {
 /// LTE's figures (43 ms at 0.594 W per 1.28 s), also an assumption. Resuming from INACTIVE is
 /// faster than a promotion from IDLE: 3GPP TR 38.913 targets 10 ms of control-plane latency
 /// and measured values are larger; netsim's default is 0.1 s, to be overridden when measured.
-public struct NRRadioParameters: OverridableParameters {
+public struct NRRadioParameters: OverridableParameters, Codable {
     /// Standalone (SA) has RRC_INACTIVE between the CONNECTED tail and IDLE; NSA does not.
     public let standalone: Bool
     public var promotionTime = 0.36
@@ -232,7 +232,7 @@ public struct NRRadioParameters: OverridableParameters {
 /// WiFi power save, as Video Optimizer's `WiFi.conf`: active and tail at 0.403 W, 0.25 s tail,
 /// standby 0.02 W, no promotion delay. Huang 2012 measured a 79 ms promotion at 124.4 mW and a
 /// 238 ms tail at 119.3 mW; set `promotionTime` to reproduce its wake-up delay.
-public struct WiFiRadioParameters: OverridableParameters {
+public struct WiFiRadioParameters: OverridableParameters, Codable {
     public var tail = 0.25
     public var activePower = 0.403
     public var standbyPower = 0.02

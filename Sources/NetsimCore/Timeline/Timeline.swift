@@ -1,5 +1,5 @@
 /// Scripted events on a device's network, optionally repeating.
-public struct Timeline: Sendable, Equatable {
+public struct Timeline: Sendable, Equatable, Codable {
     /// Events sorted by time (the loader sorts them; equal times keep profile order).
     public var events: [TimelineEvent]
     /// When set, the events repeat with this period (which is at least as long as the last
@@ -16,7 +16,7 @@ public struct Timeline: Sendable, Equatable {
     }
 }
 
-public struct TimelineEvent: Sendable, Equatable {
+public struct TimelineEvent: Sendable, Equatable, Codable {
     /// Seconds from the start of the run (or of the repetition).
     public var at: Double
     public var kind: Kind
@@ -26,7 +26,7 @@ public struct TimelineEvent: Sendable, Equatable {
         self.kind = kind
     }
 
-    public enum Kind: Sendable, Equatable {
+    public enum Kind: Sendable, Equatable, Codable {
         /// No connectivity for `duration`; `mode` says what happens to the connections open at
         /// its start.
         case outage(duration: Double, mode: OutageMode)
@@ -56,7 +56,7 @@ public struct TimelineEvent: Sendable, Equatable {
 }
 
 /// What an outage does to the connections that are open when it starts.
-public enum OutageMode: String, Sendable, CaseIterable, Equatable {
+public enum OutageMode: String, Sendable, CaseIterable, Equatable, Codable {
     /// The link is down; bytes wait and flow again afterwards, as TCP retransmission delivers them.
     case stall
     /// Open connections never deliver another byte; no FIN or RST reaches either side.
@@ -66,7 +66,7 @@ public enum OutageMode: String, Sendable, CaseIterable, Equatable {
 }
 
 /// What a handover does to the connections that are open at the time.
-public enum HandoverMode: String, Sendable, CaseIterable, Equatable {
+public enum HandoverMode: String, Sendable, CaseIterable, Equatable, Codable {
     /// The old address is gone: connections are reset.
     case reset
     /// The old address is gone and nobody says so: connections go silent.
@@ -76,7 +76,7 @@ public enum HandoverMode: String, Sendable, CaseIterable, Equatable {
 }
 
 /// The link fields a `set` event changes; nil fields keep their value.
-public struct LinkChange: Sendable, Equatable {
+public struct LinkChange: Sendable, Equatable, Codable {
     public var capacity: LinkCapacity?
     public var delay: Double?
     public var jitter: Jitter??

@@ -33,6 +33,15 @@ public struct WorkEstimate: Sendable, Equatable {
     /// phone's app ever sees; beyond it a rate is a slip of the unit.
     public static let highestRate = 10_000.0
 
+    /// One shard's part of a sweep's work: its share of the runs and their occurrences (a
+    /// sweep holds one scenario per core at a time, so its memory is the whole sweep's).
+    public func share(_ shard: Shard) -> WorkEstimate {
+        var part = self
+        part.runs = shard.share(of: runs)
+        part.occurrences = runs > 0 ? occurrences * Double(part.runs) / Double(runs) : 0
+        return part
+    }
+
     /// Occurrences one workload event or message costs: its creation, its frame's arrival, the
     /// acknowledgement's arrival and a timer (counted from the engine's steps).
     static let occurrencesPerWorkloadItem = 4.0

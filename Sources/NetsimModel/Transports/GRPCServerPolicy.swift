@@ -6,7 +6,7 @@ import NetsimCore
 /// "too_many_pings", and its own keepalive (a PING after that long without reading anything).
 /// Bad-ping strikes and the last accepted ping are forgotten whenever the server writes
 /// HEADERS or DATA, as both gRPC core and grpc-swift-nio-transport do.
-public struct GRPCServerPolicy: Sendable, Equatable {
+public struct GRPCServerPolicy: Sendable, Equatable, Codable {
     public var name: String
     /// Nil: pings are never policed.
     public var minPingInterval: Double?
