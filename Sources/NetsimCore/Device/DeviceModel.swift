@@ -20,7 +20,7 @@ public struct DeviceModel: Sendable {
 
     private var gaps: ConnectivityGaps
     private var cursor: TimelineCursor
-    private var connections: [ConnectionID: ConnectionState] = [:]
+    private var connections = ConnectionTable<ConnectionState>()
     private var nextConnection: ConnectionID = 1
 
     /// The first `eventListLimit` timeline events that happened, in order, for reports. Later

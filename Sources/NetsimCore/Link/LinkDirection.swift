@@ -12,7 +12,7 @@ public struct LinkDirection: Sendable {
     private var schedule: LinkSchedule
     private var random: SeededRandom
     private var inBadLossState = false
-    private var lastDelivery: [ConnectionID: Double] = [:]
+    private var lastDelivery = ConnectionTable<Double>()
     /// Chunks queued for serialization and not yet gone, oldest first, for the backlog.
     private var queued = BoundedFIFO()
 

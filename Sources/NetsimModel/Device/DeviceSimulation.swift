@@ -170,7 +170,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private var mergedFrames: [UInt64: [Frame]] = [:]
     private var mergedKeys: UInt64 = 0
     private var current: ConnectionID?
-    private var links: [ConnectionID: ModelLink] = [:]
+    private var links = ConnectionTable<ModelLink>()
     /// Each client timer's armed generation (0: not armed), by `TransportTimer.rawValue`.
     private var clientTimers = [UInt64](repeating: 0, count: TransportTimer.allCases.count)
     private var serverTimers: [ServerTimer: UInt64] = [:]

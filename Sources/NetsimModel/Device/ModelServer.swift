@@ -57,7 +57,7 @@ struct ModelServer: Sendable {
     let kind: Kind
     private(set) var record = ServerRecord()
     private var session: Session?
-    private var connections: [ConnectionID: ConnectionState] = [:]
+    private var connections = ConnectionTable<ConnectionState>()
 
     init(kind: Kind) {
         self.kind = kind
