@@ -40,7 +40,7 @@ let benchmarks: @Sendable () -> Void = {
     Benchmark("tune keepalive, the default sweep", configuration: .init(maxIterations: 1)) { benchmark in
         let profiles = try ["lte-good", "umts-3g", "nr-sa"].map { try ProfileCatalog.builtin(named: $0) }
         benchmark.startMeasurement()
-        let results = KeepaliveSweep(profiles: profiles).run()
+        let results = try KeepaliveSweep(profiles: profiles).run()
         benchmark.stopMeasurement()
         blackHole(results)
     }
