@@ -201,7 +201,7 @@ public struct BenchCommand: AsyncParsableCommand {
         }
         let capturesAreComplete = finishCaptures(Array(captures.values))
         if shard != nil {
-            try writePart(part, stoppedBy: stopRequest.stoppedBy)
+            try writeShardPart(try part.json(), named: part.fileName, out: out, stoppedBy: stopRequest.stoppedBy)
             if !capturesAreComplete { throw ExitCode.incompleteCapture }
             return
         }
@@ -219,23 +219,6 @@ public struct BenchCommand: AsyncParsableCommand {
         }
         try gate(json)
         if !capturesAreComplete { throw ExitCode.incompleteCapture }
-    }
-
-    /// A shard writes its part only: the reports and gates are the merge's, on the whole run.
-    private func writePart(_ part: BenchShard, stoppedBy signalName: String?) throws {
-        let path = URL(fileURLWithPath: out, isDirectory: true).appendingPathComponent(part.fileName).path
-        do {
-            try writeAtomically(try part.json(), toPath: path)
-        } catch {
-            printError("cannot write the part: \(error)")
-            throw ExitCode(1)
-        }
-        if let signalName {
-            printError(
-                "stopped by \(signalName): \(path) holds the devices played, and netsim report merge refuses it; run the shard again")
-            throw ExitCode.stoppedEarly
-        }
-        printError("part: \(path) (merge every part with: netsim report merge \(out) --out DIR)")
     }
 
     private static func captureName(_ transport: BenchTransport, _ device: Int) -> String {

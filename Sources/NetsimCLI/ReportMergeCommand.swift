@@ -81,10 +81,7 @@ public struct ReportMergeCommand: AsyncParsableCommand {
                 json = try writeBenchReports(result, out: out, formats: formats)
                 suite = "netsim report merge \(result.report.profile)"
             }
-        } catch let problem as BenchShardMerge.Problem {
-            printError("cannot merge: \(problem)")
-            throw ExitCode(1)
-        } catch let problem as KeepaliveShardMerge.Problem {
+        } catch let problem as ShardMergeProblem {
             printError("cannot merge: \(problem)")
             throw ExitCode(1)
         }

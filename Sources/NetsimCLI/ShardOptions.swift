@@ -11,12 +11,14 @@ struct ShardOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Play part INDEX of COUNT (devices INDEX, INDEX+COUNT, ... with their seeds in the whole run) and write it for netsim report merge.",
+            "Play part INDEX of COUNT (a bench's devices, a sweep's scenarios INDEX, INDEX+COUNT, ... with their seeds in the whole run) and write it for netsim report merge.",
             valueName: "index/count"),
         transform: { text in try Shard(parsing: text) })
     var shard: Shard?
 
-    @Option(help: "With a Kubernetes Indexed Job: play part $JOB_COMPLETION_INDEX of COUNT (as --shard INDEX/COUNT).")
+    @Option(
+        help: ArgumentHelp(
+            "With a Kubernetes Indexed Job: play part $JOB_COMPLETION_INDEX of COUNT (as --shard INDEX/COUNT).", valueName: "count"))
     var shards: Int?
 
     /// The part to play; nil for the whole run.
@@ -39,4 +41,22 @@ struct ShardOptions: ParsableArguments {
         case (_?, _?): throw ValidationError("--shard and --shards are two ways to say one thing: give one")
         }
     }
+}
+
+/// A shard writes its part only (`OUT/NAME`): the reports and the gates are the merge's, on
+/// the whole run. A part a signal stopped is written all the same, and the exit status says so
+/// (the merge refuses it).
+func writeShardPart(_ json: Data, named name: String, out: String, stoppedBy signalName: String?) throws {
+    let path = URL(fileURLWithPath: out, isDirectory: true).appendingPathComponent(name).path
+    do {
+        try writeAtomically(json, toPath: path)
+    } catch {
+        printError("cannot write the part: \(error)")
+        throw ExitCode(1)
+    }
+    if let signalName {
+        printError("stopped by \(signalName): \(path) holds what was played, and netsim report merge refuses it; run the shard again")
+        throw ExitCode.stoppedEarly
+    }
+    printError("part: \(path) (merge every part with: netsim report merge \(out) --out DIR)")
 }

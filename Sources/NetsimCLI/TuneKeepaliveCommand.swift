@@ -235,7 +235,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
                 if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
             }, shouldStop: { stopRequest.stoppedBy != nil })
         watch.cancel()
-        if shard != nil { return try writePart(part, stoppedBy: stopRequest.stoppedBy) }
+        if shard != nil { return try writeShardPart(try part.json(), named: part.fileName, out: out, stoppedBy: stopRequest.stoppedBy) }
         let results = try KeepaliveShardMerge.merge([("this sweep", part)])
         let verification = results.recommended == nil || !verify || results.isPartial ? nil : try await verifyLive(results)
         let json = try writeTuneReports(results, verification: verification, out: out, formats: try chosenFormats())
@@ -272,21 +272,6 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         return verification.compare(live: live, timeScale: timeScale)
     }
 
-    /// A shard writes its part only: the reports and gates are the merge's, on the whole sweep.
-    private func writePart(_ part: KeepaliveShard, stoppedBy signalName: String?) throws {
-        let path = URL(fileURLWithPath: out, isDirectory: true).appendingPathComponent(part.fileName).path
-        do {
-            try writeAtomically(try part.json(), toPath: path)
-        } catch {
-            printError("cannot write the part: \(error)")
-            throw ExitCode(1)
-        }
-        if let signalName {
-            printError("stopped by \(signalName): \(path) holds the seeds played, and netsim report merge refuses it; run the shard again")
-            throw ExitCode.stoppedEarly
-        }
-        printError("part: \(path) (merge every part with: netsim report merge \(out) --out DIR)")
-    }
 }
 
 /// Writes a sweep's reports (`OUT/tune-keepalive-TRANSPORT.EXT` for each of `formats`) and

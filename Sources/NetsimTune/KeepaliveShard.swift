@@ -33,92 +33,38 @@ public struct KeepaliveShard: Sendable, Codable {
     public var fileName: String { "tune-keepalive-\(sweep.transport.rawValue).\(shard.fileLabel).json" }
 
     public func json() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return try encoder.encode(self)
+        try ShardParts.json(self)
     }
 
     /// A part as `json()` wrote it; `source` names it in errors.
-    public static func decode(_ data: Data, source: String) throws(KeepaliveShardMerge.Problem) -> KeepaliveShard {
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        struct Kind: Decodable {
-            var kind: String?
-            var layout: Int?
-        }
-        guard let kind = try? decoder.decode(Kind.self, from: data), kind.kind == kindName else { throw .notAShard(source) }
-        guard kind.layout == layoutVersion else { throw .otherLayout(source, kind.layout ?? 0) }
-        do {
-            return try decoder.decode(KeepaliveShard.self, from: data)
-        } catch {
-            throw .unreadable(source, String(describing: error))
-        }
+    public static func decode(_ data: Data, source: String) throws(ShardMergeProblem) -> KeepaliveShard {
+        try ShardParts.decode(
+            KeepaliveShard.self, from: data, kind: kindName, layout: layoutVersion, run: "keepalive sweep", source: source)
     }
 }
 
 /// `netsim report merge` of a keepalive sweep's parts, and the analysis of every sweep: every
 /// scenario's figures in scenario order into the results the unsharded sweep gives.
 public enum KeepaliveShardMerge {
-    /// Why parts cannot be merged, naming the files.
-    public enum Problem: Error, Equatable, CustomStringConvertible {
-        case notAShard(String)
-        case otherLayout(String, Int)
-        case unreadable(String, String)
-        case noParts
-        case otherSweep(String, field: String, first: String)
-        case duplicated(Shard, String, String)
-        case missing([Shard])
-        case stopped(String, Shard)
-        case wrongScenarios(String, Shard)
-
-        public var description: String {
-            switch self {
-            case .notAShard(let source): "\(source) is not a part of a sharded sweep (written by netsim tune keepalive --shard)"
-            case .otherLayout(let source, let layout):
-                "\(source) is a part of layout \(layout); this netsim merges layout \(KeepaliveShard.layoutVersion): merge with the netsim that wrote it"
-            case .unreadable(let source, let reason): "\(source) cannot be read as a part of a sweep: \(reason)"
-            case .noParts: "no parts to merge"
-            case .otherSweep(let source, let field, let first): "\(source) is a part of another sweep than \(first): its \(field) differs"
-            case .duplicated(let shard, let first, let second): "shard \(shard) is given twice: \(first) and \(second)"
-            case .missing(let shards):
-                "shard(s) \(shards.map(\.description).joined(separator: ", ")) missing: a merge needs every part of the sweep"
-            case .stopped(let source, let shard):
-                "\(source) (shard \(shard)) was stopped before it had played its scenarios: run that shard again"
-            case .wrongScenarios(let source, let shard): "\(source) does not hold the scenarios shard \(shard) plays"
-            }
-        }
-    }
-
     /// Merges the parts of one sweep (`source` names each in errors) into its results.
-    public static func merge(_ parts: [(source: String, shard: KeepaliveShard)]) throws(Problem) -> KeepaliveResults {
+    public static func merge(_ parts: [(source: String, shard: KeepaliveShard)]) throws(ShardMergeProblem) -> KeepaliveResults {
         guard let (firstSource, first) = parts.first else { throw .noParts }
         for (source, part) in parts.dropFirst() {
-            if let field = difference(part, first) { throw .otherSweep(source, field: field, first: firstSource) }
+            if let field = difference(part, first) { throw .otherRun(source, field: field, first: firstSource) }
         }
-        var byIndex: [Int: (source: String, shard: KeepaliveShard)] = [:]
-        for part in parts {
-            if let earlier = byIndex[part.shard.shard.index] { throw .duplicated(part.shard.shard, earlier.source, part.source) }
-            byIndex[part.shard.shard.index] = part
-        }
-        let count = first.shard.count
-        let missing = (0..<count).filter { byIndex[$0] == nil }
-        if !missing.isEmpty { throw .missing(missing.compactMap { try? Shard(index: $0, count: count) }) }
-
+        let ordered = try ShardParts.inOrder(parts.map { (source: $0.source, part: $0.shard) }, shard: \.shard)
         let sweep = first.sweep
         let scenarios = sweep.scenarios
         var played: [KeepaliveShard.PlayedScenario] = []
         played.reserveCapacity(scenarios.count)
-        for (source, part) in (0..<count).compactMap({ byIndex[$0] }) {
+        for (source, part) in ordered {
             // A sweep stopped by a signal is reported as partial; a stopped part of several is
             // not a report of anything.
-            if part.stopped, count > 1 { throw .stopped(source, part.shard) }
+            if part.stopped, part.shard.count > 1 { throw .stopped(source, part.shard) }
             let indices = part.played.map(\.index)
             let expected = scenarios.indices.filter(part.shard.includes)
             let complete = part.stopped ? indices == Array(expected.prefix(indices.count)) : indices == expected
-            if !complete { throw .wrongScenarios(source, part.shard) }
+            if !complete { throw .wrongItems(source, part.shard, items: "scenarios") }
             played += part.played
         }
         played.sort { $0.index < $1.index }

@@ -51,30 +51,30 @@ import Testing
 
     @Test func aMissingDuplicatedOrForeignPartIsRefusedByName() throws {
         let parts = try Self.modelParts("lte-good", devices: 6, duration: 600, count: 3)
-        #expect(throws: BenchShardMerge.Problem.missing([try Shard(index: 1, count: 3)])) {
+        #expect(throws: ShardMergeProblem.missing([try Shard(index: 1, count: 3)])) {
             try BenchShardMerge.merge([parts[0], parts[2]])
         }
-        #expect(throws: BenchShardMerge.Problem.duplicated(try Shard(index: 2, count: 3), "part 2", "copy of part 2")) {
+        #expect(throws: ShardMergeProblem.duplicated(try Shard(index: 2, count: 3), "part 2", "copy of part 2")) {
             try BenchShardMerge.merge(parts + [("copy of part 2", parts[2].shard)])
         }
         var otherSeed = try Self.configuration("lte-good", devices: 6, duration: 600, shard: Shard(index: 1, count: 3))
         otherSeed.seed = 2
         let foreign = ("seed 2", ModelBenchRunner.play(otherSeed) { _ in })
-        #expect(throws: BenchShardMerge.Problem.otherRun("seed 2", field: "seed (2, not 1)", first: "part 0")) {
+        #expect(throws: ShardMergeProblem.otherRun("seed 2", field: "seed (2, not 1)", first: "part 0")) {
             try BenchShardMerge.merge([parts[0], foreign, parts[2]])
         }
         var otherProfile = parts[1]
         otherProfile.shard.profileDigest = "0"
-        #expect(throws: BenchShardMerge.Problem.otherRun("part 1", field: "profile's contents", first: "part 0")) {
+        #expect(throws: ShardMergeProblem.otherRun("part 1", field: "profile's contents", first: "part 0")) {
             try BenchShardMerge.merge([parts[0], otherProfile, parts[2]])
         }
         var stopped = parts[1]
         stopped.shard.stopped = true
-        #expect(throws: BenchShardMerge.Problem.stopped("part 1", try Shard(index: 1, count: 3))) {
+        #expect(throws: ShardMergeProblem.stopped("part 1", try Shard(index: 1, count: 3))) {
             try BenchShardMerge.merge([parts[0], stopped, parts[2]])
         }
-        #expect(throws: BenchShardMerge.Problem.noParts) { try BenchShardMerge.merge([]) }
-        #expect(throws: BenchShardMerge.Problem.notAShard("x.json")) {
+        #expect(throws: ShardMergeProblem.noParts) { try BenchShardMerge.merge([]) }
+        #expect(throws: ShardMergeProblem.notAShard("x.json", run: "bench")) {
             try BenchShard.decode(Data(#"{"profile": "x"}"#.utf8), source: "x.json")
         }
     }

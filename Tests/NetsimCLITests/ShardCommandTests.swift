@@ -29,6 +29,15 @@ import Testing
         }
     }
 
+    /// The merged reports are the unsharded run's, byte for byte.
+    static func expectSameFiles(_ files: [String], in merged: String, as whole: String) {
+        for file in files {
+            #expect(
+                FileManager.default.contents(atPath: "\(merged)/\(file)") == FileManager.default.contents(atPath: "\(whole)/\(file)"),
+                "\(file)")
+        }
+    }
+
     static let bench = ["bench", "--engine", "model", "--profile", "lte-good", "--devices", "5", "--duration", "10m", "--quiet"]
 
     @Test func badShardsAreUsageErrors() async throws {
@@ -60,12 +69,8 @@ import Testing
         let parts = try FileManager.default.contentsOfDirectory(atPath: directory + "/parts").sorted()
         #expect(parts == (0..<3).map { "bench-lte-good.shard-\($0)-of-3.json" })
         try await Self.run(["report", "merge", directory + "/parts", "--out", directory + "/merged", "--format", "json,md,html"])
-        for file in ["bench-lte-good.json", "bench-lte-good.md", "bench-lte-good.html"] {
-            #expect(
-                FileManager.default.contents(atPath: "\(directory)/merged/\(file)")
-                    == FileManager.default.contents(atPath: "\(directory)/whole/\(file)"),
-                "\(file)")
-        }
+        Self.expectSameFiles(
+            ["bench-lte-good.json", "bench-lte-good.md", "bench-lte-good.html"], in: directory + "/merged", as: directory + "/whole")
         // The gates apply to the whole: exit 3 on a breach.
         #expect(
             await Self.exitCode([
@@ -89,12 +94,7 @@ extension ShardCommandTests {
         try await Self.run(tune + ["--out", directory + "/whole", "--format", "json,md"])
         for index in 0..<2 { try await Self.run(tune + ["--out", directory + "/parts", "--shard", "\(index)/2"]) }
         try await Self.run(["report", "merge", directory + "/parts", "--out", directory + "/merged", "--format", "json,md"])
-        for file in ["tune-keepalive-grpc.json", "tune-keepalive-grpc.md"] {
-            #expect(
-                FileManager.default.contents(atPath: "\(directory)/merged/\(file)")
-                    == FileManager.default.contents(atPath: "\(directory)/whole/\(file)"),
-                "\(file)")
-        }
+        Self.expectSameFiles(["tune-keepalive-grpc.json", "tune-keepalive-grpc.md"], in: directory + "/merged", as: directory + "/whole")
         // The gates name the tune report's keys.
         #expect(
             await Self.exitCode([

@@ -39,15 +39,15 @@ import Testing
     @Test func aMissingForeignOrStoppedPartIsRefusedByName() throws {
         let sweep = try Self.sweep()
         let parts = try Self.parts(sweep, count: 2)
-        #expect(throws: KeepaliveShardMerge.Problem.missing([try Shard(index: 0, count: 2)])) {
+        #expect(throws: ShardMergeProblem.missing([try Shard(index: 0, count: 2)])) {
             try KeepaliveShardMerge.merge([parts[1]])
         }
-        #expect(throws: KeepaliveShardMerge.Problem.duplicated(try Shard(index: 1, count: 2), "part 1", "again")) {
+        #expect(throws: ShardMergeProblem.duplicated(try Shard(index: 1, count: 2), "part 1", "again")) {
             try KeepaliveShardMerge.merge(parts + [("again", parts[1].shard)])
         }
         var longer = sweep
         longer.horizon = 7200
-        #expect(throws: KeepaliveShardMerge.Problem.otherSweep("2 h", field: "horizon (7200.0 s, not 3600.0 s)", first: "part 0")) {
+        #expect(throws: ShardMergeProblem.otherRun("2 h", field: "horizon (7200.0 s, not 3600.0 s)", first: "part 0")) {
             try KeepaliveShardMerge.merge([parts[0], ("2 h", longer.play(try Shard(index: 1, count: 2)))])
         }
         var asked = 0
@@ -58,10 +58,10 @@ import Testing
                 return true
             })
         #expect(stopped.stopped && asked == 1)
-        #expect(throws: KeepaliveShardMerge.Problem.stopped("stopped", try Shard(index: 1, count: 2))) {
+        #expect(throws: ShardMergeProblem.stopped("stopped", try Shard(index: 1, count: 2))) {
             try KeepaliveShardMerge.merge([parts[0], ("stopped", stopped)])
         }
-        #expect(throws: KeepaliveShardMerge.Problem.notAShard("bench.json")) {
+        #expect(throws: ShardMergeProblem.notAShard("bench.json", run: "keepalive sweep")) {
             try KeepaliveShard.decode(Data(#"{"kind": "netsim bench shard"}"#.utf8), source: "bench.json")
         }
     }

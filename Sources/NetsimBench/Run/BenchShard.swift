@@ -119,32 +119,12 @@ extension BenchShard {
     /// The file a part is written to: `bench-PROFILE.shard-I-of-N.json`.
     public var fileName: String { "bench-\(header.profile).\(shard.fileLabel).json" }
 
-    /// Written with infinities as strings (a radio's last stage lasts for ever).
     public func json() throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        return try encoder.encode(self)
+        try ShardParts.json(self)
     }
 
     /// A part as `json()` wrote it; `source` names it in errors.
-    public static func decode(_ data: Data, source: String) throws(BenchShardMerge.Problem) -> BenchShard {
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        struct Kind: Decodable {
-            var kind: String?
-            var layout: Int?
-        }
-        guard let kind = try? decoder.decode(Kind.self, from: data), kind.kind == kindName else {
-            throw .notAShard(source)
-        }
-        guard kind.layout == layoutVersion else { throw .otherLayout(source, kind.layout ?? 0) }
-        do {
-            return try decoder.decode(BenchShard.self, from: data)
-        } catch {
-            throw .unreadable(source, String(describing: error))
-        }
+    public static func decode(_ data: Data, source: String) throws(ShardMergeProblem) -> BenchShard {
+        try ShardParts.decode(BenchShard.self, from: data, kind: kindName, layout: layoutVersion, run: "bench", source: source)
     }
 }

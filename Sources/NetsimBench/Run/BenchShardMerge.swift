@@ -7,40 +7,8 @@ import NetsimProxy
 /// into one histogram, and a modelled device's radio reported until the latest part's stop,
 /// so the report of N parts is the unsharded run's, figure for figure.
 public enum BenchShardMerge {
-    /// Why parts cannot be merged, naming the files.
-    public enum Problem: Error, Equatable, CustomStringConvertible {
-        case notAShard(String)
-        case otherLayout(String, Int)
-        case unreadable(String, String)
-        case noParts
-        case otherRun(String, field: String, first: String)
-        case duplicated(Shard, String, String)
-        case missing([Shard])
-        case stopped(String, Shard)
-        case wrongDevices(String, Shard, transport: BenchTransport)
-
-        public var description: String {
-            switch self {
-            case .notAShard(let source): "\(source) is not a part of a sharded bench (written by netsim bench --shard)"
-            case .otherLayout(let source, let layout):
-                "\(source) is a part of layout \(layout); this netsim merges layout \(BenchShard.layoutVersion): merge with the netsim that wrote it"
-            case .unreadable(let source, let reason): "\(source) cannot be read as a part of a bench: \(reason)"
-            case .noParts: "no parts to merge"
-            case .otherRun(let source, let field, let first):
-                "\(source) is a part of another run than \(first): its \(field) differs"
-            case .duplicated(let shard, let first, let second): "shard \(shard) is given twice: \(first) and \(second)"
-            case .missing(let shards):
-                "shard(s) \(shards.map(\.description).joined(separator: ", ")) missing: a merge needs every part of the run"
-            case .stopped(let source, let shard):
-                "\(source) (shard \(shard)) was stopped before it had played its devices: run that shard again"
-            case .wrongDevices(let source, let shard, let transport):
-                "\(source) does not hold the \(transport.rawValue) devices shard \(shard) plays"
-            }
-        }
-    }
-
     /// Merges the parts of one run (`source` names each in errors) into its report.
-    public static func merge(_ parts: [(source: String, shard: BenchShard)]) throws(Problem) -> BenchResult {
+    public static func merge(_ parts: [(source: String, shard: BenchShard)]) throws(ShardMergeProblem) -> BenchResult {
         let parts = try checked(parts)
         let first = parts[0].shard
         let end = parts.map(\.shard.endSeconds).max() ?? first.header.durationSeconds
@@ -86,37 +54,31 @@ public enum BenchShardMerge {
 
     /// The parts in shard order, once it is certain they are every part of one run, each
     /// holding the devices its shard plays.
-    private static func checked(_ parts: [(source: String, shard: BenchShard)]) throws(Problem) -> [(source: String, shard: BenchShard)] {
+    private static func checked(
+        _ parts: [(source: String, shard: BenchShard)]
+    ) throws(ShardMergeProblem) -> [(source: String, shard: BenchShard)] {
         guard let (firstSource, first) = parts.first else { throw .noParts }
         for (source, part) in parts.dropFirst() {
             if let field = difference(part, first) { throw .otherRun(source, field: field, first: firstSource) }
         }
-        var byIndex: [Int: (source: String, shard: BenchShard)] = [:]
-        for part in parts {
-            if let earlier = byIndex[part.shard.shard.index] { throw .duplicated(part.shard.shard, earlier.source, part.source) }
-            byIndex[part.shard.shard.index] = part
-        }
-        let count = first.shard.count
-        let missing = (0..<count).filter { byIndex[$0] == nil }
-        if !missing.isEmpty { throw .missing(missing.compactMap { try? Shard(index: $0, count: count) }) }
-        let ordered = (0..<count).compactMap { byIndex[$0] }
+        let ordered = try ShardParts.inOrder(parts.map { (source: $0.source, part: $0.shard) }, shard: \.shard)
         for (source, part) in ordered {
             // A run stopped by a signal is reported as partial; a stopped part of several is not
             // a report of anything.
-            if part.stopped, count > 1 { throw .stopped(source, part.shard) }
+            if part.stopped, part.shard.count > 1 { throw .stopped(source, part.shard) }
             let expected = (0..<first.header.devicesPerTransport).filter(part.shard.includes)
             for transport in first.transports {
                 let devices = part.fleets[transport.rawValue]?.devices.map(\.index) ?? []
                 let complete = part.stopped ? devices.allSatisfy(part.shard.includes) : devices == expected
                 if !complete || Set(devices).count != devices.count {
-                    throw .wrongDevices(source, part.shard, transport: transport)
+                    throw .wrongItems(source, part.shard, items: "\(transport.rawValue) devices")
                 }
             }
             if part.fleets.keys.contains(where: { key in !first.transports.contains { $0.rawValue == key } }) {
                 throw .otherRun(source, field: "transports", first: firstSource)
             }
         }
-        return ordered
+        return ordered.map { (source: $0.source, shard: $0.part) }
     }
 
     /// The first thing that makes `part` a part of another run than `first`, named as a user
