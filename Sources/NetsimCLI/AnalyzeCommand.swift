@@ -21,6 +21,12 @@ public struct AnalyzeCommand: ParsableCommand {
 
             Without --device-ip the device is inferred: per IP version, the address in the most \
             of the first 10,000 packets; ties go to a private address, then to the first sender.
+
+            The radio: --radio names a model with its published defaults, --profile takes the \
+            radio of a profile's starting network (its own parameters included); without either, \
+            a netsim capture's start record names the radio the run played (profile, seed, every \
+            parameter), and any other capture is run through LTE, with a warning. The report \
+            says which radio and why.
             """
     )
 
@@ -31,8 +37,14 @@ public struct AnalyzeCommand: ParsableCommand {
     @Argument(help: "The capture (pcap or pcapng).")
     var file: String
 
-    @Option(help: "The radio model: \(Self.radioNames.joined(separator: ", ")).")
-    var radio = RadioTechnology.lte.rawValue
+    @Option(
+        help:
+            "The radio model, with its published defaults: \(Self.radioNames.joined(separator: ", ")). Default: the run's (see below), else lte."
+    )
+    var radio: String?
+
+    @Option(help: "A profile (built-in name or file): the radio of the network it starts on, with the profile's own parameters.")
+    var profile: String?
 
     @Option(name: .customLong("device-ip"), help: "The device's address (repeatable: its IPv4 and IPv6). Default: inferred.")
     var deviceIPs: [String] = []
@@ -54,18 +66,23 @@ public struct AnalyzeCommand: ParsableCommand {
     static let radioNames = RadioTechnology.allCases.filter { $0 != .none }.map(\.rawValue)
 
     public func validate() throws {
-        guard radioStages() != nil else {
+        if let radio, Self.stages(radio) == nil {
             throw ValidationError("--radio: '\(radio)' is not one of \(Self.radioNames.joined(separator: ", "))")
         }
+        if radio != nil, profile != nil { throw ValidationError("--radio and --profile both name the radio: give one") }
         for address in deviceIPs where IPAddress(address) == nil {
             throw ValidationError("--device-ip: '\(address)' is not an IPv4 or IPv6 address")
         }
     }
 
     public func run() throws {
-        guard let stages = radioStages() else { throw ValidationError("--radio: '\(radio)' is not a radio model") }
-        let options = CaptureAnalysisOptions(radio: stages, deviceAddresses: deviceIPs.compactMap(IPAddress.init), until: until)
+        let (stages, source) = try chosenRadio()
+        let options = CaptureAnalysisOptions(
+            radio: stages, radioSource: source, deviceAddresses: deviceIPs.compactMap(IPAddress.init), until: until)
         let analysis = try CaptureAnalysis.analyze(file: file, options: options)
+        if stages == nil, analysis.capture.radioSource.hasPrefix("assumed") {
+            printError("warning: \(file) does not say which radio it was captured on: analyzed as lte (give --radio or --profile)")
+        }
         let output: Data
         switch format {
         case .text: output = Data((analysis.textReport() + "\n").utf8)
@@ -87,7 +104,20 @@ public struct AnalyzeCommand: ParsableCommand {
         }
     }
 
-    private func radioStages() -> RadioStages? {
+    /// The radio given, and how the analysis names it; nil: the capture's own.
+    private func chosenRadio() throws -> (RadioStages?, String) {
+        if let radio, let stages = Self.stages(radio) { return (stages, "--radio \(radio), its published defaults") }
+        guard let profile else { return (nil, "") }
+        let resolved = try resolveProfile(profile)
+        let network = resolved.network(named: resolved.start) ?? resolved.networks[0]
+        guard let stages = RadioStages(network.radio) else {
+            printError("--profile \(profile): its starting network \(network.name) has no radio model to analyze with")
+            throw ExitCode(2)
+        }
+        return (stages, "--profile \(resolved.name), network \(network.name)")
+    }
+
+    private static func stages(_ radio: String) -> RadioStages? {
         RadioTechnology(rawValue: radio).flatMap { RadioStages(.defaults(for: $0)) }
     }
 }

@@ -238,7 +238,9 @@ public struct BenchCommand: AsyncParsableCommand {
                 for device in 0..<configuration.devices where configuration.shard.includes(device) {
                     let name = Self.captureName(transport, device)
                     captures[name] = try CaptureWriter(
-                        path: pcapDirectory + "/" + name, wallClockOrigin: Date().timeIntervalSince1970, marksRunStart: true)
+                        path: pcapDirectory + "/" + name, wallClockOrigin: Date().timeIntervalSince1970,
+                        // Device i of every transport plays seed + i (BenchRunner's Fleet.start).
+                        runStart: RunStart(profile: configuration.profile, seed: configuration.seed &+ UInt64(device)))
                 }
             }
         } catch {

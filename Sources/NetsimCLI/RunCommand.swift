@@ -237,7 +237,8 @@ public struct RunCommand: AsyncParsableCommand {
         var capture: CaptureWriter?
         if let pcap {
             do {
-                capture = try CaptureWriter(path: pcap, wallClockOrigin: Date().timeIntervalSince1970, marksRunStart: true)
+                capture = try CaptureWriter(
+                    path: pcap, wallClockOrigin: Date().timeIntervalSince1970, runStart: RunStart(profile: profile, seed: emulation.seed))
             } catch {
                 printError("cannot write the capture \(pcap): \(error)")
                 throw ExitCode(1)

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimInput
 import NetsimPcap
 import Testing
 
@@ -22,6 +23,10 @@ struct AnalyzeCommandTests {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--device-ip", "10.0.0"]) }
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--format", "csv"]) }
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze"]) }
+        // One way to name the radio at a time; with neither, the capture's own (or lte, said).
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--radio", "lte", "--profile", "nr-sa"]) }
+        let unnamed = try #require(try Netsim.parseAsRoot(["analyze", "t.pcap"]) as? AnalyzeCommand)
+        #expect(unnamed.radio == nil && unnamed.profile == nil)
     }
 
     @Test("writes JSON whose radio object decodes as a RadioReport, and fails on a file that is not a capture")
@@ -42,6 +47,36 @@ struct AnalyzeCommandTests {
         struct Output: Decodable { var radio: RadioReport }
         let output = try JSONDecoder().decode(Output.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
         #expect(output.radio.model == "lte" && output.radio.promotions == 1 && output.radio.bytes.down == 5000)
+
+        // A run's capture names its radio: analyzed with it unless one is given.
+        let nrCapture = directory + "/nr.pcap"
+        let nrWriter = try CaptureWriter(
+            path: nrCapture, wallClockOrigin: 1_700_000_000,
+            runStart: RunStart(profile: try ProfileCatalog.builtin(named: "nr-sa"), seed: 1))
+        nrWriter.open(1, CaptureEndpoints(clientPort: 40_000, server: IPAddress("192.0.2.10")!, serverPort: 443), at: 0)
+        nrWriter.data(1, .down, [UInt8](repeating: 7, count: 5000), onAirStart: 0.1, onAirEnd: 0.2, at: 0.05)
+        try nrWriter.finish()
+        struct Capture: Decodable {
+            var radioModel: String
+            var radioSource: String
+        }
+        struct Analysis: Decodable {
+            var radio: RadioReport
+            var capture: Capture
+        }
+        for (arguments, model) in [([], "nr-sa"), (["--radio", "lte"], "lte"), (["--profile", "lte-good"], "lte")] {
+            let command = try #require(
+                try Netsim.parseAsRoot(["analyze", nrCapture, "--format", "json", "--out", report] + arguments) as? AnalyzeCommand)
+            try command.run()
+            let analysis = try JSONDecoder().decode(Analysis.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+            #expect(analysis.radio.model == model && analysis.capture.radioModel == model, "\(arguments)")
+            if arguments.isEmpty { #expect(analysis.capture.radioSource.contains("profile nr-sa, seed 1")) }
+        }
+        let assumed = try #require(try Netsim.parseAsRoot(["analyze", capture, "--format", "json", "--out", report]) as? AnalyzeCommand)
+        try assumed.run()
+        #expect(
+            try JSONDecoder().decode(Analysis.self, from: Data(contentsOf: URL(fileURLWithPath: report))).capture.radioSource.hasPrefix(
+                "assumed"))
 
         let notCapture = directory + "/notes.txt"
         try "hello".write(toFile: notCapture, atomically: true, encoding: .utf8)

@@ -49,7 +49,8 @@ struct OutputFileTests {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
             process.arguments = [
-                "-c", #"ulimit -f 4 && exec "$0" "$@""#, Self.netsim.path, "analyze", capture, "--format", "html", "--out", report,
+                "-c", #"ulimit -f 4 && exec "$0" "$@""#, Self.netsim.path, "analyze", capture, "--radio", "lte", "--format", "html",
+                "--out", report,
             ]
             let standardError = Pipe()
             process.standardError = standardError
@@ -169,7 +170,8 @@ struct OutputFileTests {
     /// Issue 19: `--pcap /dev/full` printed "incomplete" and exited 0.
     @Test("a capture cut short says how much was lost, and the run exits with status 4")
     func captureCutShort() async throws {
-        let writer = try CaptureWriter(path: "/dev/full", wallClockOrigin: 1_700_000_000, marksRunStart: true)
+        let writer = try CaptureWriter(
+            path: "/dev/full", wallClockOrigin: 1_700_000_000, runStart: RunStart(profile: .passThrough, seed: 1))
         #expect(finishCaptures([writer]) == false)
         let error = try #require(throws: CaptureWriterError.self) { try writer.finish() }
         #expect(error.description.hasPrefix("cannot write the capture /dev/full: incomplete, "))

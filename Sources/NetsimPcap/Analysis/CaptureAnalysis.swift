@@ -51,6 +51,10 @@ public struct CaptureSummary: Sendable, Equatable, Codable {
     public var deviceAddresses: [String]
     /// `given` (`--device-ip`) or `inferred` (see `DeviceAddressInference`).
     public var deviceAddressSource: String
+    /// The radio model the capture ran through (`lte`, `nr-sa`, ...).
+    public var radioModel: String
+    /// Why that one: given (`--radio`, `--profile`), the run's start record, or assumed.
+    public var radioSource: String
 }
 
 /// A time where the analysis starts or stops, in seconds from the first packet, and why.

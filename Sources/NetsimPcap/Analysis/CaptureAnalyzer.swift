@@ -1,8 +1,11 @@
 import NetsimCore
 
 public struct CaptureAnalysisOptions: Sendable {
-    /// The radio model to run the capture through.
-    public var radio: RadioStages
+    /// The radio model to run the capture through; nil: the one a run's start record names
+    /// (`RunStart`), else `assumedRadio`, said so in the analysis.
+    public var radio: RadioStages?
+    /// How the analysis names a given radio (`--radio nr-sa`, `--profile subway`).
+    public var radioSource: String
     /// The device's addresses; empty to infer them (`DeviceAddressInference`).
     public var deviceAddresses: [IPAddress]
     /// Packets of one flow less than this apart belong to one burst; periodic transfers are
@@ -12,8 +15,15 @@ public struct CaptureAnalysisOptions: Sendable {
     /// and the figures end at this time (a run's end-of-run record stops the analysis too).
     public var until: Double?
 
-    public init(radio: RadioStages, deviceAddresses: [IPAddress] = [], burstGap: Double = 1.0, until: Double? = nil) {
+    /// The radio of a capture that names none: LTE with the published defaults.
+    public static let assumedRadio = RadioStages(.defaults(for: .lte))!
+
+    public init(
+        radio: RadioStages?, radioSource: String = "given", deviceAddresses: [IPAddress] = [], burstGap: Double = 1.0,
+        until: Double? = nil
+    ) {
         self.radio = radio
+        self.radioSource = radioSource
         self.deviceAddresses = deviceAddresses
         self.burstGap = burstGap
         self.until = until
@@ -107,6 +117,9 @@ public struct CaptureAnalyzer {
     /// Replaced at the device's first packet by a machine started one promotion before it, so
     /// that packet gets a whole promotion as Video Optimizer gives it.
     private var radio: RadioStateMachine
+    /// The radio model the capture runs through, and why that one.
+    private var stages: RadioStages
+    private var radioSource: String
     private var radioStarted = false
     /// Where the radio's figures begin, once known.
     private var start: AnalysisBound?
@@ -131,7 +144,11 @@ public struct CaptureAnalyzer {
     public init(options: CaptureAnalysisOptions) {
         self.options = options
         self.deviceAddresses = options.deviceAddresses.isEmpty ? nil : options.deviceAddresses
-        self.radio = RadioStateMachine(options.radio)
+        self.stages = options.radio ?? CaptureAnalysisOptions.assumedRadio
+        self.radioSource =
+            options.radio == nil
+            ? "assumed: no --radio or --profile given, and no run-start record naming the run's radio" : options.radioSource
+        self.radio = RadioStateMachine(stages)
         self.chargedTotals = radio.runningTotals
     }
 
@@ -218,7 +235,8 @@ public struct CaptureAnalyzer {
             analysisStart: start ?? AnalysisBound(seconds: 0, reason: .firstPacket), analysisEnd: end,
             startTime: timeBase.map { Double($0.seconds) + Double($0.nanoseconds) / 1e9 }, durationSeconds: latestTime,
             deviceAddresses: (deviceAddresses ?? []).map(\.description),
-            deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given")
+            deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given", radioModel: stages.model,
+            radioSource: radioSource)
         return CaptureAnalysis(
             capture: summary, radio: report, idleEnergyJoules: totals.idleEnergy, flows: flowReports,
             periodicTransfers: periodicTransfers)
@@ -286,8 +304,16 @@ public struct CaptureAnalyzer {
     private mutating func mark(_ boundary: RunBoundary, at time: Double) {
         runBoundaryPackets += 1
         switch boundary {
-        case .start:
+        case .start(let run):
             guard !radioStarted else { return }
+            if options.radio == nil, let run {
+                if let recorded = RadioStages(run.radio) {
+                    stages = recorded
+                    radioSource = "the run's start record: profile \(run.profile), seed \(run.seed), network \(run.network)"
+                } else {
+                    radioSource = "assumed: the run's network \(run.network) (profile \(run.profile)) has no radio model"
+                }
+            }
             startRadio(at: time, reason: .runStart)
         case .end:
             end = AnalysisBound(seconds: time, reason: .runEnd)
@@ -295,7 +321,7 @@ public struct CaptureAnalyzer {
     }
 
     private mutating func startRadio(at time: Double, reason: AnalysisBound.Reason) {
-        radio = RadioStateMachine(options.radio, start: time, recordsTimeline: true)
+        radio = RadioStateMachine(stages, start: time, recordsTimeline: true)
         chargedTotals = radio.runningTotals
         radioStarted = true
         start = AnalysisBound(seconds: time, reason: reason)
@@ -310,7 +336,7 @@ public struct CaptureAnalyzer {
         }
         devicePackets += 1
         if !radioStarted {
-            startRadio(at: time - Self.idlePromotionDelay(options.radio), reason: .firstPacket)
+            startRadio(at: time - Self.idlePromotionDelay(stages), reason: .firstPacket)
         }
         if time < latestDeviceTime { outOfOrderPackets += 1 }
         latestDeviceTime = max(latestDeviceTime, time)

@@ -42,6 +42,7 @@ extension CaptureAnalysis {
                 + "\(ReportNumber.seconds(summary.durationSeconds, decimals: 2))",
             "Device   \(summary.deviceAddresses.isEmpty ? "none found" : summary.deviceAddresses.joined(separator: ", ")) "
                 + "(\(summary.deviceAddressSource)); \(summary.devicePackets) packets to or from it",
+            "Radio    \(summary.radioModel) (\(summary.radioSource))",
         ]
         var skipped: [String] = []
         if summary.nonIPPackets > 0 { skipped.append("\(summary.nonIPPackets) without IP") }

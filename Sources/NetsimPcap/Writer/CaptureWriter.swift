@@ -47,15 +47,15 @@ public final class CaptureWriter: Sendable {
     ///     `wallClockOrigin + time`.
     ///   - snapshotLength: the most bytes kept of each frame (as `tcpdump -s`); the default
     ///     keeps whole frames.
-    ///   - marksRunStart: begin with a run-start record at time zero (a run's capture; its end
-    ///     goes in with `endRun(at:)`).
+    ///   - runStart: the run this is the capture of: it begins with a run-start record at time
+    ///     zero saying what the run played (its end goes in with `endRun(at:)`); nil for none.
     public init(
         path: String, wallClockOrigin: Double, snapshotLength: Int = 65_535, limits: Limits = Limits(),
-        marksRunStart: Bool = false
+        runStart: RunStart? = nil
     ) throws(CaptureWriterError) {
         self.path = path
         let file = try PcapDumpFile(path: path, snapshotLength: snapshotLength, wallClockOrigin: wallClockOrigin)
-        if marksRunStart { file.write(RunBoundary.start.frame, at: 0) }
+        if let runStart { file.write(RunBoundary.start(runStart).frame, at: 0) }
         let queue = CaptureQueue(limits: limits)
         self.queue = queue
         // The thread holds the queue, not the writer, so dropping the writer finishes the file.
