@@ -27,6 +27,10 @@ public struct AnalyzeCommand: ParsableCommand {
             a netsim capture's start record names the radio the run played (profile, seed, every \
             parameter), and any other capture is run through LTE, with a warning. The report \
             says which radio and why.
+
+            A capture that breaks off (truncated by a full disk or a stopped tcpdump, or corrupt) \
+            is analyzed up to where it breaks; the report says where, the error is printed, and \
+            the exit status is 1.
             """
     )
 
@@ -101,6 +105,10 @@ public struct AnalyzeCommand: ParsableCommand {
             }
         } else {
             FileHandle.standardOutput.write(output)
+        }
+        if let readError = analysis.capture.readError {
+            printError("\(file): \(readError): the report covers the \(analysis.capture.packets) packets before it")
+            throw ExitCode(1)
         }
     }
 

@@ -78,6 +78,15 @@ struct AnalyzeCommandTests {
             try JSONDecoder().decode(Analysis.self, from: Data(contentsOf: URL(fileURLWithPath: report))).capture.radioSource.hasPrefix(
                 "assumed"))
 
+        // A capture cut short is analyzed up to the cut, and the exit status is 1.
+        let cut = directory + "/cut.pcap"
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: nrCapture))
+        try bytes.dropLast(20).write(to: URL(fileURLWithPath: cut))
+        let cutCommand = try #require(try Netsim.parseAsRoot(["analyze", cut, "--format", "json", "--out", report]) as? AnalyzeCommand)
+        #expect(throws: ExitCode(1)) { try cutCommand.run() }
+        let cutAnalysis = try JSONDecoder().decode(Analysis.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+        #expect(cutAnalysis.capture.radioModel == "nr-sa")
+
         let notCapture = directory + "/notes.txt"
         try "hello".write(toFile: notCapture, atomically: true, encoding: .utf8)
         let failing = try #require(try Netsim.parseAsRoot(["analyze", notCapture]) as? AnalyzeCommand)

@@ -208,3 +208,24 @@ import Testing
         #expect(analysis.capture.devicePackets == 1)
     }
 }
+
+extension CaptureReaderTests {
+    /// Issue 25: a truncated capture gave only an error. It is analyzed up to where it breaks,
+    /// and the analysis says where.
+    @Test func aTruncatedCaptureIsAnalyzedUpToWhereItBreaks() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let whole = Self.twoPacketCapture
+        let secondRecord = 24 + 16 + Self.ethernetFrame.count
+        let path = directory.file("cut.pcap")
+        try Array(whole.dropLast(5)).write(to: path)
+        let analysis = try CaptureAnalysis.analyze(file: path, options: CaptureAnalysisOptions(radio: nil))
+        #expect(analysis.capture.packets == 1 && analysis.capture.devicePackets == 1)
+        #expect(analysis.capture.readError?.hasPrefix("packet 2 at byte offset \(secondRecord): the capture is truncated") == true)
+        #expect(analysis.radio.promotions == 1)
+        #expect(analysis.textReport().contains("Broken   packet 2 at byte offset \(secondRecord)"))
+        let complete = directory.file("whole.pcap")
+        try whole.write(to: complete)
+        #expect(try CaptureAnalysis.analyze(file: complete, options: CaptureAnalysisOptions(radio: nil)).capture.readError == nil)
+    }
+}

@@ -55,6 +55,10 @@ public struct CaptureSummary: Sendable, Equatable, Codable {
     public var radioModel: String
     /// Why that one: given (`--radio`, `--profile`), the run's start record, or assumed.
     public var radioSource: String
+    /// Where and why reading stopped before the file's end (a truncated or corrupt capture),
+    /// as `CaptureError.locatedReason` says it: the figures cover the packets before it. Nil
+    /// when the whole file was read.
+    public var readError: String? = nil
 }
 
 /// A time where the analysis starts or stops, in seconds from the first packet, and why.

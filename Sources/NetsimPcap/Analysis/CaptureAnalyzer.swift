@@ -31,12 +31,22 @@ public struct CaptureAnalysisOptions: Sendable {
 }
 
 extension CaptureAnalysis {
-    /// Reads and analyzes the capture at `path`, one packet at a time.
+    /// Reads and analyzes the capture at `path`, one packet at a time. A file that cannot be
+    /// opened as a capture throws; one that breaks off later (truncated by a full disk or a
+    /// killed tcpdump, or corrupt) is analyzed up to the packet that failed, and
+    /// `capture.readError` says where and why.
     public static func analyze(file path: String, options: CaptureAnalysisOptions) throws -> CaptureAnalysis {
         let reader = try CaptureReader(path: path)
         var analyzer = CaptureAnalyzer(options: options)
-        try reader.forEachPacket { analyzer.add($0, linkType: reader.linkType) }
-        return analyzer.finish(file: path, format: reader.format, linkType: reader.linkType)
+        var readError: CaptureError?
+        do {
+            try reader.forEachPacket { analyzer.add($0, linkType: reader.linkType) }
+        } catch let error as CaptureError {
+            readError = error
+        }
+        var analysis = analyzer.finish(file: path, format: reader.format, linkType: reader.linkType)
+        analysis.capture.readError = readError?.locatedReason
+        return analysis
     }
 }
 

@@ -33,6 +33,11 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     public var description: String {
+        "\(file): \(locatedReason)"
+    }
+
+    /// Where and what, without the file: `packet 2 at byte offset 94: the capture is truncated: ...`.
+    public var locatedReason: String {
         let location = packetNumber.map { "packet \($0) at byte offset \(byteOffset)" } ?? "byte offset \(byteOffset)"
         let summary =
             switch kind {
@@ -42,6 +47,6 @@ public struct CaptureError: Error, Sendable, Equatable, CustomStringConvertible 
             case .truncated: "the capture is truncated"
             case .corrupt: "the capture is corrupt"
             }
-        return "\(file): \(location): \(summary): \(detail)"
+        return "\(location): \(summary): \(detail)"
     }
 }

@@ -51,6 +51,9 @@ extension CaptureAnalysis {
             skipped.append("\(summary.undecodablePackets) undecodable (first: \(summary.firstUndecodable ?? "?"))")
         }
         if !skipped.isEmpty { lines.append("Skipped  " + skipped.joined(separator: ", ")) }
+        if let readError = summary.readError {
+            lines.append("Broken   \(readError): the figures cover the \(summary.packets) packets before it")
+        }
         if summary.packetsAfterEnd > 0 {
             lines.append(
                 "Stopped  at \(ReportNumber.seconds(summary.analysisEnd.seconds, decimals: 2)) (\(summary.analysisEnd.description)): "
