@@ -50,8 +50,16 @@ public struct AnalyzeCommand: ParsableCommand {
     @Option(help: "A profile (built-in name or file): the radio of the network it starts on, with the profile's own parameters.")
     var profile: String?
 
-    @Option(name: .customLong("device-ip"), help: "The device's address (repeatable: its IPv4 and IPv6). Default: inferred.")
-    var deviceIPs: [String] = []
+    @Option(
+        name: [.customLong("device"), .customLong("device-ip")],
+        help: ArgumentHelp(
+            "The device: an address, or ADDRESS:PORT ([IPv6]:PORT) for a capture on loopback where both ends share one address (repeatable: its IPv4 and IPv6, its ports). Default: inferred, the ephemeral port on loopback.",
+            valueName: "host[:port]"),
+        transform: { text in
+            guard let device = DeviceEndpoint(text) else { throw ValidationError("--device: '\(text)' is not an address or ADDRESS:PORT") }
+            return device
+        })
+    var devices: [DeviceEndpoint] = []
 
     @Option(help: "Output format: text, json (its radio object is netsim run's), html (one file, SVG timeline).")
     var format = OutputFormat.text
@@ -74,16 +82,19 @@ public struct AnalyzeCommand: ParsableCommand {
             throw ValidationError("--radio: '\(radio)' is not one of \(Self.radioNames.joined(separator: ", "))")
         }
         if radio != nil, profile != nil { throw ValidationError("--radio and --profile both name the radio: give one") }
-        for address in deviceIPs where IPAddress(address) == nil {
-            throw ValidationError("--device-ip: '\(address)' is not an IPv4 or IPv6 address")
-        }
     }
 
     public func run() throws {
         let (stages, source) = try chosenRadio()
-        let options = CaptureAnalysisOptions(
-            radio: stages, radioSource: source, deviceAddresses: deviceIPs.compactMap(IPAddress.init), until: until)
+        var options = CaptureAnalysisOptions(
+            radio: stages, radioSource: source, deviceAddresses: devices.map(\.address), until: until)
+        options.devicePorts = Set(devices.compactMap(\.port))
         let analysis = try CaptureAnalysis.analyze(file: file, options: options)
+        if analysis.capture.deviceEndGuesses > 0 {
+            printError(
+                "warning: \(analysis.capture.deviceEndGuesses) flows join two ports of the device's address: the higher port was taken "
+                    + "as the device's (give --device HOST:PORT)")
+        }
         if stages == nil, analysis.capture.radioSource.hasPrefix("assumed") {
             printError("warning: \(file) does not say which radio it was captured on: analyzed as lte (give --radio or --profile)")
         }
@@ -127,5 +138,33 @@ public struct AnalyzeCommand: ParsableCommand {
 
     private static func stages(_ radio: String) -> RadioStages? {
         RadioTechnology(rawValue: radio).flatMap { RadioStages(.defaults(for: $0)) }
+    }
+}
+
+/// `--device`: the device's address, and optionally its port (`10.0.0.2`, `127.0.0.1:54321`,
+/// `fd00::2`, `[::1]:54321`).
+struct DeviceEndpoint: Equatable {
+    var address: IPAddress
+    var port: UInt16?
+
+    init?(_ text: String) {
+        if let address = IPAddress(text) {
+            self.address = address
+            return
+        }
+        let host: Substring
+        let portText: Substring
+        if text.hasPrefix("["), let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") {
+            host = text[text.index(after: text.startIndex)..<close]
+            portText = text[text.index(close, offsetBy: 2)...]
+        } else if let colon = text.lastIndex(of: ":") {
+            host = text[..<colon]
+            portText = text[text.index(after: colon)...]
+        } else {
+            return nil
+        }
+        guard let address = IPAddress(String(host)), let port = UInt16(portText), port > 0 else { return nil }
+        self.address = address
+        self.port = port
     }
 }

@@ -18,7 +18,13 @@ struct AnalyzeCommandTests {
             ])
                 as? AnalyzeCommand)
         #expect(command.file == "trace.pcapng" && command.radio == "nr-sa" && command.format == .html && command.out == "r.html")
-        #expect(command.deviceIPs == ["10.1.2.3", "fd00::2"])
+        #expect(command.devices.map(\.address.description) == ["10.1.2.3", "fd00::2"] && command.devices.allSatisfy { $0.port == nil })
+        let ported = try #require(
+            try Netsim.parseAsRoot(["analyze", "lo.pcap", "--device", "127.0.0.1:54321", "--device", "[::1]:54321"]) as? AnalyzeCommand)
+        #expect(ported.devices == [DeviceEndpoint("127.0.0.1:54321"), DeviceEndpoint("[::1]:54321")])
+        #expect(ported.devices.map(\.port) == [54_321, 54_321])
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--device", "127.0.0.1:0"]) }
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--device", "localhost:80"]) }
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--radio", "none"]) }
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--device-ip", "10.0.0"]) }
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--format", "csv"]) }

@@ -51,6 +51,10 @@ public struct CaptureSummary: Sendable, Equatable, Codable {
     public var deviceAddresses: [String]
     /// `given` (`--device-ip`) or `inferred` (see `DeviceAddressInference`).
     public var deviceAddressSource: String
+    /// Flows between two ports of the device's own address (a loopback capture) where neither
+    /// port was the device's given one nor the only ephemeral one: the higher port was taken as
+    /// the device's (`--device HOST:PORT` says which).
+    public var deviceEndGuesses: Int
     /// The radio model the capture ran through (`lte`, `nr-sa`, ...).
     public var radioModel: String
     /// Why that one: given (`--radio`, `--profile`), the run's start record, or assumed.

@@ -8,6 +8,10 @@ public struct CaptureAnalysisOptions: Sendable {
     public var radioSource: String
     /// The device's addresses; empty to infer them (`DeviceAddressInference`).
     public var deviceAddresses: [IPAddress]
+    /// The device's ports, for flows whose two ends share its address (a capture on loopback
+    /// beside a local proxy): the end with one of these is the device. Empty: the ephemeral
+    /// end (`DeviceSide`).
+    public var devicePorts: Set<UInt16> = []
     /// Packets of one flow less than this apart belong to one burst; periodic transfers are
     /// found among the gaps between bursts.
     public var burstGap: Double
@@ -150,6 +154,8 @@ public struct CaptureAnalyzer {
     private var firstUndecodable: String?
     private var outOfOrderPackets = 0
     private var runBoundaryPackets = 0
+    /// Flows between two ports of the device's address whose device end was a guess.
+    private var sameAddressGuesses = 0
 
     public init(options: CaptureAnalysisOptions) {
         self.options = options
@@ -245,7 +251,8 @@ public struct CaptureAnalyzer {
             analysisStart: start ?? AnalysisBound(seconds: 0, reason: .firstPacket), analysisEnd: end,
             startTime: timeBase.map { Double($0.seconds) + Double($0.nanoseconds) / 1e9 }, durationSeconds: latestTime,
             deviceAddresses: (deviceAddresses ?? []).map(\.description),
-            deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given", radioModel: stages.model,
+            deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given", deviceEndGuesses: sameAddressGuesses,
+            radioModel: stages.model,
             radioSource: radioSource)
         return CaptureAnalysis(
             capture: summary, radio: report, idleEnergyJoules: totals.idleEnergy, flows: flowReports,
@@ -272,7 +279,7 @@ public struct CaptureAnalyzer {
             index = flows.count
             flows.append(
                 FlowState(
-                    key: key, deviceIsA: deviceAddresses.flatMap { Self.deviceSide(of: key, devices: $0) },
+                    key: key, deviceIsA: deviceAddresses.flatMap { deviceSide(of: key, devices: $0) },
                     sniffer: key.ipProtocol == 6 ? FlowNameSniffer() : nil))
             flowIndices[key] = index
         }
@@ -280,10 +287,17 @@ public struct CaptureAnalyzer {
         return index
     }
 
-    private static func deviceSide(of key: FlowKey, devices: [IPAddress]) -> Bool? {
-        if devices.contains(key.a) { return true }
-        if devices.contains(key.b) { return false }
-        return nil
+    /// Whether the device is the flow's end `a`; nil when it is neither.
+    private mutating func deviceSide(of key: FlowKey, devices: [IPAddress]) -> Bool? {
+        guard key.a == key.b else {
+            if devices.contains(key.a) { return true }
+            if devices.contains(key.b) { return false }
+            return nil
+        }
+        guard devices.contains(key.a) else { return nil }
+        let side = DeviceSide.ofSameAddressFlow(aPort: key.aPort, bPort: key.bPort, devicePorts: options.devicePorts)
+        if side.guessed { sameAddressGuesses += 1 }
+        return side.deviceIsA
     }
 
     private mutating func sniffServerName(
@@ -301,7 +315,7 @@ public struct CaptureAnalyzer {
     private mutating func settleDevice(_ addresses: [IPAddress]) {
         deviceAddresses = addresses
         for index in flows.indices {
-            flows[index].deviceIsA = Self.deviceSide(of: flows[index].key, devices: addresses)
+            flows[index].deviceIsA = deviceSide(of: flows[index].key, devices: addresses)
         }
         for packet in pending {
             feed(at: packet.time, flow: packet.flow, sentByA: packet.sentByA, payloadBytes: packet.payloadBytes)

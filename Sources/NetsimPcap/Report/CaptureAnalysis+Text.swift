@@ -62,6 +62,11 @@ extension CaptureAnalysis {
         if summary.outOfOrderPackets > 0 {
             lines.append("Note     \(summary.outOfOrderPackets) packets are timestamped before one earlier in the file")
         }
+        if summary.deviceEndGuesses > 0 {
+            lines.append(
+                "Note     \(summary.deviceEndGuesses) flows join two ports of the device's address with no single ephemeral port: "
+                    + "the higher port was taken as the device's (--device HOST:PORT names it)")
+        }
         return lines.joined(separator: "\n")
     }
 
