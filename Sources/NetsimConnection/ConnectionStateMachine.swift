@@ -103,6 +103,8 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         var line = Line()
         var timerArmed = false
         var sawEnd = false
+        /// The FIN was handed to the destination for writing, after every byte before it.
+        var endHandedOver = false
         /// The FIN was written after every byte before it.
         var closedOutput = false
     }
@@ -294,7 +296,11 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         guard lifecycle == .open, destinationWritable || flows[direction].line.nextIsReset,
             let item = flows[direction].line.popDue(now: now)
         else { return nil }
-        if case .reset = item { lifecycle = .closing }
+        switch item {
+        case .reset: lifecycle = .closing
+        case .end: flows[direction].endHandedOver = true
+        case .data: break
+        }
         return item
     }
 
@@ -424,9 +430,13 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         return [.cancelTimer(direction)]
     }
 
+    /// Clean when both FINs were passed on. The second FIN goes to a side whose input is
+    /// already closed, where NIO turns the output close into a full close, and its going can
+    /// come before the close's completion: a FIN handed over counts, unless a side was reset.
     private mutating func finish() -> [Action] {
         let actions = dropQueues()
-        let finished = flows.up.closedOutput && flows.down.closedOutput
+        let passedOn = { (flow: Flow) in flow.closedOutput || flow.endHandedOver }
+        let finished = passedOn(flows.up) && passedOn(flows.down) && !aborted.client && !aborted.upstream
         lifecycle = .closing
         return actions + [.finish(cleanly: finished)]
     }

@@ -435,3 +435,40 @@ struct DelayLineTests {
         #expect(line.popDue(now: 1) == .reset)
     }
 }
+
+extension ConnectionStateMachineTests {
+    /// Issue 25: clean closes were never recorded (`finished: false`, no FIN in the capture).
+    /// The second FIN goes to a side whose input is closed; NIO closes that channel fully, and
+    /// its `inactive` came before the output close's completion. Both FINs were passed on.
+    @Test("both FINs passed on finish cleanly even when the last side goes before its close completes")
+    func secondFinToAHalfClosedSide() {
+        var machine = Self.openConnection()
+        // The server answers and closes first.
+        #expect(machine.inputClosed(on: .upstream) == [.sendEnd(.down)])
+        _ = machine.endScheduled(.down, verdict: .deliver(at: 1), now: 1)
+        #expect(Self.deliver(&machine, .down, now: 1) == [.end])
+        #expect(machine.outputClosed(towards: .client) == [])
+        // The client reads the FIN and closes: its channel is gone at once (both halves shut).
+        #expect(machine.inputClosed(on: .client) == [.sendEnd(.up)])
+        #expect(machine.endScheduled(.up, verdict: .deliver(at: 2), now: 2) == [.deliver(.up)])
+        #expect(machine.inactive(.client) == [.resumeReading(.upstream)])
+        #expect(Self.deliver(&machine, .up, now: 2) == [.end])
+        // The upstream's output close became a full close: it is gone before that close completes.
+        #expect(machine.inactive(.upstream) == [.finish(cleanly: true)])
+        #expect(machine.outputClosed(towards: .upstream) == [])
+    }
+
+    @Test("a side reset after both FINs were handed over does not finish cleanly")
+    func finsThenReset() {
+        var machine = Self.openConnection()
+        _ = machine.inputClosed(on: .upstream)
+        _ = machine.endScheduled(.down, verdict: .deliver(at: 1), now: 1)
+        _ = Self.deliver(&machine, .down, now: 1)
+        _ = machine.inputClosed(on: .client)
+        _ = machine.endScheduled(.up, verdict: .deliver(at: 2), now: 2)
+        _ = Self.deliver(&machine, .up, now: 2)
+        machine.failedWithReset(.client)
+        _ = machine.inactive(.client)
+        #expect(machine.inactive(.upstream) == [.finish(cleanly: false)])
+    }
+}

@@ -144,6 +144,42 @@ import Testing
         Self.expectSameFigures(run.radio, analysis.radio)
     }
 
+    /// Issue 25: a clean close was never recorded. An echo whose client half-closes after its
+    /// bytes and whose server closes after echoing them passes both FINs on; the second goes to
+    /// a side whose input is closed, which NIO closes fully. The capture shows both.
+    @Test func aCleanCloseShowsBothFINsInTheCapture() async throws {
+        let (profile, _) = Self.shortTailProfile()
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try CaptureWriter(
+            path: path, wallClockOrigin: Date().timeIntervalSince1970, runStart: RunStart(profile: profile, seed: 3))
+        var options = ProxyOptions()
+        options.observer = CaptureLinkObserver(writer: writer)
+        let (server, serverPort) = try await Loopback.echoServer()
+        let proxy = try await NetsimProxy.start(
+            profile: profile, seed: 3,
+            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        let (received, ending) = try await Loopback.echo(Loopback.randomBytes(10_000, seed: 5), port: proxy.listeningAddresses[0].port)
+        #expect(ending == .finished && received.count == 10_000)
+        // Let the last FIN cross the emulated link before the run ends.
+        try await Task.sleep(for: .milliseconds(300))
+        let report = try await proxy.stop()
+        try writer.finish()
+        try await server.close()
+        #expect(report.connections.closed == 1 && report.connections.reset == 0)
+        var fins = 0
+        let reader = try CaptureReader(path: path)
+        try reader.forEachPacket { packet in
+            if case .ip(let decoded) = PacketDecoder.decode(packet.bytes, originalLength: packet.originalLength, linkType: reader.linkType),
+                decoded.tcp?.flags.contains(.fin) == true
+            {
+                fins += 1
+            }
+        }
+        #expect(fins == 2)
+    }
+
     @Test func aRunThatEndsInsideAnOutageAnalyzesToItsOwnFigures() async throws {
         let (profile, _) = Self.shortTailProfile(events: [TimelineEvent(at: 1.5, kind: .outage(duration: 60, mode: .stall))])
         let (run, analysis) = try await Self.runAndAnalyze(profile) { port in
