@@ -78,11 +78,10 @@ import Testing
     }
 
     /// Runs a proxy with `profile` and a capture, drives `traffic` through it, stops it as
-    /// `netsim run` does, and analyzes the capture.
-    /// The capture is analyzed with no radio given: its start record names the run's.
-    static func runAndAnalyze(
-        _ profile: Profile, traffic: (_ port: Int) async throws -> Void
-    ) async throws -> (run: RunReport, analysis: CaptureAnalysis) {
+    /// `netsim run` does, and hands the capture's path to `inspect` (then removes it).
+    static func captureRun<Result>(
+        _ profile: Profile, traffic: (_ port: Int) async throws -> Void, inspect: (RunReport, String) throws -> Result
+    ) async throws -> Result {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let writer = try CaptureWriter(
@@ -99,9 +98,18 @@ import Testing
         // The proxy told the capture where the run ended (LinkObserver.runEnded).
         try writer.finish()
         try await server.close()
-        let analysis = try CaptureAnalysis.analyze(file: path, options: CaptureAnalysisOptions(radio: nil))
-        #expect(analysis.capture.radioSource == "the run's start record: profile \(profile.name), seed 3, network \(profile.start)")
-        return (report, analysis)
+        return try inspect(report, path)
+    }
+
+    /// A run's capture analyzed with no radio given: its start record names the run's.
+    static func runAndAnalyze(
+        _ profile: Profile, traffic: (_ port: Int) async throws -> Void
+    ) async throws -> (run: RunReport, analysis: CaptureAnalysis) {
+        try await captureRun(profile, traffic: traffic) { report, path in
+            let analysis = try CaptureAnalysis.analyze(file: path, options: CaptureAnalysisOptions(radio: nil))
+            #expect(analysis.capture.radioSource == "the run's start record: profile \(profile.name), seed 3, network \(profile.start)")
+            return (report, analysis)
+        }
     }
 
     static func expectSameFigures(_ live: RadioReport, _ offline: RadioReport) {
@@ -149,34 +157,25 @@ import Testing
     /// a side whose input is closed, which NIO closes fully. The capture shows both.
     @Test func aCleanCloseShowsBothFINsInTheCapture() async throws {
         let (profile, _) = Self.shortTailProfile()
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
-        defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try CaptureWriter(
-            path: path, wallClockOrigin: Date().timeIntervalSince1970, runStart: RunStart(profile: profile, seed: 3))
-        var options = ProxyOptions()
-        options.observer = CaptureLinkObserver(writer: writer)
-        let (server, serverPort) = try await Loopback.echoServer()
-        let proxy = try await NetsimProxy.start(
-            profile: profile, seed: 3,
-            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
-            options: options, group: Loopback.group, logger: Loopback.logger)
-        let (received, ending) = try await Loopback.echo(Loopback.randomBytes(10_000, seed: 5), port: proxy.listeningAddresses[0].port)
-        #expect(ending == .finished && received.count == 10_000)
-        // Let the last FIN cross the emulated link before the run ends.
-        try await Task.sleep(for: .milliseconds(300))
-        let report = try await proxy.stop()
-        try writer.finish()
-        try await server.close()
-        #expect(report.connections.closed == 1 && report.connections.reset == 0)
-        var fins = 0
-        let reader = try CaptureReader(path: path)
-        try reader.forEachPacket { packet in
-            if case .ip(let decoded) = PacketDecoder.decode(packet.bytes, originalLength: packet.originalLength, linkType: reader.linkType),
-                decoded.tcp?.flags.contains(.fin) == true
-            {
-                fins += 1
+        let (report, fins) = try await Self.captureRun(profile) { port in
+            let (received, ending) = try await Loopback.echo(Loopback.randomBytes(10_000, seed: 5), port: port)
+            #expect(ending == .finished && received.count == 10_000)
+            // Let the last FIN cross the emulated link before the run ends.
+            try await Task.sleep(for: .milliseconds(300))
+        } inspect: { report, path in
+            var fins = 0
+            let reader = try CaptureReader(path: path)
+            try reader.forEachPacket { packet in
+                if case .ip(let decoded) = PacketDecoder.decode(
+                    packet.bytes, originalLength: packet.originalLength, linkType: reader.linkType),
+                    decoded.tcp?.flags.contains(.fin) == true
+                {
+                    fins += 1
+                }
             }
+            return (report, fins)
         }
+        #expect(report.connections.closed == 1 && report.connections.reset == 0)
         #expect(fins == 2)
     }
 
