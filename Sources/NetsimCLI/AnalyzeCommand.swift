@@ -47,7 +47,10 @@ public struct AnalyzeCommand: ParsableCommand {
     )
     var radio: String?
 
-    @Option(help: "A profile (built-in name or file): the radio of the network it starts on, with the profile's own parameters.")
+    @Option(
+        help:
+            "A profile (built-in name or file): the radio of the network it starts on, with the profile's own parameters. Default: none (the run's radio, see --radio)."
+    )
     var profile: String?
 
     @Option(

@@ -11,14 +11,15 @@ struct ShardOptions: ParsableArguments {
 
     @Option(
         help: ArgumentHelp(
-            "Play part INDEX of COUNT (a bench's devices, a sweep's scenarios INDEX, INDEX+COUNT, ... with their seeds in the whole run) and write it for netsim report merge.",
+            "Play part INDEX of COUNT (a bench's devices, a sweep's scenarios INDEX, INDEX+COUNT, ... with their seeds in the whole run) and write it for netsim report merge. Default: the whole run.",
             valueName: "index/count"),
         transform: { text in try Shard(parsing: text) })
     var shard: Shard?
 
     @Option(
         help: ArgumentHelp(
-            "With a Kubernetes Indexed Job: play part $JOB_COMPLETION_INDEX of COUNT (as --shard INDEX/COUNT).", valueName: "count"))
+            "With a Kubernetes Indexed Job: play part $JOB_COMPLETION_INDEX of COUNT (as --shard INDEX/COUNT). Default: the whole run.",
+            valueName: "count"))
     var shards: Int?
 
     /// The part to play; nil for the whole run.
