@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NetsimCore
 import NetsimPcap
+import NetsimProxy
 
 /// `netsim analyze`: any capture through the radio model, with the energy charged to flows.
 public struct AnalyzeCommand: ParsableCommand {
@@ -98,7 +99,7 @@ public struct AnalyzeCommand: ParsableCommand {
                 "warning: \(analysis.capture.deviceEndGuesses) flows join two ports of the device's address: the higher port was taken "
                     + "as the device's (give --device HOST:PORT)")
         }
-        if stages == nil, analysis.capture.radioSource.hasPrefix("assumed") {
+        if analysis.capture.radioAssumed {
             printError("warning: \(file) does not say which radio it was captured on: analyzed as lte (give --radio or --profile)")
         }
         let output: Data
@@ -145,7 +146,7 @@ public struct AnalyzeCommand: ParsableCommand {
 }
 
 /// `--device`: the device's address, and optionally its port (`10.0.0.2`, `127.0.0.1:54321`,
-/// `fd00::2`, `[::1]:54321`).
+/// `fd00::2`, `[::1]:54321`): an address alone, or a `HostPort` whose host is an address.
 struct DeviceEndpoint: Equatable {
     var address: IPAddress
     var port: UInt16?
@@ -155,19 +156,8 @@ struct DeviceEndpoint: Equatable {
             self.address = address
             return
         }
-        let host: Substring
-        let portText: Substring
-        if text.hasPrefix("["), let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") {
-            host = text[text.index(after: text.startIndex)..<close]
-            portText = text[text.index(close, offsetBy: 2)...]
-        } else if let colon = text.lastIndex(of: ":") {
-            host = text[..<colon]
-            portText = text[text.index(after: colon)...]
-        } else {
-            return nil
-        }
-        guard let address = IPAddress(String(host)), let port = UInt16(portText), port > 0 else { return nil }
+        guard let hostPort = HostPort(text), let address = IPAddress(hostPort.host), hostPort.port > 0 else { return nil }
         self.address = address
-        self.port = port
+        self.port = UInt16(hostPort.port)
     }
 }

@@ -59,7 +59,7 @@ public struct ReportMergeCommand: AsyncParsableCommand {
             contents.append((file, data))
         }
         let formats = try ReportFormat.list(format, known: ReportFormat.allCases)
-        let isSweep = contents.contains { Self.kind(of: $0.data) == KeepaliveShard.kindName }
+        let isSweep = contents.contains { ShardParts.kind(of: $0.data) == KeepaliveShard.kindName }
         // The gates name the keys of the report the parts make.
         let schema: ReportSchema = isSweep ? .tune : .bench
         try gates.check(schema)
@@ -88,12 +88,6 @@ public struct ReportMergeCommand: AsyncParsableCommand {
         let breaches = try gates.evaluate(json, schema, suite: suite)
         if !viable { throw ExitCode(1) }
         if !breaches.isEmpty { throw ExitCode(3) }
-    }
-
-    /// The `kind` a part says it is.
-    private static func kind(of data: Data) -> String? {
-        struct Kind: Decodable { var kind: String? }
-        return (try? JSONDecoder().decode(Kind.self, from: data))?.kind
     }
 
     /// The files named, and in each directory named its parts (`*.shard-*-of-*.json`), in name

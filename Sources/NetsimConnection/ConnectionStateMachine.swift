@@ -432,11 +432,11 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
 
     /// Clean when both FINs were passed on. The second FIN goes to a side whose input is
     /// already closed, where NIO turns the output close into a full close, and its going can
-    /// come before the close's completion: a FIN handed over counts, unless a side was reset.
+    /// come before the close's completion (`closedOutput`): a FIN handed over counts, unless a
+    /// side was reset.
     private mutating func finish() -> [Action] {
         let actions = dropQueues()
-        let passedOn = { (flow: Flow) in flow.closedOutput || flow.endHandedOver }
-        let finished = passedOn(flows.up) && passedOn(flows.down) && !aborted.client && !aborted.upstream
+        let finished = flows.up.endHandedOver && flows.down.endHandedOver && !aborted.client && !aborted.upstream
         lifecycle = .closing
         return actions + [.finish(cleanly: finished)]
     }

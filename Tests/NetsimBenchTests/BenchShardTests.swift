@@ -64,7 +64,7 @@ import Testing
             try BenchShardMerge.merge([parts[0], foreign, parts[2]])
         }
         var otherProfile = parts[1]
-        otherProfile.shard.profileDigest = "0"
+        otherProfile.shard.profile.description = "another profile of the same name"
         #expect(throws: ShardMergeProblem.otherRun("part 1", field: "profile's contents", first: "part 0")) {
             try BenchShardMerge.merge([parts[0], otherProfile, parts[2]])
         }

@@ -8,7 +8,7 @@ import NetsimModel
 public enum HTMLReport {
     public static func render(_ result: BenchResult) -> String {
         let escape = SVGCharts.escape
-        var profile = "<h2>Profile</h2><p><b>\(escape(result.report.profile))</b>: \(escape(result.profileDescription))</p>"
+        var profile = "<h2>Profile</h2><p><b>\(escape(result.profile.name))</b>: \(escape(result.profile.description))</p>"
         if !result.profileEvents.isEmpty {
             profile += "<ul>" + result.profileEvents.map { "<li>\(escape("\($0)"))</li>" }.joined() + "</ul>"
         }

@@ -6,7 +6,7 @@ import NetsimModel
 /// transport's details, then the profile, workload and client settings used.
 public enum MarkdownReport {
     public static func render(_ result: BenchResult) -> String {
-        var closing = ["", "### Profile", "", "**\(result.report.profile)**: \(result.profileDescription)"]
+        var closing = ["", "### Profile", "", "**\(result.profile.name)**: \(result.profile.description)"]
         if !result.profileEvents.isEmpty {
             closing.append("")
             for event in result.profileEvents { closing.append("- \(event)") }

@@ -7,8 +7,7 @@ import NetsimProxy
 /// A finished bench: the JSON report and what the HTML charts draw besides.
 public struct BenchResult: Sendable {
     public var report: BenchReport
-    /// The profile's description (its name is the report's).
-    public var profileDescription: String
+    public var profile: Profile
     public var workload: Workload
     public var clientSettings: ClientSettings
     public var charts: [BenchTransport: TransportCharts]

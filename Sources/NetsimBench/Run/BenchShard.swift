@@ -21,9 +21,8 @@ public struct BenchShard: Sendable, Codable {
     /// The whole run's report header: version, engine, profile, seed, duration, devices per
     /// transport, workload, client source, drain limit (its transports empty).
     public var header: BenchReport
-    public var profileDescription: String
-    /// A digest of the profile's values: two profiles of one name with other contents differ.
-    public var profileDigest: String
+    /// The profile played: parts of one run played the same one.
+    public var profile: Profile
     public var workload: Workload
     public var clientSettings: ClientSettings
     /// The transports, in the order they were played.
@@ -98,20 +97,10 @@ extension BenchConfiguration {
                 outboxLimit: workload.outboxLimit),
             client: client.source, transports: [:])
         return BenchShard(
-            shard: shard, header: header, profileDescription: profile.description, profileDigest: Self.digest(profile),
+            shard: shard, header: header, profile: profile,
             workload: workload, clientSettings: client, transports: transports, endSeconds: endSeconds,
             profileEvents: shard.includes(0) ? profileEvents : nil, stopped: stopped,
             fleets: Dictionary(uniqueKeysWithValues: fleets.map { ($0.key.rawValue, $0.value) }))
-    }
-
-    /// FNV-1a (64 bits) of the profile's values as Swift prints them (the profile holds no
-    /// dictionary, so the text is the same in every process): not a secret, a fingerprint.
-    static func digest(_ profile: Profile) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in String(reflecting: profile).utf8 {
-            hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3
-        }
-        return String(hash, radix: 16)
     }
 }
 

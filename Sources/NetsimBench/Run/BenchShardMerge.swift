@@ -30,7 +30,7 @@ public enum BenchShardMerge {
             report.devicesPlayed = devicesPlayed
         }
         return BenchResult(
-            report: report, profileDescription: first.profileDescription, workload: first.workload, clientSettings: first.clientSettings,
+            report: report, profile: first.profile, workload: first.workload, clientSettings: first.clientSettings,
             charts: charts, profileEvents: parts.lazy.compactMap(\.shard.profileEvents).first ?? [])
     }
 
@@ -89,7 +89,7 @@ public enum BenchShardMerge {
             ("netsim version (\(a.netsimVersion), not \(b.netsimVersion))", a.netsimVersion == b.netsimVersion),
             ("engine (\(a.engine ?? "live"), not \(b.engine ?? "live"))", a.engine == b.engine),
             ("profile (\(a.profile), not \(b.profile))", a.profile == b.profile),
-            ("profile's contents", part.profileDigest == first.profileDigest && part.profileDescription == first.profileDescription),
+            ("profile's contents", part.profile == first.profile),
             ("seed (\(a.seed), not \(b.seed))", a.seed == b.seed),
             ("duration (\(a.durationSeconds) s, not \(b.durationSeconds) s)", a.durationSeconds == b.durationSeconds),
             (

@@ -45,6 +45,15 @@ public enum ShardParts {
         return try encoder.encode(part)
     }
 
+    /// What a part says it is (its `kind`), read before the rest; nil for other JSON.
+    public static func kind(of data: Data) -> String? {
+        header(of: data)?.kind
+    }
+
+    private static func header(of data: Data) -> PartHeader? {
+        try? JSONDecoder().decode(PartHeader.self, from: data)
+    }
+
     /// A part as `json` wrote it, once its `kind` says it is one of `run` and its `layout` is
     /// this netsim's; `source` names it in errors.
     public static func decode<Part: Decodable>(
@@ -53,7 +62,7 @@ public enum ShardParts {
         let decoder = JSONDecoder()
         decoder.nonConformingFloatDecodingStrategy = .convertFromString(
             positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        guard let header = try? decoder.decode(PartHeader.self, from: data), header.kind == kind else {
+        guard let header = header(of: data), header.kind == kind else {
             throw .notAShard(source, run: run)
         }
         guard header.layout == layout else { throw .otherLayout(source, header.layout ?? 0, merged: layout) }

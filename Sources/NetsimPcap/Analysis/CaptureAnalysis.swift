@@ -59,6 +59,8 @@ public struct CaptureSummary: Sendable, Equatable, Codable {
     public var radioModel: String
     /// Why that one: given (`--radio`, `--profile`), the run's start record, or assumed.
     public var radioSource: String
+    /// Neither given nor named by the capture: analyzed as `CaptureAnalysisOptions.assumedRadio`.
+    public var radioAssumed: Bool
     /// Where and why reading stopped before the file's end (a truncated or corrupt capture),
     /// as `CaptureError.locatedReason` says it: the figures cover the packets before it. Nil
     /// when the whole file was read.

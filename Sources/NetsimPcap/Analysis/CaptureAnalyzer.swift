@@ -134,6 +134,8 @@ public struct CaptureAnalyzer {
     /// The radio model the capture runs through, and why that one.
     private var stages: RadioStages
     private var radioSource: String
+    /// Neither given nor named by the capture: `assumedRadio`.
+    private var radioAssumed: Bool
     private var radioStarted = false
     /// Where the radio's figures begin, once known.
     private var start: AnalysisBound?
@@ -161,6 +163,7 @@ public struct CaptureAnalyzer {
         self.options = options
         self.deviceAddresses = options.deviceAddresses.isEmpty ? nil : options.deviceAddresses
         self.stages = options.radio ?? CaptureAnalysisOptions.assumedRadio
+        self.radioAssumed = options.radio == nil
         self.radioSource =
             options.radio == nil
             ? "assumed: no --radio or --profile given, and no run-start record naming the run's radio" : options.radioSource
@@ -253,7 +256,7 @@ public struct CaptureAnalyzer {
             deviceAddresses: (deviceAddresses ?? []).map(\.description),
             deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given", deviceEndGuesses: sameAddressGuesses,
             radioModel: stages.model,
-            radioSource: radioSource)
+            radioSource: radioSource, radioAssumed: radioAssumed)
         return CaptureAnalysis(
             capture: summary, radio: report, idleEnergyJoules: totals.idleEnergy, flows: flowReports,
             periodicTransfers: periodicTransfers)
@@ -333,6 +336,7 @@ public struct CaptureAnalyzer {
             if options.radio == nil, let run {
                 if let recorded = RadioStages(run.radio) {
                     stages = recorded
+                    radioAssumed = false
                     radioSource = "the run's start record: profile \(run.profile), seed \(run.seed), network \(run.network)"
                 } else {
                     radioSource = "assumed: the run's network \(run.network) (profile \(run.profile)) has no radio model"
