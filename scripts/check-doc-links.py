@@ -4,7 +4,9 @@
 Every relative link must point to a file of the repository, and a link with an anchor
 (`page.md#section`) to a heading of that page, as GitHub names headings. Links outside the
 repository (http, https) are listed, not fetched: the docs link only well-known public
-references. Exit status 1 when a link is broken.
+references. A page that names one of the team's reference notes (radio-parameters.md and
+the others kept beside the repository, not in it) is broken too: readers cannot open them,
+so the docs cite the published source instead. Exit status 1 when a link is broken.
 
 Usage: scripts/check-doc-links.py
 """
@@ -13,6 +15,8 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# The team's notes beside the repository (../shared/reference), which readers do not have.
+OUTSIDE_NOTES = re.compile(r"(?<![\w/.-])(radio-parameters|emulation-semantics|style-anchors|swift-notes|peers|keepalive)\.md\b")
 LINK = re.compile(r"(?<!!)\[(?:[^\]\[]|\[[^\]]*\])*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 
 
@@ -66,6 +70,9 @@ def main():
         with open(os.path.join(ROOT, page), encoding="utf-8") as file:
             text = file.read()
         for number, line in prose(text):
+            for note in OUTSIDE_NOTES.findall(line):
+                print(f"{page}:{number}: cites {note}.md, a note outside the repository: cite the published source")
+                broken += 1
             for target in LINK.findall(line):
                 if re.match(r"^[a-z]+:", target):
                     external.append(f"{page}:{number}: {target}")

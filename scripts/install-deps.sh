@@ -2,13 +2,14 @@
 # Installs the system packages netsim needs, only those that are missing.
 #   Debian/Ubuntu: libpcap-dev (capture and analyze), tcpdump and tshark (pcap tests and
 #   benchmarks), socat (the relay the proxy benchmark compares with), curl and openssl (the
-#   proxy front ends' end-to-end tests: a real client, a self-signed certificate).
+#   proxy front ends' end-to-end tests: a real client, a self-signed certificate), iperf3 (a
+#   real bulk transfer through a trace-driven link).
 #   macOS: libpcap ships with the SDK; the rest comes from Homebrew if present.
 #   Python (both): grpcio, websockets and python-socks, the real clients and servers of the
 #   proxy front ends' end-to-end tests (Tests/NetsimProxyTests/Peers), if python3 is there.
 set -euo pipefail
 
-debian_packages=(libpcap-dev tcpdump tshark socat curl openssl python3 python3-pip)
+debian_packages=(libpcap-dev tcpdump tshark socat curl openssl iperf3 python3 python3-pip)
 
 if command -v apt-get >/dev/null 2>&1; then
     missing=()
@@ -25,7 +26,7 @@ if command -v apt-get >/dev/null 2>&1; then
     fi
 elif [ "$(uname)" = Darwin ]; then
     if command -v brew >/dev/null 2>&1; then
-        for package in socat wireshark; do
+        for package in socat wireshark iperf3; do
             brew list "$package" >/dev/null 2>&1 || brew install "$package"
         done
     fi

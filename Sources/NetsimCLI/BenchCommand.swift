@@ -212,12 +212,12 @@ public struct BenchCommand: AsyncParsableCommand {
             printError("the bench failed: \(error)")
             throw ExitCode(1)
         }
-        let json = try writeBenchReports(result, out: out, formats: try chosenFormats())
+        let verdicts = try writeBenchReports(result, out: out, formats: try chosenFormats(), gates: gates)
         if let signalName = stopRequest.stoppedBy, result.report.partial == true {
             printError("stopped by \(signalName): the reports cover the \(result.report.devicesPlayed ?? 0) devices played, marked partial")
             throw ExitCode.stoppedEarly
         }
-        try gate(json)
+        if try !gates.conclude(verdicts, suite: "netsim bench \(profile)").isEmpty { throw ExitCode(3) }
         if !capturesAreComplete { throw ExitCode.incompleteCapture }
     }
 
@@ -250,16 +250,16 @@ public struct BenchCommand: AsyncParsableCommand {
         return captures
     }
 
-    /// Applies the gates; any breach exits with status 3.
-    private func gate(_ json: Data) throws {
-        let breaches = try gates.evaluate(json, .bench, suite: "netsim bench \(profile)")
-        if !breaches.isEmpty { throw ExitCode(3) }
-    }
 }
 
 /// Writes a bench's reports (`OUT/bench-PROFILE.EXT` for each of `formats`) and prints its
-/// Markdown, for `netsim bench` and `netsim report merge` alike; returns its JSON, to gate.
-func writeBenchReports(_ result: BenchResult, out: String, formats: Set<ReportFormat>) throws -> Data {
+/// Markdown, for `netsim bench` and `netsim report merge` alike. The gates are judged first
+/// and recorded in the reports; their verdicts are returned, to conclude.
+func writeBenchReports(_ result: BenchResult, out: String, formats: Set<ReportFormat>, gates: GateOptions) throws -> [GateVerdict] {
+    let figures = try result.report.json()
+    let verdicts = try gates.verdicts(figures, .bench)
+    var result = result
+    if !verdicts.isEmpty { result.report.gates = verdicts.map(\.outcome) }
     let markdown = MarkdownReport.render(result)
     let json = try result.report.json()
     try writeReports(out: out, name: "bench-\(result.report.profile)", formats: formats, markdown: markdown) { format in
@@ -267,8 +267,8 @@ func writeBenchReports(_ result: BenchResult, out: String, formats: Set<ReportFo
         case .md: Data(markdown.utf8)
         case .json: json
         case .html: Data(HTMLReport.render(result).utf8)
-        case .benchmarkJSON: try BenchmarkJSON.render(try JSONDecoder().decode(ReportTree.self, from: json), schema: .bench)
+        case .benchmarkJSON: try BenchmarkJSON.render(try JSONDecoder().decode(ReportTree.self, from: figures), schema: .bench)
         }
     }
-    return json
+    return verdicts
 }

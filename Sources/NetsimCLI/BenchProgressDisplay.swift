@@ -67,6 +67,51 @@ final class BenchProgressDisplay: Sendable {
     static func formatSeconds(_ seconds: Double) -> String { String(format: "%.0fs", seconds) }
 }
 
+/// The tuner's one-line progress: redrawn in place on a terminal; elsewhere (a CI log, a file)
+/// a plain line at every tenth of the work, so a log gets no carriage returns and no flood.
+final class ProgressLine: Sendable {
+    private let label: String
+    private let terminal: Bool
+    private let write: @Sendable (String) -> Void
+    private let remaining = RemainingTime()
+    /// The tenth of the work last logged (lines mode), and whether a line is left unfinished
+    /// (terminal mode).
+    private let state = Mutex((loggedTenth: -1, lineOpen: false))
+
+    init(
+        _ label: String, terminal: Bool = standardErrorIsTerminal,
+        write: @escaping @Sendable (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }
+    ) {
+        self.label = label
+        self.terminal = terminal
+        self.write = write
+    }
+
+    func show(_ fraction: Double) {
+        let line = "\(label) \(progressBar(fraction, remaining: remaining))"
+        if terminal {
+            state.withLock { $0.lineOpen = fraction < 1 }
+            write("\r" + line + (fraction >= 1 ? "\n" : ""))
+            return
+        }
+        let tenth = Int((min(max(fraction, 0), 1) * 10).rounded(.down))
+        let due = state.withLock { state in
+            guard tenth > state.loggedTenth else { return false }
+            state.loggedTenth = tenth
+            return true
+        }
+        if due { write(line + "\n") }
+    }
+
+    /// Ends a line left unfinished on a terminal (the work stopped early).
+    func finish() {
+        if state.withLock({ $0.lineOpen }) {
+            state.withLock { $0.lineOpen = false }
+            write("\n")
+        }
+    }
+}
+
 /// `[#########.....................]  30%, 2m 10s left`: the model engine's and the tuner's
 /// progress, with the time left once some of the work is done.
 func progressBar(_ fraction: Double, remaining: RemainingTime) -> String {

@@ -61,6 +61,12 @@ struct GateOptions: ParsableArguments {
     /// Evaluates the gates on a report's JSON (and `extra` verdicts, such as a wrapped
     /// command's), prints each breach to standard error, writes `--junit`; the breaches.
     func evaluate(_ json: Data, _ schema: ReportSchema, suite: String, extra: [GateVerdict] = []) throws -> [String] {
+        try conclude(try verdicts(json, schema) + extra, suite: suite)
+    }
+
+    /// The gates' verdicts on a report's JSON, nothing printed or written: a command that
+    /// records them in its report takes them before writing it, then `conclude`s.
+    func verdicts(_ json: Data, _ schema: ReportSchema) throws -> [GateVerdict] {
         guard let current = schema.read(json) else { throw ValidationError("the \(schema.name) cannot be read back for its gates") }
         var verdicts = try thresholds(schema).map { threshold in
             GateVerdict(
@@ -78,7 +84,11 @@ struct GateOptions: ParsableArguments {
                         ? nil : comparison.regressions.map { "regression against \(baseline): \($0)" }.joined(separator: "\n"),
                     measured: comparison.notes.joined(separator: "\n")))
         }
-        verdicts += extra
+        return verdicts
+    }
+
+    /// Prints each breach to standard error and writes `--junit`; the breaches.
+    func conclude(_ verdicts: [GateVerdict], suite: String) throws -> [String] {
         let breaches = verdicts.compactMap(\.failure)
         for breach in breaches { printError(breach) }
         if let junit {
@@ -107,6 +117,9 @@ struct GateVerdict {
     var name: String
     var failure: String?
     var measured: String
+
+    /// As a report records it.
+    var outcome: GateOutcome { GateOutcome(gate: name, passed: failure == nil, measured: measured, failure: failure) }
 }
 
 /// Gate verdicts as JUnit XML, the test-results format CI systems read (GitHub's test

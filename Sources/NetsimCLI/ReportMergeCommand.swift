@@ -63,7 +63,7 @@ public struct ReportMergeCommand: AsyncParsableCommand {
         // The gates name the keys of the report the parts make.
         let schema: ReportSchema = isSweep ? .tune : .bench
         try gates.check(schema)
-        let json: Data
+        let verdicts: [GateVerdict]
         let suite: String
         var viable = true
         do {
@@ -71,21 +71,21 @@ public struct ReportMergeCommand: AsyncParsableCommand {
                 let parts = try contents.map { (source: $0.source, shard: try KeepaliveShard.decode($0.data, source: $0.source)) }
                 let results = try KeepaliveShardMerge.merge(parts)
                 printError("merged \(parts.count) part(s) of the \(results.sweep.transport.rawValue) keepalive sweep")
-                json = try writeTuneReports(results, verification: nil, out: out, formats: formats)
+                verdicts = try gates.verdicts(try writeTuneReports(results, verification: nil, out: out, formats: formats), schema)
                 suite = "netsim report merge tune keepalive \(results.sweep.transport.rawValue)"
                 viable = results.recommended != nil
             } else {
                 let parts = try contents.map { (source: $0.source, shard: try BenchShard.decode($0.data, source: $0.source)) }
                 let result = try BenchShardMerge.merge(parts)
                 printError("merged \(parts.count) part(s) of bench \(result.report.profile) (seed \(result.report.seed))")
-                json = try writeBenchReports(result, out: out, formats: formats)
+                verdicts = try writeBenchReports(result, out: out, formats: formats, gates: gates)
                 suite = "netsim report merge \(result.report.profile)"
             }
         } catch let problem as ShardMergeProblem {
             printError("cannot merge: \(problem)")
             throw ExitCode(1)
         }
-        let breaches = try gates.evaluate(json, schema, suite: suite)
+        let breaches = try gates.conclude(verdicts, suite: suite)
         if !viable { throw ExitCode(1) }
         if !breaches.isEmpty { throw ExitCode(3) }
     }

@@ -223,24 +223,18 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         let shard = try sharding.chosen()
         if let shard { printError("shard \(shard): \(shard.share(of: sweep.runCount)) of the \(sweep.runCount) runs") }
         try checkWorkBounds(shard.map { sweep.estimate.share($0) } ?? sweep.estimate, force: force, command: "tune keepalive")
-        let showProgress = !quiet
-        let remaining = RemainingTime()
+        let progress = quiet ? nil : ProgressLine("tune")
         let stopRequest = StopRequest()
         let watch = StopSignals.watch { stopRequest.stop(by: $0) }
         let part = sweep.play(
-            shard ?? .whole,
-            progress: { fraction in
-                guard showProgress else { return }
-                FileHandle.standardError.write(Data("\rtune \(progressBar(fraction, remaining: remaining))".utf8))
-                if fraction >= 1 { FileHandle.standardError.write(Data("\n".utf8)) }
-            }, shouldStop: { stopRequest.stoppedBy != nil })
+            shard ?? .whole, progress: { progress?.show($0) }, shouldStop: { stopRequest.stoppedBy != nil })
         watch.cancel()
+        progress?.finish()
         if shard != nil { return try writeShardPart(try part.json(), named: part.fileName, out: out, stoppedBy: stopRequest.stoppedBy) }
         let results = try KeepaliveShardMerge.merge([("this sweep", part)])
         let verification = results.recommended == nil || !verify || results.isPartial ? nil : try await verifyLive(results)
         let json = try writeTuneReports(results, verification: verification, out: out, formats: try chosenFormats())
         if let signalName = stopRequest.stoppedBy, results.isPartial {
-            if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
             printError("stopped by \(signalName): the reports cover \(results.seedsPlayed) of \(sweep.seeds) seeds, marked partial")
             throw ExitCode.stoppedEarly
         }
@@ -261,14 +255,12 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             "verify: \(verification.plans.count) live runs of \(Quantity.formatDuration(results.sweep.horizon)) at once, "
                 + "\(String(format: "%g", timeScale)) times real time: about \(Quantity.formatDuration(wall.rounded(.up)))")
         let logger = warningLogger(label: "netsim.tune")
-        let showProgress = !quiet
+        let progress = quiet ? nil : ProgressLine("verify")
         let horizon = results.sweep.horizon
-        let remaining = RemainingTime()
         let live = try await verification.playLive(timeScale: timeScale, logger: logger) { played in
-            guard showProgress else { return }
-            FileHandle.standardError.write(Data("\rverify \(progressBar(played / horizon, remaining: remaining))".utf8))
+            progress?.show(played / horizon)
         }
-        if showProgress { FileHandle.standardError.write(Data("\n".utf8)) }
+        progress?.finish()
         return verification.compare(live: live, timeScale: timeScale)
     }
 

@@ -380,7 +380,7 @@ final class EmulatedDevice {
         return ProxyStatus(
             elapsedSeconds: now, network: model.network.name, radioState: model.radioState(at: now),
             openConnections: connections.count, bytes: bytesDelivered, disconnected: model.isDisconnected(at: now),
-            lastEvent: model.lastEvent)
+            lastEvent: model.lastEvent, link: model.network.linkFigures)
     }
 
     func metricsSnapshot() -> ProxyMetrics.Snapshot {

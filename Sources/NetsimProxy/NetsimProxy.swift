@@ -119,7 +119,8 @@ public final class NetsimProxy: Sendable {
         try await loop.submit { device.value.startTimeline() }.get()
         return NetsimProxy(
             profile: profile, seed: seed, device: device, listeners: listeners, addresses: Array(addresses.prefix(forwards.count)),
-            frontEndAddresses: Array(addresses.dropFirst(forwards.count)), eventHub: eventHub, metrics: ProxyMetrics())
+            frontEndAddresses: Array(addresses.dropFirst(forwards.count)), eventHub: eventHub,
+            metrics: ProxyMetrics(profile: profile.name, seed: seed))
     }
 
     /// Refuses `listener`'s address as a front end's destination from now on.

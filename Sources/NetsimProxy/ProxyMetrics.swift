@@ -43,12 +43,18 @@ final class ProxyMetrics: Sendable {
     /// How often the lag probe looks at the device's event loop.
     static let lagProbeInterval = TimeAmount.milliseconds(250)
 
-    init() {
+    /// - Parameters: the run's profile and seed, for `netsim_info`: a dashboard or an alert
+    ///   joins them to every other series, as Prometheus's `*_info` metrics are used.
+    init(profile: String, seed: UInt64) {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
         func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
             MetricNameDescriptor(namespace: "netsim", metricName: metric, unitName: unit, helpText: help)
         }
+        registry.makeGauge(
+            descriptor: name("info", "", "The run: always 1, its profile, seed and netsim version as labels."),
+            labels: [("profile", profile), ("seed", String(seed)), ("version", NetsimVersion.current)]
+        ).set(1.0)
         let bytesName = name("bytes", "total", "Payload bytes delivered through the proxy (up: phone to server).")
         bytes = PerDirection(
             up: registry.makeCounter(descriptor: bytesName, labels: [("direction", "up")]),

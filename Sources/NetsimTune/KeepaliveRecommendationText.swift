@@ -20,7 +20,7 @@ enum KeepaliveRecommendationText {
         var text =
             "Recommended: \(pick.keepalive.label). Of \(results.summaries.count) configurations, \(viable) "
             + "kept every connection through NAT timeouts down to "
-            + "\(sweep.natTimeouts.compactMap { $0 }.min().map(seconds) ?? "none"), drew no GOAWAY from the "
+            + "\(KeepaliveRendering.natTimeout(sweep.natTimeouts.compactMap { $0 }.min())), drew no GOAWAY from the "
             + "\(sweep.serverPolicy.name) server and noticed a dead connection within \(seconds(sweep.detectWithin)) at p95. "
             + "Of those, \(results.pareto.count) are on the front of radio energy against detection time, and this one is its "
             + "knee: \(String(format: "%.0f", metrics.energyJoulesPerHour)) J an hour "

@@ -10,6 +10,13 @@ public enum KeepaliveRendering {
         ReportNumber.seconds(value, decimals: value < 60 ? 1 : 0)
     }
 
+    /// A NAT idle timeout, in one format everywhere in the tuner's reports: whole seconds as
+    /// they are given ("30 s", "1800 s"), and "none" for no NAT.
+    static func natTimeout(_ value: Double?) -> String {
+        guard let value else { return "none" }
+        return ReportNumber.seconds(value, decimals: value == value.rounded() ? 0 : 1)
+    }
+
     /// The line that says a sweep was stopped early; nil for a finished one.
     static func partial(_ results: KeepaliveResults) -> String? {
         guard results.isPartial else { return nil }
@@ -24,7 +31,7 @@ public enum KeepaliveRendering {
         lines.append("")
         lines.append(
             "Profiles \(sweep.profiles.map(\.name).joined(separator: ", ")); NAT idle timeouts "
-                + sweep.natTimeouts.map { $0.map(seconds) ?? "none" }.joined(separator: ", ")
+                + sweep.natTimeouts.map(natTimeout).joined(separator: ", ")
                 + "; \(seconds(sweep.horizon)) per scenario, \(sweep.seeds) seeds; blackhole outages of 5 s, 30 s, 2 min and 10 min "
                 + "and a resetting handover in every scenario; detect within \(seconds(sweep.detectWithin)).")
         lines.append("")
@@ -191,7 +198,7 @@ public enum KeepaliveRendering {
         for (rowIndex, nat) in sweep.natTimeouts.enumerated() {
             let ypos = top + cell * Double(rowIndex)
             svg +=
-                "<text x=\"\(left - 6)\" y=\"\(ypos + cell / 2 + 4)\" text-anchor=\"end\">NAT \(escape(nat.map(seconds) ?? "none"))</text>"
+                "<text x=\"\(left - 6)\" y=\"\(ypos + cell / 2 + 4)\" text-anchor=\"end\">NAT \(escape(natTimeout(nat)))</text>"
             for (column, time) in times.enumerated() {
                 guard let row = rows.first(where: { $0.natTimeoutSeconds == nat && $0.keepalive.time == time }) else { continue }
                 let share = (row.metrics.energyJoulesPerHour - low) / (high - low)
@@ -201,7 +208,7 @@ public enum KeepaliveRendering {
                 let xpos = left + cell * Double(column)
                 svg +=
                     "<rect x=\"\(xpos)\" y=\"\(ypos)\" width=\"\(cell - 2)\" height=\"\(cell - 2)\" fill=\"rgb(\(red),\(green),\(blue))\">"
-                    + "<title>\(escape(row.keepalive.label)), NAT \(escape(nat.map(seconds) ?? "none")): \(Int(row.metrics.energyJoulesPerHour)) J/h</title></rect>"
+                    + "<title>\(escape(row.keepalive.label)), NAT \(escape(natTimeout(nat))): \(Int(row.metrics.energyJoulesPerHour)) J/h</title></rect>"
                 svg +=
                     "<text x=\"\(xpos + cell / 2 - 1)\" y=\"\(ypos + cell / 2 + 4)\" text-anchor=\"middle\">\(Int(row.metrics.energyJoulesPerHour.rounded()))</text>"
                 if row.metrics.natExpiriesPerHour > 0 {

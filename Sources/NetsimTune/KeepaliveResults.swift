@@ -86,7 +86,7 @@ public struct KeepaliveResults: Sendable {
             if metrics.goaways > 0 { disqualified.append("GOAWAY too_many_pings from the \(sweep.serverPolicy.name) server") }
             if metrics.natExpiriesPerHour > 0 {
                 let expiring = rows.filter { $0.keepalive == keepalive && $0.metrics.natExpiriesPerHour > 0 }
-                let timeouts = Set(expiring.compactMap(\.natTimeoutSeconds)).sorted().map(Quantity.formatDuration)
+                let timeouts = Set(expiring.compactMap(\.natTimeoutSeconds)).sorted().map(KeepaliveRendering.natTimeout)
                 disqualified.append("connections die to NAT expiry at \(timeouts.joined(separator: ", "))")
             }
             if metrics.detectionSeconds.p95 > sweep.detectWithin {

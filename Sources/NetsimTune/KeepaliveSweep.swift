@@ -275,7 +275,7 @@ struct ScenarioMetrics: Sendable, Codable, Equatable {
         wakeSecondsPerHour = outcome.radio.wakeSeconds / hours
         promotionsPerHour = Double(outcome.radio.promotions) / hours
         let segments = outcome.segments.up + outcome.segments.down
-        let acks = (outcome.segments.up + outcome.bursts.up + 1) / 2 + (outcome.segments.down + outcome.bursts.down + 1) / 2
+        let acks = (outcome.segments.up + outcome.chunks.up + 1) / 2 + (outcome.segments.down + outcome.chunks.down + 1) / 2
         bytesPerHour = Double(outcome.bytes.up + outcome.bytes.down + 52 * (segments + acks)) / hours
         natExpiriesPerHour = Double(outcome.eventCounts[.natExpiry, default: 0]) / hours
         reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours

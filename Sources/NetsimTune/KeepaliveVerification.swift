@@ -180,11 +180,11 @@ public struct VerificationTable: Sendable {
 
     /// The Markdown section: one row per configuration and figure.
     public func markdown() -> String {
-        let nat = natTimeoutSeconds.map(Quantity.formatDuration) ?? "no NAT"
+        let nat = natTimeoutSeconds.map { "behind a \(KeepaliveRendering.natTimeout($0)) NAT" } ?? "with no NAT"
         var text = "### Verified live\n\n"
         text +=
             "The model against the real grpc-swift client and server through the real proxy, on "
-            + "\(profiles.joined(separator: ", ")) behind a \(nat) NAT, \(seeds) seed(s) of \(Quantity.formatDuration(horizon)) each "
+            + "\(profiles.joined(separator: ", ")) \(nat), \(seeds) seed(s) of \(Quantity.formatDuration(horizon)) each "
             + "(with the sweep's outages and handover), played \(String(format: "%g", timeScale)) times faster than real time. Agreement: within \(Int(KeepaliveVerification.tolerance * 100))%.\n\n"
         text += "| configuration | figure | model | live | live/model | |\n|---|---|---|---|---|---|\n"
         for row in rows {

@@ -135,23 +135,13 @@ import Testing
     }
 
     @Test func wireEstimateAddsHeadersAcksAndHandshakes() {
-        var segments = SegmentCountsFixture.make(upBursts: 2, upSegments: 3, downBursts: 1, downSegments: 1)
+        var segments = SegmentCounts(up: .init(chunks: 2, segments: 3), down: .init(chunks: 1, segments: 1))
         let estimate = WireEstimate(payload: .init(up: 2000, down: 100), segments: segments, connections: 1)
         // Up: payload + 3 headers + 1 ACK for the one down segment + SYN, ACK and close.
         #expect(estimate.up == 2000 + 52 * (3 + 1) + 60 + 52 + 104)
         // Down: payload + 1 header + 3 ACKs for up's (3 + 2) / 2 + SYN-ACK and close.
         #expect(estimate.down == 100 + 52 * (1 + 3) + 60 + 104)
-        segments.up.bursts = 0
+        segments.up.chunks = 0
         #expect(WireEstimate.acks(segments.up) == 2)
-    }
-}
-
-/// Segment counts as a proxy report carries them (decoded: the type has no public initializer).
-enum SegmentCountsFixture {
-    static func make(upBursts: Int, upSegments: Int, downBursts: Int, downSegments: Int) -> SegmentCounts {
-        let json = """
-            {"up": {"bursts": \(upBursts), "segments": \(upSegments)}, "down": {"bursts": \(downBursts), "segments": \(downSegments)}}
-            """
-        return try! JSONDecoder().decode(SegmentCounts.self, from: Data(json.utf8))
     }
 }

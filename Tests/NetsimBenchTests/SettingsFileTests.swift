@@ -46,9 +46,12 @@ struct SettingsFileTests {
     }
 
     @Test func theShippedClientFiles() throws {
-        var tuned = try ClientSettings.load(yaml: Self.shipped("clients/grpc-tuned.yaml"), source: "tuned")
+        var tuned = try ClientSettings.load(yaml: Self.shipped(ClientSettings.defaultsFile), source: "tuned")
         tuned.source = ClientSettings().source
         #expect(tuned == ClientSettings())
+        // A report names the file of the defaults it used (issue 25).
+        #expect(ClientSettings.describe(source: "built-in") == "built-in, the values of clients/grpc-tuned.yaml")
+        #expect(ClientSettings.describe(source: "mine.yaml") == "mine.yaml")
         let alternative = try ClientSettings.load(yaml: Self.shipped("clients/grpc-alternative.yaml"), source: "alternative").grpc
         #expect(alternative.keepaliveTime == 30 && alternative.keepaliveTimeout == 10 && !alternative.permitWithoutCalls)
         #expect(alternative.backoff == Backoff(initial: 1, maximum: 60, multiplier: 1.6, jitter: 0.2))

@@ -52,6 +52,33 @@ import Testing
         #expect(await Self.exitCode(Self.bench + ["--shard", "0/2", "--shards", "2"]) == 64)
     }
 
+    /// Issue 25: the gates are written into the Markdown and JSON reports (gate, measured value,
+    /// result), not only to standard error; the merged run's reports record them the same way.
+    @Test func failedGatesAreWrittenIntoTheReports() async throws {
+        let directory = Self.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let gates = ["--fail-if", "grpc.events.lost > 0", "--fail-if", "grpc.events.sent > 0"]
+        #expect(await Self.exitCode(Self.bench + ["--out", directory + "/whole", "--format", "json,md"] + gates) == 3)
+        let json = try #require(FileManager.default.contents(atPath: directory + "/whole/bench-lte-good.json"))
+        let report = try #require(try JSONSerialization.jsonObject(with: json) as? [String: Any])
+        let recorded = try #require(report["gates"] as? [[String: Any]])
+        #expect(recorded.map { $0["gate"] as? String } == ["grpc.events.lost > 0", "grpc.events.sent > 0"])
+        #expect(recorded.map { $0["passed"] as? Bool } == [true, false])
+        let sent = try #require(recorded[1]["measured"] as? String)
+        #expect(sent.hasPrefix("grpc.events.sent = ") && sent != "grpc.events.sent = 0", "\(sent)")
+        #expect((recorded[1]["failure"] as? String)?.hasPrefix("threshold breached: grpc.events.sent = ") == true)
+        let markdown = String(
+            decoding: FileManager.default.contents(atPath: directory + "/whole/bench-lte-good.md") ?? Data(), as: UTF8.self)
+        #expect(markdown.contains("### Gates: 1 of 2 failed"), "\(markdown)")
+        #expect(markdown.contains("| `grpc.events.sent > 0` | \(sent) | **failed** |"), "\(markdown)")
+
+        for index in 0..<2 { try await Self.run(Self.bench + ["--out", directory + "/parts", "--shard", "\(index)/2"]) }
+        #expect(
+            await Self.exitCode(["report", "merge", directory + "/parts", "--out", directory + "/merged", "--format", "json,md"] + gates)
+                == 3)
+        Self.expectSameFiles(["bench-lte-good.json", "bench-lte-good.md"], in: directory + "/merged", as: directory + "/whole")
+    }
+
     @Test func theShardsIndexComesFromTheIndexedJob() throws {
         let options = try ShardOptions.parse(["--shards", "4"])
         #expect(try options.chosen(environment: ["JOB_COMPLETION_INDEX": "3"])?.description == "3/4")

@@ -2,12 +2,33 @@ import ArgumentParser
 import Foundation
 import NetsimCore
 import NetsimTune
+import Synchronization
 import Testing
 
 @testable import NetsimCLI
 
 @Suite("netsim tune keepalive")
 struct TuneCommandTests {
+    /// Issue 25: on a non-terminal (a CI log) the progress is a line at every tenth of the
+    /// work, with no carriage return; on a terminal it is redrawn in place and ended.
+    @Test func progressOnANonTerminalIsALineAtEveryTenthNotCarriageReturns() {
+        let written = Mutex<[String]>([])
+        let lines = ProgressLine("tune", terminal: false) { text in written.withLock { $0.append(text) } }
+        for step in 0...1000 { lines.show(Double(step) / 1000) }
+        lines.finish()
+        let logged = written.withLock { $0 }
+        #expect(logged.count == 11, "\(logged)")
+        #expect(logged.allSatisfy { $0.hasPrefix("tune [") && $0.hasSuffix("\n") && !$0.contains("\r") })
+        #expect(logged.last?.contains("100%") == true)
+
+        written.withLock { $0 = [] }
+        let terminal = ProgressLine("tune", terminal: true) { text in written.withLock { $0.append(text) } }
+        for step in 0...50 { terminal.show(Double(step) / 100) }
+        terminal.finish()
+        let drawn = written.withLock { $0 }
+        #expect(drawn.count == 52 && drawn.dropLast().allSatisfy { $0.hasPrefix("\rtune [") } && drawn.last == "\n")
+    }
+
     @Test("defaults: gRPC, three profiles, idle, 6 h, 20 seeds, detect within 60 s")
     func defaults() throws {
         let tune = try #require(try Netsim.parseAsRoot(["tune", "keepalive"]) as? TuneKeepaliveCommand)

@@ -28,21 +28,33 @@ import Testing
     @Test func aTraceDrivenLinkUsesExactlyTheTracesOpportunities() {
         let trace = DeliveryTrace(opportunitiesMs: [0, 0, 5, 10], source: "test")
         var schedule = LinkSchedule(.trace(trace))
-        // Three full packets: opportunities at 0, 0 and 5 ms.
-        #expect(schedule.transmit(4500, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.005)
+        // Three full segments, three 1500-byte packets: opportunities at 0, 0 and 5 ms.
+        #expect(schedule.transmit(3 * 1448, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.005)
         // The next packet takes the opportunity at 10 ms; the one after, the repetition's 10 + 0 ms.
-        #expect(schedule.transmit(1500, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.010)
-        #expect(schedule.transmit(1500, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.010)
+        #expect(schedule.transmit(1448, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.010)
+        #expect(schedule.transmit(1448, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.010)
         // Nothing queued at 15 ms: that opportunity is wasted, not banked.
-        #expect(schedule.transmit(1500, readyAt: 0.016, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.020)
+        #expect(schedule.transmit(1448, readyAt: 0.016, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.020)
+    }
+
+    @Test func aSlotIsAPacketWithItsHeadersNotFifteenHundredBytesOfPayload() {
+        // 1500 bytes of payload are two segments, 1448 and 52, so two packets: 1604 bytes on the
+        // wire, one whole slot and 104 bytes of the next (mahimahi counts whole packets).
+        let trace = DeliveryTrace(opportunitiesMs: [0, 5, 10], source: "test")
+        var schedule = LinkSchedule(.trace(trace))
+        #expect(schedule.transmit(1500, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.005)
+        #expect(TCPSegmentation.wireBytes(1448) == 1500)
+        #expect(TCPSegmentation.wireBytes(1500) == 1604)
     }
 
     @Test func aPartlyUsedOpportunityCarriesTheNextChunkIfItWasReady() {
         let trace = DeliveryTrace(opportunitiesMs: [0, 5, 10], source: "test")
         var schedule = LinkSchedule(.trace(trace))
-        #expect(schedule.transmit(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0)
-        #expect(schedule.transmit(400, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0)
-        #expect(schedule.transmit(200, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.005)
+        // 948 + 52 and 348 + 52 bytes: 1400 of the first opportunity's 1500.
+        #expect(schedule.transmit(948, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0)
+        #expect(schedule.transmit(348, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0)
+        // 148 + 52 bytes: 100 fit, the rest takes the opportunity at 5 ms.
+        #expect(schedule.transmit(148, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.005)
     }
 
     @Test(
@@ -52,13 +64,35 @@ import Testing
         let text = try String(contentsOfFile: "\(TestPaths.traces)/\(file)", encoding: .utf8)
         let trace = try DeliveryTrace(parsing: text, source: file)
         var schedule = LinkSchedule(.trace(trace))
-        let bytes = trace.opportunitiesMs.count * DeliveryTrace.bytesPerOpportunity
+        let bytes = trace.opportunitiesMs.count * TCPSegmentation.maximumSegmentSize
         let transmission = schedule.transmit(bytes, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
         #expect(abs(transmission.end - trace.period) < 1e-9)
         #expect(transmission.start == Double(trace.opportunitiesMs[0]) / 1000)
         // One more packet lands on the repetition's first opportunity.
         let next = schedule.transmit(1, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
         #expect(abs(next.end - (trace.period + Double(trace.opportunitiesMs[0]) / 1000)) < 1e-9)
+    }
+
+    /// Issue 25's acceptance: a saturated link delivers, over 60 s, one full segment's payload
+    /// per slot. Chunks of 64 KiB as the proxy reads them, always queued ahead of the link.
+    @Test(.enabled(if: TestPaths.tracesArePresent, TestPaths.tracesAbsent))
+    func aSaturatedTraceDeliversOneSegmentsPayloadPerSlot() throws {
+        let text = try String(contentsOfFile: "\(TestPaths.traces)/Verizon-LTE-short.down", encoding: .utf8)
+        let trace = try DeliveryTrace(parsing: text, source: "Verizon-LTE-short.down")
+        let window = 60.0
+        let periods = (window / trace.period).rounded(.down)
+        let tail = (window - periods * trace.period) * 1000
+        let slots = Int(periods) * trace.opportunitiesMs.count + trace.opportunitiesMs.count { Double($0) <= tail }
+        var schedule = LinkSchedule(.trace(trace))
+        var delivered = 0
+        while true {
+            let chunk = 65_536
+            guard schedule.transmit(chunk, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end <= window else { break }
+            delivered += chunk
+        }
+        let capacity = Double(slots * TCPSegmentation.maximumSegmentSize)
+        #expect(Double(delivered) <= capacity)
+        #expect(Double(delivered) >= 0.99 * capacity, "\(delivered) bytes against \(Int(capacity))")
     }
 
     @Test(.enabled(if: TestPaths.tracesArePresent, TestPaths.tracesAbsent))

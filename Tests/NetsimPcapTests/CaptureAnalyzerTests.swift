@@ -183,6 +183,62 @@ import Testing
         Self.expectClose(periodic.wakeSecondsPerRepetition, 0.26 + 0.08 + 10.12, within: 0.02)
     }
 
+    /// Issue 25: a gRPC channel that calls every 15 s and pings 10.1 s after each call. Its
+    /// bursts alternate gaps of 10.1 and 4.9 s; the period is 15 s of two bursts, during which
+    /// the LTE radio never sleeps (its tail is 10.12 s): by hand, per period, 2 x 0.18 s at
+    /// 1.2 W (the exchange and continuous reception), 2 x 0.02 s of short DRX at 1.122 W and
+    /// 14.6 s of long DRX at 1.091 W (2 ms at 1.68 W of each 40 ms, the rest at 1.06 W): 16.41 J,
+    /// 1094 mW. Taking the 4.9 s gap as the period priced a call's whole tail 735 times an
+    /// hour, 2240 mW: more than the radio draws fully awake.
+    @Test func aPeriodOfTwoBurstsIsFoundAndNeverPricedAboveTheAwakePower() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("grpc.pcap")
+        let writer = try CaptureWriter(path: path, wallClockOrigin: 1_700_000_000)
+        writer.open(1, CaptureEndpoints(clientPort: 41_000, server: Frames.server, serverPort: 443), at: 0)
+        var packets: [(time: Double, direction: Direction, size: Int)] = []
+        for call in 0..<40 {
+            let time = Double(call) * 15
+            packets += [(time, .up, 200), (time + 0.05, .down, 300), (time + 10.1, .up, 17), (time + 10.15, .down, 17)]
+        }
+        for packet in packets {
+            writer.data(
+                1, packet.direction, [UInt8](repeating: 1, count: packet.size), onAirStart: packet.time, onAirEnd: packet.time,
+                at: packet.time)
+        }
+        writer.close(1, reset: false, at: 600)
+        try writer.finish()
+
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte))
+        let periodic = try #require(analysis.periodicTransfers.first)
+        Self.expectClose(periodic.periodSeconds, 15, within: 0.001)
+        #expect(periodic.burstsPerRepetition == 2)
+        #expect(periodic.repetitions >= 38)
+        Self.expectClose(periodic.energyJoulesPerRepetition, 16.41, within: 0.03)
+        Self.expectClose(periodic.meanPowerMilliwatts, 1094, within: 0.03)
+        #expect(periodic.meanPowerMilliwatts <= LTERadioParameters().beta * 1000)
+        Self.expectClose(periodic.wakeSecondsPerRepetition, 15, within: 0.01)
+    }
+
+    @Test func theDetectorTakesThePeriodThatExplainsTheBurstsNotTheCommonestGap() {
+        var random = SeededRandom(seed: 11)
+        // Browsing: exponential gaps, mean 40 s. No period explains half of them.
+        var time = 0.0
+        let browsing = (0..<200).map { _ in
+            time += -40 * log(1 - random.unitInterval())
+            return time
+        }
+        #expect(PeriodicTransferDetector.detect(burstStarts: browsing) == nil)
+        // A 30 s timer with ±1 s of jitter: every burst a repetition.
+        let timer = (0..<100).map { Double($0) * 30 + random.unitInterval() * 2 - 1 }
+        let found = PeriodicTransferDetector.detect(burstStarts: timer)
+        #expect(abs((found?.period ?? 0) - 30) < 1 && found?.repetitions == 99 && found?.recurring.count == 100)
+        // Three bursts a minute at 0, 5 and 25 s: the minute, not the 5, 20 or 35 s gaps.
+        let threeAMinute = (0..<30).flatMap { minute in [0.0, 5, 25].map { Double(minute) * 60 + $0 } }
+        let minute = PeriodicTransferDetector.detect(burstStarts: threeAMinute)
+        #expect(minute?.period == 60 && minute?.repetitions == 29 && minute?.recurring.count == 90)
+    }
+
     @Test func theDeviceIsInferredOrGivenAndSetsTheDirection() throws {
         let directory = try TemporaryDirectory()
         defer { directory.remove() }

@@ -44,6 +44,14 @@ import FoundationNetworking
             #expect(answer.status == 200)
             #expect(answer.json["kind"] as? String == "set")
             #expect(answer.json["network"] as? String == "lte")
+            // The answer and the status say what the link is now (issue 25: neither did).
+            let link = answer.json["link"] as? [String: [String: Any]]
+            #expect(link?["up"]?["delaySeconds"] as? Double == 0.3 && link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms")
+            let status = try await proxy.status()
+            #expect(status.link.down.delaySeconds == 0.3 && status.link.up.bitsPerSecond == nil)
+            let (statusBody, _) = try await URLSession.shared.data(from: URL(string: base + "/status")!)
+            let statusJSON = try JSONSerialization.jsonObject(with: statusBody) as? [String: Any]
+            #expect((statusJSON?["link"] as? [String: [String: Any]])?["up"]?["delaySeconds"] as? Double == 0.3)
             // 300 ms each way: the emulator cannot deliver sooner, however fast the machine.
             let slowed = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
             #expect(slowed.seconds >= 0.6, "\(slowed)")

@@ -95,6 +95,7 @@ import FoundationNetworking
         #expect(value(before, "netsim_connections_opened_total") == 0)
         #expect(value(before, "netsim_radio_state", ["state": "IDLE"]) == 1)
         #expect(value(before, "netsim_radio_promotions_total") == 0)
+        #expect(value(before, "netsim_info", ["profile": "observed", "seed": "1", "version": NetsimVersion.current]) == 1)
 
         let payload = Loopback.randomBytes(20_000, seed: 5)
         let echoed = try await Loopback.echo(payload, port: port)

@@ -31,6 +31,6 @@ public struct WireEstimate: Sendable, Equatable {
     /// Delayed ACKs for one direction: one per two segments of each burst, rounded up per burst
     /// (bursts are mostly one segment, so the sum is close to (segments + bursts) / 2).
     static func acks(_ counts: DeliveredSegments) -> Int {
-        (counts.segments + counts.bursts + 1) / 2
+        (counts.segments + counts.chunks + 1) / 2
     }
 }

@@ -28,6 +28,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var partial: Bool?
     /// With `partial`: the devices played, over all transports.
     public var devicesPlayed: Int?
+    /// The `--fail-if` and `--baseline` gates the bench was given, and how each came out.
+    /// Absent when none were given.
+    public var gates: [GateOutcome]?
 
     /// The drain: after the workload, the bench waits until every event and message has arrived,
     /// or until `limitSeconds` (after the workload's end) have passed. The limit lets the

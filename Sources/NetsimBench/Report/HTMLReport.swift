@@ -26,7 +26,8 @@ public enum HTMLReport {
         let profile =
             "<h2>Profile</h2><p><b>\(escape(report.profile))</b> (<code>netsim profiles show \(escape(report.profile))</code> shows its "
             + "networks and events)</p>"
-        let settings = MarkdownReport.workloadLines(report.workload) + ["- Client settings: \(report.client)"]
+        let settings =
+            MarkdownReport.workloadLines(report.workload) + ["- Client settings: \(ClientSettings.describe(source: report.client))"]
         return render(report, charts: nil, closing: [profile, "<h2>Workload and clients</h2>" + list(settings)])
     }
 

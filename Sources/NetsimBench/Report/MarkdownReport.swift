@@ -22,7 +22,7 @@ public enum MarkdownReport {
             [
                 "", "### Profile", "", "**\(report.profile)** (`netsim profiles show \(report.profile)` shows its networks and events)",
                 "", "### Workload and clients", "",
-            ] + workloadLines(report.workload) + ["- Client settings: \(report.client)"]
+            ] + workloadLines(report.workload) + ["- Client settings: \(ClientSettings.describe(source: report.client))"]
         return render(report, closing: closing)
     }
 
@@ -36,6 +36,7 @@ public enum MarkdownReport {
             "",
         ]
         if let partial = ReportFormatting.partial(report) { lines += ["**\(partial)**", ""] }
+        if let gates = report.gates, !gates.isEmpty { lines += GateOutcome.markdown(gates) + [""] }
         lines += [
             "| | " + transports.map { $0.0.title }.joined(separator: " | ") + " |",
             "|---|" + transports.map { _ in "---:|" }.joined(),
@@ -112,7 +113,7 @@ public enum MarkdownReport {
                 + "\(Quantity.formatDuration(backoff.maximum)), jitter ±\(Quantity.trimmed(backoff.jitter * 100))%"
         }
         return workloadLines(result.report.workload) + [
-            "- Client settings: \(client.source)",
+            "- Client settings: \(ClientSettings.describe(source: client.source))",
             "- REST: poll every \(Quantity.formatDuration(client.rest.pollInterval)), request timeout "
                 + "\(client.rest.requestTimeout.map(Quantity.formatDuration) ?? "none"), backoff \(backoff(client.rest.backoff))",
             "- WebSocket: ping every \(client.ws.pingInterval.map(Quantity.formatDuration) ?? "never (none)"), backoff "

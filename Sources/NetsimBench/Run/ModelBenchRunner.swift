@@ -89,8 +89,8 @@ public enum ModelBenchRunner {
                 opened: connections.opened, closed: connections.closed, reset: connections.reset, blackholed: connections.blackholed),
             bytes: outcome.bytes,
             segments: SegmentCounts(
-                up: .init(bursts: outcome.bursts.up, segments: outcome.segments.up),
-                down: .init(bursts: outcome.bursts.down, segments: outcome.segments.down)),
+                up: .init(chunks: outcome.chunks.up, segments: outcome.segments.up),
+                down: .init(chunks: outcome.chunks.down, segments: outcome.segments.down)),
             radio: outcome.radio, radioLatency: outcome.radioLatency, events: outcome.events, eventCounts: outcome.eventCounts,
             eventsNotListed: outcome.eventCounts.values.reduce(0, +) - outcome.events.count)
     }

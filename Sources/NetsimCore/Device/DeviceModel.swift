@@ -138,14 +138,8 @@ public struct DeviceModel: Sendable {
         case .reset: return .reset
         case .open: break
         }
-        if let nat = profile.nat, time - state.lastActivity > nat.idleTimeout {
-            state.fate = nat.mode == .silent ? .silenced : .reset
-            connections[connection] = state
-            record(
-                DeviceEvent(
-                    at: time, kind: .natExpiry, network: network.name, mode: DeviceEvent.Mode(nat.mode), affectedConnections: 1,
-                    expiredAt: state.lastActivity + nat.idleTimeout))
-            return state.fate == .silenced ? .discard : .reset
+        if let fate = expireNATMapping(of: connection, at: time, recorded: bytes > 0) {
+            return fate == .silenced ? .discard : .reset
         }
         // Never backwards: bytes an outage held may already have refreshed it for later. Written
         // back once, below, when the bytes' own refresh is known.
@@ -302,14 +296,45 @@ public struct DeviceModel: Sendable {
         return admission
     }
 
+    /// Whether the NAT forgot `connection`'s mapping before `time`.
+    private func natMappingExpired(_ connection: ConnectionID, at time: Double) -> Bool {
+        guard let nat = profile.nat, let state = connections[connection] else { return false }
+        return time - state.lastActivity > nat.idleTimeout
+    }
+
+    /// Kills `connection` by its NAT mapping if the mapping expired before `time`, recording
+    /// when it did; nil if the mapping still holds. Called lazily, when bytes would cross the
+    /// NAT: a mapping nothing uses again (grpc-swift's idle spare connection) costs nothing.
+    /// Nor does a FIN (`recorded` false) that finds the mapping gone: it closes a connection
+    /// nobody will use again, and nothing the app relied on was lost to the NAT.
+    private mutating func expireNATMapping(
+        of connection: ConnectionID, at time: Double, recorded: Bool
+    ) -> ConnectionState.Fate? {
+        guard let nat = profile.nat, var state = connections[connection], state.fate == .open,
+            natMappingExpired(connection, at: time)
+        else { return nil }
+        state.fate = nat.mode == .silent ? .silenced : .reset
+        connections[connection] = state
+        guard recorded else { return state.fate }
+        record(
+            DeviceEvent(
+                at: time, kind: .natExpiry, network: network.name, mode: DeviceEvent.Mode(nat.mode), affectedConnections: 1,
+                expiredAt: state.lastActivity + nat.idleTimeout))
+        return state.fate
+    }
+
     private mutating func apply(_ kind: TimelineEvent.Kind, at time: Double) -> [DeviceAction] {
-        let open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
+        var open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
+        // A connection whose NAT mapping was already gone died of that, not of this event: the
+        // event leaves it alone, and its next bytes find the mapping gone (and record when it
+        // went), as the first thing that made it unusable is its cause.
+        open.removeAll { natMappingExpired($0, at: time) }
         switch kind {
         case .outage(let duration, let mode):
             record(
                 DeviceEvent(
                     at: time, kind: .outage, network: network.name, mode: DeviceEvent.Mode(mode), durationSeconds: duration,
-                    affectedConnections: mode == .stall ? 0 : open.count))
+                    affectedConnections: open.count))
             switch mode {
             case .stall: return []
             case .blackhole: return silence(open)
@@ -332,7 +357,7 @@ public struct DeviceModel: Sendable {
             changed.up = up.applied(to: changed.up)
             changed.down = down.applied(to: changed.down)
             networks[target] = changed
-            record(DeviceEvent(at: time, kind: .set, network: target))
+            record(DeviceEvent(at: time, kind: .set, network: target, link: changed.linkFigures))
             if target == network.name {
                 network = changed
                 uplink.update(changed.up, at: time)
@@ -484,12 +509,15 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
     /// A `nat-expiry`'s mapping expired here, its idle timeout after the connection's last
     /// bytes; `at` is later, when the next bytes found it gone. The connection died at this time.
     public var expiredAt: Double?
+    /// A `set`'s network's link after the change, so that a caller sees what it set.
+    public var link: PerDirection<LinkFigures>?
 
     public init(
         at: Double, kind: Kind, network: String? = nil, mode: Mode? = nil, durationSeconds: Double? = nil,
-        affectedConnections: Int? = nil, expiredAt: Double? = nil
+        affectedConnections: Int? = nil, expiredAt: Double? = nil, link: PerDirection<LinkFigures>? = nil
     ) {
         self.expiredAt = expiredAt
+        self.link = link
         self.at = at
         self.kind = kind
         self.network = network

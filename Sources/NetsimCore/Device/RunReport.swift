@@ -67,12 +67,12 @@ public typealias SegmentCounts = PerDirection<DeliveredSegments>
 /// Delivered chunks and segments in one direction.
 public struct DeliveredSegments: Sendable, Codable, Equatable {
     /// Chunks the proxy delivered: each is a burst of back-to-back segments.
-    public var bursts = 0
+    public var chunks = 0
     /// Full or partial segments of at most `TCPSegmentation.maximumSegmentSize` bytes those chunks make.
     public var segments = 0
 
-    public init(bursts: Int = 0, segments: Int = 0) {
-        self.bursts = bursts
+    public init(chunks: Int = 0, segments: Int = 0) {
+        self.chunks = chunks
         self.segments = segments
     }
 }
@@ -82,7 +82,7 @@ extension PerDirection where Value == DeliveredSegments {
 
     /// Counts a delivered chunk of `bytes` (the proxy calls this for each one it writes).
     package mutating func add(_ bytes: Int, _ direction: Direction) {
-        self[direction].bursts += 1
+        self[direction].chunks += 1
         self[direction].segments += TCPSegmentation.segments(bytes)
     }
 }
@@ -98,11 +98,14 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     /// Whether the device has no connectivity right now (an outage or a handover gap).
     public var disconnected: Bool
     public var lastEvent: DeviceEvent?
+    /// The current network's link now, `set` steps included.
+    public var link: PerDirection<LinkFigures>
 
     package init(
         elapsedSeconds: Double, network: String, radioState: RadioState?, openConnections: Int,
-        bytes: PerDirection<Int>, disconnected: Bool, lastEvent: DeviceEvent?
+        bytes: PerDirection<Int>, disconnected: Bool, lastEvent: DeviceEvent?, link: PerDirection<LinkFigures>
     ) {
+        self.link = link
         self.elapsedSeconds = elapsedSeconds
         self.network = network
         self.radioState = radioState
@@ -113,7 +116,7 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case elapsedSeconds, network, radioState, openConnections, bytes, disconnected, lastEvent
+        case elapsedSeconds, network, radioState, openConnections, bytes, disconnected, lastEvent, link
     }
 
     public init(from decoder: any Decoder) throws {
@@ -125,6 +128,7 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         bytes = try container.decode(PerDirection<Int>.self, forKey: .bytes)
         disconnected = try container.decode(Bool.self, forKey: .disconnected)
         lastEvent = try container.decodeIfPresent(DeviceEvent.self, forKey: .lastEvent)
+        link = try container.decode(PerDirection<LinkFigures>.self, forKey: .link)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -136,5 +140,6 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         try container.encode(bytes, forKey: .bytes)
         try container.encode(disconnected, forKey: .disconnected)
         try container.encodeIfPresent(lastEvent, forKey: .lastEvent)
+        try container.encode(link, forKey: .link)
     }
 }

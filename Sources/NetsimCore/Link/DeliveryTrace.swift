@@ -1,9 +1,11 @@
 /// A mahimahi-format packet-delivery trace: one line per delivery opportunity, each the number
-/// of milliseconds from the trace start at which up to 1500 bytes may leave. Values never
+/// of milliseconds from the trace start at which one packet of up to 1500 bytes, headers
+/// included, may leave: a full 1448-byte TCP segment and its 52 bytes of headers. Values never
 /// decrease; a repeated value is several opportunities in the same millisecond. The trace
 /// repeats with a period equal to its last value (radio-parameters.md).
 public struct DeliveryTrace: Sendable, Equatable, Codable {
-    /// Bytes one opportunity may carry (mahimahi's reference implementation uses 1504).
+    /// Bytes on the wire one opportunity may carry, headers included (mahimahi's reference
+    /// implementation uses 1504; radio-parameters.md).
     public static let bytesPerOpportunity = 1500
 
     /// Where the trace was read from, for messages and reports.

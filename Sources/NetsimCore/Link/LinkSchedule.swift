@@ -64,8 +64,10 @@ public struct LinkSchedule: Sendable {
 }
 
 /// Walks a delivery trace's opportunities, repeating it forever. Each opportunity carries up to
-/// 1500 bytes of whatever is queued; an opportunity with nothing queued is wasted, and one left
-/// partly used may carry the next chunk's first bytes if that chunk was ready in time.
+/// 1500 bytes on the wire of whatever is queued, headers included, so a full segment's 1448
+/// bytes of payload fill one (mahimahi counts whole packets against its slots); an opportunity
+/// with nothing queued is wasted, and one left partly used may carry the next chunk's first
+/// bytes if that chunk was ready in time.
 struct TraceCursor: Sendable {
     private let opportunities: [UInt32]
     private let periodMs: Double
@@ -108,7 +110,7 @@ struct TraceCursor: Sendable {
     mutating func transmit(
         _ bytes: Int, readyAt: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
     ) -> LinkSchedule.Transmission {
-        var remaining = bytes
+        var remaining = TCPSegmentation.wireBytes(bytes)
         var start: Double?
         var end = readyAt
         if partialBytes > 0, partialTime >= readyAt {

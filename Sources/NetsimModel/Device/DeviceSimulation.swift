@@ -38,9 +38,9 @@ public struct DeviceOutcome: Sendable {
     public var app: AppLedger.Record
     public var server: ServerRecord
     public var connections: Tally
-    /// Payload bytes delivered, and the bursts and segments they made, per direction.
+    /// Payload bytes delivered, and the chunks and segments they made, per direction.
     public var bytes: PerDirection<Int>
-    public var bursts: PerDirection<Int>
+    public var chunks: PerDirection<Int>
     public var segments: PerDirection<Int>
     public var radio: RadioReport
     public var radioLatency: RadioWaitTotals
@@ -96,7 +96,7 @@ public struct DeviceRemains: Sendable, Codable {
     var eventCounts: [DeviceEvent.Kind: Int]
     var connections: DeviceOutcome.Tally
     var bytes: PerDirection<Int>
-    var bursts: PerDirection<Int>
+    var chunks: PerDirection<Int>
     var segments: PerDirection<Int>
     /// When the app's connection died, if it still held it dead at the stop.
     var diedAt: Double?
@@ -104,7 +104,7 @@ public struct DeviceRemains: Sendable, Codable {
     /// The outcome at `end`, with empty app and server records (they were handed over).
     public func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
-            app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes, bursts: bursts,
+            app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes, chunks: chunks,
             segments: segments, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
             events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
     }
@@ -178,7 +178,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private var networkAvailable = true
     private var tally = DeviceOutcome.Tally()
     private var bytes = PerDirection<Int>(up: 0, down: 0)
-    private var bursts = PerDirection<Int>(up: 0, down: 0)
+    private var chunks = PerDirection<Int>(up: 0, down: 0)
     private var segments = PerDirection<Int>(up: 0, down: 0)
     private(set) var now = 0.0
     /// Occurrences handled, for the engine's throughput figure.
@@ -238,7 +238,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     var remains: DeviceRemains {
         DeviceRemains(
             radio: device.radioHistory, events: device.events, eventCounts: device.eventCounts, connections: tally, bytes: bytes,
-            bursts: bursts, segments: segments,
+            chunks: chunks, segments: segments,
             diedAt: current.flatMap { links[$0]?.diedAt })
     }
 
@@ -589,11 +589,11 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
         let made = TCPSegmentation.segments(size)
         if direction == .up {
             bytes.up += size
-            bursts.up += 1
+            chunks.up += 1
             segments.up += made
         } else {
             bytes.down += size
-            bursts.down += 1
+            chunks.down += 1
             segments.down += made
         }
     }

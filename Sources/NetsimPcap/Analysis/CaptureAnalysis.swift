@@ -126,8 +126,10 @@ public struct PeriodicTransfer: Sendable, Equatable, Codable {
     public var remote: String
     public var serverName: String?
     public var periodSeconds: Double
-    /// Bursts that followed the period.
+    /// Whole repetitions of the period seen.
     public var repetitions: Int
+    /// Bursts in each repetition, on average (2 for a call and the ping that follows it).
+    public var burstsPerRepetition: Double
     /// Per repetition, on average: the radio's wake time and energy it was charged.
     public var wakeSecondsPerRepetition: Double
     public var energyJoulesPerRepetition: Double

@@ -408,18 +408,25 @@ public struct CaptureAnalyzer {
 
     // MARK: Periodic transfers
 
+    /// What the flow's repeating bursts cost per repetition: everything charged to the bursts
+    /// that recur, from the first whole repetition's start to the last's end, over the number
+    /// of repetitions. Charges never overlap, so the mean power is at most the radio's awake
+    /// power, however many bursts a period holds.
     private static func periodicTransfer(_ flow: FlowState, report: FlowReport) -> PeriodicTransfer? {
         let bursts = flow.earlierBursts + [flow.burst]
         guard let pattern = PeriodicTransferDetector.detect(burstStarts: bursts.map(\.start)) else { return nil }
-        let repeated = pattern.gapIndices.map { bursts[$0 + 1] }
-        let count = Double(repeated.count)
+        let from = bursts[pattern.boundaries[0]].start
+        let to = bursts[pattern.boundaries[pattern.boundaries.count - 1]].start
+        let repeated = pattern.recurring.sorted().map { bursts[$0] }.filter { $0.start >= from && $0.start < to }
+        let count = Double(pattern.repetitions)
         let wakePerRepetition = repeated.reduce(0) { $0 + $1.wakeSeconds } / count
         let energyPerRepetition = repeated.reduce(0) { $0 + $1.energy } / count
         let perHour = 3600 / pattern.period
         return PeriodicTransfer(
             flow: report.id, remote: report.remote, serverName: report.serverName, periodSeconds: pattern.period,
-            repetitions: repeated.count, wakeSecondsPerRepetition: wakePerRepetition,
-            energyJoulesPerRepetition: energyPerRepetition, wakeSecondsPerHour: wakePerRepetition * perHour,
-            energyJoulesPerHour: energyPerRepetition * perHour, meanPowerMilliwatts: energyPerRepetition * perHour / 3.6)
+            repetitions: pattern.repetitions, burstsPerRepetition: Double(repeated.count) / count,
+            wakeSecondsPerRepetition: wakePerRepetition, energyJoulesPerRepetition: energyPerRepetition,
+            wakeSecondsPerHour: wakePerRepetition * perHour, energyJoulesPerHour: energyPerRepetition * perHour,
+            meanPowerMilliwatts: energyPerRepetition * perHour / 3.6)
     }
 }

@@ -86,12 +86,13 @@ extension CaptureAnalysis {
     }
 
     private func periodicTable() -> String {
-        var html = "<table><tr><th>Flow</th><th>Server</th><th>Period s</th><th>Repeats</th><th>Wake s/repeat</th>"
+        var html = "<table><tr><th>Flow</th><th>Server</th><th>Period s</th><th>Repeats</th><th>Bursts/repeat</th><th>Wake s/repeat</th>"
         html += "<th>J/repeat</th><th>Wake s/h</th><th>J/h</th><th>Mean mW</th></tr>\n"
         for transfer in periodicTransfers {
             let cells = [
                 "\(transfer.flow)", transfer.serverName ?? transfer.remote, ReportNumber.fixed(transfer.periodSeconds, decimals: 1),
-                "\(transfer.repetitions)", ReportNumber.fixed(transfer.wakeSecondsPerRepetition, decimals: 2),
+                "\(transfer.repetitions)", ReportNumber.fixed(transfer.burstsPerRepetition, decimals: 1),
+                ReportNumber.fixed(transfer.wakeSecondsPerRepetition, decimals: 2),
                 ReportNumber.fixed(transfer.energyJoulesPerRepetition, decimals: 2),
                 ReportNumber.fixed(transfer.wakeSecondsPerHour, decimals: 0), ReportNumber.fixed(transfer.energyJoulesPerHour, decimals: 0),
                 ReportNumber.fixed(transfer.meanPowerMilliwatts, decimals: 1),

@@ -127,12 +127,13 @@ extension CaptureAnalysis {
 
     private func periodicSection() -> String {
         var table = TextTable(
-            header: ["FLOW", "SERVER", "PERIOD S", "REPEATS", "WAKE S/REPEAT", "J/REPEAT", "WAKE S/H", "J/H", "MEAN MW"],
-            rightAligned: [0, 2, 3, 4, 5, 6, 7, 8])
+            header: ["FLOW", "SERVER", "PERIOD S", "REPEATS", "BURSTS/REPEAT", "WAKE S/REPEAT", "J/REPEAT", "WAKE S/H", "J/H", "MEAN MW"],
+            rightAligned: [0, 2, 3, 4, 5, 6, 7, 8, 9])
         for transfer in periodicTransfers {
             table.rows.append([
                 "\(transfer.flow)", transfer.serverName ?? transfer.remote, ReportNumber.fixed(transfer.periodSeconds, decimals: 1),
-                "\(transfer.repetitions)", ReportNumber.fixed(transfer.wakeSecondsPerRepetition, decimals: 2),
+                "\(transfer.repetitions)", ReportNumber.fixed(transfer.burstsPerRepetition, decimals: 1),
+                ReportNumber.fixed(transfer.wakeSecondsPerRepetition, decimals: 2),
                 ReportNumber.fixed(transfer.energyJoulesPerRepetition, decimals: 2),
                 ReportNumber.fixed(transfer.wakeSecondsPerHour, decimals: 0), ReportNumber.fixed(transfer.energyJoulesPerHour, decimals: 0),
                 ReportNumber.fixed(transfer.meanPowerMilliwatts, decimals: 1),
