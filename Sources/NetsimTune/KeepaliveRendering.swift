@@ -116,9 +116,11 @@ public enum KeepaliveRendering {
         body += "<h2>Energy per hour against p95 detection time</h2>"
         body += "<p class=\"note\">Grey: not viable; blue: viable; orange: the front; ringed: the recommendation.</p>"
         body += scatter(results)
-        body += "<h2>Energy per hour by keepalive time and NAT timeout (\(escape(sweep.profiles[0].name)))</h2>"
-        body += "<p class=\"note\">Crossed cells lost connections to NAT expiry.</p>"
-        body += heatMap(results)
+        for profile in sweep.profiles {
+            body += "<h2>Energy per hour by keepalive time and NAT timeout (\(escape(profile.name)))</h2>"
+            body += "<p class=\"note\">Crossed cells lost connections to NAT expiry.</p>"
+            body += heatMap(results, profile: profile.name)
+        }
         if let verification { body += verificationTable(verification) }
         body += "<h2>Every configuration</h2>" + htmlTable(results)
         return """
@@ -142,20 +144,22 @@ public enum KeepaliveRendering {
         let right = 20.0
         let points = results.summaries
         let maxEnergy = max(points.map(\.metrics.energyJoulesPerHour).max() ?? 1, 1)
-        let maxDetection = max(points.map(\.metrics.detectionSeconds.p95).max() ?? 1, 1)
+        let axis = DetectionAxis(points.map(\.metrics.detectionSeconds.p95))
         func x(_ energy: Double) -> Double { left + energy / maxEnergy * (width - left - right) }
-        func y(_ detection: Double) -> Double { height - bottom - detection / maxDetection * (height - top - bottom) }
+        func y(_ detection: Double) -> Double { height - bottom - axis.position(detection) * (height - top - bottom) }
         var svg = "<svg width=\"\(Int(width))\" height=\"\(Int(height))\" xmlns=\"http://www.w3.org/2000/svg\">"
         svg += "<line x1=\"\(left)\" y1=\"\(height - bottom)\" x2=\"\(width - right)\" y2=\"\(height - bottom)\" stroke=\"#999\"/>"
         svg += "<line x1=\"\(left)\" y1=\"\(top)\" x2=\"\(left)\" y2=\"\(height - bottom)\" stroke=\"#999\"/>"
         for tick in 0...4 {
             let energy = maxEnergy * Double(tick) / 4
-            let detection = maxDetection * Double(tick) / 4
             svg += "<text x=\"\(x(energy))\" y=\"\(height - bottom + 15)\" text-anchor=\"middle\">\(joules(energy))</text>"
-            svg += "<text x=\"\(left - 6)\" y=\"\(y(detection) + 4)\" text-anchor=\"end\">\(escape(seconds(detection.rounded())))</text>"
+        }
+        for detection in axis.ticks {
+            svg += "<text x=\"\(left - 6)\" y=\"\(y(detection) + 4)\" text-anchor=\"end\">\(escape(seconds(detection)))</text>"
         }
         svg += "<text x=\"\((left + width) / 2)\" y=\"\(height - 5)\" text-anchor=\"middle\">radio energy per hour</text>"
-        svg += "<text x=\"12\" y=\"\(height / 2)\" transform=\"rotate(-90 12 \(height / 2))\" text-anchor=\"middle\">p95 detection</text>"
+        svg +=
+            "<text x=\"12\" y=\"\(height / 2)\" transform=\"rotate(-90 12 \(height / 2))\" text-anchor=\"middle\">p95 detection (log scale)</text>"
         let front = Set(results.pareto.map(\.keepalive))
         // Drawn in order of interest, so a front point is never hidden under a neighbour.
         func rank(_ point: KeepaliveResults.Summary) -> Int { front.contains(point.keepalive) ? 2 : point.viable ? 1 : 0 }
@@ -172,13 +176,13 @@ public enum KeepaliveRendering {
         return svg + "</svg>"
     }
 
-    /// Energy per hour for each keepalive time (columns) and NAT timeout (rows), on the first
-    /// profile, with the recommended timeout and permit setting.
-    static func heatMap(_ results: KeepaliveResults) -> String {
+    /// Energy per hour for each keepalive time (columns) and NAT timeout (rows), on `profile`,
+    /// with the recommended timeout and permit setting.
+    static func heatMap(_ results: KeepaliveResults, profile: String) -> String {
         let sweep = results.sweep
         let reference = results.recommended?.keepalive ?? results.keepalives.first
         let rows = results.rows.filter {
-            $0.profile == sweep.profiles[0].name && !$0.keepalive.adaptive
+            $0.profile == profile && !$0.keepalive.adaptive
                 && (sweep.transport == .ws || $0.keepalive.timeout == reference?.timeout)
                 && $0.keepalive.permitWithoutCalls == reference?.permitWithoutCalls
         }
@@ -252,5 +256,34 @@ public enum KeepaliveRendering {
             }
         }
         return html + "</table>"
+    }
+}
+
+/// The scatter's detection axis, logarithmic: detection times span from seconds to half an
+/// hour, and on a linear axis every viable point (under a minute) sat on the floor. Ticks at
+/// 1, 2 and 5 of each decade; a time under the axis's floor is drawn on it.
+struct DetectionAxis {
+    let low: Double
+    let high: Double
+
+    init(_ detections: [Double]) {
+        let positive = detections.filter { $0 > 0 }
+        low = pow(10, log10(max(positive.min() ?? 1, 1)).rounded(.down))
+        high = max(pow(10, log10(max(positive.max() ?? 10, 1)).rounded(.up)), low * 10)
+    }
+
+    /// Where `seconds` sits, from 0 (the floor) to 1 (the top).
+    func position(_ seconds: Double) -> Double {
+        (log10(min(max(seconds, low), high)) - log10(low)) / (log10(high) - log10(low))
+    }
+
+    var ticks: [Double] {
+        var ticks: [Double] = []
+        var decade = low
+        while decade <= high {
+            ticks += [1, 2, 5].map { $0 * decade }.filter { $0 <= high }
+            decade *= 10
+        }
+        return ticks
     }
 }

@@ -136,6 +136,22 @@ struct KeepaliveTunerTests {
         #expect(html.contains("<svg") && html.contains("</html>"))
     }
 
+    /// Issue 25: a heat map for every swept profile, not only the first; and a logarithmic
+    /// detection axis, on which 20 s and 60 s are apart though the axis reaches 30 minutes.
+    @Test func everyProfileHasItsHeatMapAndDetectionIsOnALogAxis() throws {
+        var sweep = try Self.sweep(nat: [30], times: [20, 60], seeds: 1)
+        sweep.profiles.append(try ProfileCatalog.builtin(named: "nr-sa"))
+        sweep.horizon = 3600
+        let html = KeepaliveRendering.html(try sweep.run())
+        #expect(html.contains("NAT timeout (lte-good)</h2>") && html.contains("NAT timeout (nr-sa)</h2>"))
+        #expect(html.contains("p95 detection (log scale)"))
+        let axis = DetectionAxis([8.6, 17.9, 1817])
+        #expect(axis.low == 1 && axis.high == 10_000)
+        #expect(axis.ticks == [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000])
+        #expect(abs(axis.position(20) - 0.325) < 0.001 && abs(axis.position(60) - 0.445) < 0.001)
+        #expect(axis.position(0) == 0 && axis.position(1817) < 1)
+    }
+
     /// An adaptive heartbeat lengthens its interval while answers come, so it spends less than
     /// its starting interval would, and is compared with the fixed ones.
     @Test func theAdaptiveHeartbeatIsComparedWithTheFixedOnes() throws {

@@ -296,22 +296,15 @@ public struct DeviceModel: Sendable {
         return admission
     }
 
-    /// Whether the NAT forgot `connection`'s mapping before `time`.
-    private func natMappingExpired(_ connection: ConnectionID, at time: Double) -> Bool {
-        guard let nat = profile.nat, let state = connections[connection] else { return false }
-        return time - state.lastActivity > nat.idleTimeout
-    }
-
     /// Kills `connection` by its NAT mapping if the mapping expired before `time`, recording
     /// when it did; nil if the mapping still holds. Called lazily, when bytes would cross the
-    /// NAT: a mapping nothing uses again (grpc-swift's idle spare connection) costs nothing.
-    /// Nor does a FIN (`recorded` false) that finds the mapping gone: it closes a connection
-    /// nobody will use again, and nothing the app relied on was lost to the NAT.
+    /// NAT. A FIN (`recorded` false) that finds the mapping gone is not recorded: it closes a
+    /// connection nobody will use again, and nothing the app relied on was lost to the NAT.
     private mutating func expireNATMapping(
         of connection: ConnectionID, at time: Double, recorded: Bool
     ) -> ConnectionState.Fate? {
         guard let nat = profile.nat, var state = connections[connection], state.fate == .open,
-            natMappingExpired(connection, at: time)
+            time - state.lastActivity > nat.idleTimeout
         else { return nil }
         state.fate = nat.mode == .silent ? .silenced : .reset
         connections[connection] = state
@@ -324,11 +317,7 @@ public struct DeviceModel: Sendable {
     }
 
     private mutating func apply(_ kind: TimelineEvent.Kind, at time: Double) -> [DeviceAction] {
-        var open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
-        // A connection whose NAT mapping was already gone died of that, not of this event: the
-        // event leaves it alone, and its next bytes find the mapping gone (and record when it
-        // went), as the first thing that made it unusable is its cause.
-        open.removeAll { natMappingExpired($0, at: time) }
+        let open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
         switch kind {
         case .outage(let duration, let mode):
             record(
