@@ -105,10 +105,11 @@ final class ProgressLine: Sendable {
 
     /// Ends a line left unfinished on a terminal (the work stopped early).
     func finish() {
-        if state.withLock({ $0.lineOpen }) {
-            state.withLock { $0.lineOpen = false }
-            write("\n")
+        let lineOpen = state.withLock { state in
+            defer { state.lineOpen = false }
+            return state.lineOpen
         }
+        if lineOpen { write("\n") }
     }
 }
 

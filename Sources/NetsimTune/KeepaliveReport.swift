@@ -30,7 +30,8 @@ public struct KeepaliveReport: Sendable, Codable {
 
     public struct Verification: Sendable, Codable {
         public var profiles: [String]
-        public var natTimeoutSeconds: Double?
+        /// No NAT is `null`, not a missing key.
+        @ExplicitNull public var natTimeoutSeconds: Double?
         public var seeds: Int
         public var horizonSeconds: Double
         public var timeScale: Double
@@ -38,19 +39,6 @@ public struct KeepaliveReport: Sendable, Codable {
         public var tolerance: Double
         public var agrees: Bool
         public var configs: [Config]
-
-        /// No NAT is `null`, not a missing key.
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(profiles, forKey: .profiles)
-            try container.encode(natTimeoutSeconds, forKey: .natTimeoutSeconds)
-            try container.encode(seeds, forKey: .seeds)
-            try container.encode(horizonSeconds, forKey: .horizonSeconds)
-            try container.encode(timeScale, forKey: .timeScale)
-            try container.encode(tolerance, forKey: .tolerance)
-            try container.encode(agrees, forKey: .agrees)
-            try container.encode(configs, forKey: .configs)
-        }
 
         public struct Config: Sendable, Codable {
             /// `recommended` or `baseline`.
@@ -73,16 +61,8 @@ public struct KeepaliveReport: Sendable, Codable {
         public var keepalive: Keepalive
         public var profile: String
         /// No NAT is `null`, not a missing key.
-        public var natTimeoutSeconds: Double?
+        @ExplicitNull public var natTimeoutSeconds: Double?
         public var metrics: KeepaliveResults.Metrics
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(keepalive, forKey: .keepalive)
-            try container.encode(profile, forKey: .profile)
-            try container.encode(natTimeoutSeconds, forKey: .natTimeoutSeconds)
-            try container.encode(metrics, forKey: .metrics)
-        }
     }
 
     public struct Summary: Sendable, Codable {

@@ -274,9 +274,9 @@ struct ScenarioMetrics: Sendable, Codable, Equatable {
         energyJoulesPerHour = outcome.radio.energyJoules / hours
         wakeSecondsPerHour = outcome.radio.wakeSeconds / hours
         promotionsPerHour = Double(outcome.radio.promotions) / hours
-        let segments = outcome.segments.up + outcome.segments.down
-        let acks = (outcome.segments.up + outcome.chunks.up + 1) / 2 + (outcome.segments.down + outcome.chunks.down + 1) / 2
-        bytesPerHour = Double(outcome.bytes.up + outcome.bytes.down + 52 * (segments + acks)) / hours
+        let segments = outcome.segments.up.segments + outcome.segments.down.segments
+        let acks = outcome.segments.up.acknowledgements + outcome.segments.down.acknowledgements
+        bytesPerHour = Double(outcome.bytes.up + outcome.bytes.down + TCPSegmentation.headerBytes * (segments + acks)) / hours
         natExpiriesPerHour = Double(outcome.eventCounts[.natExpiry, default: 0]) / hours
         reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours
         goaways = outcome.server.tooManyPingsGoAways

@@ -142,6 +142,6 @@ import Testing
         // Down: payload + 1 header + 3 ACKs for up's (3 + 2) / 2 + SYN-ACK and close.
         #expect(estimate.down == 100 + 52 * (1 + 3) + 60 + 104)
         segments.up.chunks = 0
-        #expect(WireEstimate.acks(segments.up) == 2)
+        #expect(segments.up.acknowledgements == 2)
     }
 }

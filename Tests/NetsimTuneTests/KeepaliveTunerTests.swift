@@ -123,6 +123,8 @@ struct KeepaliveTunerTests {
         }
         let config = try #require((json["configs"] as? [[String: Any]])?.first)
         #expect(config["natTimeoutSeconds"] != nil)
+        // No NAT is null, not a missing key (issue 25).
+        #expect((json["configs"] as? [[String: Any]])?.contains { $0["natTimeoutSeconds"] is NSNull } == true)
         let keepalive = try #require(config["keepalive"] as? [String: Any])
         #expect(Set(keepalive.keys).isSuperset(of: ["time", "timeout", "permitWithoutCalls"]))
         let metrics = try #require(config["metrics"] as? [String: Any])

@@ -10,7 +10,7 @@ import NetsimProxy
 ///   close (FIN and ACK each way, 104 bytes per direction).
 /// Radio-layer overhead (PDCP, RLC, MAC headers) is not included.
 public struct WireEstimate: Sendable, Equatable {
-    public static let headerBytes = 52
+    public static let headerBytes = TCPSegmentation.headerBytes
     public static let synBytes = 60
     public static let closeBytesPerDirection = 104
 
@@ -18,19 +18,13 @@ public struct WireEstimate: Sendable, Equatable {
     public var down: Int
 
     public init(payload: PerDirection<Int>, segments: SegmentCounts, connections: Int) {
-        let acksForUp = Self.acks(segments.up)
-        let acksForDown = Self.acks(segments.down)
+        let acksForUp = segments.up.acknowledgements
+        let acksForDown = segments.down.acknowledgements
         up =
             payload.up + Self.headerBytes * (segments.up.segments + acksForDown)
             + connections * (Self.synBytes + Self.headerBytes + Self.closeBytesPerDirection)
         down =
             payload.down + Self.headerBytes * (segments.down.segments + acksForUp)
             + connections * (Self.synBytes + Self.closeBytesPerDirection)
-    }
-
-    /// Delayed ACKs for one direction: one per two segments of each burst, rounded up per burst
-    /// (bursts are mostly one segment, so the sum is close to (segments + bursts) / 2).
-    static func acks(_ counts: DeliveredSegments) -> Int {
-        (counts.segments + counts.chunks + 1) / 2
     }
 }

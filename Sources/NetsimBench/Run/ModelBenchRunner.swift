@@ -88,9 +88,7 @@ public enum ModelBenchRunner {
             connections: ConnectionCounters(
                 opened: connections.opened, closed: connections.closed, reset: connections.reset, blackholed: connections.blackholed),
             bytes: outcome.bytes,
-            segments: SegmentCounts(
-                up: .init(chunks: outcome.chunks.up, segments: outcome.segments.up),
-                down: .init(chunks: outcome.chunks.down, segments: outcome.segments.down)),
+            segments: outcome.segments,
             radio: outcome.radio, radioLatency: outcome.radioLatency, events: outcome.events, eventCounts: outcome.eventCounts,
             eventsNotListed: outcome.eventCounts.values.reduce(0, +) - outcome.events.count)
     }

@@ -75,12 +75,18 @@ public struct DeliveredSegments: Sendable, Codable, Equatable {
         self.chunks = chunks
         self.segments = segments
     }
+
+    /// The delayed ACKs the other side sends for them: one per two segments of each chunk,
+    /// rounded up per chunk (chunks are mostly one segment, so the sum is close to
+    /// (segments + chunks) / 2). The bench's wire estimate and the tuner's bytes both count it.
+    public var acknowledgements: Int { (segments + chunks + 1) / 2 }
 }
 
 extension PerDirection where Value == DeliveredSegments {
     public init() { self.init(up: Value(), down: Value()) }
 
-    /// Counts a delivered chunk of `bytes` (the proxy calls this for each one it writes).
+    /// Counts a delivered chunk of `bytes` (the proxy and the model engine call this for each
+    /// one they deliver).
     package mutating func add(_ bytes: Int, _ direction: Direction) {
         self[direction].chunks += 1
         self[direction].segments += TCPSegmentation.segments(bytes)

@@ -17,7 +17,8 @@ public struct GateOutcome: Sendable, Codable, Equatable {
         self.failure = failure
     }
 
-    /// The Markdown section: one row per gate, failures first as they were given.
+    /// The Markdown section: a heading that counts the failures, then one row per gate in the
+    /// order they were given.
     public static func markdown(_ outcomes: [GateOutcome]) -> [String] {
         let failed = outcomes.count { !$0.passed }
         var lines = [

@@ -40,8 +40,7 @@ public struct DeviceOutcome: Sendable {
     public var connections: Tally
     /// Payload bytes delivered, and the chunks and segments they made, per direction.
     public var bytes: PerDirection<Int>
-    public var chunks: PerDirection<Int>
-    public var segments: PerDirection<Int>
+    public var segments: SegmentCounts
     public var radio: RadioReport
     public var radioLatency: RadioWaitTotals
     /// The first `DeviceModel.eventListLimit` profile events, and every event by kind.
@@ -96,15 +95,14 @@ public struct DeviceRemains: Sendable, Codable {
     var eventCounts: [DeviceEvent.Kind: Int]
     var connections: DeviceOutcome.Tally
     var bytes: PerDirection<Int>
-    var chunks: PerDirection<Int>
-    var segments: PerDirection<Int>
+    var segments: SegmentCounts
     /// When the app's connection died, if it still held it dead at the stop.
     var diedAt: Double?
 
     /// The outcome at `end`, with empty app and server records (they were handed over).
     public func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
-            app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes, chunks: chunks,
+            app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes,
             segments: segments, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
             events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
     }
@@ -178,8 +176,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     private var networkAvailable = true
     private var tally = DeviceOutcome.Tally()
     private var bytes = PerDirection<Int>(up: 0, down: 0)
-    private var chunks = PerDirection<Int>(up: 0, down: 0)
-    private var segments = PerDirection<Int>(up: 0, down: 0)
+    private var segments = SegmentCounts()
     private(set) var now = 0.0
     /// Occurrences handled, for the engine's throughput figure.
     private(set) var steps = 0
@@ -238,7 +235,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
     var remains: DeviceRemains {
         DeviceRemains(
             radio: device.radioHistory, events: device.events, eventCounts: device.eventCounts, connections: tally, bytes: bytes,
-            chunks: chunks, segments: segments,
+            segments: segments,
             diedAt: current.flatMap { links[$0]?.diedAt })
     }
 
@@ -586,15 +583,7 @@ struct DeviceSimulation<Client: TransportClient>: Sendable {
 
     private mutating func count(_ size: Int, _ direction: Direction) {
         guard size > 0 else { return }
-        let made = TCPSegmentation.segments(size)
-        if direction == .up {
-            bytes.up += size
-            chunks.up += 1
-            segments.up += made
-        } else {
-            bytes.down += size
-            chunks.down += 1
-            segments.down += made
-        }
+        bytes[direction] += size
+        segments.add(size, direction)
     }
 }

@@ -29,15 +29,6 @@ import NetsimCore
 public struct ClientSettings: Sendable, Equatable, Codable {
     /// Where the settings came from: a file path, or `built-in` for the defaults.
     public var source = "built-in"
-
-    /// The shipped file that holds the built-in defaults, for a reader who wants to start
-    /// from them (a test keeps the two equal).
-    public static let defaultsFile = "clients/grpc-tuned.yaml"
-
-    /// `source` as a report says it: the built-in defaults name their file.
-    public static func describe(source: String) -> String {
-        source == ClientSettings().source ? "\(source), the values of \(defaultsFile)" : source
-    }
     public var rest = RESTSettings()
     /// The `websocket` section, for `BenchTransport.ws`.
     public var ws = WebSocketSettings()
@@ -56,6 +47,15 @@ public struct ClientSettings: Sendable, Equatable, Codable {
     public var consumer: Consumer?
 
     public init() {}
+
+    /// The shipped file that holds the built-in defaults, for a reader who wants to start
+    /// from them (a test keeps the two equal).
+    public static let defaultsFile = "clients/grpc-tuned.yaml"
+
+    /// `source` as a report says it: the built-in defaults name their file.
+    public static func describe(source: String) -> String {
+        source == ClientSettings().source ? "\(source), the values of \(defaultsFile)" : source
+    }
 
     public struct RESTSettings: Sendable, Equatable, Codable {
         public var pollInterval = 1.0

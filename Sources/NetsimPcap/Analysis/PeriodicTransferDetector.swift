@@ -36,15 +36,9 @@ enum PeriodicTransferDetector {
     /// The period that explains most of `burstStarts` (ascending), if any.
     static func detect(burstStarts starts: [Double]) -> Pattern? {
         guard starts.count > minimumRepetitions else { return nil }
-        var best: (period: Double, share: Double)?
-        var explained: [(period: Double, share: Double)] = []
-        for candidate in candidatePeriods(starts) {
-            guard let (period, share) = recurrence(starts, period: candidate) else { continue }
-            explained.append((period, share))
-            if share > best?.share ?? 0 { best = (period, share) }
-        }
-        guard let best else { return nil }
-        let chosen = explained.filter { $0.share >= best.share * preferShorterWithin }.min { $0.period < $1.period }!.period
+        let explained = candidatePeriods(starts).compactMap { recurrence(starts, period: $0) }
+        guard let best = explained.map(\.share).max() else { return nil }
+        let chosen = explained.filter { $0.share >= best * preferShorterWithin }.min { $0.period < $1.period }!.period
         return pattern(starts, period: chosen)
     }
 

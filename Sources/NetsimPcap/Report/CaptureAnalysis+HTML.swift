@@ -89,15 +89,7 @@ extension CaptureAnalysis {
         var html = "<table><tr><th>Flow</th><th>Server</th><th>Period s</th><th>Repeats</th><th>Bursts/repeat</th><th>Wake s/repeat</th>"
         html += "<th>J/repeat</th><th>Wake s/h</th><th>J/h</th><th>Mean mW</th></tr>\n"
         for transfer in periodicTransfers {
-            let cells = [
-                "\(transfer.flow)", transfer.serverName ?? transfer.remote, ReportNumber.fixed(transfer.periodSeconds, decimals: 1),
-                "\(transfer.repetitions)", ReportNumber.fixed(transfer.burstsPerRepetition, decimals: 1),
-                ReportNumber.fixed(transfer.wakeSecondsPerRepetition, decimals: 2),
-                ReportNumber.fixed(transfer.energyJoulesPerRepetition, decimals: 2),
-                ReportNumber.fixed(transfer.wakeSecondsPerHour, decimals: 0), ReportNumber.fixed(transfer.energyJoulesPerHour, decimals: 0),
-                ReportNumber.fixed(transfer.meanPowerMilliwatts, decimals: 1),
-            ]
-            html += "<tr>" + cells.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
+            html += "<tr>" + transfer.cells.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
         }
         return html + "</table>"
     }

@@ -126,19 +126,11 @@ extension CaptureAnalysis {
     }
 
     private func periodicSection() -> String {
+        // The columns of `PeriodicTransfer.cells`.
         var table = TextTable(
             header: ["FLOW", "SERVER", "PERIOD S", "REPEATS", "BURSTS/REPEAT", "WAKE S/REPEAT", "J/REPEAT", "WAKE S/H", "J/H", "MEAN MW"],
             rightAligned: [0, 2, 3, 4, 5, 6, 7, 8, 9])
-        for transfer in periodicTransfers {
-            table.rows.append([
-                "\(transfer.flow)", transfer.serverName ?? transfer.remote, ReportNumber.fixed(transfer.periodSeconds, decimals: 1),
-                "\(transfer.repetitions)", ReportNumber.fixed(transfer.burstsPerRepetition, decimals: 1),
-                ReportNumber.fixed(transfer.wakeSecondsPerRepetition, decimals: 2),
-                ReportNumber.fixed(transfer.energyJoulesPerRepetition, decimals: 2),
-                ReportNumber.fixed(transfer.wakeSecondsPerHour, decimals: 0), ReportNumber.fixed(transfer.energyJoulesPerHour, decimals: 0),
-                ReportNumber.fixed(transfer.meanPowerMilliwatts, decimals: 1),
-            ])
-        }
+        table.rows = periodicTransfers.map(\.cells)
         return "Periodic transfers (cost per hour at their period)\n" + table.rendered()
     }
 
@@ -154,5 +146,19 @@ extension CaptureAnalysis {
             ? "State timeline (first \(maximumRows) of \(timeline.count) spans; all in --format json or html)"
             : "State timeline"
         return title + " (seconds from the first packet)\n" + table.rendered()
+    }
+}
+
+extension PeriodicTransfer {
+    /// One row of the periodic-transfers table, as the text and HTML reports both print it:
+    /// flow, server, period, repetitions, bursts per repetition, wake and energy per repetition
+    /// and per hour, mean power.
+    var cells: [String] {
+        [
+            "\(flow)", serverName ?? remote, ReportNumber.fixed(periodSeconds, decimals: 1), "\(repetitions)",
+            ReportNumber.fixed(burstsPerRepetition, decimals: 1), ReportNumber.fixed(wakeSecondsPerRepetition, decimals: 2),
+            ReportNumber.fixed(energyJoulesPerRepetition, decimals: 2), ReportNumber.fixed(wakeSecondsPerHour, decimals: 0),
+            ReportNumber.fixed(energyJoulesPerHour, decimals: 0), ReportNumber.fixed(meanPowerMilliwatts, decimals: 1),
+        ]
     }
 }
