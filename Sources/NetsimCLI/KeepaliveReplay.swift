@@ -8,7 +8,7 @@ import NetsimTune
 extension KeepaliveVerification {
     /// Plays every plan live, all at once: for each, the bench's gRPC server with the plan's
     /// keepalive policy, one emulated phone (a proxy on the plan's profile, with its NAT,
-    /// outages and handover) and the bench's gRPC client on an idle open stream, every timer of
+    /// impairments) and the bench's gRPC client on an idle open stream, every timer of
     /// proxy, client, server and workload running `timeScale` times faster than the wall clock.
     /// One measurement per plan, in order; `onProgress` gets the emulated seconds played.
     func playLive(

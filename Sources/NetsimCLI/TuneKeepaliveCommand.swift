@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NetsimBench
 import NetsimCore
+import NetsimInput
 import NetsimModel
 import NetsimTune
 
@@ -14,8 +15,9 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         abstract: "Recommend keepalive settings from battery cost, NAT timeouts and time to notice a dead connection.",
         discussion: """
             Every keepalive on the grid plays, in the model engine, an idle open stream on each \
-            profile behind each NAT idle timeout for the horizon, once per seed, with blackhole \
-            outages of 5 s, 30 s, 2 min and 10 min and a handover that resets connections at \
+            profile behind each NAT idle timeout for the horizon, once per seed, with the \
+            --impairments at their rates per hour (default: blackhole outages of 5 s, 30 s, 2 min \
+            and 10 min once in 6 h each, and a handover that resets connections 10 times a day) at \
             seeded times, and the NAT silent on even seeds and resetting on odd ones. \
             Configurations that draw a GOAWAY, lose connections to NAT expiry or miss \
             --detect-within at p95 are discarded; of the rest, the knee of the front of energy per \
@@ -85,6 +87,12 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Option(help: "idle (an open stream, no app traffic) or a workload file. Default: idle.")
     var workload = "idle"
 
+    @Option(
+        help:
+            "What every scenario meets besides the NAT, per hour: default (outages and handovers, sources in docs/tune.md), none (a clean network) or a YAML file. Default: default."
+    )
+    var impairments = "default"
+
     @Option(parsing: .unconditional, help: "How long each scenario runs, e.g. 6h. Default: 6h.", transform: { try parseDuration($0) })
     var horizon = 6 * 3600.0
 
@@ -148,6 +156,9 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         if workload != "idle", !FileManager.default.fileExists(atPath: workload) {
             throw ValidationError("--workload: '\(workload)' is neither idle nor a file")
         }
+        if !["default", "none"].contains(impairments), !FileManager.default.fileExists(atPath: impairments) {
+            throw ValidationError("--impairments: '\(impairments)' is neither default, none nor a file")
+        }
         var sweep = KeepaliveSweep(profiles: [Profile.passThrough])
         try configure(&sweep)
         if let problem = sweep.problem() { throw ValidationError(problem) }
@@ -198,6 +209,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         case "none": sweep.serverPolicy = .none
         default: break
         }
+        if impairments == "none" { sweep.impairments = .none }
     }
 
     public func run() async throws {
@@ -209,6 +221,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             sweep.serverPolicy = try loadSettings(serverPolicy, GRPCServerPolicy.load)
         }
         if workload != "idle" { sweep.workload = try loadSettings(workload, Workload.load) }
+        if !["default", "none"].contains(impairments) { sweep.impairments = try loadSettings(impairments, Impairments.load) }
         if verify, sweep.serverPolicy.maxPingStrikes != 2 {
             printError(
                 "--verify: grpc-swift's server sends GOAWAY after exactly 2 ping strikes; \(serverPolicy) asks for \(sweep.serverPolicy.maxPingStrikes)"

@@ -24,16 +24,20 @@ public enum KeepaliveRendering {
             + "every figure and the recommendation cover those seeds only."
     }
 
+    /// What the sweep played: profiles, NAT timeouts, horizon, seeds, impairments.
+    static func scope(_ sweep: KeepaliveSweep) -> String {
+        "Profiles \(sweep.profiles.map(\.name).joined(separator: ", ")); NAT idle timeouts "
+            + sweep.natTimeouts.map(natTimeout).joined(separator: ", ")
+            + "; \(seconds(sweep.horizon)) per scenario, \(sweep.seeds) seeds; impairments \(sweep.impairments.summary); "
+            + "detect within \(seconds(sweep.detectWithin))."
+    }
+
     public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
         let sweep = results.sweep
         var lines: [String] = []
         lines.append("## netsim tune keepalive: \(sweep.transport.rawValue), server policy \(sweep.serverPolicy.name)")
         lines.append("")
-        lines.append(
-            "Profiles \(sweep.profiles.map(\.name).joined(separator: ", ")); NAT idle timeouts "
-                + sweep.natTimeouts.map(natTimeout).joined(separator: ", ")
-                + "; \(seconds(sweep.horizon)) per scenario, \(sweep.seeds) seeds; blackhole outages of 5 s, 30 s, 2 min and 10 min "
-                + "and a resetting handover in every scenario; detect within \(seconds(sweep.detectWithin)).")
+        lines.append(scope(sweep))
         lines.append("")
         if let partial = partial(results) { lines += ["**\(partial)**", ""] }
         lines.append("### Recommendation")
@@ -70,6 +74,14 @@ public enum KeepaliveRendering {
                     + "not the whole phone's.")
             lines.append("")
         }
+        lines.append("### Per NAT timeout")
+        lines.append("")
+        lines.append(perNATNote(results))
+        lines.append("")
+        lines.append("| NAT timeout | recommended there | energy / h | p95 detection |")
+        lines.append("|---|---|---:|---:|")
+        for row in perNATRows(results) { lines.append("| " + row.joined(separator: " | ") + " |") }
+        lines.append("")
         if let verification { lines.append(verification.markdown()) }
         lines.append("### The front (viable configurations no other beats on both energy and detection)")
         lines.append("")
@@ -80,6 +92,32 @@ public enum KeepaliveRendering {
         lines.append(table(results.summaries, recommended: results.recommended?.keepalive, reasons: true))
         lines.append("")
         return lines.joined(separator: "\n")
+    }
+
+    /// Which NAT decides the overall recommendation, in a sentence.
+    static func perNATNote(_ results: KeepaliveResults) -> String {
+        let each = "Each NAT timeout alone (every profile behind it), as for a fleet that meets only that NAT."
+        guard let recommended = results.recommended else { return each }
+        guard let driving = results.drivingNAT else {
+            return each
+                + " No single NAT decides the overall recommendation: without any one of them it stays \(recommended.keepalive.label)."
+        }
+        let instead = driving.instead
+        return each + " The \(natTimeout(driving.natTimeoutSeconds)) NAT decides the overall choice: without it, "
+            + "\(instead.keepalive.label) would be recommended (\(joules(instead.metrics.energyJoulesPerHour))/h and "
+            + "\(seconds(instead.metrics.detectionSeconds.p95)) p95 detection over the whole grid"
+            + (instead.viable ? ")." : "; \(instead.disqualified.joined(separator: "; "))).")
+    }
+
+    /// NAT timeout, its recommendation, energy per hour and p95 detection behind it.
+    static func perNATRows(_ results: KeepaliveResults) -> [[String]] {
+        results.perNAT.map { nat in
+            guard let recommended = nat.recommended else { return [natTimeout(nat.natTimeoutSeconds), "none viable", "-", "-"] }
+            return [
+                natTimeout(nat.natTimeoutSeconds), recommended.keepalive.label, joules(recommended.metrics.energyJoulesPerHour),
+                seconds(recommended.metrics.detectionSeconds.p95),
+            ]
+        }
     }
 
     static func table(_ summaries: [KeepaliveResults.Summary], recommended: KeepaliveSweep.Keepalive?, reasons: Bool = false) -> String {
@@ -108,6 +146,7 @@ public enum KeepaliveRendering {
     public static func html(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
         let sweep = results.sweep
         var body = "<h1>netsim tune keepalive: \(escape(sweep.transport.rawValue)), server policy \(escape(sweep.serverPolicy.name))</h1>"
+        body += "<p class=\"note\">\(escape(scope(sweep)))</p>"
         if let partial = partial(results) { body += "<p><strong>\(escape(partial))</strong></p>" }
         body += "<p>\(escape(KeepaliveRecommendationText.paragraph(results)))</p>"
         for snippet in KeepaliveRecommendationText.snippets(results) {
@@ -121,6 +160,9 @@ public enum KeepaliveRendering {
             body += "<p class=\"note\">Crossed cells lost connections to NAT expiry.</p>"
             body += heatMap(results, profile: profile.name)
         }
+        body += "<h2>Per NAT timeout</h2><p class=\"note\">\(escape(perNATNote(results)))</p>"
+        body += "<table><tr><th>NAT timeout</th><th>recommended there</th><th>energy / h</th><th>p95 detection</th></tr>"
+        body += perNATRows(results).map { "<tr>" + $0.map { "<td>\(escape($0))</td>" }.joined() + "</tr>" }.joined() + "</table>"
         if let verification { body += verificationTable(verification) }
         body += "<h2>Every configuration</h2>" + htmlTable(results)
         return """
@@ -154,8 +196,11 @@ public enum KeepaliveRendering {
             let energy = maxEnergy * Double(tick) / 4
             svg += "<text x=\"\(x(energy))\" y=\"\(height - bottom + 15)\" text-anchor=\"middle\">\(joules(energy))</text>"
         }
+        // One format on the axis: 1-2-5 ticks need decimals only below a second.
+        let decimals = (axis.ticks.first ?? 1) < 1 ? 1 : 0
         for detection in axis.ticks {
-            svg += "<text x=\"\(left - 6)\" y=\"\(y(detection) + 4)\" text-anchor=\"end\">\(escape(seconds(detection)))</text>"
+            svg +=
+                "<text x=\"\(left - 6)\" y=\"\(y(detection) + 4)\" text-anchor=\"end\">\(escape(ReportNumber.seconds(detection, decimals: decimals)))</text>"
         }
         svg += "<text x=\"\((left + width) / 2)\" y=\"\(height - 5)\" text-anchor=\"middle\">radio energy per hour</text>"
         svg +=

@@ -16,6 +16,8 @@ public struct KeepaliveReport: Sendable, Codable {
     public var detectWithinSeconds: Double
     public var profiles: [String]
     public var natTimeoutsSeconds: [Double?]
+    /// What every scenario met besides the NAT, per hour (`--impairments`).
+    public var impairments: Impairments
     /// Each keepalive on each profile behind each NAT timeout, averaged over the seeds.
     public var configs: [Config]
     /// Each keepalive over every profile and NAT timeout, with why it is not viable.
@@ -23,6 +25,11 @@ public struct KeepaliveReport: Sendable, Codable {
     /// The viable configurations on the front of energy per hour against p95 detection.
     public var pareto: [Summary]
     public var recommended: Summary?
+    /// The recommendation behind each NAT timeout alone, in the sweep's order.
+    public var perNAT: [NATRecommendation]
+    /// The NAT timeout that decides `recommended`, and what would be recommended without it;
+    /// null when no single NAT decides.
+    @ExplicitNull public var drivingNAT: DrivingNAT?
     /// The configurations users bring, measured beside the grid, against the recommendation.
     public var comparisons: [Comparison]
     /// With `--verify`: the recommendation and a baseline played by the model and live.
@@ -71,6 +78,19 @@ public struct KeepaliveReport: Sendable, Codable {
         public var disqualified: [String]
     }
 
+    public struct NATRecommendation: Sendable, Codable {
+        /// No NAT is `null`, not a missing key.
+        @ExplicitNull public var natTimeoutSeconds: Double?
+        /// `null` when no configuration is viable behind this NAT.
+        @ExplicitNull public var recommended: Summary?
+    }
+
+    public struct DrivingNAT: Sendable, Codable {
+        @ExplicitNull public var natTimeoutSeconds: Double?
+        /// What would be recommended without that NAT, with its figures over the whole grid.
+        public var instead: Summary
+    }
+
     public struct Comparison: Sendable, Codable {
         public var name: String
         public var keepalive: Keepalive
@@ -96,12 +116,17 @@ public struct KeepaliveReport: Sendable, Codable {
         detectWithinSeconds = sweep.detectWithin
         profiles = sweep.profiles.map(\.name)
         natTimeoutsSeconds = sweep.natTimeouts
+        impairments = sweep.impairments
         configs = results.rows.map {
             Config(keepalive: Keepalive($0.keepalive), profile: $0.profile, natTimeoutSeconds: $0.natTimeoutSeconds, metrics: $0.metrics)
         }
         summaries = results.summaries.map(Summary.init)
         pareto = results.pareto.map(Summary.init)
         recommended = results.recommended.map(Summary.init)
+        perNAT = results.perNAT.map {
+            NATRecommendation(natTimeoutSeconds: $0.natTimeoutSeconds, recommended: $0.recommended.map(Summary.init))
+        }
+        drivingNAT = results.drivingNAT.map { DrivingNAT(natTimeoutSeconds: $0.natTimeoutSeconds, instead: Summary($0.instead)) }
         comparisons = results.comparisons.map { name, summary in
             let saving = results.recommended.map { recommended in
                 100 * (1 - recommended.metrics.energyJoulesPerHour / max(summary.metrics.energyJoulesPerHour, 1e-9))

@@ -56,6 +56,20 @@ public struct KeepaliveResults: Sendable {
         public var viable: Bool { disqualified.isEmpty }
     }
 
+    /// The recommendation behind one NAT timeout alone: what a fleet that meets only that NAT
+    /// should use.
+    public struct NATRecommendation: Sendable {
+        public var natTimeoutSeconds: Double?
+        public var recommended: Summary?
+    }
+
+    /// One recommendation per NAT timeout of the sweep, in the sweep's order.
+    public let perNAT: [NATRecommendation]
+    /// The NAT timeout that decides the overall recommendation: without it in the grid, another
+    /// configuration would be recommended (`instead`, its figures over the whole grid). Of several
+    /// such NATs, the one whose absence changes the most energy; nil when no single NAT decides.
+    public let drivingNAT: (natTimeoutSeconds: Double?, instead: Summary)?
+
     init(
         sweep: KeepaliveSweep, keepalives: [KeepaliveSweep.Keepalive], scenarios: [KeepaliveSweep.Scenario], metrics: [ScenarioMetrics],
         seedsPlayed: Int
@@ -67,40 +81,85 @@ public struct KeepaliveResults: Sendable {
         for (scenario, measured) in zip(scenarios, metrics) {
             groups[scenario.keepalive, default: [:]][scenario.profile, default: [:]][scenario.nat, default: []].append(measured)
         }
-        var rows: [Row] = []
-        var summaries: [Summary] = []
-        for (index, keepalive) in keepalives.enumerated() {
-            var all: [ScenarioMetrics] = []
-            for profile in sweep.profiles.indices {
-                for nat in sweep.natTimeouts.indices {
-                    let measured = groups[index]?[profile]?[nat] ?? []
-                    all += measured
-                    rows.append(
+        let judge = Judge(sweep: sweep, keepalives: keepalives, groups: groups)
+        rows = judge.rows
+        let allNATs = Array(sweep.natTimeouts.indices)
+        summaries = judge.summaries(natIndices: allNATs)
+        pareto = Self.front(summaries.filter(\.viable))
+        let recommended = Self.knee(pareto)
+        self.recommended = recommended
+        perNAT = allNATs.map { nat in
+            NATRecommendation(
+                natTimeoutSeconds: sweep.natTimeouts[nat],
+                recommended: Self.knee(Self.front(judge.summaries(natIndices: [nat]).filter(\.viable))))
+        }
+        var driving: (natTimeoutSeconds: Double?, instead: Summary)?
+        if let recommended, allNATs.count > 1 {
+            for nat in allNATs {
+                let others = allNATs.filter { $0 != nat }
+                guard let alternative = Self.knee(Self.front(judge.summaries(natIndices: others).filter(\.viable))),
+                    alternative.keepalive != recommended.keepalive,
+                    let instead = summaries.first(where: { $0.keepalive == alternative.keepalive })
+                else { continue }
+                let change = abs(instead.metrics.energyJoulesPerHour - recommended.metrics.energyJoulesPerHour)
+                if let current = driving,
+                    abs(current.instead.metrics.energyJoulesPerHour - recommended.metrics.energyJoulesPerHour) >= change
+                {
+                    continue
+                }
+                driving = (sweep.natTimeouts[nat], instead)
+            }
+        }
+        drivingNAT = driving
+    }
+
+    /// Rows per keepalive, profile and NAT timeout, and summaries over any set of NAT timeouts,
+    /// each judged viable or not by the same rules.
+    private struct Judge {
+        let sweep: KeepaliveSweep
+        let keepalives: [KeepaliveSweep.Keepalive]
+        let groups: [Int: [Int: [Int: [ScenarioMetrics]]]]
+        let rows: [Row]
+
+        init(sweep: KeepaliveSweep, keepalives: [KeepaliveSweep.Keepalive], groups: [Int: [Int: [Int: [ScenarioMetrics]]]]) {
+            self.sweep = sweep
+            self.keepalives = keepalives
+            self.groups = groups
+            rows = keepalives.indices.flatMap { index in
+                sweep.profiles.indices.flatMap { profile in
+                    sweep.natTimeouts.indices.map { nat in
                         Row(
-                            keepalive: keepalive, profile: sweep.profiles[profile].name, natTimeoutSeconds: sweep.natTimeouts[nat],
-                            metrics: Self.combine(measured)))
+                            keepalive: keepalives[index], profile: sweep.profiles[profile].name, natTimeoutSeconds: sweep.natTimeouts[nat],
+                            metrics: KeepaliveResults.combine(groups[index]?[profile]?[nat] ?? []))
+                    }
                 }
             }
-            let metrics = Self.combine(all)
-            var disqualified: [String] = []
-            if metrics.goaways > 0 { disqualified.append("GOAWAY too_many_pings from the \(sweep.serverPolicy.name) server") }
-            if metrics.natExpiriesPerHour > 0 {
-                let expiring = rows.filter { $0.keepalive == keepalive && $0.metrics.natExpiriesPerHour > 0 }
-                let timeouts = Set(expiring.compactMap(\.natTimeoutSeconds)).sorted().map(KeepaliveRendering.natTimeout)
-                disqualified.append("connections die to NAT expiry at \(timeouts.joined(separator: ", "))")
-            }
-            if metrics.detectionSeconds.p95 > sweep.detectWithin {
-                disqualified.append(
-                    "p95 detection \(KeepaliveRendering.seconds(metrics.detectionSeconds.p95)) misses \(KeepaliveRendering.seconds(sweep.detectWithin))"
-                )
-            }
-            summaries.append(Summary(keepalive: keepalive, metrics: metrics, disqualified: disqualified))
         }
-        self.rows = rows
-        self.summaries = summaries
-        let viable = summaries.filter(\.viable)
-        pareto = Self.front(viable)
-        recommended = Self.knee(pareto)
+
+        /// Each keepalive over every profile behind the NAT timeouts `natIndices`, with why it
+        /// is not viable there.
+        func summaries(natIndices: [Int]) -> [Summary] {
+            let timeouts = natIndices.map { sweep.natTimeouts[$0] }
+            return keepalives.enumerated().map { index, keepalive in
+                let measured = sweep.profiles.indices.flatMap { profile in natIndices.flatMap { groups[index]?[profile]?[$0] ?? [] } }
+                let metrics = KeepaliveResults.combine(measured)
+                var disqualified: [String] = []
+                if metrics.goaways > 0 { disqualified.append("GOAWAY too_many_pings from the \(sweep.serverPolicy.name) server") }
+                if metrics.natExpiriesPerHour > 0 {
+                    let expiring = rows.filter {
+                        $0.keepalive == keepalive && $0.metrics.natExpiriesPerHour > 0 && timeouts.contains($0.natTimeoutSeconds)
+                    }
+                    let named = Set(expiring.compactMap(\.natTimeoutSeconds)).sorted().map(KeepaliveRendering.natTimeout)
+                    disqualified.append("connections die to NAT expiry at \(named.joined(separator: ", "))")
+                }
+                if metrics.detectionSeconds.p95 > sweep.detectWithin {
+                    disqualified.append(
+                        "p95 detection \(KeepaliveRendering.seconds(metrics.detectionSeconds.p95)) misses \(KeepaliveRendering.seconds(sweep.detectWithin))"
+                    )
+                }
+                return Summary(keepalive: keepalive, metrics: metrics, disqualified: disqualified)
+            }
+        }
     }
 
     /// Means over the scenarios; detection percentiles pooled over their deaths.

@@ -10,7 +10,7 @@ public struct KeepaliveShard: Sendable, Codable {
     /// Says what the file is, so a merge handed another JSON file says so.
     public static let kindName = "netsim tune shard"
     /// Bumped when the layout changes: a merge refuses parts of another layout.
-    public static let layoutVersion = 1
+    public static let layoutVersion = 2
 
     public var kind = KeepaliveShard.kindName
     public var layout = KeepaliveShard.layoutVersion
@@ -95,6 +95,7 @@ public enum KeepaliveShardMerge {
             ("horizon (\(a.horizon) s, not \(b.horizon) s)", a.horizon == b.horizon),
             ("server policy", a.serverPolicy == b.serverPolicy),
             ("workload", a.workload == b.workload),
+            ("impairments (\(a.impairments.name), not \(b.impairments.name))", a.impairments == b.impairments),
             ("detection bound (--detect-within)", a.detectWithin == b.detectWithin),
             ("shard count (\(part.shard.count), not \(first.shard.count))", part.shard.count == first.shard.count),
         ]

@@ -54,6 +54,8 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     public var detectWithin: Double = 60
     /// Compare an adaptive heartbeat (Mars' figures) with the fixed intervals.
     public var adaptive = false
+    /// What every scenario meets besides the NAT, per hour (`--impairments`).
+    public var impairments = Impairments.standard
 
     /// RFC 4787 / RFC 5382 minimums, Hätönen et al. (IMC 2010) and operators' 30 s, AWS NLB's
     /// 350 s, Google Cloud's 600 s and 1200 s, Nokia's 30-60 min TCP; and none.
@@ -76,9 +78,6 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     public static let baselines = [
         Keepalive(time: 60, timeout: 10, permitWithoutCalls: false), Keepalive(time: 30, timeout: 10, permitWithoutCalls: false),
     ]
-
-    /// Blackhole outages played in every scenario, at seeded times.
-    public static let blackholeDurations: [Double] = [5, 30, 120, 600]
 
     public init(profiles: [Profile]) {
         self.profiles = profiles
@@ -124,6 +123,7 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         }
         if seeds < 1 { return "--seeds must be at least 1" }
         if adaptive && transport != .heartbeat { return "--adaptive goes with --transport heartbeat" }
+        if let problem = impairments.problem { return "--impairments \(impairments.name): \(problem)" }
         return nil
     }
 
@@ -160,9 +160,8 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     }
 
     /// The profile a scenario plays: the base profile, its NAT (silent on even seeds, reset on
-    /// odd ones), blackhole outages of 5 s, 30 s, 2 min and 10 min and a handover that resets
-    /// connections, each at a seeded time within the horizon. Every configuration meets the same
-    /// impairments for the same seed.
+    /// odd ones) and the sweep's impairments as its timeline (the profile's own timeline does
+    /// not play). Every configuration meets the same impairments for the same seed.
     func scenarioProfile(_ scenario: Scenario) -> Profile {
         var profile = profiles[scenario.profile]
         if let timeout = natTimeouts[scenario.nat] {
@@ -170,13 +169,8 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         } else {
             profile.nat = nil
         }
-        var random = SeededRandom(seed: UInt64(scenario.seed) &* 7919 &+ UInt64(scenario.profile))
-        let start = profile.start
-        var events = Self.blackholeDurations.map { duration in
-            TimelineEvent(at: random.unitInterval() * max(0, horizon - duration), kind: .outage(duration: duration, mode: .blackhole))
-        }
-        events.append(TimelineEvent(at: random.unitInterval() * horizon, kind: .handover(to: start, mode: .reset, gap: 2)))
-        profile.timeline = Timeline(events: events.sorted { $0.at < $1.at })
+        profile.timeline = impairments.timeline(
+            seed: scenario.seed, horizon: horizon, network: profile.start, stream: UInt64(scenario.profile))
         return profile
     }
 

@@ -8,7 +8,7 @@ import NetsimModel
 /// What is replayed: on every swept profile, the shortest NAT idle timeout of the sweep (where
 /// a keepalive is most likely to lose its connection) with the sweep's first `replayedSeeds`
 /// seeds, so that half the runs have a silent NAT and half a resetting one, each with the
-/// sweep's blackhole outages and handover at the same times as in the sweep.
+/// sweep's impairments at the same times as in the sweep.
 public struct KeepaliveVerification: Sendable {
     /// Model and live agree when each compared figure is within this fraction of the larger.
     public static let tolerance = 0.15
@@ -27,7 +27,7 @@ public struct KeepaliveVerification: Sendable {
         public var keepalive: KeepaliveSweep.Keepalive
         public var profileName: String
         public var natTimeoutSeconds: Double?
-        /// The profile with the scenario's NAT, outages and handover.
+        /// The profile with the scenario's NAT and impairments.
         public var profile: Profile
         public var client: ClientSettings.GRPCClientSettings
         public var serverPolicy: GRPCServerPolicy
@@ -185,7 +185,7 @@ public struct VerificationTable: Sendable {
         text +=
             "The model against the real grpc-swift client and server through the real proxy, on "
             + "\(profiles.joined(separator: ", ")) \(nat), \(seeds) seed(s) of \(Quantity.formatDuration(horizon)) each "
-            + "(with the sweep's outages and handover), played \(String(format: "%g", timeScale)) times faster than real time. Agreement: within \(Int(KeepaliveVerification.tolerance * 100))%.\n\n"
+            + "(with the sweep's impairments at the same times), played \(String(format: "%g", timeScale)) times faster than real time. Agreement: within \(Int(KeepaliveVerification.tolerance * 100))%.\n\n"
         text += "| configuration | figure | model | live | live/model | |\n|---|---|---|---|---|---|\n"
         for row in rows {
             for figure in row.figures {

@@ -134,6 +134,33 @@ import Testing
         #expect(svg.contains(">set<") && svg.contains(">outage<"))
     }
 
+    /// Issue 25's charts: an outage is hatched over the strips (the state under it shows), a
+    /// `set` is a solid line in its own colour, and every axis speaks one unit.
+    @Test func timelinesHatchOutagesOverTheStatesAndAxesSpeakOneUnit() throws {
+        let strip = [RadioStateSegment(state: "CONNECTED", start: 0, end: 120)]
+        let svg = SVGCharts.radioTimeline(
+            [strip], events: [DeviceEvent(at: 40, kind: .set), DeviceEvent(at: 45, kind: .outage, mode: .stall, durationSeconds: 30)],
+            duration: 120)
+        let stripAt = try #require(svg.range(of: "fill=\"\(RadioState.chartColor(named: "CONNECTED"))\""))
+        let hatchAt = try #require(svg.range(of: "fill=\"url(#outage-hatch)\""))
+        #expect(stripAt.lowerBound < hatchAt.lowerBound, "the hatch is drawn over the strip")
+        #expect(svg.contains("stroke=\"#0571b0\" stroke-width=\"1.5\"/>"), "a set is a solid blue line")
+        let labels = svg.components(separatedBy: "text-anchor=\"middle\">").dropFirst().map { $0.prefix { $0 != "<" } }
+        #expect(!labels.isEmpty && labels.allSatisfy { $0.hasSuffix(" s") }, "\(labels)")
+
+        #expect(SVGTimeAxis.label(90, step: 15, span: 120) == "90 s")
+        #expect(SVGTimeAxis.label(120, step: 120, span: 1800) == "2 min")
+        #expect(SVGTimeAxis.label(1800, step: 1800, span: 6 * 3600) == "0.5 h")
+        #expect(SVGTimeAxis.label(0.4, step: 0.2, span: 2) == "0.4 s")
+
+        let curve = (1...100).map { CDFPoint(milliseconds: Double($0) * 200, fraction: Double($0) / 100) }
+        let cdf = SVGCharts.latencyCDF([(.ws, curve)])
+        #expect(!cdf.contains(" ms<"), "an axis reaching 20 s is in seconds throughout")
+        #expect(cdf.contains(">10 s<") && cdf.contains(">0.1 s<"))
+        #expect(
+            cdf.contains(">p50: <tspan fill=\"#1f77b4\">WebSocket 10.0 s</tspan>; p95: <tspan fill=\"#1f77b4\">WebSocket 19.0 s</tspan><"))
+    }
+
     @Test func wireEstimateAddsHeadersAcksAndHandshakes() {
         var segments = SegmentCounts(up: .init(chunks: 2, segments: 3), down: .init(chunks: 1, segments: 1))
         let estimate = WireEstimate(payload: .init(up: 2000, down: 100), segments: segments, connections: 1)

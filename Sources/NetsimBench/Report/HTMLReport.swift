@@ -114,7 +114,9 @@ public enum HTMLReport {
             )
         } else {
             body.append("<h2>Radio state timelines</h2><p>\(SVGCharts.stateLegend(states))</p>")
-            body.append("<p class=\"note\">Shaded: the profile's outages and handover gaps; dashed lines: its events.</p>")
+            body.append(
+                "<p class=\"note\">Hatched: the profile's outages and handover gaps, over the radio states; lines: its events, a colour per kind (set solid blue, handover purple, NAT expiry orange).</p>"
+            )
             for (transport, _) in transports {
                 guard let transportCharts = charts[transport] else { continue }
                 body.append("<h3>\(escape(transport.title))</h3>")

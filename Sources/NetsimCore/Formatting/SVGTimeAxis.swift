@@ -31,6 +31,20 @@ public enum SVGTimeAxis {
         return stride(from: first, through: last, by: 1).map { $0 * step + 0 }
     }
 
+    /// A tick's label in the one unit of its whole axis (never "90 s" beside "2 min"): seconds
+    /// up to a 15-minute span, minutes up to 3 hours, hours beyond; as many decimals as the
+    /// step needs.
+    public static func label(_ tick: Double, step: Double, span: Double) -> String {
+        let (unit, scale): (String, Double) = span <= 900 ? ("s", 1) : span <= 3 * 3600 ? ("min", 60) : ("h", 3600)
+        let scaledStep = step / scale
+        let decimals =
+            (0...3).first { digits in
+                let shifted = scaledStep * pow(10, Double(digits))
+                return abs(shifted - shifted.rounded()) < 1e-6
+            } ?? 3
+        return "\(ReportNumber.fixed(tick / scale, decimals: decimals)) \(unit)"
+    }
+
     /// How the ticks are drawn.
     public enum Style: Sendable {
         /// A baseline with short tick marks below it (a chart of strips).

@@ -50,17 +50,21 @@ extension ProfileDecoder {
         }
         let kindNode = entry.value.named("the \(entry.key) of \(node.place)")
         switch entry.key {
-        case "outage": return TimelineEvent(at: at, kind: try outage(kindNode))
+        case "outage":
+            let outage = try outage(kindNode)
+            return TimelineEvent(at: at, kind: .outage(duration: outage.duration, mode: outage.mode))
         case "handover": return TimelineEvent(at: at, kind: try handover(kindNode, networkNames: networkNames))
         default: return TimelineEvent(at: at, kind: try linkSet(kindNode, owner: node.place, networkNames: networkNames))
         }
     }
 
-    private func outage(_ node: YAMLNode) throws(InputFileError) -> TimelineEvent.Kind {
+    /// An outage's `duration` and `mode` (default `stall`), in a timeline or an impairments file.
+    func outage(_ node: YAMLNode) throws(InputFileError) -> (duration: Double, mode: OutageMode) {
         let mapping = try node.mapping(keys: ["duration", "mode"])
-        return .outage(
+        return (
             duration: try positiveDuration(mapping.required("duration")),
-            mode: try mapping.value("mode")?.choice(OutageMode.self) ?? .stall)
+            mode: try mapping.value("mode")?.choice(OutageMode.self) ?? .stall
+        )
     }
 
     private func handover(_ node: YAMLNode, networkNames: [String]) throws(InputFileError) -> TimelineEvent.Kind {

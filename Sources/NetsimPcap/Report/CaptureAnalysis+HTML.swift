@@ -62,7 +62,7 @@ extension CaptureAnalysis {
         }
         let axisY = Double(lanes.count) * laneHeight
         svg += SVGTimeAxis.svg(from: start, to: last.end, left: labelWidth, plotWidth: plotWidth, y: axisY, style: .grid(top: 0)) {
-            tick, step in "\(ReportNumber.fixed(tick, decimals: step < 1 ? 2 : 0)) s"
+            tick, step in SVGTimeAxis.label(tick, step: step, span: last.end - start)
         }
         return svg + "\n</svg>"
     }
