@@ -324,12 +324,49 @@ import Testing
         let html = analysis.htmlReport()
         #expect(html.hasPrefix("<!DOCTYPE html>") && html.contains("<svg"))
         for state in ["PROMOTION", "DCH", "FACH", "IDLE"] { #expect(html.contains(">\(state)</text>")) }
-        #expect(html.components(separatedBy: "<rect").count - 1 == analysis.radio.timeline?.count)
+        let bursts = html.components(separatedBy: "fill=\"#4a6fa5\"").count - 1
+        let wakeMarks = html.components(separatedBy: "fill=\"#d62728\"").count - 1
+        #expect(html.components(separatedBy: "<rect").count - 1 == (analysis.radio.timeline?.count ?? 0) + bursts + wakeMarks)
+        #expect(bursts > 0 && wakeMarks > 0 && wakeMarks <= analysis.flows.reduce(0) { $0 + $1.wakeUps })
         #expect(!html.contains("<script"))
+        // The summary is tables in the text report's words, not preformatted text.
+        #expect(!html.contains("<pre>") && html.contains("<tr><th>wake time</th><td>"))
+        #expect(html.contains("<tr><th>Device</th><td>") && html.contains("<th>State</th><th>Seconds</th>"))
 
         let text = analysis.textReport()
         #expect(text.contains("Radio model umts"))
         #expect(text.contains("Flows by energy"))
+    }
+
+    /// Issue 25's analyze chart: under the radio lanes, a lane per flow with its packets, so a
+    /// reader sees which flow caused each promotion. Two flows 40 s apart (past LTE's tail):
+    /// each wakes the radio once, and each lane carries one burst with its red mark, at the
+    /// burst's place on the shared time axis.
+    @Test func eachFlowHasALaneShowingWhichOfItsBurstsWokeTheRadio() throws {
+        let directory = try TemporaryDirectory()
+        defer { directory.remove() }
+        let path = directory.file("two.pcap")
+        let writer = try CaptureWriter(path: path, wallClockOrigin: 0)
+        for (index, (port, at)) in [(UInt16(443), 1.0), (UInt16(8443), 41.0)].enumerated() {
+            let connection = ConnectionID(index + 1)
+            writer.open(connection, CaptureEndpoints(clientPort: 40_001 + UInt16(index), server: Frames.server, serverPort: port), at: at)
+            writer.data(connection, .up, Array(repeating: 7, count: 300), onAirStart: at + 0.1, onAirEnd: at + 0.2, at: at + 0.1)
+            writer.data(connection, .down, Array(repeating: 8, count: 900), onAirStart: at + 0.3, onAirEnd: at + 0.4, at: at + 0.3)
+        }
+        try writer.finish()
+        let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.lte))
+        #expect(analysis.flows.count == 2)
+        for flow in analysis.flows {
+            #expect(flow.bursts.count == 1 && flow.bursts[0].wakeUps == 1 && flow.bursts[0].packets == flow.packets, "\(flow)")
+            #expect(abs(flow.bursts[0].energyJoules - flow.energyJoules) < 1e-9)
+        }
+        let later = try #require(analysis.flows.first { $0.remote.hasSuffix(":8443") })
+        // Times run from the capture's first packet (the first SYN, at 1 s).
+        #expect(later.bursts[0].start >= 40 && later.bursts[0].end <= 40.5, "\(later.bursts)")
+        let html = analysis.htmlReport()
+        #expect(html.components(separatedBy: "fill=\"#d62728\"").count - 1 == 2)
+        #expect(html.contains(">#1 ") && html.contains(">#2 "))
+        #expect(html.contains("woke the radio</title>"))
     }
 
     /// `analyze` coloured its lanes by position, so DCH took whichever colour its lane had; it

@@ -134,7 +134,14 @@ import Testing
                 frontEnds: [FrontEndRule(listen: HostPort(host: "0.0.0.0", port: 0), frontEnd: .socks5(credentials: nil))],
                 options: options, group: Loopback.group, logger: Loopback.logger)
             let port = proxy.frontEndAddresses[0].port
-            let outside = try await RawClient.exchange(port: port, host: external, [RawClient.greeting])
+            let outside: [UInt8]
+            do {
+                outside = try await RawClient.exchange(port: port, host: external, [RawClient.greeting])
+            } catch let error as IOError where !admitted && error.errnoCode == ECONNRESET {
+                // Closed at accept with the greeting already in its buffer, the socket is reset
+                // rather than shut: a refusal all the same (CI saw this once in 458 tests).
+                outside = []
+            }
             #expect(outside == (admitted ? [5, 0] : []), "from \(external) with --allow-from \(allowFrom)")
             // Loopback is always served, also after a refusal.
             let local = try await RawClient.exchange(port: port, [RawClient.greeting])

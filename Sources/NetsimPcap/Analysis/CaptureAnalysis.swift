@@ -118,6 +118,22 @@ public struct FlowReport: Sendable, Equatable, Codable {
     public var transferEnergyJoules: Double
     /// Its share of all energy, the idle floor included.
     public var energyShare: Double
+    /// Its packets grouped into bursts (packets closer than the burst gap), in time order:
+    /// when the flow was active, and which of its bursts woke the radio.
+    public var bursts: [FlowBurst]
+}
+
+/// A run of a flow's packets with no gap longer than the burst gap, and what the radio spent
+/// for it: the promotions its packets needed, and the awake time and energy charged to it.
+public struct FlowBurst: Sendable, Equatable, Codable {
+    public var start: Double
+    /// Its last packet.
+    public var end: Double
+    public var packets: Int
+    /// Promotions its packets triggered: this burst woke the radio.
+    public var wakeUps: Int
+    public var wakeSeconds: Double
+    public var energyJoules: Double
 }
 
 /// A flow's repeating transfer (a keepalive, a poll) and what it costs.

@@ -63,8 +63,15 @@ extension CaptureAnalysis {
 public struct CaptureAnalyzer {
     private struct Burst {
         var start: Double
+        var end: Double
+        var packets = 0
+        var wakeUps = 0
         var energy = 0.0
         var wakeSeconds = 0.0
+
+        var report: FlowBurst {
+            FlowBurst(start: start, end: end, packets: packets, wakeUps: wakeUps, wakeSeconds: wakeSeconds, energyJoules: energy)
+        }
     }
 
     private struct FlowState {
@@ -85,7 +92,7 @@ public struct CaptureAnalyzer {
         var transferEnergy = 0.0
         var tailSeconds = 0.0
         var tailEnergy = 0.0
-        var burst = Burst(start: 0)
+        var burst = Burst(start: 0, end: 0)
         var earlierBursts: [Burst] = []
 
         var energy: Double { promotionEnergy + transferEnergy + tailEnergy }
@@ -93,13 +100,15 @@ public struct CaptureAnalyzer {
         mutating func notePacket(at time: Double, burstGap: Double) {
             if packets == 0 {
                 firstTime = time
-                burst = Burst(start: time)
+                burst = Burst(start: time, end: time)
             } else if time - lastTime > burstGap {
                 earlierBursts.append(burst)
-                burst = Burst(start: time)
+                burst = Burst(start: time, end: time)
             }
             lastTime = time
             packets += 1
+            burst.end = time
+            burst.packets += 1
         }
 
         mutating func chargeTail(seconds: Double, energy: Double) {
@@ -240,7 +249,8 @@ public struct CaptureAnalyzer {
                 bytesUp: flow.bytesUp, bytesDown: flow.bytesDown, firstPacketSeconds: flow.firstTime,
                 lastPacketSeconds: flow.lastTime, wakeUps: flow.wakeUps, wakeSeconds: flow.promotionSeconds + flow.tailSeconds,
                 energyJoules: flow.energy, promotionEnergyJoules: flow.promotionEnergy, tailEnergyJoules: flow.tailEnergy,
-                transferEnergyJoules: flow.transferEnergy, energyShare: energy > 0 ? flow.energy / energy : 0)
+                transferEnergyJoules: flow.transferEnergy, energyShare: energy > 0 ? flow.energy / energy : 0,
+                bursts: (flow.earlierBursts + [flow.burst]).map(\.report))
             flowReports.append(flowReport)
             if let periodic = Self.periodicTransfer(flow, report: flowReport) { periodicTransfers.append(periodic) }
         }
@@ -379,6 +389,7 @@ public struct CaptureAnalyzer {
         let promotionSeconds = totals.promotionSeconds - previous.promotionSeconds
         let packetEnergy = totals.promotionEnergy - previous.promotionEnergy + totals.transferEnergy - previous.transferEnergy
         flows[flow].wakeUps += totals.promotions - previous.promotions
+        flows[flow].burst.wakeUps += totals.promotions - previous.promotions
         flows[flow].promotionSeconds += promotionSeconds
         flows[flow].promotionEnergy += totals.promotionEnergy - previous.promotionEnergy
         flows[flow].transferEnergy += totals.transferEnergy - previous.transferEnergy

@@ -2,13 +2,17 @@ import Foundation
 import NetsimCore
 
 extension CaptureAnalysis {
-    /// One self-contained HTML page (no scripts, no external files): the summary, the state
-    /// timeline as inline SVG (one lane per state), the flows and the periodic transfers.
+    /// One self-contained HTML page (no scripts, no external files): the summary as tables, the state
+    /// timeline as inline SVG (one lane per state, then one per flow with its bursts and the
+    /// promotions they caused), the flows and the periodic transfers.
     public func htmlReport(maximumFlows: Int = 100) -> String {
         let title = "netsim analyze: \(capture.file)"
         var body = "<h1>\(escaped(title))</h1>\n"
-        body += "<pre>\(escaped(captureSection() + "\n\n" + radioSection()))</pre>\n"
-        body += "<h2>State timeline</h2>\n" + timelineSVG() + "\n"
+        body += summaryTables() + "\n"
+        body += "<h2>State timeline</h2>\n"
+        body +=
+            "<p>Under the radio's states, the flows (most energy first): bars are bursts of packets, a red mark one that woke the radio.</p>\n"
+        body += timelineSVG() + "\n"
         body += "<h2>Flows by energy</h2>\n" + flowTable(maximumFlows: maximumFlows) + "\n"
         if !periodicTransfers.isEmpty { body += "<h2>Periodic transfers</h2>\n" + periodicTable() + "\n" }
         return """
@@ -20,6 +24,8 @@ extension CaptureAnalysis {
             table { border-collapse: collapse; font-size: 0.9em; }
             th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: right; }
             th:nth-child(-n+5), td:nth-child(-n+5) { text-align: left; }
+            table.summary { margin-bottom: 1em; }
+            table.summary th { padding-right: 1.5em; }
             svg text { font-size: 11px; fill: #333; }
             </style></head>
             <body>
@@ -39,7 +45,8 @@ extension CaptureAnalysis {
         let axisHeight = 24.0
         let start = first.start
         let span = max(last.end - start, 1e-9)
-        let height = Double(lanes.count) * laneHeight + axisHeight
+        let flowRows = min(flows.count, Self.maximumFlowLanes) + (flows.count > Self.maximumFlowLanes ? 1 : 0)
+        let height = Double(lanes.count + flowRows) * laneHeight + axisHeight
         func x(_ time: Double) -> Double { labelWidth + (time - start) / span * plotWidth }
 
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + plotWidth + 20))\" "
@@ -60,11 +67,74 @@ extension CaptureAnalysis {
             svg += "<title>\(escaped(segment.state)) \(ReportNumber.fixed(segment.start, decimals: 3))–"
             svg += "\(ReportNumber.fixed(segment.end, decimals: 3)) s</title></rect>\n"
         }
-        let axisY = Double(lanes.count) * laneHeight
+        let flowTop = Double(lanes.count) * laneHeight
+        let shownFlows = flows.prefix(Self.maximumFlowLanes)
+        for (index, flow) in shownFlows.enumerated() {
+            svg += flowLane(
+                flow, y: flowTop + Double(index) * laneHeight, height: laneHeight, left: labelWidth, right: labelWidth + plotWidth, x: x)
+        }
+        if flows.count > shownFlows.count {
+            svg += "<text x=\"4\" y=\"\(format(flowTop + Double(shownFlows.count) * laneHeight + 15))\">"
+            svg += "\(flows.count - shownFlows.count) more flows in the table</text>\n"
+        }
+        let axisY = flowTop + Double(shownFlows.count + (flows.count > shownFlows.count ? 1 : 0)) * laneHeight
         svg += SVGTimeAxis.svg(from: start, to: last.end, left: labelWidth, plotWidth: plotWidth, y: axisY, style: .grid(top: 0)) {
             tick, step in SVGTimeAxis.label(tick, step: step, span: last.end - start)
         }
         return svg + "\n</svg>"
+    }
+
+    /// The summary as tables, with the text report's words: the capture, the radio's figures,
+    /// and its time and energy per state.
+    private func summaryTables() -> String {
+        func row(_ label: String, _ value: String) -> String { "<tr><th>\(escaped(label))</th><td>\(escaped(value))</td></tr>" }
+        var html = "<table class=\"summary\">" + captureFacts().map { row($0.label, $0.value) }.joined()
+        html += "<tr><th colspan=\"2\">Radio model \(escaped(radio.model)), \(escaped(capture.analysisSpan))</th></tr>"
+        html += radioFacts().map { row($0.label, $0.value) }.joined() + "</table>\n"
+        html += "<table><tr><th>State</th><th>Seconds</th><th>Share</th><th>Energy J</th></tr>"
+        html += stateRows().map { "<tr>" + $0.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>" }.joined() + "</table>"
+        return html
+    }
+
+    /// Flows drawn under the radio's states, the most energy first.
+    static let maximumFlowLanes = 12
+
+    /// One flow's lane: its bursts as bars (bursts closer than a pixel drawn as one), a red
+    /// mark over each that woke the radio, so a reader sees which flow caused each promotion.
+    private func flowLane(
+        _ flow: FlowReport, y: Double, height: Double, left: Double, right: Double, x: (Double) -> Double
+    ) -> String {
+        let name = flow.serverName ?? flow.remote
+        let label = "#\(flow.id) " + (name.count > 24 ? String(name.prefix(23)) + "…" : name)
+        var svg =
+            "<text x=\"4\" y=\"\(format(y + 15))\">\(escaped(label))<title>\(escaped("\(flow.transport) \(flow.device) → \(flow.remote)"))</title></text>\n"
+        svg += "<line x1=\"\(format(left))\" x2=\"\(format(right))\" y1=\"\(format(y + height))\" "
+        svg += "y2=\"\(format(y + height))\" stroke=\"#eee\"/>\n"
+        var bars: [(from: Double, to: Double, packets: Int, wakeUps: Int, energy: Double)] = []
+        for burst in flow.bursts {
+            let from = x(burst.start)
+            let to = max(x(burst.end), from + 1)
+            if let last = bars.last, from <= last.to + 0.5 {
+                bars[bars.count - 1].to = max(last.to, to)
+                bars[bars.count - 1].packets += burst.packets
+                bars[bars.count - 1].wakeUps += burst.wakeUps
+                bars[bars.count - 1].energy += burst.energyJoules
+            } else {
+                bars.append((from, to, burst.packets, burst.wakeUps, burst.energyJoules))
+            }
+        }
+        for bar in bars {
+            svg +=
+                "<rect x=\"\(format(bar.from))\" y=\"\(format(y + 7))\" width=\"\(format(bar.to - bar.from))\" height=\"\(format(height - 10))\" "
+            svg += "fill=\"#4a6fa5\"><title>\(bar.packets) packets, \(ReportNumber.joules(bar.energy, decimals: 2))"
+            svg += bar.wakeUps > 0 ? ", woke the radio\(bar.wakeUps > 1 ? " \(bar.wakeUps) times" : "")" : ""
+            svg += "</title></rect>\n"
+            if bar.wakeUps > 0 {
+                svg +=
+                    "<rect x=\"\(format(bar.from))\" y=\"\(format(y + 2))\" width=\"\(format(max(2, bar.to - bar.from)))\" height=\"4\" fill=\"#d62728\"/>\n"
+            }
+        }
+        return svg
     }
 
     private func flowTable(maximumFlows: Int) -> String {

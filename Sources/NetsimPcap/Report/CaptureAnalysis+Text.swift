@@ -36,13 +36,25 @@ extension CaptureAnalysis {
     }
 
     func captureSection() -> String {
+        captureFacts().map { $0.label.padding(toLength: 9, withPad: " ", startingAt: 0) + $0.value }.joined(separator: "\n")
+    }
+
+    /// What the capture held and how it was read, as label and value: the text report's first
+    /// section and the HTML summary's first rows.
+    func captureFacts() -> [(label: String, value: String)] {
         let summary = capture
-        var lines = [
-            "Capture  \(summary.file) (\(summary.format), \(summary.linkType)): \(summary.packets) packets over "
-                + "\(ReportNumber.seconds(summary.durationSeconds, decimals: 2))",
-            "Device   \(summary.deviceAddresses.isEmpty ? "none found" : summary.deviceAddresses.joined(separator: ", ")) "
-                + "(\(summary.deviceAddressSource)); \(summary.devicePackets) packets to or from it",
-            "Radio    \(summary.radioModel) (\(summary.radioSource))",
+        var lines: [(label: String, value: String)] = [
+            (
+                "Capture",
+                "\(summary.file) (\(summary.format), \(summary.linkType)): \(summary.packets) packets over "
+                    + "\(ReportNumber.seconds(summary.durationSeconds, decimals: 2))"
+            ),
+            (
+                "Device",
+                "\(summary.deviceAddresses.isEmpty ? "none found" : summary.deviceAddresses.joined(separator: ", ")) "
+                    + "(\(summary.deviceAddressSource)); \(summary.devicePackets) packets to or from it"
+            ),
+            ("Radio", "\(summary.radioModel) (\(summary.radioSource))"),
         ]
         var skipped: [String] = []
         if summary.nonIPPackets > 0 { skipped.append("\(summary.nonIPPackets) without IP") }
@@ -50,50 +62,69 @@ extension CaptureAnalysis {
         if summary.undecodablePackets > 0 {
             skipped.append("\(summary.undecodablePackets) undecodable (first: \(summary.firstUndecodable ?? "?"))")
         }
-        if !skipped.isEmpty { lines.append("Skipped  " + skipped.joined(separator: ", ")) }
+        if !skipped.isEmpty { lines.append(("Skipped", skipped.joined(separator: ", "))) }
         if let readError = summary.readError {
-            lines.append("Broken   \(readError): the figures cover the \(summary.packets) packets before it")
+            lines.append(("Broken", "\(readError): the figures cover the \(summary.packets) packets before it"))
         }
         if summary.packetsAfterEnd > 0 {
             lines.append(
-                "Stopped  at \(ReportNumber.seconds(summary.analysisEnd.seconds, decimals: 2)) (\(summary.analysisEnd.description)): "
-                    + "\(summary.packetsAfterEnd) later packets not analyzed")
+                (
+                    "Stopped",
+                    "at \(ReportNumber.seconds(summary.analysisEnd.seconds, decimals: 2)) (\(summary.analysisEnd.description)): "
+                        + "\(summary.packetsAfterEnd) later packets not analyzed"
+                ))
         }
         if summary.outOfOrderPackets > 0 {
-            lines.append("Note     \(summary.outOfOrderPackets) packets are timestamped before one earlier in the file")
+            lines.append(("Note", "\(summary.outOfOrderPackets) packets are timestamped before one earlier in the file"))
         }
         if summary.deviceEndGuesses > 0 {
             lines.append(
-                "Note     \(summary.deviceEndGuesses) flows join two ports of the device's address with no single ephemeral port: "
-                    + "the higher port was taken as the device's (--device HOST:PORT names it)")
+                (
+                    "Note",
+                    "\(summary.deviceEndGuesses) flows join two ports of the device's address with no single ephemeral port: "
+                        + "the higher port was taken as the device's (--device HOST:PORT names it)"
+                ))
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     func radioSection() -> String {
+        var lines = ["Radio model \(radio.model), \(capture.analysisSpan)"]
+        lines += radioFacts().map { "  " + $0.label.padding(toLength: 13, withPad: " ", startingAt: 0) + $0.value }
+        lines.append("")
+        var table = TextTable(header: ["STATE", "SECONDS", "SHARE", "ENERGY J"], rightAligned: [1, 2, 3])
+        table.rows = stateRows()
+        lines.append(table.rendered())
+        return lines.joined(separator: "\n")
+    }
+
+    /// The radio's figures as label and value, in the text report's order.
+    func radioFacts() -> [(label: String, value: String)] {
         let share = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds : 0
         let origins = radio.promotionsByOrigin.sorted { $0.key < $1.key }.map { "\($0.value) from \($0.key)" }
-        var lines = [
-            "Radio model \(radio.model), \(capture.analysisSpan)",
-            "  duration     \(ReportNumber.seconds(radio.durationSeconds, decimals: 2))",
-            "  wake time    \(ReportNumber.seconds(radio.wakeSeconds, decimals: 2)) (\(ReportNumber.percent(share, decimals: 1)))",
-            "  promotions   \(origins.isEmpty ? "none" : origins.joined(separator: ", "))",
-            "  energy       \(ReportNumber.joules(radio.energyJoules, decimals: 2)), mean power \(ReportNumber.milliwatts(radio.meanPowerMilliwatts, decimals: 1)) "
-                + "(throughput \(ReportNumber.joules(radio.transferEnergyJoules, decimals: 2)), idle \(ReportNumber.joules(idleEnergyJoules, decimals: 2)))",
-            "  bytes        \(radio.bytes.up) up, \(radio.bytes.down) down (transport payload)",
-            "",
+        return [
+            ("duration", ReportNumber.seconds(radio.durationSeconds, decimals: 2)),
+            ("wake time", "\(ReportNumber.seconds(radio.wakeSeconds, decimals: 2)) (\(ReportNumber.percent(share, decimals: 1)))"),
+            ("promotions", origins.isEmpty ? "none" : origins.joined(separator: ", ")),
+            (
+                "energy",
+                "\(ReportNumber.joules(radio.energyJoules, decimals: 2)), mean power \(ReportNumber.milliwatts(radio.meanPowerMilliwatts, decimals: 1)) "
+                    + "(throughput \(ReportNumber.joules(radio.transferEnergyJoules, decimals: 2)), idle \(ReportNumber.joules(idleEnergyJoules, decimals: 2)))"
+            ),
+            ("bytes", "\(radio.bytes.up) up, \(radio.bytes.down) down (transport payload)"),
         ]
-        var table = TextTable(header: ["STATE", "SECONDS", "SHARE", "ENERGY J"], rightAligned: [1, 2, 3])
-        for state in stateOrder() {
+    }
+
+    /// Each state's seconds, share of the duration and energy, in the order the radio walks them.
+    func stateRows() -> [[String]] {
+        stateOrder().map { state in
             let seconds = radio.secondsByState[state] ?? 0
-            table.rows.append([
+            return [
                 state, ReportNumber.fixed(seconds, decimals: 3),
                 ReportNumber.percent(radio.durationSeconds > 0 ? seconds / radio.durationSeconds : 0, decimals: 1),
                 ReportNumber.fixed(radio.energyJoulesByState[state] ?? 0, decimals: 3),
-            ])
+            ]
         }
-        lines.append(table.rendered())
-        return lines.joined(separator: "\n")
     }
 
     /// States in the order the radio walks them, as the timeline shows them first; states
