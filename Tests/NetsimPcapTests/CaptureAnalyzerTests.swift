@@ -367,6 +367,13 @@ import Testing
         #expect(html.components(separatedBy: "fill=\"#d62728\"").count - 1 == 2)
         #expect(html.contains(">#1 ") && html.contains(">#2 "))
         #expect(html.contains("woke the radio</title>"))
+        // The energy so far rises to the report's energy: its last point is at the top.
+        #expect(html.contains(">\(ReportNumber.joules(analysis.radio.energyJoules, decimals: 2)) at the end<"))
+        let curve = try #require(
+            html.components(separatedBy: "stroke=\"#b35806\" stroke-width=\"1.5\" points=\"").last?.prefix { $0 != "\"" })
+        let heights = curve.split(separator: " ").compactMap { Double($0.split(separator: ",")[1]) }
+        #expect(heights.count >= 2 && zip(heights, heights.dropFirst()).allSatisfy { $0 >= $1 }, "never falls: \(curve)")
+        #expect(try #require(heights.first) - #require(heights.last) > 50, "rises by the chart's height")
     }
 
     /// `analyze` coloured its lanes by position, so DCH took whichever colour its lane had; it

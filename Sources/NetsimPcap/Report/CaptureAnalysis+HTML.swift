@@ -11,7 +11,8 @@ extension CaptureAnalysis {
         body += summaryTables() + "\n"
         body += "<h2>State timeline</h2>\n"
         body +=
-            "<p>Under the radio's states, the flows (most energy first): bars are bursts of packets, a red mark one that woke the radio.</p>\n"
+            "<p>Under the radio's states, the flows (most energy first): bars are bursts of packets, a red mark one that woke the radio; "
+            + "then the radio's energy so far.</p>\n"
         body += timelineSVG() + "\n"
         body += "<h2>Flows by energy</h2>\n" + flowTable(maximumFlows: maximumFlows) + "\n"
         if !periodicTransfers.isEmpty { body += "<h2>Periodic transfers</h2>\n" + periodicTable() + "\n" }
@@ -46,7 +47,8 @@ extension CaptureAnalysis {
         let start = first.start
         let span = max(last.end - start, 1e-9)
         let flowRows = min(flows.count, Self.maximumFlowLanes) + (flows.count > Self.maximumFlowLanes ? 1 : 0)
-        let height = Double(lanes.count + flowRows) * laneHeight + axisHeight
+        let energyHeight = 3 * laneHeight
+        let height = Double(lanes.count + flowRows) * laneHeight + energyHeight + axisHeight
         func x(_ time: Double) -> Double { labelWidth + (time - start) / span * plotWidth }
 
         var svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"\(Int(labelWidth + plotWidth + 20))\" "
@@ -77,11 +79,44 @@ extension CaptureAnalysis {
             svg += "<text x=\"4\" y=\"\(format(flowTop + Double(shownFlows.count) * laneHeight + 15))\">"
             svg += "\(flows.count - shownFlows.count) more flows in the table</text>\n"
         }
-        let axisY = flowTop + Double(shownFlows.count + (flows.count > shownFlows.count ? 1 : 0)) * laneHeight
+        let energyTop = flowTop + Double(shownFlows.count + (flows.count > shownFlows.count ? 1 : 0)) * laneHeight
+        svg += energyCurve(timeline, top: energyTop, height: energyHeight, left: labelWidth, right: labelWidth + plotWidth, x: x)
+        let axisY = energyTop + energyHeight
         svg += SVGTimeAxis.svg(from: start, to: last.end, left: labelWidth, plotWidth: plotWidth, y: axisY, style: .grid(top: 0)) {
             tick, step in SVGTimeAxis.label(tick, step: step, span: last.end - start)
         }
         return svg + "\n</svg>"
+    }
+
+    /// The radio's energy so far, over the same time axis: each state at its mean power over the
+    /// capture (its energy over its time, throughput included), so the curve ends at the
+    /// report's energy. Points closer than half a pixel are drawn as one.
+    private func energyCurve(
+        _ timeline: [RadioStateSegment], top: Double, height: Double, left: Double, right: Double, x: (Double) -> Double
+    ) -> String {
+        guard radio.energyJoules > 0, let first = timeline.first else { return "" }
+        let bottom = top + height - 4
+        func y(_ joules: Double) -> Double { bottom - joules / radio.energyJoules * (height - 10) }
+        var points = [(x(first.start), y(0))]
+        var joules = 0.0
+        for segment in timeline {
+            let seconds = radio.secondsByState[segment.state] ?? 0
+            let power = seconds > 0 ? (radio.energyJoulesByState[segment.state] ?? 0) / seconds : 0
+            joules += power * (segment.end - segment.start)
+            let point = (x(segment.end), y(joules))
+            if let last = points.last, point.0 - last.0 < 0.5, segment.end < timeline[timeline.count - 1].end {
+                points[points.count - 1] = point
+            } else {
+                points.append(point)
+            }
+        }
+        var svg = "<text x=\"4\" y=\"\(format(top + 15))\">energy so far</text>\n"
+        svg +=
+            "<text x=\"4\" y=\"\(format(top + 29))\">\(escaped(ReportNumber.joules(radio.energyJoules, decimals: 2))) at the end</text>\n"
+        svg += "<line x1=\"\(format(left))\" x2=\"\(format(right))\" y1=\"\(format(bottom))\" y2=\"\(format(bottom))\" stroke=\"#ccc\"/>\n"
+        svg += "<polyline fill=\"none\" stroke=\"#b35806\" stroke-width=\"1.5\" points=\""
+        svg += points.map { "\(format($0.0)),\(format($0.1))" }.joined(separator: " ") + "\"/>\n"
+        return svg
     }
 
     /// The summary as tables, with the text report's words: the capture, the radio's figures,
