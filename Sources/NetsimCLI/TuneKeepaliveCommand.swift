@@ -93,6 +93,9 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     )
     var impairments = "default"
 
+    /// The `--impairments` words; anything else is a file.
+    static let namedImpairments: [String: Impairments] = ["default": .standard, "none": .none]
+
     @Option(parsing: .unconditional, help: "How long each scenario runs, e.g. 6h. Default: 6h.", transform: { try parseDuration($0) })
     var horizon = 6 * 3600.0
 
@@ -156,7 +159,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         if workload != "idle", !FileManager.default.fileExists(atPath: workload) {
             throw ValidationError("--workload: '\(workload)' is neither idle nor a file")
         }
-        if !["default", "none"].contains(impairments), !FileManager.default.fileExists(atPath: impairments) {
+        if Self.namedImpairments[impairments] == nil, !FileManager.default.fileExists(atPath: impairments) {
             throw ValidationError("--impairments: '\(impairments)' is neither default, none nor a file")
         }
         var sweep = KeepaliveSweep(profiles: [Profile.passThrough])
@@ -209,7 +212,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         case "none": sweep.serverPolicy = .none
         default: break
         }
-        if impairments == "none" { sweep.impairments = .none }
+        if let named = Self.namedImpairments[impairments] { sweep.impairments = named }
     }
 
     public func run() async throws {
@@ -221,7 +224,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             sweep.serverPolicy = try loadSettings(serverPolicy, GRPCServerPolicy.load)
         }
         if workload != "idle" { sweep.workload = try loadSettings(workload, Workload.load) }
-        if !["default", "none"].contains(impairments) { sweep.impairments = try loadSettings(impairments, Impairments.load) }
+        if Self.namedImpairments[impairments] == nil { sweep.impairments = try loadSettings(impairments, Impairments.load) }
         if verify, sweep.serverPolicy.maxPingStrikes != 2 {
             printError(
                 "--verify: grpc-swift's server sends GOAWAY after exactly 2 ping strikes; \(serverPolicy) asks for \(sweep.serverPolicy.maxPingStrikes)"

@@ -63,12 +63,18 @@ public struct KeepaliveResults: Sendable {
         public var recommended: Summary?
     }
 
+    /// The NAT timeout without which the grid would recommend another configuration.
+    public struct DecidingNAT: Sendable {
+        public var natTimeoutSeconds: Double?
+        /// What would be recommended without it, with its figures over the whole grid.
+        public var instead: Summary
+    }
+
     /// One recommendation per NAT timeout of the sweep, in the sweep's order.
     public let perNAT: [NATRecommendation]
-    /// The NAT timeout that decides the overall recommendation: without it in the grid, another
-    /// configuration would be recommended (`instead`, its figures over the whole grid). Of several
-    /// such NATs, the one whose absence changes the most energy; nil when no single NAT decides.
-    public let drivingNAT: (natTimeoutSeconds: Double?, instead: Summary)?
+    /// The NAT timeout that decides the overall recommendation. Of several, the one whose
+    /// absence changes the energy most; nil when no single NAT decides.
+    public let drivingNAT: DecidingNAT?
 
     init(
         sweep: KeepaliveSweep, keepalives: [KeepaliveSweep.Keepalive], scenarios: [KeepaliveSweep.Scenario], metrics: [ScenarioMetrics],
@@ -88,29 +94,30 @@ public struct KeepaliveResults: Sendable {
         pareto = Self.front(summaries.filter(\.viable))
         let recommended = Self.knee(pareto)
         self.recommended = recommended
-        perNAT = allNATs.map { nat in
-            NATRecommendation(
-                natTimeoutSeconds: sweep.natTimeouts[nat],
-                recommended: Self.knee(Self.front(judge.summaries(natIndices: [nat]).filter(\.viable))))
+        perNAT = allNATs.map {
+            NATRecommendation(natTimeoutSeconds: sweep.natTimeouts[$0], recommended: judge.recommendation(natIndices: [$0]))
         }
-        var driving: (natTimeoutSeconds: Double?, instead: Summary)?
-        if let recommended, allNATs.count > 1 {
-            for nat in allNATs {
-                let others = allNATs.filter { $0 != nat }
-                guard let alternative = Self.knee(Self.front(judge.summaries(natIndices: others).filter(\.viable))),
-                    alternative.keepalive != recommended.keepalive,
+        let summaries = summaries
+        let deciding: [DecidingNAT] =
+            allNATs.count < 2 || recommended == nil
+            ? []
+            : allNATs.compactMap { nat in
+                guard let alternative = judge.recommendation(natIndices: allNATs.filter { $0 != nat }),
+                    alternative.keepalive != recommended?.keepalive,
                     let instead = summaries.first(where: { $0.keepalive == alternative.keepalive })
-                else { continue }
-                let change = abs(instead.metrics.energyJoulesPerHour - recommended.metrics.energyJoulesPerHour)
-                if let current = driving,
-                    abs(current.instead.metrics.energyJoulesPerHour - recommended.metrics.energyJoulesPerHour) >= change
-                {
-                    continue
-                }
-                driving = (sweep.natTimeouts[nat], instead)
+                else { return nil }
+                return DecidingNAT(natTimeoutSeconds: sweep.natTimeouts[nat], instead: instead)
             }
-        }
-        drivingNAT = driving
+        let energy = recommended?.metrics.energyJoulesPerHour ?? 0
+        // The first of equals, as the sweep orders its NATs.
+        drivingNAT =
+            deciding.enumerated().max { lhs, rhs in
+                let (a, b) = (
+                    abs(lhs.element.instead.metrics.energyJoulesPerHour - energy),
+                    abs(rhs.element.instead.metrics.energyJoulesPerHour - energy)
+                )
+                return a != b ? a < b : lhs.offset > rhs.offset
+            }?.element
     }
 
     /// Rows per keepalive, profile and NAT timeout, and summaries over any set of NAT timeouts,
@@ -134,6 +141,11 @@ public struct KeepaliveResults: Sendable {
                     }
                 }
             }
+        }
+
+        /// The knee of the viable front behind the NAT timeouts `natIndices`.
+        func recommendation(natIndices: [Int]) -> Summary? {
+            KeepaliveResults.knee(KeepaliveResults.front(summaries(natIndices: natIndices).filter(\.viable)))
         }
 
         /// Each keepalive over every profile behind the NAT timeouts `natIndices`, with why it

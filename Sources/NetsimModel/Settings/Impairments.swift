@@ -27,13 +27,8 @@ public struct Impairments: Sendable, Codable, Equatable {
             self.perHour = perHour
         }
 
-        /// How long it keeps the phone off the network.
-        public var gap: Double {
-            switch kind {
-            case .outage(let duration, _): duration
-            case .handover(_, let gap): gap
-            }
-        }
+        /// How long it keeps the phone off the network, as its timeline event says.
+        public var gap: Double { TimelineEvent(at: 0, kind: timelineKind(network: "")).connectivityGap }
 
         public var label: String {
             switch kind {

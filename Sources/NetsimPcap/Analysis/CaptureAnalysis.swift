@@ -134,6 +134,29 @@ public struct FlowBurst: Sendable, Equatable, Codable {
     public var wakeUps: Int
     public var wakeSeconds: Double
     public var energyJoules: Double
+
+    /// A burst whose first packet is at `time`, before anything is counted.
+    init(at time: Double) {
+        self.init(start: time, end: time, packets: 0, wakeUps: 0, wakeSeconds: 0, energyJoules: 0)
+    }
+
+    init(start: Double, end: Double, packets: Int, wakeUps: Int, wakeSeconds: Double, energyJoules: Double) {
+        self.start = start
+        self.end = end
+        self.packets = packets
+        self.wakeUps = wakeUps
+        self.wakeSeconds = wakeSeconds
+        self.energyJoules = energyJoules
+    }
+
+    /// Takes in a later burst drawn as one with this (closer than a chart's pixel).
+    mutating func absorb(_ later: FlowBurst) {
+        end = max(end, later.end)
+        packets += later.packets
+        wakeUps += later.wakeUps
+        wakeSeconds += later.wakeSeconds
+        energyJoules += later.energyJoules
+    }
 }
 
 /// A flow's repeating transfer (a keepalive, a poll) and what it costs.

@@ -61,19 +61,6 @@ extension CaptureAnalysis {
 /// or sleep) to that packet's flow. Memory holds per-flow summaries, not packets (except the
 /// first `DeviceAddressInference.window` packets' summaries while the device is inferred).
 public struct CaptureAnalyzer {
-    private struct Burst {
-        var start: Double
-        var end: Double
-        var packets = 0
-        var wakeUps = 0
-        var energy = 0.0
-        var wakeSeconds = 0.0
-
-        var report: FlowBurst {
-            FlowBurst(start: start, end: end, packets: packets, wakeUps: wakeUps, wakeSeconds: wakeSeconds, energyJoules: energy)
-        }
-    }
-
     private struct FlowState {
         let key: FlowKey
         /// Whether the device is endpoint `a`; nil for a flow between other hosts, or while the
@@ -92,18 +79,18 @@ public struct CaptureAnalyzer {
         var transferEnergy = 0.0
         var tailSeconds = 0.0
         var tailEnergy = 0.0
-        var burst = Burst(start: 0, end: 0)
-        var earlierBursts: [Burst] = []
+        var burst = FlowBurst(at: 0)
+        var earlierBursts: [FlowBurst] = []
 
         var energy: Double { promotionEnergy + transferEnergy + tailEnergy }
 
         mutating func notePacket(at time: Double, burstGap: Double) {
             if packets == 0 {
                 firstTime = time
-                burst = Burst(start: time, end: time)
+                burst = FlowBurst(at: time)
             } else if time - lastTime > burstGap {
                 earlierBursts.append(burst)
-                burst = Burst(start: time, end: time)
+                burst = FlowBurst(at: time)
             }
             lastTime = time
             packets += 1
@@ -115,7 +102,7 @@ public struct CaptureAnalyzer {
             tailSeconds += seconds
             tailEnergy += energy
             burst.wakeSeconds += seconds
-            burst.energy += energy
+            burst.energyJoules += energy
         }
     }
 
@@ -250,9 +237,9 @@ public struct CaptureAnalyzer {
                 lastPacketSeconds: flow.lastTime, wakeUps: flow.wakeUps, wakeSeconds: flow.promotionSeconds + flow.tailSeconds,
                 energyJoules: flow.energy, promotionEnergyJoules: flow.promotionEnergy, tailEnergyJoules: flow.tailEnergy,
                 transferEnergyJoules: flow.transferEnergy, energyShare: energy > 0 ? flow.energy / energy : 0,
-                bursts: (flow.earlierBursts + [flow.burst]).map(\.report))
+                bursts: flow.earlierBursts + [flow.burst])
             flowReports.append(flowReport)
-            if let periodic = Self.periodicTransfer(flow, report: flowReport) { periodicTransfers.append(periodic) }
+            if let periodic = Self.periodicTransfer(flowReport) { periodicTransfers.append(periodic) }
         }
         periodicTransfers.sort { $0.energyJoulesPerHour > $1.energyJoulesPerHour }
 
@@ -394,7 +381,7 @@ public struct CaptureAnalyzer {
         flows[flow].promotionEnergy += totals.promotionEnergy - previous.promotionEnergy
         flows[flow].transferEnergy += totals.transferEnergy - previous.transferEnergy
         flows[flow].burst.wakeSeconds += promotionSeconds
-        flows[flow].burst.energy += packetEnergy
+        flows[flow].burst.energyJoules += packetEnergy
         if sentByA == deviceIsA { flows[flow].bytesUp += payloadBytes } else { flows[flow].bytesDown += payloadBytes }
         chargedTotals = totals
         lastChargedFlow = flow
@@ -423,15 +410,15 @@ public struct CaptureAnalyzer {
     /// that recur, from the first whole repetition's start to the last's end, over the number
     /// of repetitions. Charges never overlap, so the mean power is at most the radio's awake
     /// power, however many bursts a period holds.
-    private static func periodicTransfer(_ flow: FlowState, report: FlowReport) -> PeriodicTransfer? {
-        let bursts = flow.earlierBursts + [flow.burst]
+    private static func periodicTransfer(_ report: FlowReport) -> PeriodicTransfer? {
+        let bursts = report.bursts
         guard let pattern = PeriodicTransferDetector.detect(burstStarts: bursts.map(\.start)) else { return nil }
         let from = bursts[pattern.boundaries[0]].start
         let to = bursts[pattern.boundaries[pattern.boundaries.count - 1]].start
         let repeated = pattern.recurring.sorted().map { bursts[$0] }.filter { $0.start >= from && $0.start < to }
         let count = Double(pattern.repetitions)
         let wakePerRepetition = repeated.reduce(0) { $0 + $1.wakeSeconds } / count
-        let energyPerRepetition = repeated.reduce(0) { $0 + $1.energy } / count
+        let energyPerRepetition = repeated.reduce(0) { $0 + $1.energyJoules } / count
         let perHour = 3600 / pattern.period
         return PeriodicTransfer(
             flow: report.id, remote: report.remote, serverName: report.serverName, periodSeconds: pattern.period,

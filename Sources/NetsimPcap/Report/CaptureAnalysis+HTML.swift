@@ -46,7 +46,9 @@ extension CaptureAnalysis {
         let axisHeight = 24.0
         let start = first.start
         let span = max(last.end - start, 1e-9)
-        let flowRows = min(flows.count, Self.maximumFlowLanes) + (flows.count > Self.maximumFlowLanes ? 1 : 0)
+        let shownFlows = flows.prefix(Self.maximumFlowLanes)
+        // The shown flows' lanes, and a line that counts the others.
+        let flowRows = shownFlows.count + (flows.count > shownFlows.count ? 1 : 0)
         let energyHeight = 3 * laneHeight
         let height = Double(lanes.count + flowRows) * laneHeight + energyHeight + axisHeight
         func x(_ time: Double) -> Double { labelWidth + (time - start) / span * plotWidth }
@@ -70,7 +72,6 @@ extension CaptureAnalysis {
             svg += "\(ReportNumber.fixed(segment.end, decimals: 3)) s</title></rect>\n"
         }
         let flowTop = Double(lanes.count) * laneHeight
-        let shownFlows = flows.prefix(Self.maximumFlowLanes)
         for (index, flow) in shownFlows.enumerated() {
             svg += flowLane(
                 flow, y: flowTop + Double(index) * laneHeight, height: laneHeight, left: labelWidth, right: labelWidth + plotWidth, x: x)
@@ -79,7 +80,7 @@ extension CaptureAnalysis {
             svg += "<text x=\"4\" y=\"\(format(flowTop + Double(shownFlows.count) * laneHeight + 15))\">"
             svg += "\(flows.count - shownFlows.count) more flows in the table</text>\n"
         }
-        let energyTop = flowTop + Double(shownFlows.count + (flows.count > shownFlows.count ? 1 : 0)) * laneHeight
+        let energyTop = flowTop + Double(flowRows) * laneHeight
         svg += energyCurve(timeline, top: energyTop, height: energyHeight, left: labelWidth, right: labelWidth + plotWidth, x: x)
         let axisY = energyTop + energyHeight
         svg += SVGTimeAxis.svg(from: start, to: last.end, left: labelWidth, plotWidth: plotWidth, y: axisY, style: .grid(top: 0)) {
@@ -145,28 +146,26 @@ extension CaptureAnalysis {
             "<text x=\"4\" y=\"\(format(y + 15))\">\(escaped(label))<title>\(escaped("\(flow.transport) \(flow.device) → \(flow.remote)"))</title></text>\n"
         svg += "<line x1=\"\(format(left))\" x2=\"\(format(right))\" y1=\"\(format(y + height))\" "
         svg += "y2=\"\(format(y + height))\" stroke=\"#eee\"/>\n"
-        var bars: [(from: Double, to: Double, packets: Int, wakeUps: Int, energy: Double)] = []
+        // The pixels a burst covers: at least one.
+        func span(_ burst: FlowBurst) -> (from: Double, to: Double) { (x(burst.start), max(x(burst.end), x(burst.start) + 1)) }
+        var bars: [FlowBurst] = []
         for burst in flow.bursts {
-            let from = x(burst.start)
-            let to = max(x(burst.end), from + 1)
-            if let last = bars.last, from <= last.to + 0.5 {
-                bars[bars.count - 1].to = max(last.to, to)
-                bars[bars.count - 1].packets += burst.packets
-                bars[bars.count - 1].wakeUps += burst.wakeUps
-                bars[bars.count - 1].energy += burst.energyJoules
+            if let last = bars.last, span(burst).from <= span(last).to + 0.5 {
+                bars[bars.count - 1].absorb(burst)
             } else {
-                bars.append((from, to, burst.packets, burst.wakeUps, burst.energyJoules))
+                bars.append(burst)
             }
         }
         for bar in bars {
+            let (from, to) = span(bar)
             svg +=
-                "<rect x=\"\(format(bar.from))\" y=\"\(format(y + 7))\" width=\"\(format(bar.to - bar.from))\" height=\"\(format(height - 10))\" "
-            svg += "fill=\"#4a6fa5\"><title>\(bar.packets) packets, \(ReportNumber.joules(bar.energy, decimals: 2))"
+                "<rect x=\"\(format(from))\" y=\"\(format(y + 7))\" width=\"\(format(to - from))\" height=\"\(format(height - 10))\" "
+            svg += "fill=\"#4a6fa5\"><title>\(bar.packets) packets, \(ReportNumber.joules(bar.energyJoules, decimals: 2))"
             svg += bar.wakeUps > 0 ? ", woke the radio\(bar.wakeUps > 1 ? " \(bar.wakeUps) times" : "")" : ""
             svg += "</title></rect>\n"
             if bar.wakeUps > 0 {
                 svg +=
-                    "<rect x=\"\(format(bar.from))\" y=\"\(format(y + 2))\" width=\"\(format(max(2, bar.to - bar.from)))\" height=\"4\" fill=\"#d62728\"/>\n"
+                    "<rect x=\"\(format(from))\" y=\"\(format(y + 2))\" width=\"\(format(max(2, to - from)))\" height=\"4\" fill=\"#d62728\"/>\n"
             }
         }
         return svg
