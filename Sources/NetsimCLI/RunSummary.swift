@@ -57,6 +57,19 @@ enum RunSummary {
                         + "radio \(Self.delays(figures.radioWait)), link \(Self.delays(figures.linkWait))")
             }
         }
+        if let destinations = report.destinations, !destinations.isEmpty {
+            lines.append("what chunks waited for, per destination (seconds, and how many chunks):")
+            for figures in destinations.prefix(Self.destinationsListed) {
+                let waits = WaitCause.allCases.compactMap { cause in figures.waits[cause].map { "\(cause.title) \($0.cell)" } }
+                lines.append(
+                    "  \(figures.destination.escapingControlCharacters): \(figures.waitedChunks) of "
+                        + "\(figures.chunks.up + figures.chunks.down) chunk(s) waited"
+                        + (waits.isEmpty ? "" : "; " + waits.joined(separator: ", ")))
+            }
+            if destinations.count > Self.destinationsListed {
+                lines.append("  ... and \(destinations.count - Self.destinationsListed) more in the JSON report")
+            }
+        }
         if !report.events.isEmpty {
             lines.append("events:")
             for event in report.events.prefix(20) { lines.append("  \(event)") }
@@ -68,6 +81,9 @@ enum RunSummary {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// The destinations the summary lists; the JSON report has them all.
+    static let destinationsListed = 5
 
     /// `12 / 240 / 610 ms`: a delay's median, 95th percentile and maximum.
     private static func delays(_ summary: DelaySummary) -> String {

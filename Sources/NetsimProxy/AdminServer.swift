@@ -17,6 +17,7 @@ import Synchronization
 /// - `POST /set` with a YAML or JSON body: a profile timeline's `set` step now, e.g.
 ///   `{"link": {"delay": "200ms", "down": {"rate": "1Mbps"}}}` or with `"network": "wifi"`,
 ///   read and checked by the profile reader (`ProfileLoader.setChange`).
+/// - `POST /set/undo`: takes back the latest `/set` step not yet undone (`NetsimProxy.undoSet`).
 /// - `POST /network?to=NETWORK&mode=reset|blackhole|keep&gap=1s`: a handover now, as the
 ///   timeline's `handover` (`/handover` is its first name, and the same code).
 ///
@@ -182,7 +183,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 timeout?.cancel()
                 let request = AdminRequest(head: request, body: bodyTooLarge ? nil : String(buffer: body))
                 let channel = context.channel
-                if request.path == "/events", request.head.method == .GET {
+                if request.route == .events, request.head.method == .GET {
                     startEventStream(request, on: channel)
                 } else {
                     Self.startResponse(to: request, on: channel, proxy: proxy)
@@ -270,8 +271,8 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         headers.add(name: "content-type", value: contentType)
         headers.add(name: "content-length", value: "\(body.utf8.count)")
         headers.add(name: "connection", value: "close")
-        if status == .methodNotAllowed, let endpoint = AdminEndpoint.all[request.path] {
-            headers.add(name: "allow", value: endpoint.method.rawValue)
+        if status == .methodNotAllowed, let route = request.route {
+            headers.add(name: "allow", value: route.method.rawValue)
         }
         let response = HTTPResponseHead(version: request.head.version, status: status, headers: headers)
         channel.write(HTTPServerResponsePart.head(response), promise: nil)
@@ -282,38 +283,42 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     /// The answer to every request but an event stream: its status, body and content type.
     private static func answer(_ request: AdminRequest, proxy: NetsimProxy) async -> (HTTPResponseStatus, String, String) {
         let (status, body) = await jsonAnswer(request, proxy: proxy)
-        if status == .ok, request.path == "/metrics" { return (status, body, "text/plain; version=0.0.4; charset=utf-8") }
+        if status == .ok, request.route == .metrics { return (status, body, "text/plain; version=0.0.4; charset=utf-8") }
         return (status, body, "application/json")
     }
 
     private static func jsonAnswer(_ request: AdminRequest, proxy: NetsimProxy) async -> (HTTPResponseStatus, String) {
         let path = request.path
-        guard let endpoint = AdminEndpoint.all[path] else {
-            let known = AdminEndpoint.all.sorted { $0.key < $1.key }.map { "\($0.value.method.rawValue) \($0.key)" }
+        guard let route = request.route else {
+            let known = AdminRoute.allCases.map { "\($0.method.rawValue) \($0.rawValue)" }.sorted()
             return (.notFound, errorJSON("unknown endpoint \(path); try \(known.joined(separator: ", "))"))
         }
-        guard request.head.method == endpoint.method else {
-            return (.methodNotAllowed, errorJSON("\(path) takes \(endpoint.method.rawValue), not \(request.head.method.rawValue)"))
+        guard request.head.method == route.method else {
+            return (.methodNotAllowed, errorJSON("\(path) takes \(route.method.rawValue), not \(request.head.method.rawValue)"))
         }
         do {
-            let query = try request.query(allowed: endpoint.parameters)
-            switch path {
-            case "/status": return (.ok, try json(try await proxy.status()))
-            case "/report": return (.ok, try json(try await proxy.report()))
-            case "/metrics": return (.ok, try await proxy.metricsText())
-            case "/outage":
+            let query = try request.query(allowed: route.parameters)
+            switch route {
+            case .status: return (.ok, try json(try await proxy.status()))
+            case .report: return (.ok, try json(try await proxy.report()))
+            case .metrics: return (.ok, try await proxy.metricsText())
+            case .events:
+                // A valid GET /events is a stream (`startEventStream`); only its bad query gets here.
+                return (.badRequest, errorJSON("\(path) is an event stream"))
+            case .outage:
                 // Admin defaults: a 10 s stall.
                 let duration = try Quantity.duration(query["duration"] ?? "10s")
                 let mode = try choice(OutageMode.self, query["mode"] ?? "stall")
                 return (.ok, try json(try await proxy.outage(seconds: duration, mode: mode)))
-            case "/set":
+            case .set:
                 guard let body = request.body else {
                     return (.payloadTooLarge, errorJSON("the change is larger than \(bodyLimit) bytes"))
                 }
                 return (.ok, try json(try await proxy.set(body, source: "the /set body")))
-            default:
-                // /network, and /handover (its first name): the timeline's handover, now. Admin
-                // defaults: connections kept, no gap.
+            case .undoSet:
+                return (.ok, try json(try await proxy.undoSet()))
+            case .network, .handover:
+                // The timeline's handover, now. Admin defaults: connections kept, no gap.
                 let mode = try choice(HandoverMode.self, query["mode"] ?? "keep")
                 let gap = try Quantity.duration(query["gap"] ?? "0s")
                 return (.ok, try json(try await proxy.handover(to: query["to"] ?? "", mode: mode, gapSeconds: gap)))
@@ -342,22 +347,34 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     }
 }
 
-/// Each endpoint: the one method it answers and the query parameters it takes (any other is a
-/// 400, so that a typo is not silently a default).
-private struct AdminEndpoint {
-    let method: HTTPMethod
-    let parameters: [String]
+/// The admin API's endpoints, each with the one method it answers and the query parameters it
+/// takes (any other is a 400, so that a typo is not silently a default).
+private enum AdminRoute: String, CaseIterable {
+    case status = "/status"
+    case report = "/report"
+    case metrics = "/metrics"
+    case events = "/events"
+    case outage = "/outage"
+    case set = "/set"
+    case undoSet = "/set/undo"
+    case network = "/network"
+    /// The first name of `/network`: the same parameters and the same code.
+    case handover = "/handover"
 
-    static let all: [String: AdminEndpoint] = [
-        "/status": .init(method: .GET, parameters: []),
-        "/report": .init(method: .GET, parameters: []),
-        "/metrics": .init(method: .GET, parameters: []),
-        "/events": .init(method: .GET, parameters: []),
-        "/outage": .init(method: .POST, parameters: ["duration", "mode"]),
-        "/set": .init(method: .POST, parameters: []),
-        "/network": .init(method: .POST, parameters: ["to", "mode", "gap"]),
-        "/handover": .init(method: .POST, parameters: ["to", "mode", "gap"]),
-    ]
+    var method: HTTPMethod {
+        switch self {
+        case .status, .report, .metrics, .events: .GET
+        case .outage, .set, .undoSet, .network, .handover: .POST
+        }
+    }
+
+    var parameters: [String] {
+        switch self {
+        case .status, .report, .metrics, .events, .set, .undoSet: []
+        case .outage: ["duration", "mode"]
+        case .network, .handover: ["to", "mode", "gap"]
+        }
+    }
 }
 
 /// A whole request: its head and, within `AdminRequestHandler.bodyLimit`, its body (nil beyond).
@@ -368,6 +385,9 @@ private struct AdminRequest: Sendable {
     private var components: URLComponents? { URLComponents(string: head.uri) }
 
     var path: String { components?.path ?? head.uri }
+
+    /// The endpoint the path names, if any.
+    var route: AdminRoute? { AdminRoute(rawValue: path) }
 
     /// The query parameters, each of them one of `allowed` and given once: of two values, which
     /// one was meant is a guess, as with a duplicate key in YAML.

@@ -23,6 +23,7 @@ final class EmulatedDevice {
     private(set) var counters = ConnectionCounters()
     private var bytesDelivered = PerDirection<Int>(up: 0, down: 0)
     private var segmentsDelivered = SegmentCounts()
+    private var destinationWaits = DestinationWaitLedger()
     private var stopped = false
     private var warnedOfConnectionLimit = false
     /// Connections waiting for room on a full link queue, and the one timer per direction
@@ -36,6 +37,10 @@ final class EmulatedDevice {
     private var radioLookedAt = 0.0
     private var radioTimer: Scheduled<Void>?
     private var radioTimerDue = Double.infinity
+    /// While the phone has no connectivity: since when, and the timer that publishes
+    /// `outage-ended` when the model says it is back.
+    private var disconnectedSince: Double?
+    private var reconnectionTimer: Scheduled<Void>?
 
     init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, events: PhoneEventHub, logger: Logger) {
         self.model = model
@@ -156,7 +161,9 @@ final class EmulatedDevice {
         options.observer?.opened(
             id, clientPort: client.remoteAddress?.port ?? 0, upstreamAddress: upstream.ipAddress,
             upstreamPort: upstream.port, handshakeOnAir: handshake.start)
-        let connection = ProxiedConnection(id: id, device: self)
+        let fallback = destination.map(\.description) ?? "\(upstream.ipAddress ?? "?"):\(upstream.port ?? 0)"
+        let connection = ProxiedConnection(
+            id: id, device: self, destination: DestinationNamer(fallback: fallback, port: destination?.port ?? upstream.port ?? 0))
         connections[id] = connection
         counters.opened += 1
         let target = destination.map { "\($0) (\(upstream))" } ?? "\(upstream)"
@@ -186,13 +193,29 @@ final class EmulatedDevice {
     func send(_ buffer: ByteBuffer, _ direction: Direction, on connection: ProxiedConnection) -> SendVerdict {
         let now = clock.now()
         applyTimeline(upTo: now)
+        if direction == .up, !connection.destination.isSettled {
+            buffer.withUnsafeReadableBytes { connection.destination.look(at: $0) }
+        }
         let verdict = model.send(buffer.readableBytes, direction, on: connection.id, at: now)
         modelChanged(at: now)
         if case .deliver(let delivery) = verdict {
             options.observer?.carried(
                 connection.id, direction, Array(buffer.readableBytesView), onAir: delivery.onAir, at: now)
+            account(delivery, direction, on: connection, at: now)
         }
         return verdict
+    }
+
+    /// Counts a chunk's waits under its connection's destination; a FIN is a chunk of no bytes,
+    /// as the radio's waits and the chunk delays count it.
+    private func account(_ delivery: Delivery, _ direction: Direction, on connection: ProxiedConnection, at now: Double) {
+        let name = connection.destination.name
+        if !connection.countedInDestinations {
+            connection.countedInDestinations = true
+            destinationWaits.connectionOpened(to: name)
+        }
+        destinationWaits.settle(through: now)
+        destinationWaits.add(name, direction, deliveredAt: delivery.at, waits: delivery.waits)
     }
 
     /// The FIN of a half-close, crossing the path as a header-only packet.
@@ -201,7 +224,10 @@ final class EmulatedDevice {
         applyTimeline(upTo: now)
         let verdict = model.send(0, direction, on: connection.id, at: now)
         modelChanged(at: now)
-        if case .deliver(let delivery) = verdict { connection.lastFinOnAir = max(connection.lastFinOnAir, delivery.onAir.end) }
+        if case .deliver(let delivery) = verdict {
+            connection.lastFinOnAir = max(connection.lastFinOnAir, delivery.onAir.end)
+            account(delivery, direction, on: connection, at: now)
+        }
         return verdict
     }
 
@@ -281,6 +307,15 @@ final class EmulatedDevice {
         return model.lastEvent
     }
 
+    /// Takes back the latest `set` step the admin API (or the test API) made; nil if none is left.
+    func undoSet() -> DeviceEvent? {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        guard model.undoSet(at: now) else { return nil }
+        modelChanged(at: now)
+        return model.lastEvent
+    }
+
     private func scheduleNextEvent() {
         timelineTimer?.cancel()
         guard !stopped, let next = model.nextEventTime else { return }
@@ -330,6 +365,10 @@ final class EmulatedDevice {
         for event in model.takeRecentEvents() {
             followRadio(through: event.at, includingEnd: false)
             events.publish(.timeline(event))
+            if disconnectedSince == nil, model.isDisconnected(at: event.at) {
+                disconnectedSince = event.at
+                armReconnectionTimer(after: event.at)
+            }
         }
         followRadio(through: time, includingEnd: true)
         armRadioTimer()
@@ -357,6 +396,22 @@ final class EmulatedDevice {
         guard state != radioState else { return }
         events.publish(.radioState(at: time, state: state, previous: radioState))
         radioState = state
+    }
+
+    /// Publishes `outage-ended` when connectivity is back after `time`; an outage that starts
+    /// before then and lasts longer moves it later.
+    private func armReconnectionTimer(after time: Double) {
+        guard !stopped, let since = disconnectedSince else { return }
+        guard let back = model.connectivityReturns(after: time) else {
+            disconnectedSince = nil
+            events.publish(.outageEnded(at: time, startedAt: since))
+            return
+        }
+        reconnectionTimer = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(back)) { [self] in
+            reconnectionTimer = nil
+            applyTimeline(upTo: max(clock.now(), back))
+            armReconnectionTimer(after: back)
+        }
     }
 
     /// Looks again when the radio next changes. A timer already due earlier stays: it looks,
@@ -402,7 +457,8 @@ final class EmulatedDevice {
         return RunReport(
             netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
             connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
-            radioLatency: model.radioWaits(until: now), chunkDelays: model.chunkDelays(until: now), events: model.events,
+            radioLatency: model.radioWaits(until: now), chunkDelays: model.chunkDelays(until: now),
+            destinations: destinationWaits.figures(until: now), events: model.events,
             eventCounts: model.eventCounts,
             eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count)
     }
@@ -413,6 +469,7 @@ final class EmulatedDevice {
         stopped = true
         timelineTimer?.cancel()
         radioTimer?.cancel()
+        reconnectionTimer?.cancel()
         for direction in Direction.allCases {
             roomTimers[direction]?.cancel()
             roomWaiters[direction] = []

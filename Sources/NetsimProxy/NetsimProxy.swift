@@ -84,7 +84,7 @@ public final class NetsimProxy: Sendable {
         let eventHub = PhoneEventHub()
         let device = try await loop.submit {
             let model = DeviceModel(
-                profile: profile, seed: seed, recordsRadioTimeline: options.recordsRadioTimeline, recordsChunkDelays: true)
+                profile: profile, seed: seed, recordsRadioTimeline: true, recordsChunkDelays: true)
             return NIOLoopBound(
                 EmulatedDevice(
                     model: model, loop: loop, clock: ProxyClock(timeScale: options.timeScale), options: options, events: eventHub,
@@ -238,6 +238,18 @@ public final class NetsimProxy: Sendable {
     /// `source` names the text in errors.
     public func set(_ change: String, source: String = "the change") async throws -> DeviceEvent? {
         try await trigger(ProfileLoader.setChange(yaml: change, source: source, networkNames: profile.networks.map(\.name)))
+    }
+
+    /// Takes back the latest `set` step made through this API (`set`, `trigger`, the admin
+    /// API's `/set`) and not yet undone, up to `DeviceModel.undoLimit` steps back: the fields it
+    /// set get their earlier values. Returns the `set` event that did it (its `undoes` is the
+    /// step's time); the timeline's own steps are its script and are not undone.
+    public func undoSet() async throws -> DeviceEvent {
+        let event = try await device.eventLoop.submit { [device] in device.value.undoSet() }.get()
+        guard let event else {
+            throw LiveChangeError("no set step to undo: none was made through the admin API, or each was undone already")
+        }
+        return event
     }
 
     /// Stops listening, closes every connection, and returns the final report.

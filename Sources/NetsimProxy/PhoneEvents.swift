@@ -11,6 +11,9 @@ public enum PhoneEvent: Sendable, Equatable {
     /// A timeline event, scripted or triggered: an outage, a handover, a `set`, a NAT expiry
     /// (the report's `events` entries).
     case timeline(DeviceEvent)
+    /// Connectivity is back: the outage or handover gap that began at `startedAt` (with any that
+    /// overlapped it) is over.
+    case outageEnded(at: Double, startedAt: Double)
     case connectionOpened(at: Double, connection: ConnectionID)
     /// `finished` when both FINs were passed on (not reset, blackholed or cut at the end).
     case connectionClosed(at: Double, connection: ConnectionID, finished: Bool)
@@ -22,6 +25,7 @@ public enum PhoneEvent: Sendable, Equatable {
         switch self {
         case .radioState: "radio-state"
         case .timeline(let event): event.kind.rawValue
+        case .outageEnded: "outage-ended"
         case .connectionOpened: "connection-opened"
         case .connectionClosed: "connection-closed"
         case .dropped: "dropped"
@@ -38,6 +42,8 @@ public enum PhoneEvent: Sendable, Equatable {
             data = try? encoder.encode(RadioStateChange(at: at, state: state.reportName, previous: previous.reportName))
         case .timeline(let event):
             data = try? encoder.encode(event)
+        case .outageEnded(let at, let startedAt):
+            data = try? encoder.encode(["at": at, "startedAt": startedAt])
         case .connectionOpened(let at, let connection):
             data = try? encoder.encode(ConnectionChange(at: at, connection: connection, finished: nil))
         case .connectionClosed(let at, let connection, let finished):

@@ -23,14 +23,19 @@ final class ProxiedConnection {
     private var giveUps = BothSides<Scheduled<Void>?>(client: nil, upstream: nil)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
     var lastFinOnAir = -Double.infinity
+    /// The destination's name in the run report, from the client's first bytes if they give it.
+    var destination: DestinationNamer
+    /// Whether the report's destinations count this connection yet (at its first chunk).
+    var countedInDestinations = false
     /// Called once the upstream's channel is active and the connection open: a front end's
     /// client joins it then (`join`). NIO succeeds a connect's future before the channel is
     /// active, when the connection cannot yet carry the bytes the client sent early.
     var whenUpstreamActive: (() -> Void)?
 
-    init(id: ConnectionID, device: EmulatedDevice) {
+    init(id: ConnectionID, device: EmulatedDevice, destination: DestinationNamer) {
         self.id = id
         self.device = device
+        self.destination = destination
         self.machine = StateMachine(bufferLimit: device.options.bufferLimit)
     }
 

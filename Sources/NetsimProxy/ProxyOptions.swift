@@ -8,8 +8,6 @@ public struct ProxyOptions: Sendable {
     /// The most bytes one direction of one connection may hold between reading and delivering;
     /// at the limit the proxy stops reading from the sender.
     public var bufferLimit = 4 * 1024 * 1024
-    /// Keep every radio state change (for charts).
-    public var recordsRadioTimeline = false
     /// Emulated seconds per wall-clock second (tests raise it to play long timelines quickly).
     public var timeScale = 1.0
     /// Sees what crosses the link (a capture writer).

@@ -89,6 +89,13 @@ public final class EmulatedPhone: Sendable {
         try await proxy.set(change)
     }
 
+    /// Takes back the latest `set` of this phone not yet undone: the fields it set get their
+    /// earlier values. Throws if there is none left to undo.
+    @discardableResult
+    public func undoSet() async throws -> DeviceEvent {
+        try await proxy.undoSet()
+    }
+
     /// The live status: network, radio state, open connections, bytes.
     public func status() async throws -> ProxyStatus {
         try await proxy.status()

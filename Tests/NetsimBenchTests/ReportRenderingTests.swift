@@ -125,9 +125,11 @@ import Testing
     /// timeline: a label that would overlap the one before goes a line higher, and a later one
     /// that clears the first line goes back to it.
     @Test func eventLabelsCloseTogetherGoOnSeparateLines() {
-        #expect(SVGCharts.labelLanes([(100, "set"), (110, "outage"), (200, "handover")]) == [0, 1, 0])
+        #expect(RadioTimelineChart.labelLanes([(100, "set"), (110, "outage"), (200, "handover")]) == [0, 1, 0])
         #expect(
-            SVGCharts.labelLanes([(100, "outage"), (101, "outage"), (102, "outage"), (103, "outage"), (104, "outage")]) == [0, 1, 2, 3, 0])
+            RadioTimelineChart.labelLanes([(100, "outage"), (101, "outage"), (102, "outage"), (103, "outage"), (104, "outage")]) == [
+                0, 1, 2, 3, 0,
+            ])
         let svg = SVGCharts.radioTimeline(
             [], events: [DeviceEvent(at: 40, kind: .set), DeviceEvent(at: 45, kind: .outage, mode: .stall, durationSeconds: 30)],
             duration: 120)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NetsimCore
 import NetsimProxy
 import Testing
 
@@ -102,5 +103,29 @@ struct RunCommandTests {
     func unknownProfile() async throws {
         let run = try #require(try Netsim.parseAsRoot(["run", "--profile", "lte-goood", "--forward", ":0=:1"]) as? RunCommand)
         await #expect(throws: ExitCode(2)) { try await run.run() }
+    }
+}
+
+@Suite("netsim run: the printed summary")
+struct RunSummaryTests {
+    @Test("the summary lists the destinations that waited longest, escaped, and says where the rest are")
+    func destinations() {
+        let names = ["slow.example:443", "evil\u{1B}[2J.example:80"] + (0..<6).map { "quiet\($0).example:443" }
+        let destinations = names.enumerated().map { index, name in
+            DestinationFigures(
+                destination: name, connections: 1, chunks: PerDirection(up: 2, down: 3), waitedChunks: index < 2 ? 1 : 0,
+                waits: index == 0 ? [.promotion: WaitFigures(chunks: 1, seconds: 0.26, maxSeconds: 0.26)] : [:])
+        }
+        let report = RunReport(
+            netsimVersion: "test", profile: "lte-good", seed: 1, durationSeconds: 10, connections: ConnectionCounters(opened: 8),
+            bytes: PerDirection(up: 1, down: 1), segments: SegmentCounts(),
+            radio: .noRadio(durationSeconds: 10, bytes: PerDirection(up: 1, down: 1)),
+            radioLatency: RadioWaitTotals(), destinations: destinations, events: [], eventCounts: [:], eventsNotListed: 0)
+        let lines = RunSummary.render(report, stoppedBy: "its duration").split(separator: "\n").map(String.init)
+        #expect(lines.contains("what chunks waited for, per destination (seconds, and how many chunks):"))
+        #expect(lines.contains("  slow.example:443: 1 of 5 chunk(s) waited; promotion 0.26 s (1)"))
+        #expect(lines.contains { $0.hasPrefix("  evil\\u{1B}[2J.example:80: 1 of 5") })
+        #expect(!lines.joined().contains("\u{1B}"), "no terminal escape reaches the screen")
+        #expect(lines.contains("  ... and 3 more in the JSON report"))
     }
 }

@@ -26,7 +26,7 @@ import Testing
     @Test func passThroughDeliversAtOnce() {
         var device = DeviceModel(profile: .passThrough, seed: 1)
         let connection = device.openConnection(at: 0)
-        #expect(device.send(1000, .up, on: connection, at: 3) == .deliver(Delivery(at: 3, radioWait: 0, onAir: .init(start: 3, end: 3))))
+        #expect(device.send(1000, .up, on: connection, at: 3) == .deliver(Delivery(at: 3, onAir: .init(start: 3, end: 3))))
         #expect(deliveryTime(device.send(1000, .down, on: connection, at: 4)) == 4)
     }
 
@@ -313,6 +313,71 @@ import Testing
         let connection = device.openConnection(at: 0)
         #expect(device.trigger(.outage(duration: 3, mode: .reset), at: 5) == [.reset([connection])])
         #expect(device.isDisconnected(at: 6))
+    }
+
+    @Test("an undo puts back the fields its step set, keeps what the timeline set since, and walks back step by step")
+    func undoingATriggeredSet() {
+        // The timeline adds loss at 10 s, after the two triggered steps and before the undos.
+        let lossy = TimelineEvent(
+            at: 10, kind: .set(network: nil, up: LinkChange(loss: .independent(probability: 0.01)), down: LinkChange()))
+        var device = DeviceModel(profile: profile(up: LinkParameters(delay: 0.1), events: [lossy]), seed: 1)
+        let nothingYet = device.undoSet(at: 1)
+        #expect(nothingYet == false, "nothing triggered yet")
+        _ = device.trigger(.set(network: nil, up: LinkChange(delay: 0.3), down: LinkChange()), at: 2)
+        _ = device.trigger(.set(network: nil, up: LinkChange(delay: 0.5, queueLimit: .some(3000)), down: LinkChange()), at: 3)
+        _ = device.advance(to: 10)
+        #expect(device.network.up.delay == 0.5 && device.network.up.queueLimit == 3000)
+
+        let undidTheLatest = device.undoSet(at: 11)
+        #expect(undidTheLatest)
+        #expect(device.network.up.delay == 0.3 && device.network.up.queueLimit == nil)
+        #expect(device.network.up.loss == .independent(probability: 0.01), "the timeline's later step stays")
+        #expect(device.lastEvent?.undoes == 3 && device.lastEvent?.link?.up.delaySeconds == 0.3)
+        #expect(device.lastEvent.map { "\($0)" } == "11s: set on cell undoing the set at 3s")
+        let connection = device.openConnection(at: 11)
+        #expect(abs(deliveryTime(device.send(1, .down, on: connection, at: 11))! - 11) < 1e-9, "the down link was never changed")
+
+        let undidTheFirst = device.undoSet(at: 12)
+        #expect(undidTheFirst)
+        #expect(device.network.up.delay == 0.1)
+        let nothingLeft = device.undoSet(at: 13)
+        #expect(nothingLeft == false, "both steps undone")
+        #expect(device.eventCounts[.set] == 5)
+    }
+
+    @Test("an undo changes the network its step named, wherever the device is now")
+    func undoingASetOnAnotherNetwork() {
+        var device = DeviceModel(profile: profile(), seed: 1)
+        _ = device.trigger(.set(network: "wifi", up: LinkChange(delay: 0.2), down: LinkChange()), at: 1)
+        _ = device.trigger(.handover(to: "wifi", mode: .keep, gap: 0), at: 2)
+        #expect(device.network.up.delay == 0.2)
+        let undidTheWiFiStep = device.undoSet(at: 3)
+        #expect(undidTheWiFiStep)
+        #expect(device.network.name == "wifi" && device.network.up.delay == 0.005)
+    }
+
+    @Test("only the last undoLimit triggered steps can be undone")
+    func undoHistoryIsBounded() {
+        var device = DeviceModel(profile: profile(), seed: 1)
+        for step in 1...(DeviceModel.undoLimit + 10) {
+            _ = device.trigger(.set(network: nil, up: LinkChange(delay: Double(step) / 1000), down: LinkChange()), at: Double(step))
+        }
+        var undone = 0
+        while device.undoSet(at: 1000) { undone += 1 }
+        #expect(undone == DeviceModel.undoLimit)
+        #expect(device.network.up.delay == 0.010, "the step before the oldest one kept")
+    }
+
+    @Test("connectivity returns at the end of the gap in force, or of gaps that overlap it")
+    func connectivityReturns() {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .stall))
+        var device = DeviceModel(profile: profile(events: [outage]), seed: 1)
+        #expect(device.connectivityReturns(after: 9) == nil)
+        #expect(device.connectivityReturns(after: 12) == 15)
+        _ = device.trigger(.outage(duration: 8, mode: .stall), at: 13)
+        _ = device.trigger(.handover(to: "wifi", mode: .keep, gap: 2), at: 21)
+        #expect(device.connectivityReturns(after: 12) == 23, "10-15, 13-21 and 21-23 back to back")
+        #expect(device.connectivityReturns(after: 23) == nil)
     }
 
     @Test func theSameSeedGivesTheSameRun() {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import NetsimPcap
+@testable import NetsimCore
 
 @Suite struct ServerNameSnifferTests {
     static func sniff(_ bytes: [UInt8]) -> ServerNameSniff {
@@ -81,5 +81,47 @@ import Testing
         #expect(Self.sniff([0x00, 0x01, 0x02, 0x03]) == .notFound)
         #expect(Self.sniff(Array("SSH-2.0-OpenSSH_9.6\r\n".utf8)) == .notFound)
         #expect(Self.sniff(Self.clientHello(host: "bad\u{7}name")) == .notFound)
+    }
+}
+
+/// The name a proxied connection's destination goes by in the run report.
+@Suite struct DestinationNamerTests {
+    func named(_ pieces: [[UInt8]], fallback: String = "10.0.0.1:443", port: Int = 443) -> DestinationNamer {
+        var namer = DestinationNamer(fallback: fallback, port: port)
+        for piece in pieces { piece.withUnsafeBytes { namer.look(at: $0) } }
+        return namer
+    }
+
+    @Test("a ClientHello's SNI names the destination, with the port dialed, even split over reads")
+    func sniNamesIt() {
+        let hello = ServerNameSnifferTests.clientHello(host: "cdn.example.net", padding: 2000)
+        let split = named([Array(hello.prefix(1448)), Array(hello.dropFirst(1448))])
+        #expect(split.name == "cdn.example.net:443" && split.isSettled)
+        let first = named([Array(hello.prefix(1448))])
+        #expect(first.name == "10.0.0.1:443" && !first.isSettled, "the fallback until the hello is whole")
+    }
+
+    @Test("an HTTP Host names it, and keeps its own port")
+    func hostNamesIt() {
+        let request = Array("GET / HTTP/1.1\r\nHost: svc.example:8080\r\n\r\n".utf8)
+        #expect(named([request], fallback: "127.0.0.1:9000", port: 9000).name == "svc.example:8080")
+        let bare = Array("GET / HTTP/1.1\r\nHost: svc.example\r\n\r\n".utf8)
+        #expect(named([bare], fallback: "127.0.0.1:9000", port: 9000).name == "svc.example:9000")
+        let v6 = Array("GET / HTTP/1.1\r\nHost: [::1]\r\n\r\n".utf8)
+        #expect(named([v6], fallback: "[::1]:80", port: 80).name == "[::1]:80")
+    }
+
+    @Test("bytes that name nothing settle on the fallback; a stream that never decides stops being kept at one TLS record")
+    func fallback() {
+        let binary = named([[0x00, 0x01, 0x02]])
+        #expect(binary.name == "10.0.0.1:443" && binary.isSettled)
+        // A TLS record header that announces a whole record, then bytes that never complete it.
+        var namer = DestinationNamer(fallback: "10.0.0.1:443", port: 443)
+        let header: [UInt8] = [0x16, 3, 1, 0x40, 0x00, 1, 0, 0x3F, 0xFC]
+        header.withUnsafeBytes { namer.look(at: $0) }
+        #expect(!namer.isSettled)
+        let filler = [UInt8](repeating: 0xAB, count: 4096)
+        for _ in 0..<5 { filler.withUnsafeBytes { namer.look(at: $0) } }
+        #expect(namer.isSettled && namer.name == "10.0.0.1:443")
     }
 }

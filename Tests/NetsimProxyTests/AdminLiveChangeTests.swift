@@ -100,6 +100,33 @@ import FoundationNetworking
         _ = try await proxy.stop()
     }
 
+    @Test("POST /set/undo takes back the latest step, says what the link is then, and is a 400 once none is left")
+    func undoingASet() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let base = "http://127.0.0.1:\(admin.address.port)"
+        #expect(try await post(base + "/set", body: #"{"link": {"delay": "300ms"}}"#).status == 200)
+        #expect(try await post(base + "/set", body: #"{"link": {"down": {"rate": "1Mbps"}}}"#).status == 200)
+
+        let undone = try await post(base + "/set/undo")
+        #expect(undone.status == 200)
+        #expect(undone.json["kind"] as? String == "set" && undone.json["network"] as? String == "lte")
+        #expect((undone.json["undoes"] as? Double).map { $0 > 0 } == true)
+        let link = undone.json["link"] as? [String: [String: Any]]
+        #expect(link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms", "the rate is undone, the delay stays")
+        #expect(try await proxy.status().link.down.delaySeconds == 0.3)
+
+        #expect(try await post(base + "/set/undo").status == 200)
+        #expect(try await proxy.status().link.down.delaySeconds == 0)
+        let none = try await post(base + "/set/undo")
+        #expect(none.status == 400)
+        #expect((none.json["error"] as? String)?.contains("no set step to undo") == true)
+        #expect(try await post(base + "/set/undo?all=1").status == 400, "no parameters")
+        #expect(try await proxy.report().eventCounts[.set] == 4)
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
     @Test("POST /network moves the device, as /handover does")
     func networkMoves() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)

@@ -150,10 +150,10 @@ import FoundationNetworking
     }
 
     /// Opens `GET /events`, waits for the stream to start (the subscription is then in place),
-    /// runs `action`, and collects events until `isLast` says so. Gives up after `limit` (a
-    /// guard against a hang, not a timing assertion).
+    /// runs `action`, and collects events until `isLast` says so. Gives up after `limit` by
+    /// closing the stream, and returns what came (a guard against a hang, not a timing assertion).
     static func followEvents(
-        port: Int, limits: Duration = .seconds(30), during action: @Sendable () async throws -> Void,
+        port: Int, limit: Duration = .seconds(30), during action: @Sendable () async throws -> Void,
         until isLast: @escaping @Sendable (ServerSentEvent) -> Bool
     ) async throws -> (status: HTTPResponseStatus?, events: [ServerSentEvent]) {
         let channel = try await ClientBootstrap(group: Loopback.group)
@@ -163,6 +163,12 @@ import FoundationNetworking
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                 }
             }
+        let watchdog = Task { [stream = channel.channel] in
+            try await Task.sleep(for: limit)
+            Issue.record("no final event within \(limit)")
+            try await stream.close()
+        }
+        defer { watchdog.cancel() }
         return try await channel.executeThenClose { inbound, outbound in
             var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/events")
             head.headers.add(name: "host", value: "127.0.0.1")
@@ -242,6 +248,29 @@ import FoundationNetworking
         await admin.stop()
         _ = try await proxy.stop()
         try await server.close()
+    }
+
+    @Test("outage-ended follows an outage when connectivity is back, once for outages that overlap")
+    func outageEnded() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.lteProfile, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let (_, events) = try await Self.followEvents(port: admin.address.port) {
+            _ = try await proxy.outage(seconds: 1, mode: .stall)
+            _ = try await proxy.outage(seconds: 1, mode: .stall)
+        } until: {
+            $0.name == "outage-ended"
+        }
+        let outages = events.filter { $0.name == "outage" }
+        #expect(outages.count == 2)
+        let ended = try #require(events.last)
+        let first = try #require(outages.first?.data["at"] as? Double)
+        let second = try #require(outages.last?.data["at"] as? Double)
+        #expect(ended.data["startedAt"] as? Double == first)
+        // The second outage overlaps the first and ends later: connectivity is back at its end.
+        #expect(abs((ended.data["at"] as? Double ?? 0) - (second + 1)) < 1e-9)
+        #expect(try await proxy.status().disconnected == false)
+        await admin.stop()
+        _ = try await proxy.stop()
     }
 
     @Test("a handover comes before the fresh radio's state it causes")

@@ -74,6 +74,41 @@ import Testing
         try await server.close()
     }
 
+    @Test("the report says which destination's chunks waited for what, named by the Host the client sent, and charts the radio")
+    func waitsPerDestination() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(
+            profile(radio: .lte(LTERadioParameters()), up: LinkParameters(delay: 0.01), down: LinkParameters(delay: 0.01)),
+            upstreamPort: serverPort)
+        let request = Array("GET / HTTP/1.1\r\nHost: svc.example:8080\r\n\r\n".utf8)
+        let (received, ending) = try await Loopback.echo(request, port: port)
+        #expect(received == request && ending == .finished)
+        let report = try await proxy.stop()
+
+        let destinations = try #require(report.destinations)
+        #expect(destinations.map(\.destination) == ["svc.example:8080"])
+        let figures = destinations[0]
+        // Up: the request and the client's FIN (a chunk of no bytes); down: the echo and the server's FIN.
+        #expect(figures.connections == 1 && figures.chunks.up == 2 && figures.chunks.down >= 2)
+        let chunkDelays = try #require(report.chunkDelays)
+        #expect(figures.chunks == PerDirection(up: chunkDelays.up.chunks, down: chunkDelays.down.chunks), "the same chunks")
+        // The SYN started the 260 ms promotion; the request and the FIN right behind it waited
+        // for what was left of it (the FIN unless the machine stalled a quarter of a second
+        // between them). With one destination, its waits are the radio's.
+        let promotion = try #require(figures.waits[.promotion])
+        #expect((1...2).contains(promotion.chunks) && promotion.maxSeconds > 0 && promotion.maxSeconds <= 0.26)
+        #expect(figures.waits[.outage] == nil && figures.waitedChunks == promotion.chunks)
+        #expect(abs(promotion.seconds - report.radioLatency.promotionSeconds) < 1e-9)
+
+        // The radio's timeline is in the report, and charted with the table in its HTML.
+        let timeline = try #require(report.radio.timeline)
+        #expect(timeline.contains { $0.state == "PROMOTION" } && timeline.last.map { $0.end <= report.durationSeconds + 1e-9 } == true)
+        let html = report.document.html
+        #expect(html.contains("<figure><svg") && html.contains("svc.example:8080"))
+        #expect(report.document.markdown.contains("| svc.example:8080 | 1 | 2 |"))
+        try await server.close()
+    }
+
     @Test func aStallOutageDelaysButDeliversEveryByte() async throws {
         let outage = TimelineEvent(at: 1, kind: .outage(duration: 2, mode: .stall))
         let link = LinkParameters(capacity: .rate(bitsPerSecond: 2e6), delay: 0.02)

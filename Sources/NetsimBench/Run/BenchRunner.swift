@@ -246,7 +246,6 @@ struct Fleet: Sendable {
         store: EventStore, clock: BenchClock, logger: Logger
     ) async throws -> Fleet {
         var options = ProxyOptions()
-        options.recordsRadioTimeline = true
         options.timeScale = configuration.timeScale
         var devices: [Device] = []
         for index in 0..<configuration.devices where configuration.shard.includes(index) {

@@ -40,6 +40,11 @@ public struct DeviceModel: Sendable {
     /// Each chunk's added delay, when asked for (`recordsChunkDelays`): the proxy's one device
     /// reports it; the model engine's thousands do not pay for it.
     private var chunkDelayLedger: ChunkDelayLedger?
+    /// The `set` steps triggered from outside (`trigger`), latest last, each with the change
+    /// that undoes it; at most `undoLimit`. The timeline's own steps are its script, not undone.
+    private var triggeredSetSteps: [TriggeredSetStep] = []
+    /// How many triggered `set` steps `undoSet` can take back, one after another.
+    public static let undoLimit = 64
 
     public init(
         profile: Profile, seed: UInt64, start: Double = 0, recordsRadioTimeline: Bool = false, recordsChunkDelays: Bool = false
@@ -157,14 +162,16 @@ public struct DeviceModel: Sendable {
             let arrival =
                 transmission.end + uplink.propagationDelay()
                 + uplink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
-            let delivery = uplink.deliveryInOrder(
-                on: connection, at: gaps.deliverableTime(arrival, retransmissionTimeout: timeout))
+            let arrivalThroughGaps = gaps.deliverableTime(arrival, retransmissionTimeout: timeout)
+            let delivery = uplink.deliveryInOrder(on: connection, at: arrivalThroughGaps)
+            let waits = ChunkWaits(
+                admission, outage: (ready - time) + (arrivalThroughGaps - arrival), queue: transmission.start - admission.start)
             // The carrier's NAT sees the bytes when they get through, not when the app wrote
             // them: bytes an outage held refresh the mapping when TCP's retransmission lands.
             state.lastActivity = max(state.lastActivity, delivery)
             connections[connection] = state
             chunkDelayLedger?.add(.up, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
-            return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
+            return .deliver(Delivery(at: delivery, waits: waits, onAir: transmission))
         case .down:
             let atRadio =
                 time + downlink.propagationDelay()
@@ -174,11 +181,12 @@ public struct DeviceModel: Sendable {
             let transmission = downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: timeout)
             radio?.transmitted(from: transmission.start, to: transmission.end, direction: .down, bytes: bytes)
             let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
+            let waits = ChunkWaits(admission, outage: ready - atRadio, queue: transmission.start - admission.start)
             // The server's retransmission that gets through an outage passes the NAT then.
             state.lastActivity = max(state.lastActivity, ready)
             connections[connection] = state
             chunkDelayLedger?.add(.down, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
-            return .deliver(Delivery(at: delivery, radioWait: admission.totalWait, onAir: transmission))
+            return .deliver(Delivery(at: delivery, waits: waits, onAir: transmission))
         }
     }
 
@@ -222,7 +230,29 @@ public struct DeviceModel: Sendable {
     public mutating func trigger(_ kind: TimelineEvent.Kind, at time: Double) -> [DeviceAction] {
         let gap = TimelineEvent(at: time, kind: kind).connectivityGap
         if gap > 0 { gaps.add(.init(start: time, end: time + gap)) }
+        if case .set(let name, let up, let down) = kind, let target = networks[name ?? network.name] {
+            if triggeredSetSteps.count == Self.undoLimit { triggeredSetSteps.removeFirst() }
+            triggeredSetSteps.append(
+                TriggeredSetStep(
+                    at: time, network: target.name, undoUp: up.undoing(on: target.up), undoDown: down.undoing(on: target.down)))
+        }
         return apply(kind, at: time)
+    }
+
+    /// Takes back the latest triggered `set` step not yet undone: the fields it set get the
+    /// values they had before it, on the network it changed; what later steps set elsewhere
+    /// stays. Recorded as a `set` event whose `undoes` is the step's time. False (and nothing
+    /// changed) when no triggered step is left to undo.
+    public mutating func undoSet(at time: Double) -> Bool {
+        guard let step = triggeredSetSteps.popLast() else { return false }
+        _ = apply(.set(network: step.network, up: step.undoUp, down: step.undoDown), at: time, undoing: step.at)
+        return true
+    }
+
+    /// When connectivity is back if the device has none at `time` (an outage or a handover's
+    /// gap, or several back to back); nil if it has connectivity then.
+    public func connectivityReturns(after time: Double) -> Double? {
+        gaps.connectivityReturns(after: time)
     }
 
     /// Whether the device has no connectivity at `time`.
@@ -316,7 +346,7 @@ public struct DeviceModel: Sendable {
         return state.fate
     }
 
-    private mutating func apply(_ kind: TimelineEvent.Kind, at time: Double) -> [DeviceAction] {
+    private mutating func apply(_ kind: TimelineEvent.Kind, at time: Double, undoing undone: Double? = nil) -> [DeviceAction] {
         let open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
         switch kind {
         case .outage(let duration, let mode):
@@ -346,7 +376,7 @@ public struct DeviceModel: Sendable {
             changed.up = up.applied(to: changed.up)
             changed.down = down.applied(to: changed.down)
             networks[target] = changed
-            record(DeviceEvent(at: time, kind: .set, network: target, link: changed.linkFigures))
+            record(DeviceEvent(at: time, kind: .set, network: target, link: changed.linkFigures, undoes: undone))
             if target == network.name {
                 network = changed
                 uplink.update(changed.up, at: time)
@@ -411,16 +441,19 @@ public enum SendVerdict: Sendable, Equatable {
 public struct Delivery: Sendable, Equatable {
     /// When the other side gets it.
     public var at: Double
-    /// The part of its delay the radio added (paging, promotion, DRX).
-    public var radioWait: Double
+    /// What it waited for on the way: the radio, an outage, the link's queue.
+    public var waits: ChunkWaits
     /// When it was on the emulated radio link (what a capture timestamps).
     public var onAir: LinkSchedule.Transmission
 
-    public init(at: Double, radioWait: Double, onAir: LinkSchedule.Transmission) {
+    public init(at: Double, waits: ChunkWaits = ChunkWaits(), onAir: LinkSchedule.Transmission) {
         self.at = at
-        self.radioWait = radioWait
+        self.waits = waits
         self.onAir = onAir
     }
+
+    /// The part of its delay the radio added (paging, promotion, DRX).
+    public var radioWait: Double { waits.radio }
 }
 
 /// What the proxy must do at a timeline event.
@@ -429,6 +462,14 @@ public enum DeviceAction: Sendable, Equatable {
     case reset([ConnectionID])
     /// These connections go silent: drop their bytes from now on, close nothing.
     case silence([ConnectionID])
+}
+
+/// A `set` step triggered from outside, and what undoes it.
+private struct TriggeredSetStep: Sendable {
+    var at: Double
+    var network: String
+    var undoUp: LinkChange
+    var undoDown: LinkChange
 }
 
 struct ConnectionState: Sendable {
@@ -500,13 +541,16 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
     public var expiredAt: Double?
     /// A `set`'s network's link after the change, so that a caller sees what it set.
     public var link: PerDirection<LinkFigures>?
+    /// A `set` that took back an earlier triggered step (`DeviceModel.undoSet`): that step's time.
+    public var undoes: Double?
 
     public init(
         at: Double, kind: Kind, network: String? = nil, mode: Mode? = nil, durationSeconds: Double? = nil,
-        affectedConnections: Int? = nil, expiredAt: Double? = nil, link: PerDirection<LinkFigures>? = nil
+        affectedConnections: Int? = nil, expiredAt: Double? = nil, link: PerDirection<LinkFigures>? = nil, undoes: Double? = nil
     ) {
         self.expiredAt = expiredAt
         self.link = link
+        self.undoes = undoes
         self.at = at
         self.kind = kind
         self.network = network
@@ -522,6 +566,7 @@ extension DeviceEvent: CustomStringConvertible {
         var text = "\(Quantity.formatDuration(at)): \(kind)"
         if let network { text += kind == .handover ? " to \(network)" : " on \(network)" }
         if let mode { text += " (\(mode))" }
+        if let undoes { text += " undoing the set at \(Quantity.formatDuration(undoes))" }
         if let durationSeconds, durationSeconds > 0 { text += " for \(Quantity.formatDuration(durationSeconds))" }
         if let affectedConnections, affectedConnections > 0 { text += ", \(affectedConnections) connection(s) affected" }
         return text

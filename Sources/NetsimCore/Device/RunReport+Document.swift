@@ -18,7 +18,7 @@ extension RunReport {
                     ["bytes delivered up", Quantity.formatDataSize(Double(bytes.up))],
                     ["bytes delivered down", Quantity.formatDataSize(Double(bytes.down))],
                 ]))
-        document.blocks += radioBlocks
+        document.blocks += radioBlocks + destinationBlocks
         if let chunkDelays {
             let milliseconds = { (summary: DelaySummary) in
                 [summary.p50Seconds, summary.p95Seconds, summary.maxSeconds].map { String(format: "%.1f", $0 * 1000) }
@@ -41,6 +41,23 @@ extension RunReport {
             if eventsNotListed > 0 { document.blocks.append(.paragraph("\(eventsNotListed) more, counted in eventCounts, not listed.")) }
         }
         return document
+    }
+
+    /// Per destination, what its chunks waited for: the longest waits first.
+    private var destinationBlocks: [ReportDocument.Block] {
+        guard let destinations, !destinations.isEmpty else { return [] }
+        let causes = WaitCause.allCases
+        return [
+            .heading("What chunks waited for, per destination (seconds in all, and how many chunks)"),
+            .table(
+                header: ["destination", "connections", "chunks up", "chunks down", "waited"] + causes.map(\.title),
+                rows: destinations.map { figures in
+                    [
+                        figures.destination, "\(figures.connections)", "\(figures.chunks.up)", "\(figures.chunks.down)",
+                        "\(figures.waitedChunks)",
+                    ] + causes.map { cause in figures.waits[cause].map(\.cell) ?? "" }
+                }),
+        ]
     }
 
     private var radioBlocks: [ReportDocument.Block] {
@@ -71,6 +88,44 @@ extension RunReport {
                 rows: byState.map { state, seconds in
                     [state, String(format: "%.1f", seconds), String(format: "%.2f", radio.energyJoulesByState[state] ?? 0)]
                 }),
+        ] + timelineBlocks
+    }
+
+    /// The radio's states over the run, with the timeline's events over them.
+    private var timelineBlocks: [ReportDocument.Block] {
+        guard let timeline = radio.timeline, !timeline.isEmpty else { return [] }
+        var blocks: [ReportDocument.Block] = [
+            .figure(
+                RadioTimelineChart.figure(
+                    [.init(label: "radio", segments: timeline)], events: events, duration: durationSeconds, width: 900,
+                    caption: "The radio's state over the run; outages and handover gaps hatched, events marked."))
         ]
+        if timeline.count >= StateTimelineRecorder.segmentLimit, let last = timeline.last {
+            blocks.append(
+                .paragraph(
+                    "The timeline lists the first \(timeline.count) spans, to \(Quantity.formatDuration(last.end)); the figures above cover the whole run."
+                ))
+        }
+        return blocks
+    }
+}
+
+extension WaitCause {
+    /// The column title in reports.
+    public var title: String {
+        switch self {
+        case .promotion: "promotion"
+        case .paging: "paging"
+        case .drx: "DRX"
+        case .outage: "outage"
+        case .queue: "queue"
+        }
+    }
+}
+
+extension WaitFigures {
+    /// `0.78 s (3)`: seconds in all, and the chunks that waited; under 0.1 s in milliseconds.
+    public var cell: String {
+        seconds >= 0.1 ? String(format: "%.2f s (%d)", seconds, chunks) : String(format: "%.1f ms (%d)", seconds * 1000, chunks)
     }
 }

@@ -16,6 +16,9 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// Per direction, the delay netsim added to each chunk delivered (median, 95th percentile,
     /// maximum), and its radio and link parts. Absent from a model bench's per-device reports.
     public var chunkDelays: PerDirection<ChunkDelayFigures>?
+    /// Per destination, what its chunks waited for (radio, outage, queue), the longest waits
+    /// first. Absent from a model bench's per-device reports.
+    public var destinations: [DestinationFigures]?
     /// The first `DeviceModel.eventListLimit` events, in order.
     public var events: [DeviceEvent]
     /// Every event by kind, including those not listed.
@@ -26,9 +29,10 @@ public struct RunReport: Sendable, Codable, Equatable {
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
-        chunkDelays: PerDirection<ChunkDelayFigures>? = nil, events: [DeviceEvent], eventCounts: [DeviceEvent.Kind: Int],
-        eventsNotListed: Int
+        chunkDelays: PerDirection<ChunkDelayFigures>? = nil, destinations: [DestinationFigures]? = nil, events: [DeviceEvent],
+        eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int
     ) {
+        self.destinations = destinations
         self.netsimVersion = netsimVersion
         self.profile = profile
         self.seed = seed

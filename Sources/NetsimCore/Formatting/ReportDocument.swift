@@ -9,6 +9,8 @@ public struct ReportDocument: Sendable, Equatable {
         case list([String])
         /// Columns after the first are numbers: right-aligned.
         case table(header: [String], rows: [[String]])
+        /// A chart: drawn in HTML, its caption alone in Markdown.
+        case figure(SVGFigure)
     }
 
     public var title: String
@@ -27,6 +29,7 @@ public struct ReportDocument: Sendable, Equatable {
             case .paragraph(let text): lines += [Self.markdownText(text), ""]
             case .list(let items): lines += items.map { "- " + Self.markdownText($0) } + [""]
             case .table(let header, let rows): lines += Self.markdownTable(header: header, rows: rows) + [""]
+            case .figure(let figure): lines += [Self.markdownText(figure.caption + " (a chart in the HTML report)"), ""]
             }
         }
         return lines.joined(separator: "\n")
@@ -63,6 +66,8 @@ public struct ReportDocument: Sendable, Equatable {
                         "<tr>" + row.enumerated().map { $0 == 0 ? "<th>\(escape($1))</th>" : "<td>\(escape($1))</td>" }.joined() + "</tr>")
                 }
                 body.append("</table>")
+            case .figure(let figure):
+                body.append("<figure>\(figure.svg)<figcaption>\(escape(figure.caption))</figcaption></figure>")
             }
         }
         return """
@@ -73,6 +78,8 @@ public struct ReportDocument: Sendable, Equatable {
             table { border-collapse: collapse; margin: 12px 0; }
             th, td { border: 1px solid #ccc; padding: 4px 8px; text-align: right; font-size: 14px; }
             th:first-child { text-align: left; }
+            figure { margin: 12px 0; } figcaption { font-size: 13px; color: #444; }
+            .key { margin-right: 12px; font-size: 13px; } .swatch { display: inline-block; width: 10px; height: 10px; margin-right: 4px; }
             </style></head>
             <body>
             \(body.joined(separator: "\n"))
@@ -92,5 +99,17 @@ public struct ReportDocument: Sendable, Equatable {
             result.append(character)
         }
         return result
+    }
+}
+
+/// An SVG chart drawn by netsim's own renderers (`RadioTimelineChart`), whose texts are escaped
+/// as they are drawn: only they make one, so a report's HTML holds no markup from elsewhere.
+public struct SVGFigure: Sendable, Equatable {
+    let svg: String
+    public let caption: String
+
+    init(svg: String, caption: String) {
+        self.svg = svg
+        self.caption = caption
     }
 }

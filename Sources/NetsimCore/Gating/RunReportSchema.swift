@@ -22,12 +22,18 @@ extension ReportSchema {
         var model = DeviceModel(
             profile: Profile(name: "sample", description: "", networks: [network], start: "sample"), seed: 1, recordsChunkDelays: true)
         let connection = model.openConnection(at: 0)
-        _ = model.send(1, .up, on: connection, at: 0)
-        _ = model.send(1, .down, on: connection, at: 0.5)
+        var destinations = DestinationWaitLedger()
+        destinations.connectionOpened(to: "sample.example:443")
+        for (direction, time) in [(Direction.up, 0.0), (.down, 0.5)] {
+            if case .deliver(let delivery) = model.send(1, direction, on: connection, at: time) {
+                destinations.add("sample.example:443", direction, deliveredAt: delivery.at, waits: delivery.waits)
+            }
+        }
         let report = RunReport(
             netsimVersion: NetsimVersion.current, profile: "sample", seed: 1, durationSeconds: 1, connections: ConnectionCounters(),
             bytes: PerDirection(up: 1, down: 1), segments: SegmentCounts(), radio: model.radioReport(until: 1),
-            radioLatency: model.radioWaits(until: 1), chunkDelays: model.chunkDelays(until: 1), events: [],
+            radioLatency: model.radioWaits(until: 1), chunkDelays: model.chunkDelays(until: 1),
+            destinations: destinations.figures(until: 1), events: [],
             eventCounts: Dictionary(uniqueKeysWithValues: DeviceEvent.Kind.allCases.map { ($0, 1) }), eventsNotListed: 0)
         let json = try! JSONEncoder().encode(report)
         return try! JSONDecoder().decode(ReportTree.self, from: json)

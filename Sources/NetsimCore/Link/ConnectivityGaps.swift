@@ -53,6 +53,14 @@ public struct ConnectivityGaps: Sendable, Equatable {
         return nil
     }
 
+    /// When connectivity is back if it is down at `time`: the end of the gap in force then, or
+    /// of the gaps that overlap it one after another; nil if it is up at `time`.
+    public func connectivityReturns(after time: Double) -> Double? {
+        guard var back = gap(containing: time)?.end else { return nil }
+        while let next = gap(containing: back) { back = next.end }
+        return back
+    }
+
     /// When bytes first sent at `time` get through: `time` itself outside a gap, otherwise the
     /// first retransmission (RTO backoff from `time`) at or after the gap's end. Gaps that the
     /// retransmission lands in are waited out the same way.

@@ -151,15 +151,19 @@ public struct RadioStateSegment: Sendable, Equatable, Codable {
 }
 
 /// Collects state spans, merging a span into the previous one when the state is the same and
-/// they touch.
+/// they touch. Keeps the first `segmentLimit` spans: a proxy that runs for days records its
+/// phone's timeline with a bounded memory (a wake-up makes four or five spans on LTE).
 struct StateTimelineRecorder: Sendable, Codable {
     private(set) var segments: [RadioStateSegment] = []
+
+    /// The most spans kept; later ones are in the radio's totals, not in its timeline.
+    static let segmentLimit = 100_000
 
     mutating func append(_ state: String, from start: Double, to end: Double) {
         guard end > start else { return }
         if let last = segments.last, last.state == state, abs(last.end - start) < 1e-9 {
             segments[segments.count - 1].end = end
-        } else {
+        } else if segments.count < Self.segmentLimit {
             segments.append(RadioStateSegment(state: state, start: start, end: end))
         }
     }

@@ -105,4 +105,14 @@ public struct LinkChange: Sendable, Equatable, Codable {
         if let queueLimit { result.queueLimit = queueLimit }
         return result
     }
+
+    /// The change that puts back what this one sets, as `link` had it before: the same fields,
+    /// their earlier values. Fields this change leaves alone stay out of it, so that undoing it
+    /// keeps what later changes set there.
+    public func undoing(on link: LinkParameters) -> LinkChange {
+        LinkChange(
+            capacity: capacity.map { _ in link.capacity }, delay: delay.map { _ in link.delay },
+            jitter: jitter.map { _ in link.jitter }, loss: loss.map { _ in link.loss },
+            queueLimit: queueLimit.map { _ in link.queueLimit })
+    }
 }

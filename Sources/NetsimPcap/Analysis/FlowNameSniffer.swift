@@ -1,3 +1,5 @@
+import NetsimCore
+
 /// Collects the first bytes of each direction of a TCP flow until `ServerNameSniffer` names
 /// the server or gives up. Most flows are decided by their first payload packet, read in place;
 /// only a ClientHello or request head split across segments is copied, and only until then.

@@ -1,3 +1,5 @@
+import NetsimCore
+
 /// The Internet checksum (RFC 1071): the ones' complement of the ones' complement sum of
 /// 16-bit big-endian words. The writer fills it into the headers it synthesizes and the reader
 /// verifies captures with it, so both sides share this one implementation.

@@ -1,3 +1,5 @@
+import NetsimCore
+
 /// One IP packet's addresses, ports and sizes, decoded by hand from a captured frame.
 ///
 /// Sizes come from the IP and transport headers, not from what was captured, so a capture cut

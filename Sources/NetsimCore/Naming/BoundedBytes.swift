@@ -1,41 +1,42 @@
 /// Big-endian reads that check their bounds. A capture is untrusted input: every header field
 /// read says where it is and gets nil when the packet is too short, so malformed data can make
-/// a packet undecodable but never trap.
+/// a packet undecodable but never trap. A client's first bytes through the proxy are read the
+/// same way (`ServerNameSniffer`).
 extension UnsafeRawBufferPointer {
-    @inline(__always)
-    func byte(at offset: Int) -> UInt8? {
+    @inlinable
+    package func byte(at offset: Int) -> UInt8? {
         guard offset >= 0, offset < count else { return nil }
         return self[offset]
     }
 
-    @inline(__always)
-    func uint16(at offset: Int) -> UInt16? {
+    @inlinable
+    package func uint16(at offset: Int) -> UInt16? {
         guard offset >= 0, offset <= count - 2 else { return nil }
         return UInt16(self[offset]) << 8 | UInt16(self[offset + 1])
     }
 
-    @inline(__always)
-    func uint24(at offset: Int) -> UInt32? {
+    @inlinable
+    package func uint24(at offset: Int) -> UInt32? {
         guard offset >= 0, offset <= count - 3 else { return nil }
         return UInt32(self[offset]) << 16 | UInt32(self[offset + 1]) << 8 | UInt32(self[offset + 2])
     }
 
-    @inline(__always)
-    func uint32(at offset: Int) -> UInt32? {
+    @inlinable
+    package func uint32(at offset: Int) -> UInt32? {
         guard offset >= 0, offset <= count - 4 else { return nil }
         return UInt32(self[offset]) << 24 | UInt32(self[offset + 1]) << 16 | UInt32(self[offset + 2]) << 8
             | UInt32(self[offset + 3])
     }
 
-    @inline(__always)
-    func uint64(at offset: Int) -> UInt64? {
+    @inlinable
+    package func uint64(at offset: Int) -> UInt64? {
         guard let high = uint32(at: offset), let low = uint32(at: offset + 4) else { return nil }
         return UInt64(high) << 32 | UInt64(low)
     }
 
     /// The bytes in `offset..<offset + length`, or nil when they are not all there.
-    @inline(__always)
-    func slice(at offset: Int, length: Int) -> UnsafeRawBufferPointer? {
+    @inlinable
+    package func slice(at offset: Int, length: Int) -> UnsafeRawBufferPointer? {
         guard offset >= 0, length >= 0, offset <= count - length else { return nil }
         return UnsafeRawBufferPointer(rebasing: self[offset..<(offset + length)])
     }
