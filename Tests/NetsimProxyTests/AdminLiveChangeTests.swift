@@ -10,7 +10,7 @@ import FoundationNetworking
 
 /// `POST /set` and `POST /network`: live changes with the profile's rules, and 400s that say
 /// what is wrong.
-@Suite(.serialized) struct AdminLiveChangeTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminLiveChangeTests {
     static let profile = Profile(
         name: "live", description: "",
         networks: [

@@ -11,7 +11,7 @@ import FoundationNetworking
 #endif
 
 /// `GET /metrics` and `GET /events`: what a dashboard or a test follows the phone with.
-@Suite(.serialized) struct AdminObservabilityTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminObservabilityTests {
     static let lteProfile = Profile(
         name: "observed", description: "",
         networks: [

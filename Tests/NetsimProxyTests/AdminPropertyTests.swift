@@ -11,7 +11,7 @@ import FoundationNetworking
 
 /// Admin requests with generated extreme durations: each is answered 200 or 400, and the proxy
 /// goes on carrying bytes and answering afterwards (a huge outage once trapped on the next byte).
-@Suite(.serialized) struct AdminPropertyTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminPropertyTests {
     static var hostileDuration: Generator<String, some Sequence & SendableMetatype> {
         zip(Gen.number.string(of: 1...320), Gen.int(in: 0...3)).map { digits, unit in digits + ["ms", "s", "m", "h"][unit] }
     }

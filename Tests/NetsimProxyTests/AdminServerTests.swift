@@ -9,7 +9,7 @@ import FoundationNetworking
 #endif
 
 /// The admin API: read the live status, trigger conditions, reject bad requests.
-@Suite(.serialized) struct AdminServerTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminServerTests {
     func request(_ method: String, _ url: String) async throws -> (status: Int, json: [String: Any]) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
@@ -73,7 +73,7 @@ import FoundationNetworking
 }
 
 /// Requests meant to break the proxy through its admin API.
-@Suite(.serialized) struct AdminServerHostileTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminServerHostileTests {
     @Test("durations beyond the profile rules are a 400, and traffic flows afterwards")
     func durationsOutOfRange() async throws {
         let profile = Profile(
@@ -108,7 +108,7 @@ import FoundationNetworking
 
 /// Clients that would keep the admin API busy: half-sent requests, too many connections,
 /// malformed requests.
-@Suite(.serialized) struct AdminServerLimitTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminServerLimitTests {
     /// Reads until the server closes; returns what it sent, or nil if it is still open
     /// after `limit`.
     func responseUntilClose(

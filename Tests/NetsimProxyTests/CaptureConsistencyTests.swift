@@ -8,7 +8,7 @@ import Testing
 
 /// `netsim run --pcap` and `netsim analyze`: analyzing the capture of a run gives that run's own
 /// radio figures back.
-@Suite(.serialized) struct CaptureConsistencyTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct CaptureConsistencyTests {
     @Test func analyzingARunsCaptureGivesTheRunsRadioFigures() async throws {
         var lte = LTERadioParameters()
         lte.longDRXTime = 1  // Short tails keep the run short.

@@ -11,7 +11,7 @@ import Testing
 /// API above all), a front end listening beyond loopback keeps its clients off loopback and
 /// link-local addresses, a name is a host name or nothing, and what a client sends reaches the
 /// log escaped. Real clients (curl through both front ends) and a raw SOCKS5 client.
-@Suite(.serialized) struct FrontDoorTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct FrontDoorTests {
     /// A proxy with both front ends, a forward rule and the admin API, all on loopback.
     struct Door {
         let front: FrontEndProxy

@@ -9,7 +9,7 @@ import Testing
 
 /// Refusals and malformed handshakes: each gets its protocol's own error reply and a close,
 /// and the proxy goes on serving. Raw bytes, so that no tool is needed.
-@Suite(.serialized) struct FrontEndRefusalTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct FrontEndRefusalTests {
     @Test func refusalsGetTheProtocolsErrorAndTheProxyKeepsServing() async throws {
         let (echo, echoPort) = try await Loopback.echoServer()
         let access = AccessPolicy(allowTo: [DestinationPattern("localhost:\(echoPort)")!, DestinationPattern("*.invalid")!])

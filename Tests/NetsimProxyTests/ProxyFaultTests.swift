@@ -8,7 +8,7 @@ import Testing
 
 /// Faults at the proxy's edges: upstreams that refuse, peers that leave or reset. Nothing may
 /// leak or stay pinned, and a reset must arrive as a reset.
-@Suite(.serialized) struct ProxyFaultTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ProxyFaultTests {
     /// Waits until `condition` holds, for at most `limit`; returns whether it held.
     func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
         let deadline = ContinuousClock.now + limit

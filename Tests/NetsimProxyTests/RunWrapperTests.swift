@@ -10,7 +10,7 @@ import Darwin
 /// `netsim run -- COMMAND` as a CI job uses it: the built `netsim` binary wraps a real curl that
 /// reaches a server through the SOCKS5 front end it finds in ALL_PROXY, and the run's gates
 /// decide the exit status, said with the measured value, and written as JUnit XML.
-@Suite(.serialized) struct RunWrapperTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct RunWrapperTests {
     /// The `netsim` binary `swift build` made beside the tests.
     static let netsim: String? = {
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
