@@ -31,16 +31,11 @@ final class EmulatedDevice {
     private var roomWaiters = PerDirection<[ProxiedConnection]>(up: [], down: [])
     private var roomTimers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
 
-    /// The radio state last published, the time it was looked at, and the timer that looks
-    /// again when the model says it next changes.
-    private var radioState: RadioState?
-    private var radioLookedAt = 0.0
-    private var radioTimer: Scheduled<Void>?
-    private var radioTimerDue = Double.infinity
-    /// While the phone has no connectivity: since when, and the timer that publishes
-    /// `outage-ended` when the model says it is back.
-    private var disconnectedSince: Double?
-    private var reconnectionTimer: Scheduled<Void>?
+    /// What the phone does, as `GET /events` streams it, and the timer that looks again when
+    /// the follower says (the radio's next change, connectivity's return).
+    private var follower: PhoneEventFollower
+    private var followTimer: Scheduled<Void>?
+    private var followTimerDue = Double.infinity
 
     init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, events: PhoneEventHub, logger: Logger) {
         self.model = model
@@ -50,7 +45,7 @@ final class EmulatedDevice {
         self.access = options.access
         self.events = events
         self.logger = logger
-        self.radioState = model.radioState(at: 0)
+        self.follower = PhoneEventFollower(radioState: model.radioState(at: 0))
     }
 
     // MARK: Connections
@@ -353,77 +348,26 @@ final class EmulatedDevice {
 
     // MARK: Publishing what the phone does
 
-    /// The most radio state changes one look publishes; more (a look long overdue, with a
-    /// chain of short stages) wait for the next look, which the radio timer brings at once.
-    static let radioChangesPerLook = 16
-
-    /// Publishes what the model did by `time`: its new timeline events and every radio state
-    /// change since the last look, each at the time the model says it happened, in time order.
-    /// An event comes before the radio change it causes at the same time (a handover's fresh
-    /// radio).
+    /// Publishes what the model did by `time` (`PhoneEventFollower`), and looks again when
+    /// there is next something to say.
     private func modelChanged(at time: Double) {
-        for event in model.takeRecentEvents() {
-            followRadio(through: event.at, includingEnd: false)
-            events.publish(.timeline(event))
-            if disconnectedSince == nil, model.isDisconnected(at: event.at) {
-                disconnectedSince = event.at
-                armReconnectionTimer(after: event.at)
-            }
+        let recorded = model.takeRecentEvents()
+        for event in follower.look(at: model, recorded: recorded, through: time) {
+            events.publish(event)
         }
-        followRadio(through: time, includingEnd: true)
-        armRadioTimer()
+        armFollowTimer()
     }
 
-    /// Publishes the radio's changes since the last look up to `time` (before it, or through
-    /// it with `includingEnd`).
-    private func followRadio(through time: Double, includingEnd: Bool) {
-        var changes = 0
-        while changes < Self.radioChangesPerLook, let change = model.nextRadioStateChange(after: radioLookedAt),
-            change < time || (includingEnd && change == time)
-        {
-            publishRadioState(at: change)
-            radioLookedAt = change
-            changes += 1
-        }
-        if includingEnd, changes < Self.radioChangesPerLook {
-            publishRadioState(at: time)
-            radioLookedAt = max(radioLookedAt, time)
-        }
-    }
-
-    private func publishRadioState(at time: Double) {
-        let state = model.radioState(at: time)
-        guard state != radioState else { return }
-        events.publish(.radioState(at: time, state: state, previous: radioState))
-        radioState = state
-    }
-
-    /// Publishes `outage-ended` when connectivity is back after `time`; an outage that starts
-    /// before then and lasts longer moves it later.
-    private func armReconnectionTimer(after time: Double) {
-        guard !stopped, let since = disconnectedSince else { return }
-        guard let back = model.connectivityReturns(after: time) else {
-            disconnectedSince = nil
-            events.publish(.outageEnded(at: time, startedAt: since))
-            return
-        }
-        reconnectionTimer = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(back)) { [self] in
-            reconnectionTimer = nil
-            applyTimeline(upTo: max(clock.now(), back))
-            armReconnectionTimer(after: back)
-        }
-    }
-
-    /// Looks again when the radio next changes. A timer already due earlier stays: it looks,
-    /// finds traffic has moved the change later, and arms for then (one wake-up per tail
+    /// Looks again when the follower says. A timer already due earlier stays: it looks, finds
+    /// traffic has moved the radio's change later, and arms for then (one wake-up per tail
     /// stage, not a timer per chunk).
-    private func armRadioTimer() {
-        guard !stopped, let next = model.nextRadioStateChange(after: radioLookedAt), next < radioTimerDue else { return }
-        radioTimer?.cancel()
-        radioTimerDue = next
-        radioTimer = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(next)) { [self] in
-            radioTimer = nil
-            radioTimerDue = .infinity
+    private func armFollowTimer() {
+        guard !stopped, let next = follower.nextLook(at: model), next < followTimerDue else { return }
+        followTimer?.cancel()
+        followTimerDue = next
+        followTimer = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(next)) { [self] in
+            followTimer = nil
+            followTimerDue = .infinity
             applyTimeline(upTo: max(clock.now(), next))
         }
     }
@@ -468,8 +412,7 @@ final class EmulatedDevice {
         options.observer?.runEnded(at: time)
         stopped = true
         timelineTimer?.cancel()
-        radioTimer?.cancel()
-        reconnectionTimer?.cancel()
+        followTimer?.cancel()
         for direction in Direction.allCases {
             roomTimers[direction]?.cancel()
             roomWaiters[direction] = []
