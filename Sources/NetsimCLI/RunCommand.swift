@@ -47,46 +47,59 @@ public struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var emulation: EmulationOptions
 
-    @Option(help: "Where apps connect (HOST:PORT). Goes with --upstream.")
-    var listen: String?
+    @Option(help: "Where apps connect (HOST:PORT). Goes with --upstream.", transform: { try RunCommand.address($0, form: "HOST:PORT") })
+    var listen: HostPort?
 
-    @Option(help: "Where the proxy forwards --listen's connections (HOST:PORT).")
-    var upstream: String?
+    @Option(
+        help: "Where the proxy forwards --listen's connections (HOST:PORT).",
+        transform: { try RunCommand.address($0, form: "HOST:PORT", dialed: true) })
+    var upstream: HostPort?
 
-    @Option(name: .customLong("forward"), help: "A further rule LISTEN=UPSTREAM (repeatable); all rules share the one device.")
-    var forwards: [String] = []
+    @Option(
+        name: .customLong("forward"), help: "A further rule LISTEN=UPSTREAM (repeatable); all rules share the one device.",
+        transform: RunCommand.forwardRule)
+    var forwards: [ForwardRule] = []
 
     @Option(
         help:
-            "Serve a SOCKS5 proxy here ([HOST:]PORT; loopback unless a host is given): clients name their own destinations (CONNECT to IPv4, IPv6 or a name netsim resolves), every connection through the one device (docs/proxy-front-ends.md). Default: no SOCKS5 proxy."
-    )
-    var socks5: String?
+            "Serve a SOCKS5 proxy here ([HOST:]PORT; loopback unless a host is given): clients name their own destinations (CONNECT to IPv4, IPv6 or a name netsim resolves), every connection through the one device (docs/proxy-front-ends.md). Default: no SOCKS5 proxy.",
+        transform: { try RunCommand.address($0, form: "[HOST:]PORT") })
+    var socks5: HostPort?
 
     @Option(
         name: .customLong("socks5-user"),
-        help: "Require this SOCKS5 username and password (USER:PASS, RFC 1929). Default: no authentication.")
-    var socks5User: String?
+        help: "Require this SOCKS5 username and password (USER:PASS, RFC 1929). Default: no authentication.",
+        transform: RunCommand.credentials)
+    var socks5User: SOCKSCredentials?
 
     @Option(
         name: .customLong("http-proxy"),
         help:
-            "Serve an HTTP proxy here ([HOST:]PORT; loopback unless a host is given): CONNECT tunnels (HTTPS, WebSocket, gRPC) and plain http:// requests, every connection through the one device. Default: no HTTP proxy."
-    )
-    var httpProxy: String?
+            "Serve an HTTP proxy here ([HOST:]PORT; loopback unless a host is given): CONNECT tunnels (HTTPS, WebSocket, gRPC) and plain http:// requests, every connection through the one device. Default: no HTTP proxy.",
+        transform: { try RunCommand.address($0, form: "[HOST:]PORT") })
+    var httpProxy: HostPort?
 
     @Option(
         name: .customLong("allow-from"),
         help:
-            "A client network the SOCKS5 and HTTP proxies serve besides loopback (CIDR, repeatable). Required to listen on a non-loopback address. Default: loopback clients only."
-    )
-    var allowFrom: [String] = []
+            "A client network the SOCKS5 and HTTP proxies serve besides loopback (CIDR, repeatable). Required to listen on a non-loopback address. Default: loopback clients only.",
+        transform: { text in
+            guard let network = IPNetwork(text) else { throw ValidationError("'\(text)' is not an address or CIDR block, e.g. 10.0.0.0/8") }
+            return network
+        })
+    var allowFrom: [IPNetwork] = []
 
     @Option(
         name: .customLong("allow-to"),
         help:
-            "A destination the SOCKS5 and HTTP proxies may reach: NAME, *.DOMAIN, IP or CIDR, each with an optional :PORT (repeatable). Default: anywhere but netsim's own listeners (never reachable), and, when a proxy listens beyond loopback, but loopback and link-local addresses (127.0.0.0/8, ::1, 169.254.0.0/16, fe80::/10), which only an IP, CIDR or exact NAME given here opens."
-    )
-    var allowTo: [String] = []
+            "A destination the SOCKS5 and HTTP proxies may reach: NAME, *.DOMAIN, IP or CIDR, each with an optional :PORT (repeatable). Default: anywhere but netsim's own listeners (never reachable), and, when a proxy listens beyond loopback, but loopback and link-local addresses (127.0.0.0/8, ::1, 169.254.0.0/16, fe80::/10), which only an IP, CIDR or exact NAME given here opens.",
+        transform: { text in
+            guard let pattern = DestinationPattern(text) else {
+                throw ValidationError("'\(text)' is not NAME, *.DOMAIN, IP or CIDR with an optional :PORT")
+            }
+            return pattern
+        })
+    var allowTo: [DestinationPattern] = []
 
     @Option(help: "Write the JSON report here at the end (schema in docs/run-report.md). Default: only the printed summary.")
     var report: String?
@@ -99,9 +112,9 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help:
-            "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, metrics, events; outages, network moves and set steps live (docs/admin-api.md). Default: no admin API."
-    )
-    var admin: String?
+            "Serve the admin HTTP API here (HOST:PORT; :PORT is loopback): status, report, metrics, events; outages, network moves and set steps live (docs/admin-api.md). Default: no admin API.",
+        transform: { try RunCommand.address($0, form: "HOST:PORT") })
+    var admin: HostPort?
 
     @Option(
         parsing: .unconditional,
@@ -137,54 +150,24 @@ public struct RunCommand: AsyncParsableCommand {
                 "nothing to forward: give --listen HOST:PORT --upstream HOST:PORT, --forward LISTEN=UPSTREAM, --socks5 PORT or --http-proxy PORT"
             )
         }
-        _ = try rules()
         _ = try frontEnds()
-        _ = try accessPolicy()
-        if let admin, Self.address(admin) == nil {
-            throw ValidationError("--admin: '\(admin)' is not HOST:PORT")
-        }
         try gates.check(.run)
     }
 
-    /// The forward rules, parsed.
-    func rules() throws -> [ForwardRule] {
+    /// The forward rules: --listen with --upstream, then each --forward.
+    var rules: [ForwardRule] {
         var rules: [ForwardRule] = []
-        if let listen, let upstream {
-            guard let from = Self.address(listen) else { throw ValidationError("--listen: '\(listen)' is not HOST:PORT") }
-            guard let to = Self.address(upstream), to.port > 0 else { throw ValidationError("--upstream: '\(upstream)' is not HOST:PORT") }
-            rules.append(ForwardRule(listen: from, upstream: to))
-        }
-        for forward in forwards {
-            let parts = forward.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let from = Self.address(parts[0]), let to = Self.address(parts[1]), to.port > 0 else {
-                throw ValidationError("--forward: '\(forward)' is not LISTEN=UPSTREAM, e.g. :8443=api.internal:443")
-            }
-            rules.append(ForwardRule(listen: from, upstream: to))
-        }
-        return rules
+        if let listen, let upstream { rules.append(ForwardRule(listen: listen, upstream: upstream)) }
+        return rules + forwards
     }
 
-    /// The SOCKS5 and HTTP proxy front ends, parsed. One on a non-loopback address needs
+    /// The SOCKS5 and HTTP proxy front ends. One on a non-loopback address needs
     /// `--allow-from`, so that a proxy is never opened to a network by accident.
     func frontEnds() throws -> [FrontEndRule] {
         var rules: [FrontEndRule] = []
         if socks5User != nil, socks5 == nil { throw ValidationError("--socks5-user goes with --socks5") }
-        if let socks5 {
-            guard let address = Self.address(socks5) else { throw ValidationError("--socks5: '\(socks5)' is not [HOST:]PORT") }
-            var credentials: SOCKSCredentials?
-            if let socks5User {
-                let parts = socks5User.split(separator: ":", maxSplits: 1).map(String.init)
-                guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 255, parts[1].utf8.count <= 255 else {
-                    throw ValidationError("--socks5-user: expected USER:PASS (each at most 255 bytes)")
-                }
-                credentials = SOCKSCredentials(username: parts[0], password: parts[1])
-            }
-            rules.append(FrontEndRule(listen: address, frontEnd: .socks5(credentials: credentials)))
-        }
-        if let httpProxy {
-            guard let address = Self.address(httpProxy) else { throw ValidationError("--http-proxy: '\(httpProxy)' is not [HOST:]PORT") }
-            rules.append(FrontEndRule(listen: address, frontEnd: .httpProxy))
-        }
+        if let socks5 { rules.append(FrontEndRule(listen: socks5, frontEnd: .socks5(credentials: socks5User))) }
+        if let httpProxy { rules.append(FrontEndRule(listen: httpProxy, frontEnd: .httpProxy)) }
         if allowFrom.isEmpty, let exposed = rules.first(where: { !$0.listen.isLoopback }) {
             throw ValidationError(
                 "\(exposed.listen) is not a loopback address: a proxy there would serve anyone who can reach it. Give --allow-from CIDR for the clients it may serve (e.g. --allow-from 192.168.1.0/24)"
@@ -193,32 +176,44 @@ public struct RunCommand: AsyncParsableCommand {
         return rules
     }
 
-    /// `--allow-from` and `--allow-to`, parsed.
-    func accessPolicy() throws -> AccessPolicy {
-        let from = try allowFrom.map { text in
-            guard let network = IPNetwork(text) else {
-                throw ValidationError("--allow-from: '\(text)' is not an address or CIDR block, e.g. 10.0.0.0/8")
-            }
-            return network
+    /// `--allow-from` and `--allow-to`.
+    var accessPolicy: AccessPolicy { AccessPolicy(allowFrom: allowFrom, allowTo: allowTo) }
+
+    /// HOST:PORT, :PORT or PORT (the last two on loopback); a `dialed` address needs a port
+    /// above zero.
+    static func address(_ text: String, form: String, dialed: Bool = false) throws -> HostPort {
+        let address: HostPort?
+        if let port = Int(text), (0...65535).contains(port) {
+            address = HostPort(host: "127.0.0.1", port: port)
+        } else {
+            address = HostPort(text)
         }
-        let to = try allowTo.map { text in
-            guard let pattern = DestinationPattern(text) else {
-                throw ValidationError("--allow-to: '\(text)' is not NAME, *.DOMAIN, IP or CIDR with an optional :PORT")
-            }
-            return pattern
-        }
-        return AccessPolicy(allowFrom: from, allowTo: to)
+        guard let address, !dialed || address.port > 0 else { throw ValidationError("'\(text)' is not \(form)") }
+        return address
     }
 
-    /// HOST:PORT, :PORT or PORT (the last two on loopback).
-    static func address(_ text: String) -> HostPort? {
-        if let port = Int(text), (0...65535).contains(port) { return HostPort(host: "127.0.0.1", port: port) }
-        return HostPort(text)
+    /// `LISTEN=UPSTREAM`, as `:8443=api.internal:443`.
+    static func forwardRule(_ text: String) throws -> ForwardRule {
+        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        guard parts.count == 2, let listen = try? address(parts[0], form: ""), let upstream = try? address(parts[1], form: "", dialed: true)
+        else {
+            throw ValidationError("'\(text)' is not LISTEN=UPSTREAM, e.g. :8443=api.internal:443")
+        }
+        return ForwardRule(listen: listen, upstream: upstream)
+    }
+
+    /// `USER:PASS` for SOCKS5 (RFC 1929: each at most 255 bytes).
+    static func credentials(_ text: String) throws -> SOCKSCredentials {
+        let parts = text.split(separator: ":", maxSplits: 1).map(String.init)
+        guard parts.count == 2, !parts[0].isEmpty, parts[0].utf8.count <= 255, parts[1].utf8.count <= 255 else {
+            throw ValidationError("expected USER:PASS (each at most 255 bytes)")
+        }
+        return SOCKSCredentials(username: parts[0], password: parts[1])
     }
 
     public func run() async throws {
         let profile = try emulation.loadProfile()
-        let rules = try rules()
+        let rules = rules
         let frontEnds = try frontEnds()
         if let report, let problem = unwritableReason(ofFile: report) {
             printError("cannot write the report to \(report): \(problem)")
@@ -233,7 +228,7 @@ public struct RunCommand: AsyncParsableCommand {
         let logger = Logger(label: "netsim.run")
         var options = ProxyOptions()
         options.bufferLimit = bufferLimit
-        options.access = try accessPolicy()
+        options.access = accessPolicy
         var capture: CaptureWriter?
         if let pcap {
             do {
@@ -258,9 +253,9 @@ public struct RunCommand: AsyncParsableCommand {
             throw ExitCode(1)
         }
         var adminServer: AdminServer?
-        if let admin, let address = Self.address(admin) {
+        if let admin {
             do {
-                adminServer = try await AdminServer.start(at: address, proxy: proxy, group: group)
+                adminServer = try await AdminServer.start(at: admin, proxy: proxy, group: group)
             } catch {
                 printError("\(error)")
                 _ = try? await proxy.stop()
