@@ -55,8 +55,10 @@ public struct BenchCommand: AsyncParsableCommand {
     @Option(help: "live: real clients, servers and proxies in real time; model: virtual time (hours in seconds; see docs/model-engine.md).")
     var engine = Engine.live
 
-    @Option(help: "The transports to compare, comma-separated: rest, ws, grpc.")
-    var transports = "rest,ws,grpc"
+    @Option(
+        help: "The transports to compare, comma-separated: rest, ws, grpc. Default: rest,ws,grpc.",
+        transform: TransportChoice.init(parsing:))
+    var transports = TransportChoice(BenchTransport.allCases)
 
     @Option(parsing: .unconditional, help: "Emulated phones per transport, each with its own radio, links and client.")
     var devices = 10
@@ -107,7 +109,7 @@ public struct BenchCommand: AsyncParsableCommand {
     public init() {}
 
     public func validate() throws {
-        let chosen = try chosenTransports()
+        let chosen = transports.chosen
         _ = try chosenFormats()
         switch engine {
         case .live:
@@ -134,25 +136,13 @@ public struct BenchCommand: AsyncParsableCommand {
         }
     }
 
-    func chosenTransports() throws -> [BenchTransport] {
-        let names = transports.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
-        let chosen = try names.map { name in
-            guard let transport = BenchTransport(rawValue: name) else {
-                throw ValidationError("--transports: unknown '\(name)' (known: rest, ws, grpc)")
-            }
-            return transport
-        }
-        guard !chosen.isEmpty else { throw ValidationError("--transports: name at least one of rest, ws, grpc") }
-        return Array(Set(chosen)).sorted()
-    }
-
     func chosenFormats() throws -> Set<ReportFormat> {
         try ReportFormat.list(format, known: ReportFormat.allCases)
     }
 
     public func run() async throws {
         var configuration = BenchConfiguration(profile: try resolveProfile(profile))
-        configuration.transports = try chosenTransports()
+        configuration.transports = transports.chosen
         configuration.devices = devices
         configuration.duration = duration
         configuration.seed = seed
@@ -271,4 +261,26 @@ func writeBenchReports(_ result: BenchResult, out: String, formats: Set<ReportFo
         }
     }
     return verdicts
+}
+
+/// `--transports rest,ws`: the transports a bench compares, each once, in report order.
+struct TransportChoice: Sendable, Equatable, CustomStringConvertible {
+    let chosen: [BenchTransport]
+
+    init(_ transports: [BenchTransport]) {
+        chosen = Array(Set(transports)).sorted()
+    }
+
+    init(parsing text: String) throws {
+        let names = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let known = BenchTransport.allCases.map(\.rawValue).joined(separator: ", ")
+        let transports = try names.map { name in
+            guard let transport = BenchTransport(rawValue: name) else { throw ValidationError("unknown '\(name)' (known: \(known))") }
+            return transport
+        }
+        guard !transports.isEmpty else { throw ValidationError("name at least one of \(known)") }
+        self.init(transports)
+    }
+
+    var description: String { chosen.map(\.rawValue).joined(separator: ",") }
 }

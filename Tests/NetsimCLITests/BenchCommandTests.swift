@@ -9,7 +9,7 @@ struct BenchCommandTests {
     @Test("defaults: every transport, lte-tunnel, 10 devices, reports/, all formats")
     func defaults() throws {
         let bench = try #require(try Netsim.parseAsRoot(["bench"]) as? BenchCommand)
-        #expect(try bench.chosenTransports() == [.rest, .ws, .grpc])
+        #expect(bench.transports.chosen == [.rest, .ws, .grpc])
         #expect(bench.profile == "lte-tunnel")
         #expect(bench.devices == 10)
         #expect(bench.out == "reports")
@@ -60,7 +60,7 @@ struct BenchCommandTests {
                 "bench", "--transports", "grpc,ws", "--devices", "3", "--duration", "90s", "--format", "json",
                 "--fail-if", "grpc.latencyMs.p95 > 300", "--fail-if", "ws.events.lost != 0",
             ]) as? BenchCommand)
-        #expect(try bench.chosenTransports() == [.ws, .grpc])
+        #expect(bench.transports.chosen == [.ws, .grpc])
         #expect(bench.duration == 90)
         #expect(try bench.gates.thresholds(.bench).map(\.description) == ["grpc.latencyMs.p95 > 300", "ws.events.lost != 0"])
     }
