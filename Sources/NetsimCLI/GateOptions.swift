@@ -149,7 +149,7 @@ enum JUnitReport {
     /// Text safe in XML content and attributes: markup escaped, and control characters (which
     /// XML 1.0 cannot hold at all) written as visible escapes; newlines kept in content.
     private static func escaped(_ text: String) -> String {
-        text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).escapingControlCharacters.htmlEscaped }
+        text.split(separator: "\n", omittingEmptySubsequences: false).map { String($0).htmlText }
             .joined(separator: "&#10;")
     }
 }

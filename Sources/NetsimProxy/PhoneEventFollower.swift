@@ -43,10 +43,7 @@ struct PhoneEventFollower {
     /// When there is next something to publish if nothing else happens: the radio's next
     /// change, or connectivity coming back.
     func nextLook(at model: DeviceModel) -> Double? {
-        switch (model.nextRadioStateChange(after: radioLookedAt), reconnectsAt) {
-        case (let change?, let back?): min(change, back)
-        case (let change, let back): change ?? back
-        }
+        [model.nextRadioStateChange(after: radioLookedAt), reconnectsAt].compactMap { $0 }.min()
     }
 
     /// Publishes `outage-ended` if connectivity came back by `time` (or before it): an outage

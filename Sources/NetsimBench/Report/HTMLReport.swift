@@ -7,7 +7,7 @@ import NetsimModel
 /// CDFs, bytes per minute), and the details the Markdown report has.
 public enum HTMLReport {
     public static func render(_ result: BenchResult) -> String {
-        let escape = SVGDrawing.escape
+        let escape: (String) -> String = \.htmlText
         var profile = "<h2>Profile</h2><p><b>\(escape(result.profile.name))</b>: \(escape(result.profile.description))</p>"
         if !result.profileEvents.isEmpty {
             profile += "<ul>" + result.profileEvents.map { "<li>\(escape("\($0)"))</li>" }.joined() + "</ul>"
@@ -22,7 +22,7 @@ public enum HTMLReport {
     /// the bench wrote it, with what `MarkdownReport.render(saved:)` says of the profile and
     /// settings.
     public static func render(saved report: BenchReport) -> String {
-        let escape = SVGDrawing.escape
+        let escape: (String) -> String = \.htmlText
         let profile =
             "<h2>Profile</h2><p><b>\(escape(report.profile))</b> (<code>netsim profiles show \(escape(report.profile))</code> shows its "
             + "networks and events)</p>"
@@ -37,7 +37,7 @@ public enum HTMLReport {
         _ report: BenchReport, charts: (byTransport: [BenchTransport: TransportCharts], profileEvents: [DeviceEvent])?, closing: [String]
     ) -> String {
         let transports = report.orderedTransports
-        let escape = SVGDrawing.escape
+        let escape: (String) -> String = \.htmlText
         var body: [String] = [
             "<h1>netsim bench: \(escape(report.profile))</h1>",
             "<p>\(report.devicesPerTransport) devices per transport, \(Quantity.formatDuration(report.durationSeconds)), "
@@ -99,7 +99,7 @@ public enum HTMLReport {
         _ report: BenchReport, _ charts: [BenchTransport: TransportCharts], profileEvents: [DeviceEvent]
     ) -> [String] {
         let transports = report.orderedTransports
-        let escape = SVGDrawing.escape
+        let escape: (String) -> String = \.htmlText
         var body: [String] = []
         let timelineEnd =
             transports.flatMap { transport in
@@ -138,9 +138,9 @@ public enum HTMLReport {
         var items: [String] = []
         for line in lines {
             if line.hasPrefix("### ") {
-                html.append("<h3>\(SVGDrawing.escape(String(line.dropFirst(4))))</h3>")
+                html.append("<h3>\(String(line.dropFirst(4)).htmlText)</h3>")
             } else if line.hasPrefix("- ") {
-                items.append("<li>\(SVGDrawing.escape(String(line.dropFirst(2))))</li>")
+                items.append("<li>\(String(line.dropFirst(2)).htmlText)</li>")
             }
         }
         return html.joined() + "<ul>" + items.joined() + "</ul>"

@@ -60,7 +60,7 @@ enum SVGCharts {
                 let value =
                     inSeconds
                     ? ReportFormatting.seconds(crossing.milliseconds / 1000) : ReportFormatting.milliseconds(crossing.milliseconds)
-                parts.append("<tspan fill=\"\(color)\">\(SVGDrawing.escape(transport.title)) \(SVGDrawing.escape(value))</tspan>")
+                parts.append("<tspan fill=\"\(color)\">\(transport.title.htmlText) \(value.htmlText)</tspan>")
             }
             if !parts.isEmpty { crossings.append("\(name): " + parts.joined(separator: ", ")) }
         }

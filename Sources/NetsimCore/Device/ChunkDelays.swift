@@ -20,9 +20,8 @@ public struct ChunkDelayFigures: Sendable, Codable, Equatable {
     }
 }
 
-/// Each chunk's delay, counted once the chunk is delivered, so that a report stops where the run
-/// stopped: a chunk still on its way at the end has not had its delay yet. What is kept is
-/// bounded by the buckets used and the chunks in flight.
+/// Each chunk's delay, counted once the chunk is delivered (`PendingDeliveries`). What is kept
+/// is bounded by the buckets used and the chunks in flight.
 struct ChunkDelayLedger: Sendable {
     private struct Distributions: Sendable {
         var added = DelayDistribution()
@@ -48,26 +47,19 @@ struct ChunkDelayLedger: Sendable {
     }
 
     private var settled = PerDirection(up: Distributions(), down: Distributions())
-    /// Chunks delivered after the time settled so far.
-    private var scheduled: [Pending] = []
-    /// The earliest delivery in `scheduled`: settling before it has nothing to do.
-    private var nextDelivery = Double.infinity
+    private var pending = PendingDeliveries<Pending>()
 
     mutating func add(_ direction: Direction, readAt: Double, deliveredAt: Double, radioWait: Double) {
-        scheduled.append(Pending(direction: direction, readAt: readAt, deliveredAt: deliveredAt, radioWait: radioWait))
-        nextDelivery = min(nextDelivery, deliveredAt)
+        pending.add(Pending(direction: direction, readAt: readAt, deliveredAt: deliveredAt, radioWait: radioWait), deliveredAt: deliveredAt)
     }
 
     mutating func settle(through time: Double) {
-        guard nextDelivery <= time else { return }
-        for chunk in scheduled where chunk.deliveredAt <= time { settled[chunk.direction].add(chunk) }
-        scheduled.removeAll { $0.deliveredAt <= time }
-        nextDelivery = scheduled.map(\.deliveredAt).min() ?? .infinity
+        pending.settle(through: time) { settled[$0.direction].add($0) }
     }
 
     func figures(until time: Double) -> PerDirection<ChunkDelayFigures> {
         var totals = settled
-        for chunk in scheduled where chunk.deliveredAt <= time { totals[chunk.direction].add(chunk) }
+        pending.forEachDelivered(by: time) { totals[$0.direction].add($0) }
         return PerDirection(up: totals.up.figures, down: totals.down.figures)
     }
 }

@@ -57,7 +57,7 @@ public struct WaitFigures: Sendable, Codable, Equatable {
 }
 
 /// Collects `DestinationFigures` as the proxy delivers chunks. A chunk counts once it is
-/// delivered, as the run report's chunk delays do, so that figures stop where the run stopped.
+/// delivered (`PendingDeliveries`), as the run report's chunk delays do.
 /// Bounded: at most `destinationLimit` destinations by name (later ones are counted together
 /// under `otherDestinations`), and the chunks still on their way.
 public struct DestinationWaitLedger: Sendable {
@@ -69,15 +69,12 @@ public struct DestinationWaitLedger: Sendable {
     private struct Pending: Sendable {
         var destination: Int
         var direction: Direction
-        var deliveredAt: Double
         var waits: ChunkWaits
     }
 
     private var settled: [DestinationFigures] = []
     private var indices: [String: Int] = [:]
-    private var pending: [Pending] = []
-    /// The earliest delivery in `pending`: settling before it has nothing to do.
-    private var nextDelivery = Double.infinity
+    private var pending = PendingDeliveries<Pending>()
 
     public init() {}
 
@@ -88,22 +85,18 @@ public struct DestinationWaitLedger: Sendable {
 
     /// A chunk to or from `destination`, delivered at `deliveredAt` after `waits`.
     public mutating func add(_ destination: String, _ direction: Direction, deliveredAt: Double, waits: ChunkWaits) {
-        pending.append(Pending(destination: index(of: destination), direction: direction, deliveredAt: deliveredAt, waits: waits))
-        nextDelivery = min(nextDelivery, deliveredAt)
+        pending.add(Pending(destination: index(of: destination), direction: direction, waits: waits), deliveredAt: deliveredAt)
     }
 
     /// Counts the chunks delivered by `time` for good.
     public mutating func settle(through time: Double) {
-        guard nextDelivery <= time else { return }
-        for chunk in pending where chunk.deliveredAt <= time { settled[chunk.destination].add(chunk.direction, chunk.waits) }
-        pending.removeAll { $0.deliveredAt <= time }
-        nextDelivery = pending.map(\.deliveredAt).min() ?? .infinity
+        pending.settle(through: time) { settled[$0.destination].add($0.direction, $0.waits) }
     }
 
     /// The figures of the chunks delivered by `time`, the destinations that waited longest first.
     public func figures(until time: Double) -> [DestinationFigures] {
         var figures = settled
-        for chunk in pending where chunk.deliveredAt <= time { figures[chunk.destination].add(chunk.direction, chunk.waits) }
+        pending.forEachDelivered(by: time) { figures[$0.destination].add($0.direction, $0.waits) }
         return figures.sorted { ($0.waitedSeconds, $1.destination) > ($1.waitedSeconds, $0.destination) }
     }
 

@@ -15,4 +15,8 @@ extension String {
         }
         return result
     }
+
+    /// Text from a peer, a profile or a user, for HTML: its control and format characters made
+    /// visible (`escapingControlCharacters`), then escaped.
+    public var htmlText: String { escapingControlCharacters.htmlEscaped }
 }

@@ -52,7 +52,7 @@ public struct ReportDocument: Sendable, Equatable {
     }
 
     public var html: String {
-        let escape = { (text: String) in text.escapingControlCharacters.htmlEscaped }
+        let escape: (String) -> String = \.htmlText
         var body = ["<h1>\(escape(title))</h1>"]
         for block in blocks {
             switch block {

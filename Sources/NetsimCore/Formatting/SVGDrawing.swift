@@ -24,10 +24,8 @@ public enum SVGDrawing {
     }
 
     public static func text(_ x: Double, _ y: Double, _ content: String, size: Double, fill: String = "#000") -> String {
-        String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" fill=\"%@\">", x, y, size, fill) + escape(content) + "</text>"
+        String(format: "<text x=\"%.1f\" y=\"%.1f\" font-size=\"%.0f\" fill=\"%@\">", x, y, size, fill) + content.htmlText + "</text>"
     }
-
-    public static func escape(_ text: String) -> String { text.escapingControlCharacters.htmlEscaped }
 
     /// A time axis from 0 to `duration` along `plotWidth` from `left`, at `y`.
     public static func timeAxis(left: Double, plotWidth: Double, y: Double, duration: Double) -> String {
@@ -141,7 +139,7 @@ public enum RadioTimelineChart {
     /// A legend of the states that occur (HTML, beside the chart).
     public static func stateLegend(_ states: Set<String>) -> String {
         states.sorted().map { state in
-            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(RadioState.chartColor(named: state))\"></span>\(SVGDrawing.escape(state))</span>"
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(RadioState.chartColor(named: state))\"></span>\(state.htmlText)</span>"
         }.joined(separator: " ")
     }
 }
