@@ -119,6 +119,27 @@ import Testing
         #expect(abs((expiry?.expiredAt ?? 0) - (delivered + 30)) < 1e-9)
     }
 
+    /// Issue 25: a connection idle past the NAT's timeout, then hit by a blackhole, died of the
+    /// NAT at its expiry; the outage claims only the connections still alive, and the dead
+    /// one's next bytes say when it died.
+    @Test(arguments: [OutageMode.blackhole, .reset])
+    func aConnectionTheNATForgotDiesOfTheNATNotOfALaterOutage(mode: OutageMode) {
+        let outage = TimelineEvent(at: 100, kind: .outage(duration: 5, mode: mode))
+        var device = DeviceModel(profile: profile(nat: NATPolicy(idleTimeout: 30, mode: .silent), events: [outage]), seed: 1)
+        let idle = device.openConnection(at: 0)
+        let busy = device.openConnection(at: 80)
+        _ = device.send(100, .up, on: idle, at: 1)
+        _ = device.send(100, .up, on: busy, at: 90)
+        let actions = device.advance(to: 101)
+        #expect(actions == [mode == .blackhole ? .silence([busy]) : .reset([busy])])
+        #expect(device.events.first { $0.kind == .outage }?.affectedConnections == 1)
+        // Its next bytes find the mapping gone since 31 s.
+        #expect(device.send(1, .up, on: idle, at: 102) == .discard)
+        let expiry = device.events.first { $0.kind == .natExpiry }
+        #expect(expiry?.expiredAt == 31 && expiry?.affectedConnections == 1)
+        #expect(ConnectionDeaths.detectionDelays(events: device.events, noticed: [130], end: 200) == [99])
+    }
+
     /// A FIN that finds the mapping gone closes a connection nobody uses again (grpc-swift's
     /// idle spare at shutdown): dropped, or reset, but not a connection lost to the NAT.
     @Test func aFINThatFindsTheMappingGoneIsNoExpiry() {

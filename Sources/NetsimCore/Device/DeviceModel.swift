@@ -326,6 +326,12 @@ public struct DeviceModel: Sendable {
         return admission
     }
 
+    /// Whether the NAT forgot `connection`'s mapping before `time`.
+    private func natMappingExpired(_ connection: ConnectionID, at time: Double) -> Bool {
+        guard let nat = profile.nat, let state = connections[connection] else { return false }
+        return time - state.lastActivity > nat.idleTimeout
+    }
+
     /// Kills `connection` by its NAT mapping if the mapping expired before `time`, recording
     /// when it did; nil if the mapping still holds. Called lazily, when bytes would cross the
     /// NAT. A FIN (`recorded` false) that finds the mapping gone is not recorded: it closes a
@@ -334,7 +340,7 @@ public struct DeviceModel: Sendable {
         of connection: ConnectionID, at time: Double, recorded: Bool
     ) -> ConnectionState.Fate? {
         guard let nat = profile.nat, var state = connections[connection], state.fate == .open,
-            time - state.lastActivity > nat.idleTimeout
+            natMappingExpired(connection, at: time)
         else { return nil }
         state.fate = nat.mode == .silent ? .silenced : .reset
         connections[connection] = state
@@ -347,7 +353,11 @@ public struct DeviceModel: Sendable {
     }
 
     private mutating func apply(_ kind: TimelineEvent.Kind, at time: Double, undoing undone: Double? = nil) -> [DeviceAction] {
-        let open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
+        var open = connections.filter { $0.value.fate == .open && $0.value.establishedAt <= time }.map(\.key).sorted()
+        // A connection whose NAT mapping was already gone died of that, not of this event: the
+        // event leaves it alone, and its next bytes find the mapping gone (and record when it
+        // went), as the first thing that made it unusable is its cause.
+        open.removeAll { natMappingExpired($0, at: time) }
         switch kind {
         case .outage(let duration, let mode):
             record(
