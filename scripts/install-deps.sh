@@ -3,13 +3,15 @@
 #   Debian/Ubuntu: libpcap-dev (capture and analyze), tcpdump and tshark (pcap tests and
 #   benchmarks), socat (the relay the proxy benchmark compares with), curl and openssl (the
 #   proxy front ends' end-to-end tests: a real client, a self-signed certificate), iperf3 (a
-#   real bulk transfer through a trace-driven link).
+#   real bulk transfer through a trace-driven link), chromium and chromium-driver (the live
+#   dashboard's test in a real browser).
 #   macOS: libpcap ships with the SDK; the rest comes from Homebrew if present.
 #   Python (both): grpcio, websockets and python-socks, the real clients and servers of the
-#   proxy front ends' end-to-end tests (Tests/NetsimProxyTests/Peers), if python3 is there.
+#   proxy front ends' end-to-end tests (Tests/NetsimProxyTests/Peers), and selenium, which
+#   drives Chromium for the dashboard's, if python3 is there.
 set -euo pipefail
 
-debian_packages=(libpcap-dev tcpdump tshark socat curl openssl iperf3 python3 python3-pip)
+debian_packages=(libpcap-dev tcpdump tshark socat curl openssl iperf3 python3 python3-pip chromium chromium-driver)
 
 if command -v apt-get >/dev/null 2>&1; then
     missing=()
@@ -34,7 +36,7 @@ else
     echo "install-deps: no apt-get or Homebrew; install libpcap, tcpdump, tshark and socat yourself" >&2
 fi
 
-python_modules=(grpc:grpcio websockets:websockets python_socks:python-socks junitparser:junitparser)
+python_modules=(grpc:grpcio websockets:websockets python_socks:python-socks junitparser:junitparser selenium:selenium)
 if command -v python3 >/dev/null 2>&1; then
     missing=()
     for entry in "${python_modules[@]}"; do

@@ -117,6 +117,17 @@ public struct RunCommand: AsyncParsableCommand {
     var admin: HostPort?
 
     @Option(
+        help: ArgumentHelp(
+            "The token every admin API request must carry (Authorization: Bearer TOKEN); needed when --admin listens beyond loopback. NETSIM_ADMIN_TOKEN gives it without showing it in the process list. Default: none (loopback only).",
+            valueName: "TOKEN"))
+    var adminToken: String?
+
+    /// The admin token: the flag's, else the environment's.
+    var adminAccess: AdminAccess {
+        AdminAccess(token: adminToken ?? ProcessInfo.processInfo.environment["NETSIM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+    }
+
+    @Option(
         parsing: .unconditional,
         help: "The most bytes one direction of one connection may hold in the proxy before the sender is paused, e.g. 1MiB. Default: 4MiB.",
         transform: { text in
@@ -151,6 +162,12 @@ public struct RunCommand: AsyncParsableCommand {
             )
         }
         _ = try frontEnds()
+        if let admin, !admin.isLoopback, adminAccess.token == nil {
+            throw ValidationError(
+                "--admin \(admin) is not a loopback address: anyone who can reach it could drive the phone and read where it connects. Give --admin-token TOKEN (or NETSIM_ADMIN_TOKEN), or listen on loopback (--admin :PORT)"
+            )
+        }
+        if adminToken != nil, admin == nil { throw ValidationError("--admin-token goes with --admin") }
         try gates.check(.run)
     }
 
@@ -255,7 +272,7 @@ public struct RunCommand: AsyncParsableCommand {
         var adminServer: AdminServer?
         if let admin {
             do {
-                adminServer = try await AdminServer.start(at: admin, proxy: proxy, group: group)
+                adminServer = try await AdminServer.start(at: admin, proxy: proxy, group: group, access: adminAccess)
             } catch {
                 printError("\(error)")
                 _ = try? await proxy.stop()
@@ -270,7 +287,7 @@ public struct RunCommand: AsyncParsableCommand {
             let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
             logger.info("\(name) on \(address), every connection through one \(profile.name) device (seed \(emulation.seed))")
         }
-        if let adminServer { logger.info("admin API on http://\(adminServer.address)/status") }
+        if let adminServer { logger.info("admin API and live dashboard on http://\(adminServer.address)/") }
 
         let wrapped: WrappedCommand?
         if command.isEmpty {

@@ -7,10 +7,11 @@ import NetsimCore
 import Synchronization
 
 /// A small HTTP API over a running proxy, so a test suite can read the live status and drive
-/// conditions from outside:
+/// conditions from outside, and a page that shows the phone live and drives it:
 ///
+/// - `GET /`: the live dashboard (`DashboardPage`), with `/dashboard.js` and `/dashboard.css`.
 /// - `GET /status`: the live `ProxyStatus` as JSON.
-/// - `GET /report`: the `RunReport` so far.
+/// - `GET /report?format=json|html`: the `RunReport` so far (HTML: as `netsim report show`).
 /// - `GET /metrics`: the proxy's metrics in the Prometheus text format (`ProxyMetrics`).
 /// - `GET /events`: what the phone does, as server-sent events (`PhoneEvent`).
 /// - `POST /outage?duration=10s&mode=stall|blackhole|reset`: an outage now.
@@ -24,7 +25,8 @@ import Synchronization
 /// Every answer is JSON; a bad request gets a 400 with `{"error": "..."}` saying what is wrong
 /// (durations follow the profile rules: see `Quantity`; an unknown query parameter is an error,
 /// not ignored), an unknown path a 404, a known path with the wrong method a 405 and a body over
-/// 64 KiB a 413.
+/// 64 KiB a 413. Who may ask is `AdminAccess`'s to say (a 401 or 403 otherwise); every answer
+/// carries the dashboard's Content-Security-Policy and is never cached.
 ///
 /// It is built to stay up whatever local clients do: a connection has `AdminLimits.requestTimeout`
 /// to send its request, at most `AdminLimits.maximumConnections` are open at once (a new one
@@ -41,10 +43,13 @@ public final class AdminServer: Sendable {
         self.address = address
     }
 
+    /// Listens at `address`; beyond loopback only with a token in `access` (else
+    /// `AdminNeedsToken`).
     public static func start(
         at address: HostPort, proxy: NetsimProxy, group: any EventLoopGroup, limits: AdminLimits = AdminLimits(),
-        logger: Logger = Logger(label: "netsim.admin")
+        access: AdminAccess = AdminAccess(), logger: Logger = Logger(label: "netsim.admin")
     ) async throws -> AdminServer {
+        guard address.isLoopback || access.token != nil else { throw AdminNeedsToken(address: address) }
         let openConnections = OpenConnections()
         do {
             let channel = try await ServerBootstrap(group: group)
@@ -60,7 +65,7 @@ public final class AdminServer: Sendable {
                         channel.closeFuture.whenComplete { _ in openConnections.remove(channel) }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         try channel.pipeline.syncOperations.addHandler(
-                            AdminRequestHandler(proxy: proxy, limits: limits, openConnections: openConnections))
+                            AdminRequestHandler(proxy: proxy, limits: limits, access: access, openConnections: openConnections))
                     }
                 }
                 .bind(host: address.host, port: address.port)
@@ -140,6 +145,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
 
     private let proxy: NetsimProxy
     private let limits: AdminLimits
+    private let access: AdminAccess
     private let openConnections: OpenConnections
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
@@ -150,9 +156,10 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     /// The largest request body taken (a `POST /set` change is a few hundred bytes).
     static let bodyLimit = 64 * 1024
 
-    init(proxy: NetsimProxy, limits: AdminLimits, openConnections: OpenConnections) {
+    init(proxy: NetsimProxy, limits: AdminLimits, access: AdminAccess, openConnections: OpenConnections) {
         self.proxy = proxy
         self.limits = limits
+        self.access = access
         self.openConnections = openConnections
     }
 
@@ -183,7 +190,13 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 timeout?.cancel()
                 let request = AdminRequest(head: request, body: bodyTooLarge ? nil : String(buffer: body))
                 let channel = context.channel
-                if request.route == .events, request.head.method == .GET {
+                if let refusal = access.refusal(of: request.head, needsToken: request.route?.holdsData ?? true) {
+                    var headers = HTTPHeaders()
+                    if refusal.status == .unauthorized { headers.add(name: "www-authenticate", value: "Bearer") }
+                    Self.send(
+                        refusal.status, Self.errorJSON(refusal.message), contentType: "application/json", headers: headers, for: request,
+                        on: channel)
+                } else if request.route == .events, request.head.method == .GET {
                     startEventStream(request, on: channel)
                 } else {
                     Self.startResponse(to: request, on: channel, proxy: proxy)
@@ -219,9 +232,8 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         }
         // Subscribed before the head goes out: whatever happens after the 200 is in the stream.
         let events = proxy.events()
-        var headers = HTTPHeaders()
+        var headers = Self.commonHeaders
         headers.add(name: "content-type", value: "text/event-stream")
-        headers.add(name: "cache-control", value: "no-cache")
         headers.add(name: "connection", value: "close")
         channel.write(
             HTTPServerResponsePart.head(HTTPResponseHead(version: request.head.version, status: .ok, headers: headers)), promise: nil)
@@ -263,11 +275,22 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         send(status, body, contentType: contentType, for: request, on: channel)
     }
 
+    /// What every answer carries: the dashboard's policy (only this API's own script, style and
+    /// requests; no framing), no sniffing of content types, no caching, no referrer.
+    private static var commonHeaders: HTTPHeaders {
+        [
+            "content-security-policy": DashboardPage.contentSecurityPolicy, "x-content-type-options": "nosniff",
+            "cache-control": "no-store", "referrer-policy": "no-referrer", "x-frame-options": "DENY",
+        ]
+    }
+
     /// Sends a whole response and closes the connection.
     private static func send(
-        _ status: HTTPResponseStatus, _ body: String, contentType: String, for request: AdminRequest, on channel: any Channel
+        _ status: HTTPResponseStatus, _ body: String, contentType: String, headers extra: HTTPHeaders = [:], for request: AdminRequest,
+        on channel: any Channel
     ) {
-        var headers = HTTPHeaders()
+        var headers = commonHeaders
+        headers.add(contentsOf: extra)
         headers.add(name: "content-type", value: contentType)
         headers.add(name: "content-length", value: "\(body.utf8.count)")
         headers.add(name: "connection", value: "close")
@@ -282,6 +305,17 @@ private final class AdminRequestHandler: ChannelInboundHandler {
 
     /// The answer to every request but an event stream: its status, body and content type.
     private static func answer(_ request: AdminRequest, proxy: NetsimProxy) async -> (HTTPResponseStatus, String, String) {
+        if request.head.method == .GET, let route = request.route, let page = route.page {
+            guard (try? request.query(allowed: [])) != nil else {
+                return (.badRequest, errorJSON("\(route.rawValue) takes no parameters"), "application/json")
+            }
+            return (.ok, page.body, page.contentType)
+        }
+        if request.head.method == .GET, request.route == .report, (try? request.query(allowed: ["format"]))?["format"] == "html",
+            let report = try? await proxy.report()
+        {
+            return (.ok, report.document.html, "text/html; charset=utf-8")
+        }
         let (status, body) = await jsonAnswer(request, proxy: proxy)
         if status == .ok, request.route == .metrics { return (status, body, "text/plain; version=0.0.4; charset=utf-8") }
         return (status, body, "application/json")
@@ -299,8 +333,16 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         do {
             let query = try request.query(allowed: route.parameters)
             switch route {
+            case .dashboard, .dashboardScript, .dashboardStyle:
+                // Answered in `answer`; only a wrong query gets here.
+                return (.badRequest, errorJSON("\(path) takes no parameters"))
             case .status: return (.ok, try json(try await proxy.status()))
-            case .report: return (.ok, try json(try await proxy.report()))
+            case .report:
+                let format = query["format"] ?? "json"
+                guard format == "json" else {
+                    throw AdminError("format must be json or html, not '\(format)'")
+                }
+                return (.ok, try json(try await proxy.report()))
             case .metrics: return (.ok, try await proxy.metricsText())
             case .events:
                 // A valid GET /events is a stream (`startEventStream`); only its bad query gets here.
@@ -350,6 +392,9 @@ private final class AdminRequestHandler: ChannelInboundHandler {
 /// The admin API's endpoints, each with the one method it answers and the query parameters it
 /// takes (any other is a 400, so that a typo is not silently a default).
 private enum AdminRoute: String, CaseIterable {
+    case dashboard = "/"
+    case dashboardScript = "/dashboard.js"
+    case dashboardStyle = "/dashboard.css"
     case status = "/status"
     case report = "/report"
     case metrics = "/metrics"
@@ -363,18 +408,33 @@ private enum AdminRoute: String, CaseIterable {
 
     var method: HTTPMethod {
         switch self {
-        case .status, .report, .metrics, .events: .GET
+        case .dashboard, .dashboardScript, .dashboardStyle, .status, .report, .metrics, .events: .GET
         case .outage, .set, .undoSet, .network, .handover: .POST
         }
     }
 
     var parameters: [String] {
         switch self {
-        case .status, .report, .metrics, .events, .set, .undoSet: []
+        case .dashboard, .dashboardScript, .dashboardStyle, .status, .metrics, .events, .set, .undoSet: []
+        case .report: ["format"]
         case .outage: ["duration", "mode"]
         case .network, .handover: ["to", "mode", "gap"]
         }
     }
+
+    /// The dashboard's files: its body and content type; nil for the API's own endpoints.
+    var page: (body: String, contentType: String)? {
+        switch self {
+        case .dashboard: (DashboardPage.html, "text/html; charset=utf-8")
+        case .dashboardScript: (DashboardPage.script, "text/javascript; charset=utf-8")
+        case .dashboardStyle: (DashboardPage.css, "text/css; charset=utf-8")
+        default: nil
+        }
+    }
+
+    /// Whether the endpoint tells or changes something (all but the dashboard's files, which
+    /// are the same for everyone): what a token guards.
+    var holdsData: Bool { page == nil }
 }
 
 /// A whole request: its head and, within `AdminRequestHandler.bodyLimit`, its body (nil beyond).

@@ -90,7 +90,8 @@ final class EmulatedDevice {
         }
         let now = clock.now()
         applyTimeline(upTo: now)
-        let answered = loop.scheduleTask(deadline: clock.deadline(model.lookup(at: now))) {}.futureResult
+        let answerTime = publishingWakeUp(by: .lookup, of: nil, to: destination.description, .up) { $0.lookup(at: now) }
+        let answered = loop.scheduleTask(deadline: clock.deadline(answerTime)) {}.futureResult
         let resolved = NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [host = destination.host, port = destination.port] in
             Result { try SocketAddress.makeAddressResolvingHost(host, port: port) }
         }
@@ -150,15 +151,16 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         let id = model.openConnection(at: now)
-        let handshake = model.handshake(on: id, at: now)
         events.publish(.connectionOpened(at: now, connection: id))
+        let fallback = destination.map(\.description) ?? "\(upstream.ipAddress ?? "?"):\(upstream.port ?? 0)"
+        let handshake = publishingWakeUp(by: .handshake, of: id, to: fallback, .up) { $0.handshake(on: id, at: now) }
         modelChanged(at: now)
         options.observer?.opened(
             id, clientPort: client.remoteAddress?.port ?? 0, upstreamAddress: upstream.ipAddress,
             upstreamPort: upstream.port, handshakeOnAir: handshake.start)
-        let fallback = destination.map(\.description) ?? "\(upstream.ipAddress ?? "?"):\(upstream.port ?? 0)"
         let connection = ProxiedConnection(
-            id: id, device: self, destination: DestinationNamer(fallback: fallback, port: destination?.port ?? upstream.port ?? 0))
+            id: id, device: self, destination: DestinationNamer(fallback: fallback, port: destination?.port ?? upstream.port ?? 0),
+            openedAt: now)
         connections[id] = connection
         counters.opened += 1
         let target = destination.map { "\($0) (\(upstream))" } ?? "\(upstream)"
@@ -191,7 +193,9 @@ final class EmulatedDevice {
         if direction == .up, !connection.destination.isSettled {
             buffer.withUnsafeReadableBytes { connection.destination.look(at: $0) }
         }
-        let verdict = model.send(buffer.readableBytes, direction, on: connection.id, at: now)
+        let verdict = publishingWakeUp(by: .data, of: connection.id, to: connection.destination.name, direction) {
+            $0.send(buffer.readableBytes, direction, on: connection.id, at: now)
+        }
         modelChanged(at: now)
         if case .deliver(let delivery) = verdict {
             options.observer?.carried(
@@ -199,6 +203,21 @@ final class EmulatedDevice {
             account(delivery, direction, on: connection, at: now)
         }
         return verdict
+    }
+
+    /// Runs `call` on the model and, if its bytes woke the radio, says so on the event stream,
+    /// naming what woke it.
+    private func publishingWakeUp<Result>(
+        by cause: WakeCause, of connection: ConnectionID?, to destination: String, _ direction: Direction,
+        _ call: (inout DeviceModel) -> Result
+    ) -> Result {
+        let before = model.wakeUps
+        let result = call(&model)
+        if model.wakeUps > before {
+            events.publish(
+                .radioWoken(at: model.latestWakeUp, by: cause, connection: connection, destination: destination, direction: direction))
+        }
+        return result
     }
 
     /// Counts a chunk's waits under its connection's destination; a FIN is a chunk of no bytes,
@@ -217,7 +236,9 @@ final class EmulatedDevice {
     func sendEnd(_ direction: Direction, on connection: ProxiedConnection) -> SendVerdict {
         let now = clock.now()
         applyTimeline(upTo: now)
-        let verdict = model.send(0, direction, on: connection.id, at: now)
+        let verdict = publishingWakeUp(by: .close, of: connection.id, to: connection.destination.name, direction) {
+            $0.send(0, direction, on: connection.id, at: now)
+        }
         modelChanged(at: now)
         if case .deliver(let delivery) = verdict {
             connection.lastFinOnAir = max(connection.lastFinOnAir, delivery.onAir.end)
@@ -376,20 +397,36 @@ final class EmulatedDevice {
 
     func status() -> ProxyStatus {
         let now = clock.now()
+        let listed = connections.keys.sorted().prefix(ProxyStatus.connectionListLimit).compactMap { id in
+            connections[id].map { connection in
+                ProxyStatus.ConnectionStatus(
+                    id: id, destination: connection.destination.name, openedAt: connection.openedAt,
+                    bytes: connection.bytesDelivered,
+                    queuedBytes: PerDirection(up: connection.bytesWaiting(.up), down: connection.bytesWaiting(.down)))
+            }
+        }
         return ProxyStatus(
-            elapsedSeconds: now, network: model.network.name, radioState: model.radioState(at: now),
-            openConnections: connections.count, bytes: bytesDelivered, disconnected: model.isDisconnected(at: now),
-            lastEvent: model.lastEvent, link: model.network.linkFigures)
+            elapsedSeconds: now, network: model.network.name, networks: model.profile.networks.map(\.name),
+            radioState: model.radioState(at: now), radio: model.radioReport(until: now), openConnections: connections.count,
+            bytes: bytesDelivered,
+            queuedBytes: queuedBytes, disconnected: model.isDisconnected(at: now), lastEvent: model.lastEvent,
+            link: model.network.linkFigures, connections: listed)
     }
 
-    func metricsSnapshot() -> ProxyMetrics.Snapshot {
-        let now = clock.now()
-        let radio = model.radioReport(until: now)
+    /// Bytes read and not yet delivered, over every open connection.
+    private var queuedBytes: PerDirection<Int> {
         var queued = PerDirection(up: 0, down: 0)
         for connection in connections.values {
             queued.up += connection.bytesWaiting(.up)
             queued.down += connection.bytesWaiting(.down)
         }
+        return queued
+    }
+
+    func metricsSnapshot() -> ProxyMetrics.Snapshot {
+        let now = clock.now()
+        let radio = model.radioReport(until: now)
+        let queued = queuedBytes
         return ProxyMetrics.Snapshot(
             bytes: bytesDelivered, connectionsOpened: counters.opened, openConnections: connections.count,
             radioState: model.radioState(at: now), wakeSeconds: radio.wakeSeconds, promotions: radio.promotions,

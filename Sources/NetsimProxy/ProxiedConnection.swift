@@ -27,13 +27,18 @@ final class ProxiedConnection {
     var destination: DestinationNamer
     /// Whether the report's destinations count this connection yet (at its first chunk).
     var countedInDestinations = false
+    /// When the client's connection was accepted, in emulated seconds (for `/status`).
+    let openedAt: Double
+    /// The bytes written to each side so far (for `/status`).
+    private(set) var bytesDelivered = PerDirection(up: 0, down: 0)
     /// Called once the upstream's channel is active and the connection open: a front end's
     /// client joins it then (`join`). NIO succeeds a connect's future before the channel is
     /// active, when the connection cannot yet carry the bytes the client sent early.
     var whenUpstreamActive: (() -> Void)?
 
-    init(id: ConnectionID, device: EmulatedDevice, destination: DestinationNamer) {
+    init(id: ConnectionID, device: EmulatedDevice, destination: DestinationNamer, openedAt: Double) {
         self.id = id
+        self.openedAt = openedAt
         self.device = device
         self.destination = destination
         self.machine = StateMachine(bufferLimit: device.options.bufferLimit)
@@ -228,6 +233,7 @@ final class ProxiedConnection {
         while let item = machine.nextDelivery(direction, now: now, destinationWritable: destination.isWritable) {
             switch item {
             case .data(let buffer, let byteCount):
+                bytesDelivered[direction] += byteCount
                 device.delivered(byteCount, direction)
                 destination.write(buffer, promise: nil)
                 wrote = true

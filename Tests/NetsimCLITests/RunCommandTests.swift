@@ -50,6 +50,8 @@ struct RunCommandTests {
             (["tune", "keepalive", "--seeds", "-1"], "--seeds must be from 1 to 10000, got -1"),
             (["tune", "keepalive", "--horizon", "-1s"], "the duration must be above zero"),
             (["run", "--socks5", "0.0.0.0:1080"], "0.0.0.0:1080 is not a loopback address"),
+            (["run", "--forward", ":80=:81", "--admin", "0.0.0.0:8474"], "--admin 0.0.0.0:8474 is not a loopback address"),
+            (["run", "--forward", ":80=:81", "--admin-token", "t"], "--admin-token goes with --admin"),
             (["run", "--http-proxy", "192.168.1.2:8888"], "Give --allow-from CIDR"),
             (["run", "--socks5", "nowhere"], "--socks5 <socks5>': 'nowhere' is not [HOST:]PORT"),
             (

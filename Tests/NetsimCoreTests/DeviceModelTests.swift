@@ -119,6 +119,23 @@ import Testing
         #expect(abs((expiry?.expiredAt ?? 0) - (delivered + 30)) < 1e-9)
     }
 
+    /// The device counts the wake-ups its traffic starts (what the live view names), whether
+    /// a SYN, a chunk or a FIN found the radio asleep.
+    @Test func theDeviceCountsTheWakeUpsItsTrafficStarts() {
+        let lte = Profile(
+            name: "lte", description: "",
+            networks: [Network(name: "lte", radio: .lte(LTERadioParameters()), up: LinkParameters(), down: LinkParameters())], start: "lte")
+        var device = DeviceModel(profile: lte, seed: 1)
+        let connection = device.openConnection(at: 10)
+        _ = device.handshake(on: connection, at: 10)
+        #expect(device.wakeUps == 1 && device.latestWakeUp == 10)
+        _ = device.send(100, .up, on: connection, at: 10.1)
+        #expect(device.wakeUps == 1, "the chunk waited on the SYN's promotion")
+        // LTE's tail: 0.1 s continuous reception, 0.02 s short DRX, 10 s long DRX after 10.26.
+        _ = device.send(100, .up, on: connection, at: 30)
+        #expect(device.wakeUps == 2 && device.latestWakeUp == 30)
+    }
+
     /// Issue 25: a connection idle past the NAT's timeout, then hit by a blackhole, died of the
     /// NAT at its expiry; the outage claims only the connections still alive, and the dead
     /// one's next bytes say when it died.

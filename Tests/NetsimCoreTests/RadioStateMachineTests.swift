@@ -59,6 +59,8 @@ import Testing
         #expect(abs(admission.start - 5.68) < 1e-9)
         #expect(radio.state(at: 5.2) == .idle)
         #expect(radio.state(at: 5.5) == .promotion)
+        // It woke the radio at the paging occasion, where the promotion began.
+        #expect(abs((admission.wokeRadioAt ?? 0) - 5.42) < 1e-9)
     }
 
     @Test func uplinkDuringAPromotionWaitsForItsEnd() {
@@ -68,6 +70,18 @@ import Testing
         #expect(abs(second.start - 1.26) < 1e-12)
         #expect(abs(second.promotionWait - 0.16) < 1e-9)
         #expect(radio.report(until: 2).promotions == 1)
+    }
+
+    /// What the live view attributes a wake-up to: the bytes that found the radio asleep, not
+    /// those that waited on a promotion already begun or found it awake.
+    @Test func onlyTheBytesThatFindTheRadioAsleepWokeIt() {
+        var radio = lteRadio()
+        #expect(radio.admit(at: 1, direction: .up, bytes: 10).wokeRadioAt == 1)
+        #expect(radio.admit(at: 1.1, direction: .down, bytes: 10).wokeRadioAt == nil)
+        radio.transmitted(from: 1.26, to: 1.3, direction: .down, bytes: 10)
+        #expect(radio.admit(at: 2, direction: .up, bytes: 10).wokeRadioAt == nil, "long DRX: awake, a scheduling request away")
+        // The tail ends 10.12 s after the last activity (0.1 + 0.02 + 10): asleep again at 11.42.
+        #expect(radio.admit(at: 12, direction: .up, bytes: 10).wokeRadioAt == 12)
     }
 
     @Test func downlinkInLongDRXWaitsForTheNextOnDuration() {

@@ -92,6 +92,7 @@ public struct DeviceModel: Sendable {
         guard let admission = radio?.admit(at: ready, direction: .up, bytes: Self.handshakeBytes) else {
             return .init(start: ready, end: ready)
         }
+        noteWake(admission)
         // No payload: the radio's byte counts are transport payload, as a capture's analysis counts them.
         radio?.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 0)
         return .init(start: admission.start, end: admission.start)
@@ -323,7 +324,21 @@ public struct DeviceModel: Sendable {
             return RadioAdmission(requested: time)
         }
         radioWaits.add(admission)
+        noteWake(admission)
         return admission
+    }
+
+    /// The radio wake-ups the device's traffic started (a SYN, a lookup or a chunk that found
+    /// the radio asleep), and when the latest one's promotion began: a caller that compares the
+    /// count before and after a call knows that call's bytes woke the radio (the live view
+    /// names the connection).
+    public private(set) var wakeUps = 0
+    public private(set) var latestWakeUp = -Double.infinity
+
+    private mutating func noteWake(_ admission: RadioAdmission) {
+        guard let wake = admission.wokeRadioAt else { return }
+        wakeUps += 1
+        latestWakeUp = wake
     }
 
     /// Whether the NAT forgot `connection`'s mapping before `time`.

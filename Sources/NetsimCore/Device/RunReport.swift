@@ -101,55 +101,111 @@ extension PerDirection where Value == DeliveredSegments {
 public struct ProxyStatus: Sendable, Codable, Equatable {
     public var elapsedSeconds: Double
     public var network: String
+    /// The profile's networks, each a `to` that `POST /network` takes.
+    public var networks: [String]
     /// The radio's state now; nil without a radio model (encoded `NONE`).
     public var radioState: RadioState?
+    /// The radio's totals so far (zero without a radio model), as the report counts them.
+    public var wakeSeconds: Double
+    public var energyJoules: Double
+    public var promotions: Int
     public var openConnections: Int
     public var bytes: PerDirection<Int>
+    /// Bytes the proxy has read and not yet delivered, over every open connection.
+    public var queuedBytes: PerDirection<Int>
     /// Whether the device has no connectivity right now (an outage or a handover gap).
     public var disconnected: Bool
     public var lastEvent: DeviceEvent?
     /// The current network's link now, `set` steps included.
     public var link: PerDirection<LinkFigures>
+    /// The open connections, oldest first, at most `connectionListLimit` of them
+    /// (`openConnections` counts them all).
+    public var connections: [ConnectionStatus]
+
+    /// The most connections `/status` lists.
+    public static let connectionListLimit = 100
+
+    /// One open connection as `/status` lists it.
+    public struct ConnectionStatus: Sendable, Codable, Equatable {
+        public var id: ConnectionID
+        /// As the report's `destinations` name it: SNI, Host or `:authority`, else the name or
+        /// address dialed, with the port.
+        public var destination: String
+        /// When it was accepted, in emulated seconds from the start.
+        public var openedAt: Double
+        /// Bytes written to the other side so far.
+        public var bytes: PerDirection<Int>
+        /// Bytes read and not yet delivered.
+        public var queuedBytes: PerDirection<Int>
+
+        package init(id: ConnectionID, destination: String, openedAt: Double, bytes: PerDirection<Int>, queuedBytes: PerDirection<Int>) {
+            self.id = id
+            self.destination = destination
+            self.openedAt = openedAt
+            self.bytes = bytes
+            self.queuedBytes = queuedBytes
+        }
+    }
 
     package init(
-        elapsedSeconds: Double, network: String, radioState: RadioState?, openConnections: Int,
-        bytes: PerDirection<Int>, disconnected: Bool, lastEvent: DeviceEvent?, link: PerDirection<LinkFigures>
+        elapsedSeconds: Double, network: String, networks: [String], radioState: RadioState?, radio: RadioReport, openConnections: Int,
+        bytes: PerDirection<Int>, queuedBytes: PerDirection<Int>, disconnected: Bool, lastEvent: DeviceEvent?,
+        link: PerDirection<LinkFigures>, connections: [ConnectionStatus]
     ) {
-        self.link = link
         self.elapsedSeconds = elapsedSeconds
         self.network = network
+        self.networks = networks
         self.radioState = radioState
+        self.wakeSeconds = radio.wakeSeconds
+        self.energyJoules = radio.energyJoules
+        self.promotions = radio.promotions
         self.openConnections = openConnections
         self.bytes = bytes
+        self.queuedBytes = queuedBytes
         self.disconnected = disconnected
         self.lastEvent = lastEvent
+        self.link = link
+        self.connections = connections
     }
 
     private enum CodingKeys: String, CodingKey {
-        case elapsedSeconds, network, radioState, openConnections, bytes, disconnected, lastEvent, link
+        case elapsedSeconds, network, networks, radioState, wakeSeconds, energyJoules, promotions, openConnections, bytes, queuedBytes
+        case disconnected, lastEvent, link, connections
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         elapsedSeconds = try container.decode(Double.self, forKey: .elapsedSeconds)
         network = try container.decode(String.self, forKey: .network)
+        networks = try container.decode([String].self, forKey: .networks)
         radioState = RadioState?(reportName: try container.decode(String.self, forKey: .radioState))
+        wakeSeconds = try container.decode(Double.self, forKey: .wakeSeconds)
+        energyJoules = try container.decode(Double.self, forKey: .energyJoules)
+        promotions = try container.decode(Int.self, forKey: .promotions)
         openConnections = try container.decode(Int.self, forKey: .openConnections)
         bytes = try container.decode(PerDirection<Int>.self, forKey: .bytes)
+        queuedBytes = try container.decode(PerDirection<Int>.self, forKey: .queuedBytes)
         disconnected = try container.decode(Bool.self, forKey: .disconnected)
         lastEvent = try container.decodeIfPresent(DeviceEvent.self, forKey: .lastEvent)
         link = try container.decode(PerDirection<LinkFigures>.self, forKey: .link)
+        connections = try container.decode([ConnectionStatus].self, forKey: .connections)
     }
 
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(elapsedSeconds, forKey: .elapsedSeconds)
         try container.encode(network, forKey: .network)
+        try container.encode(networks, forKey: .networks)
         try container.encode(radioState.reportName, forKey: .radioState)
+        try container.encode(wakeSeconds, forKey: .wakeSeconds)
+        try container.encode(energyJoules, forKey: .energyJoules)
+        try container.encode(promotions, forKey: .promotions)
         try container.encode(openConnections, forKey: .openConnections)
         try container.encode(bytes, forKey: .bytes)
+        try container.encode(queuedBytes, forKey: .queuedBytes)
         try container.encode(disconnected, forKey: .disconnected)
         try container.encodeIfPresent(lastEvent, forKey: .lastEvent)
         try container.encode(link, forKey: .link)
+        try container.encode(connections, forKey: .connections)
     }
 }

@@ -112,6 +112,7 @@ public struct RadioStateMachine: Sendable, Codable {
                 }
                 rlc.empty()
                 beginPromotion(at: now, from: index, promotion)
+                admission.wokeRadioAt = now
             case .dormant(let promotion, let pagingCycle):
                 if direction == .down, pagingCycle > 0, !paged {
                     paged = true
@@ -124,6 +125,7 @@ public struct RadioStateMachine: Sendable, Codable {
                     }
                 }
                 beginPromotion(at: now, from: index, promotion)
+                admission.wokeRadioAt = now
             }
         }
     }
@@ -364,6 +366,10 @@ public struct RadioAdmission: Sendable, Equatable, Codable {
     public var promotionWait = 0.0
     /// Waiting for a DRX on-duration (downlink) or a scheduling request (uplink).
     public var drxWait = 0.0
+    /// When the promotion these bytes started began: nil unless they found the radio asleep
+    /// (or on FACH past its buffer threshold) and woke it. Bytes that wait on a promotion
+    /// already under way did not wake it.
+    public var wokeRadioAt: Double?
 
     public init(requested: Double) {
         self.requested = requested

@@ -1,0 +1,194 @@
+import Foundation
+import NIOCore
+import NetsimCore
+import NetsimProxy
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The live dashboard at `/`, what it reads (`/status`'s connections and radio totals, the
+/// `radio-woken` events), and who may use the admin API (`AdminAccess`).
+@Suite(.serialized, .timeLimit(.minutes(3))) struct AdminDashboardTests {
+    static let lte = Profile(
+        name: "dashboard", description: "",
+        networks: [Network(name: "lte", radio: .lte(LTERadioParameters()), up: LinkParameters(), down: LinkParameters())],
+        start: "lte")
+
+    /// One whole request on its own connection, as written; the whole answer.
+    func raw(_ request: String, port: Int) async throws -> String {
+        let channel = try await Loopback.connect(port: port)
+        try await channel.channel.writeAndFlush(ByteBuffer(string: request))
+        return try await AdminServerLimitTests().responseUntilClose(channel) ?? "still open"
+    }
+
+    func get(_ url: String, token: String? = nil) async throws -> (status: Int, headers: HTTPURLResponse, body: String) {
+        var request = URLRequest(url: URL(string: url)!)
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let (data, response) = try await URLSession.shared.data(for: request)
+        let http = response as! HTTPURLResponse
+        return (http.statusCode, http, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func thePageItsScriptAndItsStyleComeWithAPolicyThatAllowsOnlyThemselves() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let base = "http://127.0.0.1:\(admin.address.port)"
+
+        let page = try await get(base + "/")
+        #expect(page.status == 200)
+        #expect((page.headers.value(forHTTPHeaderField: "Content-Type"))?.hasPrefix("text/html") == true)
+        let policy = page.headers.value(forHTTPHeaderField: "Content-Security-Policy") ?? ""
+        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"))
+        #expect(page.body.contains(#"<script src="/dashboard.js" defer></script>"#))
+        #expect(!page.body.contains("http://") && !page.body.contains("https://"), "nothing fetched from elsewhere")
+
+        let script = try await get(base + "/dashboard.js")
+        #expect((script.headers.value(forHTTPHeaderField: "Content-Type"))?.hasPrefix("text/javascript") == true)
+        // The reports' colours, one table for all.
+        #expect(script.body.contains(#""IDLE": "\#(RadioState.idle.chartColor)""#))
+        #expect(script.body.contains(#""PROMOTION": "\#(RadioState.promotion.chartColor)""#))
+        #expect(!script.body.contains("innerHTML"), "peer text reaches the page only as text")
+        #expect(try await get(base + "/dashboard.css").status == 200)
+        #expect(try await get(base + "/?refresh=1").status == 400)
+        #expect(
+            try await raw("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", port: admin.address.port).hasPrefix(
+                "HTTP/1.1 405"))
+
+        let html = try await get(base + "/report?format=html")
+        #expect(html.status == 200 && html.body.contains("<html") && html.body.contains("dashboard"))
+        let bad = try await get(base + "/report?format=xml")
+        #expect(bad.status == 400 && bad.body.contains("json or html"))
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    @Test func aTokenGuardsEverythingButThePagesOwnFiles() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
+        let admin = try await AdminServer.start(
+            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: "s3cret"))
+        let base = "http://127.0.0.1:\(admin.address.port)"
+
+        let missing = try await get(base + "/status")
+        #expect(missing.status == 401 && missing.body.contains("--admin-token"))
+        #expect(missing.headers.value(forHTTPHeaderField: "WWW-Authenticate") == "Bearer")
+        #expect(try await get(base + "/status", token: "s3cre").status == 401)
+        #expect(try await get(base + "/status", token: "s3cret!").status == 401)
+        #expect(try await get(base + "/status", token: "s3cret").status == 200)
+        #expect(try await get(base + "/report").status == 401)
+        #expect(try await get(base + "/").status == 200)
+        #expect(try await get(base + "/dashboard.js").status == 200)
+        let port = admin.address.port
+        #expect(
+            try await raw("POST /outage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", port: port).hasPrefix("HTTP/1.1 401"))
+        #expect(try await raw("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port).hasPrefix("HTTP/1.1 401"))
+        let outage = try await raw(
+            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\nContent-Length: 0\r\n\r\n", port: port)
+        #expect(outage.hasPrefix("HTTP/1.1 200"), "\(outage)")
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    /// A page the user has open on another site can send requests to loopback: it may not use
+    /// the API, by a rebound name or by a cross-site POST.
+    @Test func onLoopbackAnotherSitesPageIsRefused() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let port = admin.address.port
+
+        let rebound = try await raw("GET /status HTTP/1.1\r\nHost: attacker.example:\(port)\r\n\r\n", port: port)
+        #expect(rebound.hasPrefix("HTTP/1.1 403") && rebound.contains("loopback host name"), "\(rebound)")
+        for host in ["localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)", "localhost"] {
+            let answer = try await raw("GET /status HTTP/1.1\r\nHost: \(host)\r\n\r\n", port: port)
+            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(host): \(answer.prefix(80))")
+        }
+        let crossSite = try await raw(
+            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://attacker.example\r\nContent-Length: 0\r\n\r\n",
+            port: port)
+        #expect(crossSite.hasPrefix("HTTP/1.1 403") && crossSite.contains("another site"), "\(crossSite)")
+        let ownPage = try await raw(
+            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n",
+            port: port)
+        #expect(ownPage.hasPrefix("HTTP/1.1 200"), "\(ownPage)")
+        #expect(try await proxy.report().events.count { $0.kind == .outage } == 1, "only the page's own POST reached the phone")
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    @Test func beyondLoopbackTheAdminAPINeedsAToken() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
+        await #expect(throws: AdminNeedsToken.self) {
+            _ = try await AdminServer.start(at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group)
+        }
+        let admin = try await AdminServer.start(
+            at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: "t"))
+        #expect(try await get("http://127.0.0.1:\(admin.address.port)/status").status == 401)
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    /// `/status` lists each open connection under the name its first bytes give, with its
+    /// bytes; the event stream says which connection's SYN woke the radio.
+    @Test func statusListsConnectionsAndTheStreamNamesWhatWokeTheRadio() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(Self.lte, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let request = Array("GET / HTTP/1.1\r\nHost: api.status.test\r\n\r\n".utf8)
+        let opened = Mutex<NIOAsyncChannel<ByteBuffer, ByteBuffer>?>(nil)
+        let (_, events) = try await AdminObservabilityTests.followEvents(port: admin.address.port) {
+            let channel = try await Loopback.connect(port: port)
+            opened.withLock { $0 = channel }
+            try await channel.channel.writeAndFlush(ByteBuffer(bytes: request))
+        } until: {
+            $0.name == "radio-woken"
+        }
+        let channel = try #require(opened.withLock { $0 })
+        let wake = try #require(events.first { $0.name == "radio-woken" })
+        #expect(wake.data["cause"] as? String == "handshake" && wake.data["connection"] as? Int == 1, "\(wake.data)")
+        #expect(wake.data["destination"] as? String == "127.0.0.1:\(serverPort)", "the SYN goes before the Host header: \(wake.data)")
+
+        try await channel.executeThenClose { inbound, _ in
+            var received = 0
+            for try await chunk in inbound {
+                received += chunk.readableBytes
+                if received >= request.count { break }
+            }
+            let status = try JSONDecoder().decode(
+                ProxyStatus.self, from: Data(try await get("http://127.0.0.1:\(admin.address.port)/status").body.utf8))
+            #expect(status.openConnections == 1)
+            let listed = try #require(status.connections.first)
+            #expect(listed.destination == "api.status.test:\(serverPort)")
+            #expect(listed.bytes.up == request.count && listed.bytes.down == request.count)
+            #expect(status.promotions == 1 && status.wakeSeconds > 0 && status.energyJoules > 0)
+            #expect(status.networks == ["lte"])
+        }
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
+    /// The page in Chromium during a run with traffic: the strip advances, the wake-up is
+    /// named, the connection listed, and an outage pressed on the page reaches the proxy
+    /// (Peers/dashboard_check.py says each check it makes).
+    @Test(
+        .enabled(
+            if: FrontEndPeers.python(has: "selenium") && FileManager.default.fileExists(atPath: "/usr/bin/chromium")
+                && FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"),
+            "needs python3 with selenium, and Debian's chromium and chromium-driver"))
+    func theDashboardInARealBrowser() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(Self.lte, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/dashboard_check.py").path
+        let result = try FrontEndPeers.run(
+            ["python3", script, "http://127.0.0.1:\(admin.address.port)/", "\(port)"], timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.output)")
+        let outage = try await proxy.report().events.first { $0.kind == .outage }
+        #expect(outage?.mode == .stall && outage?.durationSeconds == 4 && outage?.affectedConnections == 1)
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+}

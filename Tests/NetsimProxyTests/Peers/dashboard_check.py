@@ -1,0 +1,104 @@
+"""The live dashboard in a real browser (Chromium through Selenium), during a run with traffic.
+
+Usage: dashboard_check.py ADMIN_URL FORWARD_PORT [SCREENSHOT.png]
+
+Opens the page, makes traffic through the proxy's forward rule (its upstream echoes), and
+checks what a user would see: the feed goes live, the radio strip advances, the request that
+woke the radio is marked with the destination its Host header names, the connection is listed,
+and an outage pressed on the page reaches the proxy and appears on the strip. Prints one line
+per check; exits non-zero on the first that fails.
+"""
+
+import socket
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.options import Options
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import Select, WebDriverWait
+
+DESTINATION = "api.dashboard.test"
+
+
+def browser():
+    options = Options()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1400"):
+        options.add_argument(argument)
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def strip(driver, selector, attribute=None):
+    """What the strip's elements matching `selector` hold now (their text, or `attribute`),
+    read in one script: the strip is redrawn four times a second, so elements go stale."""
+    read = f"e.getAttribute('{attribute}')" if attribute else "e.textContent"
+    return driver.execute_script(f"return Array.from(document.querySelectorAll('#strip {selector}')).map(e => {read});")
+
+
+def check(name, condition, detail=""):
+    print(("ok   " if condition else "FAIL ") + name + (": " + detail if detail else ""), flush=True)
+    if not condition:
+        raise SystemExit(1)
+
+
+def main():
+    url, forward_port = sys.argv[1], int(sys.argv[2])
+    screenshot = sys.argv[3] if len(sys.argv) > 3 else None
+    driver = browser()
+    try:
+        driver.set_page_load_timeout(20)
+        driver.get(url)
+        wait = WebDriverWait(driver, 20)
+        wait.until(lambda d: d.find_element(By.ID, "feed").text == "live")
+        check("the event stream is live", True)
+
+        first = float(wait.until(lambda d: d.find_element(By.ID, "strip").get_attribute("data-now")))
+        # A request that wakes the radio, on a connection kept open (the upstream echoes).
+        connection = socket.create_connection(("127.0.0.1", forward_port), timeout=10)
+        request = ("GET / HTTP/1.1\r\nHost: " + DESTINATION + "\r\n\r\n").encode()
+        connection.sendall(request)
+        received = b""
+        while len(received) < len(request):
+            chunk = connection.recv(4096)
+            if not chunk:
+                break
+            received += chunk
+        check("the request crossed the phone", received == request, f"{len(received)} of {len(request)} bytes back")
+
+        wait.until(lambda d: float(d.find_element(By.ID, "strip").get_attribute("data-now")) > first + 1.5)
+        check("the strip advances", True)
+        wait.until(lambda d: len(strip(d, "path.wake")) > 0)
+        labels = strip(driver, "text.wake-label")
+        check("the wake-up names its destination", any(DESTINATION in label for label in labels), str(labels))
+        states = set(strip(driver, "rect[data-state]", "data-state"))
+        check("the strip shows the radio awake", len(states - {"IDLE"}) > 0, str(sorted(states)))
+
+        wait.until(lambda d: DESTINATION in d.find_element(By.CSS_SELECTOR, "#connections tbody").text)
+        check("the open connection is listed by its destination", True)
+
+        form = driver.find_element(By.ID, "outage-form")
+        duration = form.find_element(By.NAME, "duration")
+        duration.clear()
+        duration.send_keys("4s")
+        Select(form.find_element(By.NAME, "mode")).select_by_visible_text("stall")
+        call = form.find_element(By.CSS_SELECTOR, ".call").text
+        check("the control shows the call it makes", "/outage?duration=4s&mode=stall" in call, call)
+        form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+        wait.until(lambda d: d.find_element(By.ID, "answer").text.startswith("200"))
+        answer = driver.find_element(By.ID, "answer").text
+        check("the proxy took the outage", '"affectedConnections" : 1' in answer, answer)
+        wait.until(lambda d: len(strip(d, "line.mark[data-kind=outage]")) > 0)
+        check("the outage is marked on the strip", len(strip(driver, "rect.gap")) > 0)
+        wait.until(lambda d: "connectivity back" in d.find_element(By.ID, "log").text)
+        check("the log says when connectivity came back", True)
+        if screenshot:
+            driver.save_screenshot(screenshot)
+        connection.close()
+    finally:
+        driver.quit()
+
+
+if __name__ == "__main__":
+    main()
