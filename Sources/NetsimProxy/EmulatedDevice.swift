@@ -36,6 +36,8 @@ final class EmulatedDevice {
     private var follower: PhoneEventFollower
     private var followTimer: Scheduled<Void>?
     private var followTimerDue = Double.infinity
+    /// The latest wake-ups, for `/status` (`ProxyStatus.wakeUpListLimit` of them at most).
+    private var recentWakeUps: [WakeUp] = []
 
     init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, events: PhoneEventHub, logger: Logger) {
         self.model = model
@@ -214,8 +216,10 @@ final class EmulatedDevice {
         let before = model.wakeUps
         let result = call(&model)
         if model.wakeUps > before {
-            events.publish(
-                .radioWoken(at: model.latestWakeUp, by: cause, connection: connection, destination: destination, direction: direction))
+            let wake = WakeUp(at: model.latestWakeUp, cause: cause, connection: connection, destination: destination, direction: direction)
+            if recentWakeUps.count == ProxyStatus.wakeUpListLimit { recentWakeUps.removeFirst() }
+            recentWakeUps.append(wake)
+            events.publish(.radioWoken(wake))
         }
         return result
     }
@@ -410,7 +414,7 @@ final class EmulatedDevice {
             radioState: model.radioState(at: now), radio: model.radioReport(until: now), openConnections: connections.count,
             bytes: bytesDelivered,
             queuedBytes: queuedBytes, disconnected: model.isDisconnected(at: now), lastEvent: model.lastEvent,
-            link: model.network.linkFigures, connections: listed)
+            link: model.network.linkFigures, connections: listed, recentWakeUps: recentWakeUps)
     }
 
     /// Bytes read and not yet delivered, over every open connection.

@@ -14,11 +14,10 @@ public enum PhoneEvent: Sendable, Equatable {
     /// Connectivity is back: the outage or handover gap that began at `startedAt` (with any that
     /// overlapped it) is over.
     case outageEnded(at: Double, startedAt: Double)
-    /// Traffic for `destination` found the radio asleep and woke it: the promotion began at
-    /// `at`. `connection` is nil for a front end's name lookup (before its connection opens).
-    /// Published when the proxy reads the bytes, so `at` may lie ahead of the events before it
-    /// (bytes an outage holds wake the radio when they get through).
-    case radioWoken(at: Double, by: WakeCause, connection: ConnectionID?, destination: String, direction: Direction)
+    /// Traffic found the radio asleep and woke it. Published when the proxy reads the bytes, so
+    /// its `at` may lie ahead of the events before it (bytes an outage holds wake the radio
+    /// when they get through).
+    case radioWoken(WakeUp)
     case connectionOpened(at: Double, connection: ConnectionID)
     /// `finished` when both FINs were passed on (not reset, blackholed or cut at the end).
     case connectionClosed(at: Double, connection: ConnectionID, finished: Bool)
@@ -50,9 +49,8 @@ public enum PhoneEvent: Sendable, Equatable {
             data = try? encoder.encode(event)
         case .outageEnded(let at, let startedAt):
             data = try? encoder.encode(["at": at, "startedAt": startedAt])
-        case .radioWoken(let at, let cause, let connection, let destination, let direction):
-            data = try? encoder.encode(
-                Wake(at: at, cause: cause, connection: connection, destination: destination, direction: direction))
+        case .radioWoken(let wake):
+            data = try? encoder.encode(wake)
         case .connectionOpened(let at, let connection):
             data = try? encoder.encode(ConnectionChange(at: at, connection: connection, finished: nil))
         case .connectionClosed(let at, let connection, let finished):
@@ -69,31 +67,11 @@ public enum PhoneEvent: Sendable, Equatable {
         var previous: String
     }
 
-    private struct Wake: Encodable {
-        var at: Double
-        var cause: WakeCause
-        var connection: ConnectionID?
-        var destination: String
-        var direction: Direction
-    }
-
     private struct ConnectionChange: Encodable {
         var at: Double
         var connection: ConnectionID
         var finished: Bool?
     }
-}
-
-/// What bytes woke the radio (`PhoneEvent.radioWoken`).
-public enum WakeCause: String, Sendable, Codable {
-    /// A connection's SYN.
-    case handshake
-    /// A front end's name lookup (a DNS query).
-    case lookup
-    /// A chunk of a connection's bytes.
-    case data
-    /// A connection's FIN.
-    case close
 }
 
 /// The subscribers to a proxy's events. Each has a bounded buffer: one that falls behind

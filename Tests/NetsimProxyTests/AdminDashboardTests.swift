@@ -163,6 +163,13 @@ import FoundationNetworking
             #expect(listed.bytes.up == request.count && listed.bytes.down == request.count)
             #expect(status.promotions == 1 && status.wakeSeconds > 0 && status.energyJoules > 0)
             #expect(status.networks == ["lte"])
+            // A page opened after the wake-up still names it.
+            #expect(
+                status.recentWakeUps == [
+                    WakeUp(
+                        at: wake.data["at"] as? Double ?? -1, cause: .handshake, connection: 1, destination: "127.0.0.1:\(serverPort)",
+                        direction: .up)
+                ])
         }
         await admin.stop()
         _ = try await proxy.stop()

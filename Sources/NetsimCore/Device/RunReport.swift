@@ -97,6 +97,40 @@ extension PerDirection where Value == DeliveredSegments {
     }
 }
 
+/// A radio wake-up the phone's traffic started: what `GET /events` sends as `radio-woken`, and
+/// `/status` lists for the latest ones (so a dashboard opened late still names them).
+public struct WakeUp: Sendable, Codable, Equatable {
+    /// When the promotion began.
+    public var at: Double
+    public var cause: WakeCause
+    /// Nil for a front end's name lookup (before its connection opens).
+    public var connection: ConnectionID?
+    /// The connection's name when the bytes were read: a SYN goes before the `Host` or SNI
+    /// that names it, so it carries the address or the name dialed.
+    public var destination: String
+    public var direction: Direction
+
+    public init(at: Double, cause: WakeCause, connection: ConnectionID?, destination: String, direction: Direction) {
+        self.at = at
+        self.cause = cause
+        self.connection = connection
+        self.destination = destination
+        self.direction = direction
+    }
+}
+
+/// What bytes woke the radio (`WakeUp`).
+public enum WakeCause: String, Sendable, Codable {
+    /// A connection's SYN.
+    case handshake
+    /// A front end's name lookup (a DNS query).
+    case lookup
+    /// A chunk of a connection's bytes.
+    case data
+    /// A connection's FIN.
+    case close
+}
+
 /// The live state, for the status line and the admin API.
 public struct ProxyStatus: Sendable, Codable, Equatable {
     public var elapsedSeconds: Double
@@ -121,9 +155,13 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     /// The open connections, oldest first, at most `connectionListLimit` of them
     /// (`openConnections` counts them all).
     public var connections: [ConnectionStatus]
+    /// The latest radio wake-ups, oldest first, at most `wakeUpListLimit` of them.
+    public var recentWakeUps: [WakeUp]
 
     /// The most connections `/status` lists.
     public static let connectionListLimit = 100
+    /// The most wake-ups `/status` lists.
+    public static let wakeUpListLimit = 32
 
     /// One open connection as `/status` lists it.
     public struct ConnectionStatus: Sendable, Codable, Equatable {
@@ -150,7 +188,7 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     package init(
         elapsedSeconds: Double, network: String, networks: [String], radioState: RadioState?, radio: RadioReport, openConnections: Int,
         bytes: PerDirection<Int>, queuedBytes: PerDirection<Int>, disconnected: Bool, lastEvent: DeviceEvent?,
-        link: PerDirection<LinkFigures>, connections: [ConnectionStatus]
+        link: PerDirection<LinkFigures>, connections: [ConnectionStatus], recentWakeUps: [WakeUp]
     ) {
         self.elapsedSeconds = elapsedSeconds
         self.network = network
@@ -166,11 +204,12 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         self.lastEvent = lastEvent
         self.link = link
         self.connections = connections
+        self.recentWakeUps = recentWakeUps
     }
 
     private enum CodingKeys: String, CodingKey {
         case elapsedSeconds, network, networks, radioState, wakeSeconds, energyJoules, promotions, openConnections, bytes, queuedBytes
-        case disconnected, lastEvent, link, connections
+        case disconnected, lastEvent, link, connections, recentWakeUps
     }
 
     public init(from decoder: any Decoder) throws {
@@ -189,6 +228,7 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         lastEvent = try container.decodeIfPresent(DeviceEvent.self, forKey: .lastEvent)
         link = try container.decode(PerDirection<LinkFigures>.self, forKey: .link)
         connections = try container.decode([ConnectionStatus].self, forKey: .connections)
+        recentWakeUps = try container.decode([WakeUp].self, forKey: .recentWakeUps)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -207,5 +247,6 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         try container.encodeIfPresent(lastEvent, forKey: .lastEvent)
         try container.encode(link, forKey: .link)
         try container.encode(connections, forKey: .connections)
+        try container.encode(recentWakeUps, forKey: .recentWakeUps)
     }
 }

@@ -135,7 +135,7 @@ enum DashboardPage {
         .controls label { margin-right: 10px; font-size: 13px; }
         code.call { display: block; font-size: 12px; color: #555; margin-top: 4px; word-break: break-all; }
         .answer { font-size: 12px; background: #f4f4f4; padding: 6px; max-height: 160px; overflow: auto; }
-        .answer.error { background: #fbd5d5; }
+        .answer.error { background: #fbd5d5; } .answer:empty { display: none; }
         #log { font-size: 12px; max-height: 240px; overflow: auto; font-family: ui-monospace, Menlo, monospace; }
         .token { position: fixed; top: 20px; right: 20px; background: #fff; border: 1px solid #999; padding: 12px; }
 
@@ -161,7 +161,7 @@ enum DashboardPage {
           gaps: [],                  // {start, end|null}
           wakes: [],                 // {at, connection, destination}
           names: new Map(),          // connection id -> destination, as /status last named it
-          status: null, statusTime: 0, previous: null, ended: false,
+          status: null, statusTime: 0, previous: null, ended: false, legendKey: null,
         };
 
         const $ = (id) => document.getElementById(id);
@@ -205,6 +205,13 @@ enum DashboardPage {
           while (log.children.length > LOG_LIMIT) log.removeChild(log.lastChild);
         }
 
+        // A wake-up from the stream or from /status's recent ones (a page opened late, a stream
+        // that missed events), once.
+        function addWake(wake) {
+          if (page.wakes.some((known) => known.at === wake.at && known.connection === wake.connection)) return;
+          page.wakes.push({ at: wake.at, connection: wake.connection, destination: wake.destination });
+        }
+
         function onEvent(name, data) {
           const at = typeof data.at === "number" ? data.at : now();
           switch (name) {
@@ -213,7 +220,7 @@ enum DashboardPage {
               logLine(seconds(at) + "  radio " + data.previous + " → " + data.state);
               break;
             case "radio-woken": {
-              page.wakes.push({ at: at, connection: data.connection, destination: data.destination });
+              addWake(data);
               const what = { handshake: "a SYN", lookup: "a name lookup", data: "data " + data.direction, close: "a FIN " + data.direction }[data.cause] || data.cause;
               logLine(seconds(at) + "  radio woken by " + what + " for " + data.destination + (data.connection != null ? " (connection " + data.connection + ")" : ""));
               break;
@@ -363,6 +370,7 @@ enum DashboardPage {
           // A connection's name can come after its SYN woke the radio (a Host header, an SNI):
           // its wake-up takes the name it has now.
           for (const connection of status.connections) page.names.set(connection.id, connection.destination);
+          for (const wake of status.recentWakeUps) addWake(wake);
           while (page.names.size > 1000) page.names.delete(page.names.keys().next().value);
           const body = document.querySelector("#connections tbody");
           body.replaceChildren(...status.connections.map((connection) => {
@@ -438,6 +446,7 @@ enum DashboardPage {
             children.push(svg("text", { x: x(tick), y: top + height + 18, "font-size": 11, "text-anchor": "middle", fill: "#444" }, tick + " s"));
           }
           strip.replaceChildren(...children);
+          legend();
           strip.setAttribute("data-now", end.toFixed(2));
           strip.setAttribute("data-segments", String(page.segments.length));
           // History older than KEEP goes; the strip's memory stays bounded on a day-long run.
@@ -448,8 +457,14 @@ enum DashboardPage {
           page.wakes = page.wakes.filter((wake) => wake.at >= from);
         }
 
+        // The states the strip has shown, in the reports' order (all of them before the first).
         function legend() {
-          $("legend").replaceChildren(...Object.keys(STATE_COLORS).map((state) => {
+          const seen = new Set(page.segments.map((segment) => segment.state));
+          const states = Object.keys(STATE_COLORS).filter((state) => seen.size === 0 || seen.has(state));
+          const key = states.join(" ");
+          if (key === page.legendKey) return;
+          page.legendKey = key;
+          $("legend").replaceChildren(...states.map((state) => {
             const item = document.createElement("span");
             item.textContent = state;
             item.style.setProperty("--swatch", STATE_COLORS[state]);
