@@ -19,23 +19,12 @@ extension Direction {
     package var destination: ConnectionSide { source.opposite }
 }
 
-/// One value per side of a connection: two stored properties rather than a dictionary, since
-/// they are read for every chunk.
-package struct BothSides<Value> {
-    package var client: Value
-    package var upstream: Value
-
-    package init(client: Value, upstream: Value) {
-        self.client = client
-        self.upstream = upstream
-    }
-
+extension PerDirection {
+    /// A side's value, so that per-side values share the pair type of per-direction ones: it is
+    /// kept under the direction the side sends (the client's under `up`, the upstream's under
+    /// `down`), not the one delivered to it. Mutates in place, like the subscript by direction.
     package subscript(side: ConnectionSide) -> Value {
-        get { side == .client ? client : upstream }
-        _modify {
-            if side == .client { yield &client } else { yield &upstream }
-        }
+        get { self[side.direction] }
+        _modify { yield &self[side.direction] }
     }
 }
-
-extension BothSides: Sendable where Value: Sendable {}

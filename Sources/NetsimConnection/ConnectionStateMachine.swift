@@ -113,15 +113,15 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     package let bufferLimit: Int
     package private(set) var lifecycle = Lifecycle.connecting
     /// The sides with a channel (attached and not yet gone).
-    private var attached = BothSides(client: false, upstream: false)
+    private var attached = PerDirection(up: false, down: false)
     /// The sides whose channel is active (connected and not yet closed).
-    private var active = BothSides(client: false, upstream: false)
+    private var active = PerDirection(up: false, down: false)
     /// The sides that were reset (ECONNRESET or EPIPE): their going is passed on as a RST.
-    private var aborted = BothSides(client: false, upstream: false)
+    private var aborted = PerDirection(up: false, down: false)
     /// The sides a RST is on its way to: what they still send is dropped.
-    private var resetQueued = BothSides(client: false, upstream: false)
+    private var resetQueued = PerDirection(up: false, down: false)
     /// The sides whose bytes the silenced path swallowed: their give-up is armed.
-    private var givingUp = BothSides(client: false, upstream: false)
+    private var givingUp = PerDirection(up: false, down: false)
     /// Waiting for the device to say the link's queue has room, per direction.
     private var waitingForRoom = PerDirection(up: false, down: false)
     private var flows = PerDirection(up: Flow(), down: Flow())
@@ -158,10 +158,10 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// `inactive`, so the connection is finished here if the client is not active yet.
     package mutating func upstreamUnreachable() -> [Action] {
         lifecycle = .closing
-        attached.upstream = false
+        attached[.upstream] = false
         var actions: [Action] = [.reportUpstreamRefused]
-        if attached.client { actions.append(.abort(.client)) }
-        if !active.client, !active.upstream { actions += finish() }
+        if attached[.client] { actions.append(.abort(.client)) }
+        if !active[.client], !active[.upstream] { actions += finish() }
         return actions
     }
 
@@ -185,7 +185,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     package mutating func inactive(_ side: Side) -> [Action] {
         active[side] = false
         attached[side] = false
-        if !active.client, !active.upstream { return finish() }
+        if !active[.client], !active[.upstream] { return finish() }
         guard lifecycle == .open else {
             return lifecycle == .closing && attached[side.opposite] ? [.close(side.opposite)] : []
         }
@@ -436,7 +436,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// side was reset.
     private mutating func finish() -> [Action] {
         let actions = dropQueues()
-        let finished = flows.up.endHandedOver && flows.down.endHandedOver && !aborted.client && !aborted.upstream
+        let finished = flows.up.endHandedOver && flows.down.endHandedOver && !aborted[.client] && !aborted[.upstream]
         lifecycle = .closing
         return actions + [.finish(cleanly: finished)]
     }

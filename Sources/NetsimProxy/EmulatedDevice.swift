@@ -76,7 +76,7 @@ final class EmulatedDevice {
     /// up) and on the address it resolved to, which is what is dialed.
     /// `completion` gets the connection once its upstream is connected and active: the client
     /// joins it then (`ProxiedConnection.join`), after the front end has replied.
-    func dial(_ destination: Destination, from client: Channel, completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void) {
+    func dial(_ destination: HostPort, from client: Channel, completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void) {
         let literal = IPAddressBytes(destination.host)
         let name = literal == nil ? destination.host : nil
         if case .refused(let why) = access.decision(name: name, address: literal, port: destination.port) {
@@ -110,7 +110,7 @@ final class EmulatedDevice {
     }
 
     private func connect(
-        _ client: Channel, to upstream: SocketAddress, for destination: Destination,
+        _ client: Channel, to upstream: SocketAddress, for destination: HostPort,
         _ completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void
     ) {
         guard client.isActive else { return completion(.failure(.clientLeft)) }
@@ -123,7 +123,7 @@ final class EmulatedDevice {
     }
 
     private func refuse(
-        _ destination: Destination, _ refusal: DialRefusal, _ completion: (Result<ProxiedConnection, DialRefusal>) -> Void,
+        _ destination: HostPort, _ refusal: DialRefusal, _ completion: (Result<ProxiedConnection, DialRefusal>) -> Void,
         resolvedTo address: SocketAddress? = nil
     ) {
         let target = address.map { "\(destination) (\($0.ipAddress ?? "?"))" } ?? "\(destination)"
@@ -149,7 +149,7 @@ final class EmulatedDevice {
     }
 
     /// A new connection of the device from `client` to `upstream`: its SYN crosses the radio.
-    private func open(from client: Channel, to upstream: SocketAddress, named destination: Destination? = nil) -> ProxiedConnection {
+    private func open(from client: Channel, to upstream: SocketAddress, named destination: HostPort? = nil) -> ProxiedConnection {
         let now = clock.now()
         applyTimeline(upTo: now)
         let id = model.openConnection(at: now)

@@ -34,20 +34,15 @@ public struct FrontEndRule: Sendable, Equatable {
     }
 }
 
-/// Where a front end's client asked to go: a host name or an IP address, and a port.
-struct Destination: Equatable, CustomStringConvertible {
-    var host: String
-    var port: Int
-
-    /// The destination a client named, if `host` is an IP address or a host name (`HostName`)
-    /// and `port` is 1 to 65535; nil for anything else, which no rule or resolver may see.
-    init?(validating host: String, port: Int) {
+extension HostPort {
+    /// Where a front end's client asked to go, if `host` is an IP address or a host name
+    /// (`HostName`) and `port` is 1 to 65535; nil for anything else. A front end's client names
+    /// its own destination, so the name is checked before any rule or resolver sees it, and a
+    /// port of 0 (which `HostPort` allows for listening) is no place to connect to.
+    init?(validatingDestination host: String, port: Int) {
         guard (1...65535).contains(port), IPAddressBytes(host) != nil || HostName.isValid(host) else { return nil }
-        self.host = host
-        self.port = port
+        self.init(host: host, port: port)
     }
-
-    var description: String { HostPort(host: host, port: port).description }
 }
 
 /// Why a front end could not give its client the destination it asked for; each has its own

@@ -24,9 +24,9 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
     private enum State {
         case awaitingHead
         /// Dialing a CONNECT tunnel's destination.
-        case dialingTunnel(Destination)
+        case dialingTunnel(HostPort)
         /// Dialing a plain request's origin; its parts so far, in order.
-        case dialingOrigin(Destination, parts: [HTTPServerRequestPart])
+        case dialingOrigin(HostPort, parts: [HTTPServerRequestPart])
         /// Replied with an error, or the client left: nothing more happens.
         case done
     }
@@ -92,7 +92,7 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
     // MARK: Steps
 
     private func handle(_ head: HTTPRequestHead, context: ChannelHandlerContext) {
-        let destination: Destination
+        let destination: HostPort
         switch ProxyRequestTarget(head) {
         case .tunnel(let target):
             destination = target
@@ -159,7 +159,7 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
         replyWithError(status, why, context: context, logger: device.logger)
     }
 
-    private static func destination(of state: State) -> Destination? {
+    private static func destination(of state: State) -> HostPort? {
         switch state {
         case .dialingTunnel(let destination), .dialingOrigin(let destination, _): destination
         case .awaitingHead, .done: nil
@@ -183,8 +183,8 @@ func replyWithError(_ status: HTTPResponseStatus, _ why: String, context: Channe
 /// What an HTTP proxy request asks for: a tunnel (`CONNECT host:port`), a plain request to an
 /// origin (`GET http://host[:port]/path`), or nothing a proxy serves.
 enum ProxyRequestTarget: Equatable {
-    case tunnel(Destination)
-    case origin(Destination)
+    case tunnel(HostPort)
+    case origin(HostPort)
     case invalid(String)
 
     /// Reads the request target; the reasons given for `.invalid` quote the client's target
@@ -193,7 +193,7 @@ enum ProxyRequestTarget: Equatable {
         let quoted = "'\(head.uri.escapingControlCharacters)'"
         if head.method == .CONNECT {
             guard let target = HostPort(head.uri), !head.uri.hasPrefix(":"),
-                let destination = Destination(validating: target.host, port: target.port)
+                let destination = HostPort(validatingDestination: target.host, port: target.port)
             else {
                 self = .invalid("CONNECT needs HOST:PORT with a host name or IP address, got \(quoted)")
                 return
@@ -207,7 +207,7 @@ enum ProxyRequestTarget: Equatable {
         }
         let target =
             authority.contains("]") || authority.filter({ $0 == ":" }).count == 1 ? HostPort(authority) : HostPort("\(authority):80")
-        guard let target, !authority.contains("@"), let destination = Destination(validating: target.host, port: target.port) else {
+        guard let target, !authority.contains("@"), let destination = HostPort(validatingDestination: target.host, port: target.port) else {
             self = .invalid("cannot read a host name or IP address and port in \(quoted)")
             return
         }

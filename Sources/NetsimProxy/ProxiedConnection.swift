@@ -16,11 +16,11 @@ final class ProxiedConnection {
     let id: ConnectionID
     private unowned let device: EmulatedDevice
     private var machine: StateMachine
-    private var channels = BothSides<Channel?>(client: nil, upstream: nil)
-    private var handlers = BothSides<ProxySideHandler?>(client: nil, upstream: nil)
+    private var channels = PerDirection<Channel?>(up: nil, down: nil)
+    private var handlers = PerDirection<ProxySideHandler?>(up: nil, down: nil)
     private var timers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
     /// Each side's TCP give-up on bytes a silenced path swallowed (`Action.armGiveUp`).
-    private var giveUps = BothSides<Scheduled<Void>?>(client: nil, upstream: nil)
+    private var giveUps = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
     var lastFinOnAir = -Double.infinity
     /// The destination's name in the run report, from the client's first bytes if they give it.

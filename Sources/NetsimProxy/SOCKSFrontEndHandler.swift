@@ -21,7 +21,7 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         /// Username and password bytes so far (RFC 1929 allows at most 513).
         case authenticating(ByteBuffer)
         case awaitingRequest
-        case dialing(Destination)
+        case dialing(HostPort)
         /// Replied with an error, handed over, or the client left: nothing more happens.
         case done
     }
@@ -150,18 +150,18 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         guard request.command == .connect else {
             return fail("command \(request.command.value) (only CONNECT is supported)", reply: .commandUnsupported, context: context)
         }
-        let destination: Destination
+        let destination: HostPort
         switch request.addressType {
         case .address(let address):
             guard let ip = address.ipAddress, let port = address.port else {
                 return fail("an address of an unknown type", reply: .addressUnsupported, context: context)
             }
-            guard let valid = Destination(validating: ip, port: port) else {
+            guard let valid = HostPort(validatingDestination: ip, port: port) else {
                 return fail("a destination with port \(port)", reply: .hostUnreachable, context: context)
             }
             destination = valid
         case .domain(let name, let port):
-            guard let valid = Destination(validating: name, port: port) else {
+            guard let valid = HostPort(validatingDestination: name, port: port) else {
                 return fail(
                     "'\(name.escapingControlCharacters)' port \(port) is not a host name (RFC 1123) and port", reply: .hostUnreachable,
                     context: context)

@@ -233,10 +233,10 @@ enum SOCKSReply {
         func target(_ method: HTTPMethod, _ uri: String) -> ProxyRequestTarget {
             ProxyRequestTarget(HTTPRequestHead(version: .http1_1, method: method, uri: uri))
         }
-        #expect(target(.CONNECT, "example.com:443") == .tunnel(Destination(validating: "example.com", port: 443)!))
-        #expect(target(.CONNECT, "[::1]:8443") == .tunnel(Destination(validating: "::1", port: 8443)!))
-        #expect(target(.GET, "http://example.com/a?b=c") == .origin(Destination(validating: "example.com", port: 80)!))
-        #expect(target(.POST, "HTTP://example.com:8080") == .origin(Destination(validating: "example.com", port: 8080)!))
+        #expect(target(.CONNECT, "example.com:443") == .tunnel(HostPort(host: "example.com", port: 443)))
+        #expect(target(.CONNECT, "[::1]:8443") == .tunnel(HostPort(host: "::1", port: 8443)))
+        #expect(target(.GET, "http://example.com/a?b=c") == .origin(HostPort(host: "example.com", port: 80)))
+        #expect(target(.POST, "HTTP://example.com:8080") == .origin(HostPort(host: "example.com", port: 8080)))
         for (method, uri) in [
             (HTTPMethod.CONNECT, "example.com"), (.CONNECT, ":443"), (.GET, "/path"), (.GET, "https://example.com/"),
             (.GET, "http://user@example.com/"), (.GET, "http:///path"), (.CONNECT, "example.com:0"),
@@ -247,6 +247,18 @@ enum SOCKSReply {
                 continue
             }
         }
+    }
+
+    @Test func aDestinationIsAHostNameOrAddressWithAPortFrom1To65535() {
+        #expect(HostPort(validatingDestination: "192.0.2.1", port: 80) == HostPort(host: "192.0.2.1", port: 80))
+        #expect(HostPort(validatingDestination: "2001:db8::1", port: 443) == HostPort(host: "2001:db8::1", port: 443))
+        #expect(HostPort(validatingDestination: "example.com", port: 65535) == HostPort(host: "example.com", port: 65535))
+        #expect(HostPort(validatingDestination: "example.com", port: 1) == HostPort(host: "example.com", port: 1))
+        #expect(HostPort(validatingDestination: "example.com", port: 0) == nil)
+        #expect(HostPort(validatingDestination: "example.com", port: 65536) == nil)
+        #expect(HostPort(validatingDestination: "", port: 80) == nil)
+        #expect(HostPort(validatingDestination: "bad_name.example", port: 80) == nil)
+        #expect(HostPort(validatingDestination: "localhost\u{0}.example.com", port: 80) == nil)
     }
 
     @Test func plainRequestsGoOnInOriginFormWithoutHopByHopHeaders() {
