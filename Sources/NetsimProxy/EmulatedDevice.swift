@@ -194,6 +194,7 @@ final class EmulatedDevice {
         applyTimeline(upTo: now)
         if direction == .up, !connection.destination.isSettled {
             buffer.withUnsafeReadableBytes { connection.destination.look(at: $0) }
+            if connection.destination.isSettled { renameWakeUps(of: connection) }
         }
         let verdict = publishingWakeUp(by: .data, of: connection.id, to: connection.destination.name, direction) {
             $0.send(buffer.readableBytes, direction, on: connection.id, at: now)
@@ -222,6 +223,14 @@ final class EmulatedDevice {
             events.publish(.radioWoken(wake))
         }
         return result
+    }
+
+    /// Gives the recent wake-ups of `connection` (its SYN's, read before its first bytes named
+    /// it) the name those bytes settled on, so `/status` names them as the report does.
+    private func renameWakeUps(of connection: ProxiedConnection) {
+        for index in recentWakeUps.indices where recentWakeUps[index].connection == connection.id {
+            recentWakeUps[index].destination = connection.destination.name
+        }
     }
 
     /// Counts a chunk's waits under its connection's destination; a FIN is a chunk of no bytes,

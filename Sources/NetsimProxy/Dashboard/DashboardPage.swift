@@ -61,7 +61,7 @@ enum DashboardPage {
         <section>
           <h2>Open connections <span class="hint" id="connection-count"></span></h2>
           <table id="connections">
-            <thead><tr><th>id</th><th>destination</th><th>age</th><th>bytes up</th><th>bytes down</th><th>queued</th></tr></thead>
+            <thead><tr><th>id</th><th>destination</th><th class="number">age</th><th class="number">bytes up</th><th class="number">bytes down</th><th class="number">queued</th></tr></thead>
             <tbody></tbody>
           </table>
         </section>
@@ -207,9 +207,11 @@ enum DashboardPage {
 
         // A wake-up from the stream or from /status's recent ones (a page opened late, a stream
         // that missed events), once.
+        // /status gives a wake-up the name its connection's first bytes settled on later.
         function addWake(wake) {
-          if (page.wakes.some((known) => known.at === wake.at && known.connection === wake.connection)) return;
-          page.wakes.push({ at: wake.at, connection: wake.connection, destination: wake.destination });
+          const known = page.wakes.find((known) => known.at === wake.at && known.connection === wake.connection);
+          if (known) known.destination = wake.destination;
+          else page.wakes.push({ at: wake.at, connection: wake.connection, destination: wake.destination });
         }
 
         function onEvent(name, data) {
