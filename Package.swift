@@ -53,10 +53,9 @@ let package = Package(
         .target(name: "NetsimConnection", dependencies: ["NetsimCore"]),
         .target(
             name: "NetsimProxy",
+            // No NetsimInput: the admin API's POST /set is handed its reader (`AdminServer.SetChangeReader`).
             dependencies: [
                 "NetsimCore",
-                // The admin API's POST /set reads its change with the profile reader's rules.
-                "NetsimInput",
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 "NetsimConnection",
                 .product(name: "NIOCore", package: "swift-nio"),

@@ -45,8 +45,10 @@ public struct BenchCommand: AsyncParsableCommand {
         case model
     }
 
-    /// The model engine's limits: beyond them a run is a typo, not a question.
-    static let longestModelDuration = 30 * 86_400.0
+    /// The most devices a live bench plays: each is a real client and a real proxy.
+    static let mostLiveDevices = 1000
+    /// The model engine's limit (its longest run is `Quantity.maximumDuration`): beyond it a run
+    /// is a typo, not a question.
     static let mostModelDevices = 100_000
 
     @Option(help: "A built-in profile name, ./profiles/NAME.yaml, or a profile file (see `netsim profiles list`).")
@@ -113,13 +115,17 @@ public struct BenchCommand: AsyncParsableCommand {
         _ = try chosenFormats()
         switch engine {
         case .live:
-            guard (1...1000).contains(devices) else { throw ValidationError("--devices must be from 1 to 1000, got \(devices)") }
+            guard (1...Self.mostLiveDevices).contains(devices) else {
+                throw ValidationError("--devices must be from 1 to \(Self.mostLiveDevices), got \(devices)")
+            }
         case .model:
             guard (1...Self.mostModelDevices).contains(devices) else {
                 throw ValidationError("--devices must be from 1 to \(Self.mostModelDevices) with --engine model, got \(devices)")
             }
-            guard duration <= Self.longestModelDuration else {
-                throw ValidationError("--duration must be at most 30 days with --engine model, got \(Quantity.formatDuration(duration))")
+            guard duration <= Quantity.maximumDuration else {
+                throw ValidationError(
+                    "--duration must be at most \(Quantity.maximumDurationText) with --engine model, got \(Quantity.formatDuration(duration))"
+                )
             }
             guard pcapDirectory == nil else { throw ValidationError("--pcap-dir needs --engine live: the model engine carries no bytes") }
         }

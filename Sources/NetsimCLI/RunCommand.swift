@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NetsimCore
+import NetsimInput
 import NetsimPcap
 import NetsimProxy
 
@@ -272,7 +273,9 @@ public struct RunCommand: AsyncParsableCommand {
         var adminServer: AdminServer?
         if let admin {
             do {
-                adminServer = try await AdminServer.start(at: admin, proxy: proxy, group: group, access: adminAccess)
+                // The proxy reads no YAML: the `/set` bodies are read here, by the profile reader.
+                adminServer = try await AdminServer.start(
+                    at: admin, proxy: proxy, readSetChange: ProfileLoader.setChange, group: group, access: adminAccess)
             } catch {
                 printError("\(error)")
                 _ = try? await proxy.stop()

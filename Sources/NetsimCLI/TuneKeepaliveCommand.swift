@@ -136,6 +136,12 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     @Flag(help: "Run even beyond the bounds on runs, work and memory (docs/model-engine.md, Bounds) instead of refusing (exit 64).")
     var force = false
 
+    /// The most runs per scenario (`--seeds`): beyond it a sweep is a typo, not a question.
+    static let mostSeeds = 10_000
+    /// The fastest `--verify` replay (`--time-scale`): at 1000, a millisecond of the real
+    /// client's, server's and proxy's scheduling delay is already a second of emulated time.
+    static let fastestVerifyTimeScale = 1000
+
     public init() {}
 
     public func validate() throws {
@@ -151,8 +157,12 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         _ = try natTimeoutList()
         _ = try durations(keepaliveTimes, option: "--keepalive-times")
         _ = try durations(keepaliveTimeouts, option: "--keepalive-timeouts")
-        guard seeds >= 1, seeds <= 10_000 else { throw ValidationError("--seeds must be from 1 to 10000, got \(seeds)") }
-        guard horizon <= 30 * 86_400 else { throw ValidationError("--horizon must be at most 30 days") }
+        guard seeds >= 1, seeds <= Self.mostSeeds else {
+            throw ValidationError("--seeds must be from 1 to \(Self.mostSeeds), got \(seeds)")
+        }
+        guard horizon <= Quantity.maximumDuration else {
+            throw ValidationError("--horizon must be at most \(Quantity.maximumDurationText)")
+        }
         if ["grpc-core", "grpc-swift", "none"].contains(serverPolicy) == false, !FileManager.default.fileExists(atPath: serverPolicy) {
             throw ValidationError("--server-policy: '\(serverPolicy)' is neither grpc-core, grpc-swift, none nor a file")
         }
@@ -169,7 +179,9 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             guard transport == .grpc else {
                 throw ValidationError("--verify replays the gRPC transport only (the real grpc-swift client and server)")
             }
-            guard timeScale >= 1, timeScale <= 1000 else { throw ValidationError("--time-scale must be from 1 to 1000, got \(timeScale)") }
+            guard timeScale >= 1, timeScale <= Double(Self.fastestVerifyTimeScale) else {
+                throw ValidationError("--time-scale must be from 1 to \(Self.fastestVerifyTimeScale), got \(timeScale)")
+            }
         }
     }
 

@@ -17,7 +17,8 @@ import Synchronization
 /// - `POST /outage?duration=10s&mode=stall|blackhole|reset`: an outage now.
 /// - `POST /set` with a YAML or JSON body: a profile timeline's `set` step now, e.g.
 ///   `{"link": {"delay": "200ms", "down": {"rate": "1Mbps"}}}` or with `"network": "wifi"`,
-///   read and checked by the profile reader (`ProfileLoader.setChange`).
+///   read and checked by the `SetChangeReader` the server was started with (the CLI's and the
+///   tests' is the profile reader's `ProfileLoader.setChange`: the proxy reads no YAML).
 /// - `POST /set/undo`: takes back the latest `/set` step not yet undone (`NetsimProxy.undoSet`).
 /// - `POST /network?to=NETWORK&mode=reset|blackhole|keep&gap=1s`: a handover now, as the
 ///   timeline's `handover` (`/handover` is its first name, and the same code).
@@ -35,6 +36,12 @@ import Synchronization
 /// descriptors. An event stream, once answered, is out of that cap (it is meant to stay open)
 /// and within `AdminLimits.maximumEventStreams` instead.
 public final class AdminServer: Sendable {
+    /// Reads a `POST /set` body into the `set` step it asks for, or throws what is wrong with it
+    /// (the 400's message): the body, the name to call it in errors (`the /set body`) and the
+    /// profile's network names (which its `network` must be one of). The proxy takes the parsed
+    /// step and reads no YAML itself; the callers hand it `ProfileLoader.setChange`.
+    public typealias SetChangeReader = @Sendable (_ text: String, _ source: String, _ networkNames: [String]) throws -> TimelineEvent.Kind
+
     private let channel: any Channel
     public let address: HostPort
 
@@ -44,10 +51,10 @@ public final class AdminServer: Sendable {
     }
 
     /// Listens at `address`; beyond loopback only with a token in `access` (else
-    /// `AdminNeedsToken`).
+    /// `AdminNeedsToken`). `readSetChange` reads the `/set` bodies.
     public static func start(
-        at address: HostPort, proxy: NetsimProxy, group: any EventLoopGroup, limits: AdminLimits = AdminLimits(),
-        access: AdminAccess = AdminAccess(), logger: Logger = Logger(label: "netsim.admin")
+        at address: HostPort, proxy: NetsimProxy, readSetChange: @escaping SetChangeReader, group: any EventLoopGroup,
+        limits: AdminLimits = AdminLimits(), access: AdminAccess = AdminAccess(), logger: Logger = Logger(label: "netsim.admin")
     ) async throws -> AdminServer {
         guard address.isLoopback || access.token != nil else { throw AdminNeedsToken(address: address) }
         let openConnections = OpenConnections()
@@ -65,7 +72,9 @@ public final class AdminServer: Sendable {
                         channel.closeFuture.whenComplete { _ in openConnections.remove(channel) }
                         try channel.pipeline.syncOperations.configureHTTPServerPipeline()
                         try channel.pipeline.syncOperations.addHandler(
-                            AdminRequestHandler(proxy: proxy, limits: limits, access: access, openConnections: openConnections))
+                            AdminRequestHandler(
+                                proxy: proxy, readSetChange: readSetChange, limits: limits, access: access,
+                                openConnections: openConnections))
                     }
                 }
                 .bind(host: address.host, port: address.port)
@@ -144,6 +153,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     typealias OutboundOut = HTTPServerResponsePart
 
     private let proxy: NetsimProxy
+    private let readSetChange: AdminServer.SetChangeReader
     private let limits: AdminLimits
     private let access: AdminAccess
     private let openConnections: OpenConnections
@@ -156,8 +166,12 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     /// The largest request body taken (a `POST /set` change is a few hundred bytes).
     static let bodyLimit = 64 * 1024
 
-    init(proxy: NetsimProxy, limits: AdminLimits, access: AdminAccess, openConnections: OpenConnections) {
+    init(
+        proxy: NetsimProxy, readSetChange: @escaping AdminServer.SetChangeReader, limits: AdminLimits, access: AdminAccess,
+        openConnections: OpenConnections
+    ) {
         self.proxy = proxy
+        self.readSetChange = readSetChange
         self.limits = limits
         self.access = access
         self.openConnections = openConnections
@@ -199,7 +213,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 } else if request.route == .events, request.head.method == .GET {
                     startEventStream(request, on: channel)
                 } else {
-                    Self.startResponse(to: request, on: channel, proxy: proxy)
+                    Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange)
                 }
             }
         }
@@ -222,7 +236,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         do {
             _ = try request.query(allowed: [])
         } catch {
-            Self.startResponse(to: request, on: channel, proxy: proxy)
+            Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange)
             return
         }
         guard openConnections.becomeStream(channel, limit: limits.maximumEventStreams) else {
@@ -266,12 +280,16 @@ private final class AdminRequestHandler: ChannelInboundHandler {
 
     // MARK: Requests
 
-    private static func startResponse(to request: AdminRequest, on channel: any Channel, proxy: NetsimProxy) {
-        Task { await respond(to: request, on: channel, proxy: proxy) }
+    private static func startResponse(
+        to request: AdminRequest, on channel: any Channel, proxy: NetsimProxy, readSetChange: @escaping AdminServer.SetChangeReader
+    ) {
+        Task { await respond(to: request, on: channel, proxy: proxy, readSetChange: readSetChange) }
     }
 
-    private static func respond(to request: AdminRequest, on channel: any Channel, proxy: NetsimProxy) async {
-        let (status, body, contentType) = await answer(request, proxy: proxy)
+    private static func respond(
+        to request: AdminRequest, on channel: any Channel, proxy: NetsimProxy, readSetChange: AdminServer.SetChangeReader
+    ) async {
+        let (status, body, contentType) = await answer(request, proxy: proxy, readSetChange: readSetChange)
         send(status, body, contentType: contentType, for: request, on: channel)
     }
 
@@ -304,7 +322,9 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     }
 
     /// The answer to every request but an event stream: its status, body and content type.
-    private static func answer(_ request: AdminRequest, proxy: NetsimProxy) async -> (HTTPResponseStatus, String, String) {
+    private static func answer(
+        _ request: AdminRequest, proxy: NetsimProxy, readSetChange: AdminServer.SetChangeReader
+    ) async -> (HTTPResponseStatus, String, String) {
         if request.head.method == .GET, let route = request.route, let page = route.page {
             guard (try? request.query(allowed: [])) != nil else {
                 return (.badRequest, errorJSON("\(route.rawValue) takes no parameters"), "application/json")
@@ -316,12 +336,14 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         {
             return (.ok, report.document.html, "text/html; charset=utf-8")
         }
-        let (status, body) = await jsonAnswer(request, proxy: proxy)
+        let (status, body) = await jsonAnswer(request, proxy: proxy, readSetChange: readSetChange)
         if status == .ok, request.route == .metrics { return (status, body, "text/plain; version=0.0.4; charset=utf-8") }
         return (status, body, "application/json")
     }
 
-    private static func jsonAnswer(_ request: AdminRequest, proxy: NetsimProxy) async -> (HTTPResponseStatus, String) {
+    private static func jsonAnswer(
+        _ request: AdminRequest, proxy: NetsimProxy, readSetChange: AdminServer.SetChangeReader
+    ) async -> (HTTPResponseStatus, String) {
         let path = request.path
         guard let route = request.route else {
             let known = AdminRoute.allCases.map { "\($0.method.rawValue) \($0.rawValue)" }.sorted()
@@ -356,7 +378,8 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 guard let body = request.body else {
                     return (.payloadTooLarge, errorJSON("the change is larger than \(bodyLimit) bytes"))
                 }
-                return (.ok, try json(try await proxy.set(body, source: "the /set body")))
+                let change = try readSetChange(body, "the /set body", proxy.profile.networks.map(\.name))
+                return (.ok, try json(try await proxy.trigger(change)))
             case .undoSet:
                 return (.ok, try json(try await proxy.undoSet()))
             case .network, .handover:

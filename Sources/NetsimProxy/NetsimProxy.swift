@@ -4,7 +4,6 @@ import NIOHTTP1
 import NIOPosix
 import NIOSOCKS
 import NetsimCore
-import NetsimInput
 import Synchronization
 
 /// A live change (`outage`, `handover`) the profile's rules refuse.
@@ -214,7 +213,8 @@ public final class NetsimProxy: Sendable {
     public func outage(seconds: Double, mode: OutageMode) async throws -> DeviceEvent? {
         guard seconds > 0, seconds <= Quantity.maximumDuration else {
             throw LiveChangeError(
-                "an outage's duration must be longer than zero and at most 30 days, not \(Quantity.formatDuration(seconds))")
+                "an outage's duration must be longer than zero and at most \(Quantity.maximumDurationText), not \(Quantity.formatDuration(seconds))"
+            )
         }
         return try await trigger(.outage(duration: seconds, mode: mode))
     }
@@ -228,22 +228,18 @@ public final class NetsimProxy: Sendable {
             )
         }
         guard gapSeconds >= 0, gapSeconds <= Quantity.maximumDuration else {
-            throw LiveChangeError("a handover's gap must be at least zero and at most 30 days, not \(Quantity.formatDuration(gapSeconds))")
+            throw LiveChangeError(
+                "a handover's gap must be at least zero and at most \(Quantity.maximumDurationText), not \(Quantity.formatDuration(gapSeconds))"
+            )
         }
         return try await trigger(.handover(to: network, mode: mode, gap: gapSeconds))
     }
 
-    /// A timeline `set` step now, given as YAML or JSON (`{"link": {"delay": "200ms"}}`, with an
-    /// optional `"network"`), read by the profile reader's rules (`ProfileLoader.setChange`);
-    /// `source` names the text in errors.
-    public func set(_ change: String, source: String = "the change") async throws -> DeviceEvent? {
-        try await trigger(ProfileLoader.setChange(yaml: change, source: source, networkNames: profile.networks.map(\.name)))
-    }
-
-    /// Takes back the latest `set` step made through this API (`set`, `trigger`, the admin
-    /// API's `/set`) and not yet undone, up to `DeviceModel.undoLimit` steps back: the fields it
-    /// set get their earlier values. Returns the `set` event that did it (its `undoes` is the
-    /// step's time); the timeline's own steps are its script and are not undone.
+    /// Takes back the latest `set` step made through this API (`trigger`, the admin API's
+    /// `/set`, `EmulatedPhone.set`) and not yet undone, up to `DeviceModel.undoLimit` steps
+    /// back: the fields it set get their earlier values. Returns the `set` event that did it
+    /// (its `undoes` is the step's time); the timeline's own steps are its script and are not
+    /// undone.
     public func undoSet() async throws -> DeviceEvent {
         let event = try await device.eventLoop.submit { [device] in device.value.undoSet() }.get()
         guard let event else {

@@ -86,7 +86,9 @@ public final class EmulatedPhone: Sendable {
     /// profile is, with the same messages.
     @discardableResult
     public func set(_ change: String) async throws -> DeviceEvent? {
-        try await proxy.set(change)
+        let kind = try ProfileLoader.setChange(
+            yaml: change, source: "the change", networkNames: proxy.profile.networks.map(\.name))
+        return try await proxy.trigger(kind)
     }
 
     /// Takes back the latest `set` of this phone not yet undone: the fields it set get their

@@ -75,6 +75,7 @@ struct QuantityTests {
             }
         }
         #expect(try Quantity.duration("720h") == 30 * 86_400)
+        #expect(Quantity.maximumDurationText == "30 days")
         #expect(failure { try Quantity.duration("720.001h") } == "'720.001h' is not a duration of at most 30 days (720h)")
         #expect(failure { try Quantity.duration("1" + String(repeating: "0", count: 306) + "h") } != nil)
         #expect(

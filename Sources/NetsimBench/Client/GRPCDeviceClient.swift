@@ -60,7 +60,24 @@ struct GRPCDeviceClient: Sendable {
         // At most one call, one timer and one network change are outstanding at a time.
         let (inputs, input) = AsyncStream.makeStream(of: Input.self, bufferingPolicy: .bufferingOldest(16))
 
-        try? await withGRPCClient(transport: transport) { client in
+        do {
+            try await runClient(transport: transport, inputs: inputs, input: input)
+        } catch let error as RuntimeError where error.code == .clientIsStopped {
+            // Expected: the run was cancelled before grpc-swift started the client's connections
+            // (the body had already returned, so the client was shutting down); nothing was lost.
+        } catch {
+            // Not expected: the plaintext transport's connections do not throw, and the client
+            // runs once. Logged, as a transport that cannot be created is.
+            logger.error("device \(device): the gRPC client failed: \(error)")
+        }
+    }
+
+    /// The client's whole run on `transport`: the app, the network watch and the reconnection
+    /// state machine, until the task is cancelled (`inputs` then ends).
+    private func runClient(
+        transport: HTTP2ClientTransport.Posix, inputs: AsyncStream<Input>, input: AsyncStream<Input>.Continuation
+    ) async throws {
+        try await withGRPCClient(transport: transport) { client in
             let stub = Netsim_Bench_EventStream.Client(wrapping: client)
             await withTaskGroup(of: Void.self) { group in
                 group.addTask { await inbox.runApp() }

@@ -87,13 +87,17 @@ public enum BenchRunner {
                         store: servers.stores[transport]!, clock: clock, logger: proxyLogger))
             }
         } catch {
-            for fleet in started { _ = await fleet.stopProxies() }
+            // The bench fails with the start's error; a proxy that also fails to stop is logged.
+            for fleet in started {
+                do { _ = try await fleet.stopProxies() } catch let stopError { logger.error("\(stopError)") }
+            }
             await servers.stop()
             throw error
         }
         let fleets = started
 
         var measured: [BenchTransport: [DeviceMeasurement]] = [:]
+        var stopFailures: [ProxyStopFailure] = []
         var drainEnd = configuration.duration
         await withTaskGroup(of: Void.self) { group in
             for fleet in fleets {
@@ -121,11 +125,19 @@ public enum BenchRunner {
             onProgress(await progress(fleets, configuration: configuration, clock: clock))
             // The proxies stop before the clients do, so the clients' teardown (FINs, GOAWAYs)
             // after the run is not charged to the phones' radios.
-            for fleet in fleets { measured[fleet.transport] = await fleet.stopProxies() }
+            // A proxy that cannot stop has no report: the bench fails, once everything is stopped.
+            for fleet in fleets {
+                do throws(ProxyStopFailure) {
+                    measured[fleet.transport] = try await fleet.stopProxies()
+                } catch {
+                    stopFailures.append(error)
+                }
+            }
             for fleet in fleets { fleet.stopClients() }
             group.cancelAll()
         }
         await servers.stop()
+        if !stopFailures.isEmpty { throw ProxyStopFailure(stopFailures.flatMap(\.devices)) }
         return (measured, drainEnd)
     }
 
@@ -272,16 +284,47 @@ struct Fleet: Sendable {
         for device in devices { device.ledger.stop() }
     }
 
-    /// Stops every proxy and gathers each device's measurements.
-    func stopProxies() async -> [DeviceMeasurement] {
+    /// Stops every proxy and gathers each device's measurements. A proxy that cannot stop has
+    /// no report, and a bench without one of its devices would be wrong: the others are still
+    /// stopped, then `ProxyStopFailure` names every device that failed.
+    func stopProxies() async throws(ProxyStopFailure) -> [DeviceMeasurement] {
         var measurements: [DeviceMeasurement] = []
+        var failures: [ProxyStopFailure.Device] = []
         for device in devices {
-            guard let report = try? await device.proxy.stop() else { continue }
+            let report: RunReport
+            do {
+                report = try await device.proxy.stop()
+            } catch {
+                failures.append(ProxyStopFailure.Device(transport: transport, index: device.index, error: error))
+                continue
+            }
             measurements.append(
                 DeviceMeasurement(
                     index: device.index, app: device.ledger.record, server: store.record(device: device.index), proxy: report,
                     proxyOrigin: device.proxyOrigin))
         }
+        if !failures.isEmpty { throw ProxyStopFailure(failures) }
         return measurements
+    }
+}
+
+/// Devices whose proxy could not stop, so that their measurements are lost.
+struct ProxyStopFailure: Error, CustomStringConvertible {
+    struct Device: Sendable {
+        let transport: BenchTransport
+        let index: Int
+        let error: any Error
+    }
+
+    let devices: [Device]
+
+    init(_ devices: [Device]) {
+        self.devices = devices
+    }
+
+    var description: String {
+        devices.map {
+            "device \($0.index) of the \($0.transport.title) fleet: its proxy could not stop (\($0.error)), so its measurements are lost"
+        }.joined(separator: "; ")
     }
 }

@@ -14,6 +14,8 @@ import Foundation
 public enum Quantity {
     /// The longest duration accepted anywhere: 30 days, for a run as for anything in a profile.
     public static let maximumDuration: Double = 30 * 86_400
+    /// `maximumDuration` as the messages that refuse a longer one say it: "30 days".
+    public static let maximumDurationText = "\(trimmed(maximumDuration / 86_400)) days"
     /// Rates from 1 bit/s to 1 Tbit/s: at 1 bit/s one packet already takes over three hours.
     public static let bitRateRange: ClosedRange<Double> = 1...1e12
     /// Powers (and powers per Mbit/s) up to 100 W; a phone's radio draws about 1 W.
@@ -29,7 +31,9 @@ public enum Quantity {
     public static func duration(_ text: String) throws(ParseError) -> Double {
         let value = try parse(
             text, units: ["ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86_400], expected: "a duration such as 250ms, 1.5s or 2m")
-        guard value <= maximumDuration else { throw ParseError(text: text, expected: "a duration of at most 30 days (720h)") }
+        guard value <= maximumDuration else {
+            throw ParseError(text: text, expected: "a duration of at most \(maximumDurationText) (\(trimmed(maximumDuration / 3600))h)")
+        }
         return value
     }
 
