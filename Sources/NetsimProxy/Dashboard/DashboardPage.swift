@@ -434,12 +434,20 @@ enum DashboardPage {
             children.push(svg("line", { x1: x(mark.at), y1: 14, x2: x(mark.at), y2: top + height, stroke: color, "stroke-width": 1.5, "stroke-dasharray": mark.kind === "set" ? "" : "4 3", "class": "mark", "data-kind": mark.kind }));
             children.push(svg("text", Object.assign({ y: 12 + 11 * (lane++ % 2), "font-size": 11, fill: color }, beside(x(mark.at), 3)), mark.label));
           }
+          // Wake-up labels take the lower of two rows where they do not overlap the row's last
+          // label (about 6 units a character at this size), else the upper one.
+          const rowEnds = [-Infinity, -Infinity];
           for (const wake of page.wakes) {
             if (wake.at < start || wake.at > end) continue;
             const wx = x(wake.at);
             children.push(svg("path", { d: "M" + (wx - 5) + " " + (top - 12) + " L" + (wx + 5) + " " + (top - 12) + " L" + wx + " " + (top - 2) + " Z", fill: "#7b3294", "class": "wake" }));
-            const name = (wake.connection != null && page.names.get(wake.connection)) || wake.destination;
-            children.push(svg("text", Object.assign({ y: top - 16, "font-size": 10, fill: "#4a1d5a", "class": "wake-label" }, beside(wx, 6)), name.length > 32 ? name.slice(0, 31) + "…" : name));
+            const full = (wake.connection != null && page.names.get(wake.connection)) || wake.destination;
+            const name = full.length > 32 ? full.slice(0, 31) + "…" : full;
+            const place = beside(wx, 6), width = name.length * 6;
+            const left = place["text-anchor"] === "end" ? place.x - width : place.x;
+            const row = left > rowEnds[0] ? 0 : 1;
+            rowEnds[row] = Math.max(rowEnds[row], left + width);
+            children.push(svg("text", Object.assign({ y: top - 16 - 11 * row, "font-size": 10, fill: "#4a1d5a", "class": "wake-label" }, place), name));
           }
           const step = WINDOW <= 120 ? 20 : 60;
           for (let tick = Math.ceil(start / step) * step; tick <= end; tick += step) {
