@@ -37,14 +37,6 @@ public struct BenchCommand: AsyncParsableCommand {
             """
     )
 
-    /// Which engine plays the bench.
-    enum Engine: String, CaseIterable, ExpressibleByArgument {
-        /// Real clients and servers through real proxies, in real time.
-        case live
-        /// The model engine: the same profiles, models and workload in virtual time.
-        case model
-    }
-
     /// The most devices a live bench plays: each is a real client and a real proxy.
     static let mostLiveDevices = 1000
     /// The model engine's limit (its longest run is `Quantity.maximumDuration`): beyond it a run
@@ -55,7 +47,7 @@ public struct BenchCommand: AsyncParsableCommand {
     var profile = "lte-tunnel"
 
     @Option(help: "live: real clients, servers and proxies in real time; model: virtual time (hours in seconds; see docs/model-engine.md).")
-    var engine = Engine.live
+    var engine = BenchEngine.live
 
     @Option(
         help: "The transports to compare, comma-separated: rest, ws, grpc. Default: rest,ws,grpc.",
@@ -290,3 +282,6 @@ struct TransportChoice: Sendable, Equatable, CustomStringConvertible {
 
     var description: String { chosen.map(\.rawValue).joined(separator: ",") }
 }
+
+/// `--engine live` or `--engine model`, by the names the report's `engine` key uses.
+extension BenchEngine: ExpressibleByArgument {}

@@ -54,7 +54,7 @@ import Testing
 
     @Test func everyTransportDeliversEverythingExactlyOnce() async throws {
         let result = try await BenchRunner.run(Self.configuration(Self.profile(), duration: 5), logger: Self.logger) { _ in }
-        #expect(Set(result.report.transports.keys) == ["rest", "ws", "grpc"])
+        #expect(Set(result.report.transports.keys) == [.rest, .ws, .grpc])
         Self.expectEverythingDeliveredOnce(result)
         for (transport, report) in result.report.orderedTransports {
             #expect(report.reconnects == 0, "\(transport) reconnected \(report.reconnects) times")
@@ -83,7 +83,7 @@ import Testing
         configuration.client.grpc.callTimeLimit = 1
         let result = try await BenchRunner.run(configuration, logger: Self.logger) { _ in }
         Self.expectEverythingDeliveredOnce(result)
-        let grpc = try #require(result.report.transports["grpc"])
+        let grpc = try #require(result.report.transports[.grpc])
         #expect(grpc.client.callRenewals >= 2 * 3, "each of 2 devices renews about every second: \(grpc.client.callRenewals)")
         #expect(grpc.reconnects == 0, "a renewal is a new call on the same connection")
     }

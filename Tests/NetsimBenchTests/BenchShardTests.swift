@@ -38,7 +38,7 @@ import Testing
         #expect(merged.report == whole.report)
         #expect(try merged.report.json() == whole.report.json())
         #expect(MarkdownReport.render(merged) == MarkdownReport.render(whole))
-        #expect(whole.report.transports["grpc"]?.latencyMs.count ?? 0 > 1000)
+        #expect(whole.report.transports[.grpc]?.latencyMs.count ?? 0 > 1000)
     }
 
     @Test func chartsAndProfileEventsOfAShortRunMergeToo() throws {
@@ -106,7 +106,7 @@ import Testing
             // Latency within the live run's noise: a push transport's within half (lte-good
             // adds about 70 ms each way), a poll's within the poll interval (when a poll falls
             // is the wall clock's).
-            let noise = transport == "rest" ? ClientSettings().rest.pollInterval * 1000 : 0.5 * report.latencyMs.p50
+            let noise = transport == .rest ? ClientSettings().rest.pollInterval * 1000 : 0.5 * report.latencyMs.p50
             #expect(
                 abs(part.latencyMs.p50 - report.latencyMs.p50) <= noise,
                 "\(transport): p50 \(part.latencyMs.p50) ms merged, \(report.latencyMs.p50) ms unsharded, of \(report.latencyMs.count)")

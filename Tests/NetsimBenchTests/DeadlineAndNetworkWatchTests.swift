@@ -52,13 +52,13 @@ import Testing
         let without = try await BenchRunner.run(unbounded, logger: BenchEndToEndTests.logger) { _ in }
 
         for transport in BenchTransport.allCases {
-            let zombie = try #require(withDeadlines.report.transports[transport.rawValue]?.resilience?.zombieSeconds)
-            let forever = try #require(without.report.transports[transport.rawValue]?.resilience?.zombieSeconds)
+            let zombie = try #require(withDeadlines.report.transports[transport]?.resilience?.zombieSeconds)
+            let forever = try #require(without.report.transports[transport]?.resilience?.zombieSeconds)
             #expect(zombie.deaths >= 2 && forever.deaths >= 2, "\(transport): \(zombie.deaths) / \(forever.deaths) deaths")
             #expect(zombie.max <= bounds[transport]!, "\(transport): zombie \(zombie.max) s with a deadline")
             // Dead from 2 s to the end of the 6 s run, at least.
             #expect(forever.mean >= 4, "\(transport): zombie \(forever.mean) s without a deadline")
-            #expect(withDeadlines.report.transports[transport.rawValue]?.events.lost == 0)
+            #expect(withDeadlines.report.transports[transport]?.events.lost == 0)
         }
     }
 

@@ -35,7 +35,7 @@ import Testing
         }
         for profile in profiles {
             let model = try ModelBenchRunner.run(try Self.configuration(profile)) { _ in }
-            #expect(model.report.engine == "model")
+            #expect(model.report.engine == .model)
             let agreement = EngineAgreement(live: try #require(live[profile]).report, model: model.report)
             #expect(agreement.rows.count == 27, "nine figures for each of three transports")
             for row in agreement.rows where !row.holds {

@@ -91,8 +91,8 @@ import Testing
         configuration.client.reconnect = .naive
         let naive = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
         for transport in BenchTransport.allCases {
-            let calm = try #require(resilient.report.transports[transport.rawValue])
-            let storm = try #require(naive.report.transports[transport.rawValue])
+            let calm = try #require(resilient.report.transports[transport])
+            let storm = try #require(naive.report.transports[transport])
             #expect(calm.events.lost == 0 && calm.resilience?.eventsLostBySkipping == 0, "\(transport) resilient: \(calm.events)")
             let skipped = storm.resilience?.eventsLostBySkipping ?? 0
             #expect(skipped > 0, "\(transport) naive lost \(skipped) by skipping")
@@ -114,8 +114,8 @@ import Testing
         let resilient = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
         configuration.client.reconnect = .naive
         let naive = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
-        let calm = try #require(resilient.report.transports["rest"]?.resilience?.connectionAttempts)
-        let storm = try #require(naive.report.transports["rest"]?.resilience?.connectionAttempts)
+        let calm = try #require(resilient.report.transports[.rest]?.resilience?.connectionAttempts)
+        let storm = try #require(naive.report.transports[.rest]?.resilience?.connectionAttempts)
         #expect(storm.peakPerSecond > calm.peakPerSecond, "naive \(storm), resilient \(calm)")
         #expect(storm.total > calm.total, "naive \(storm), resilient \(calm)")
     }

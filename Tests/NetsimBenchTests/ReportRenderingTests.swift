@@ -30,7 +30,7 @@ import Testing
         configuration.transports = [.rest]
         configuration.devices = 3
         configuration.duration = 3600
-        let report = try #require(ModelBenchRunner.run(configuration) { _ in }.report.transports["rest"])
+        let report = try #require(ModelBenchRunner.run(configuration) { _ in }.report.transports[.rest])
         #expect(report.perDevice.secondsByState["IDLE"]?.mean == report.perDevice.secondsByState["INACTIVE"]?.mean)
         let line = try #require(MarkdownReport.details(.rest, report).first { $0.hasPrefix("- Time by state per device:") })
         #expect(line.hasSuffix("IDLE 0.0 ± 0.0 s, INACTIVE 0.0 ± 0.0 s"), "\(line)")
@@ -45,7 +45,7 @@ import Testing
         let result = try ModelBenchRunner.run(configuration, shouldStop: { true }, onProgress: { _ in })
         #expect(result.report.partial == true)
         #expect(result.report.devicesPlayed == 64)
-        #expect(result.report.transports.keys.sorted() == ["grpc", "rest", "ws"])
+        #expect(result.report.transports.keys.sorted() == [.rest, .ws, .grpc])
         let json = try JSONSerialization.jsonObject(with: try result.report.json()) as? [String: Any]
         #expect(json?["partial"] as? Bool == true)
         let line = "Partial: the bench was stopped (SIGINT or SIGTERM) after 64 of 300 devices had played"
@@ -97,6 +97,27 @@ import Testing
         #expect(html.contains("LTE &lt;radio&gt; &amp; a short outage"))
         #expect(!html.contains("<script"))
         #expect(html.contains(RadioState.promotion.chartColor) && html.contains(">outage</text>"))
+    }
+
+    /// The engine and the transports are types in Swift and their names in the JSON: `engine` is
+    /// `live` or `model` (absent from reports older than the model engine, which read as nil and
+    /// are written back without it), and `transports` an object keyed `grpc`, `rest`, `ws`.
+    @Test func theEngineAndTheTransportsAreTheirNamesInTheJSON() throws {
+        var report = BenchReport.empty
+        report.engine = .model
+        let (transport, _) = BenchAnalysis.summarize([])
+        for key in BenchTransport.allCases { report.transports[key] = transport }
+        let text = String(decoding: try report.json(), as: UTF8.self)
+        #expect(text.contains(#""engine" : "model","#))
+        let keys = ["grpc", "rest", "ws"].compactMap { text.range(of: "\n    \"\($0)\" : {\n")?.lowerBound }
+        #expect(keys.count == 3 && keys == keys.sorted(), "an object, its keys sorted")
+        #expect(try JSONDecoder().decode(BenchReport.self, from: report.json()) == report)
+
+        var object = try #require(try JSONSerialization.jsonObject(with: report.json()) as? [String: Any])
+        object["engine"] = nil
+        let older = try JSONDecoder().decode(BenchReport.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(older.engine == nil && older.transports == report.transports)
+        #expect(!String(decoding: try older.json(), as: UTF8.self).contains(#""engine""#))
     }
 
     /// `netsim report show` of a bench's JSON: the Markdown the bench wrote up to its profile and

@@ -154,7 +154,7 @@ struct OfflineQueueTests {
 
     static func grpc(_ configuration: BenchConfiguration) async throws -> BenchReport.TransportReport {
         let result = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
-        return try #require(result.report.transports["grpc"])
+        return try #require(result.report.transports[.grpc])
     }
 
     /// Bursts 13 s apart, past the LTE tail: unbatched each wakes the radio; a batcher that
@@ -229,7 +229,7 @@ struct OfflineQueueTests {
             configuration.client.consumer = ClientSettings.Consumer(eventsPerSecond: 50)
             configuration.client.ws.receiveBuffer = mode
             let result = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
-            return try #require(result.report.transports["ws"])
+            return try #require(result.report.transports[.ws])
         }
         let bounded = try await run(.bounded(16))
         #expect(bounded.client.receiveBufferDrops > 0)

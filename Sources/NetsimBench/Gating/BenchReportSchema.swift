@@ -31,7 +31,7 @@ extension ReportSchema {
         transport.buffers = BenchReport.Buffers(
             clientPeakEvents: 0, clientPeakBytes: 0, serverQueuePeakEvents: 0, serverQueuePeakBytes: 0,
             lost: BenchReport.LostByCause(outboxOverflow: 0, receiveBufferOverflow: 0, other: 0))
-        for key in BenchTransport.allCases { report.transports[key.rawValue] = transport }
+        for key in BenchTransport.allCases { report.transports[key] = transport }
         return try! JSONDecoder().decode(ReportTree.self, from: report.json())
     }
 }
@@ -45,7 +45,7 @@ extension Spread {
 extension BenchReport {
     /// A report of nothing: the base of the schema sample.
     static let empty = BenchReport(
-        netsimVersion: "", engine: "live", profile: "", seed: 0, durationSeconds: 0, drain: Drain(limitSeconds: 0, seconds: 0),
+        netsimVersion: "", engine: .live, profile: "", seed: 0, durationSeconds: 0, drain: Drain(limitSeconds: 0, seconds: 0),
         devicesPerTransport: 0,
         workload: WorkloadSummary(
             eventMeanGapSeconds: 0, eventPayloadBytes: 0, messageIntervalSeconds: 0, messagePayloadBytes: 0, outboxLimit: 0),

@@ -8,7 +8,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var netsimVersion: String
     /// `live` (real clients and servers through real proxies) or `model` (virtual time; see
     /// docs/model-engine.md). Absent in reports written before the model engine existed.
-    public var engine: String?
+    public var engine: BenchEngine?
     public var profile: String
     public var seed: UInt64
     /// The workload's duration (the drain after it is not included).
@@ -20,8 +20,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
     public var workload: WorkloadSummary
     /// Where the client settings came from (`built-in` or a file path).
     public var client: String
-    /// Keyed `rest`, `ws`, `grpc`; only the transports that ran.
-    public var transports: [String: TransportReport]
+    /// Keyed `rest`, `ws`, `grpc` (`BenchTransport` is `CodingKeyRepresentable`: its raw values
+    /// are the JSON object's keys); only the transports that ran.
+    public var transports: [BenchTransport: TransportReport]
     /// True when SIGINT or SIGTERM stopped the bench before every device had played (the
     /// model engine stops at its next batch): the figures cover `devicesPlayed` only. Absent
     /// from a finished bench.
@@ -224,6 +225,6 @@ extension BenchReport {
 
     /// The transports that ran, in the order rest, ws, grpc.
     public var orderedTransports: [(BenchTransport, TransportReport)] {
-        BenchTransport.allCases.compactMap { transport in transports[transport.rawValue].map { (transport, $0) } }
+        BenchTransport.allCases.compactMap { transport in transports[transport].map { (transport, $0) } }
     }
 }

@@ -56,7 +56,7 @@ public struct EngineAgreement: Sendable {
         let devices = live.devicesPerTransport
         var rows: [Row] = []
         for (transport, a) in live.orderedTransports {
-            guard let b = model.transports[transport.rawValue] else { continue }
+            guard let b = model.transports[transport] else { continue }
             let row = { (figure: String, live: Double, model: Double, bound: Bound) in
                 rows.append(Row(transport: transport, figure: figure, live: live, model: model, bound: bound))
             }

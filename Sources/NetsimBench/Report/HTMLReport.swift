@@ -42,7 +42,7 @@ public enum HTMLReport {
             "<h1>netsim bench: \(escape(report.profile))</h1>",
             "<p>\(report.devicesPerTransport) devices per transport, \(Quantity.formatDuration(report.durationSeconds)), "
                 + "seed \(report.seed), netsim \(escape(report.netsimVersion))"
-                + (report.engine == "model" ? ", played by the model engine in virtual time.</p>" : ".</p>"),
+                + (report.engine == .model ? ", played by the model engine in virtual time.</p>" : ".</p>"),
         ]
         if let partial = ReportFormatting.partial(report) { body.append("<p><strong>\(escape(partial))</strong></p>") }
         body += [

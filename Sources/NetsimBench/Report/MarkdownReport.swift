@@ -32,7 +32,7 @@ public enum MarkdownReport {
         var lines = [
             "## netsim bench: \(report.profile), \(report.devicesPerTransport) devices per transport, "
                 + "\(Quantity.formatDuration(report.durationSeconds)) (seed \(report.seed)"
-                + (report.engine == "model" ? ", model engine)" : ")"),
+                + (report.engine == .model ? ", model engine)" : ")"),
             "",
         ]
         if let partial = ReportFormatting.partial(report) { lines += ["**\(partial)**", ""] }

@@ -52,7 +52,7 @@ public enum BenchRunner {
             fleets[transport] = part
         }
         return configuration.shardReport(
-            engine: "live", endSeconds: drainEnd, fleets: fleets, profileEvents: profileEvents, stopped: false)
+            engine: .live, endSeconds: drainEnd, fleets: fleets, profileEvents: profileEvents, stopped: false)
     }
 
     /// Plays the bench and returns each device's outcome per transport, for code outside the

@@ -35,8 +35,8 @@ public struct BenchShard: Sendable, Codable {
     public var profileEvents: [DeviceEvent]?
     /// A signal stopped this part before it had played all its devices.
     public var stopped: Bool
-    /// Keyed by transport (`rest`, `ws`, `grpc`).
-    var fleets: [String: FleetPart]
+    /// Keyed by transport (`rest`, `ws`, `grpc` in the JSON).
+    var fleets: [BenchTransport: FleetPart]
 
     /// One transport's devices in this part.
     struct FleetPart: Sendable, Codable {
@@ -85,7 +85,7 @@ public struct BenchShard: Sendable, Codable {
 extension BenchConfiguration {
     /// This run's part, its fleets played: the header every part of the run shares.
     func shardReport(
-        engine: String, endSeconds: Double, fleets: [BenchTransport: BenchShard.FleetPart], profileEvents: [DeviceEvent]?,
+        engine: BenchEngine, endSeconds: Double, fleets: [BenchTransport: BenchShard.FleetPart], profileEvents: [DeviceEvent]?,
         stopped: Bool
     ) -> BenchShard {
         let header = BenchReport(
@@ -100,7 +100,7 @@ extension BenchConfiguration {
             shard: shard, header: header, profile: profile,
             workload: workload, clientSettings: client, transports: transports, endSeconds: endSeconds,
             profileEvents: shard.includes(0) ? profileEvents : nil, stopped: stopped,
-            fleets: Dictionary(uniqueKeysWithValues: fleets.map { ($0.key.rawValue, $0.value) }))
+            fleets: fleets)
     }
 }
 

@@ -16,12 +16,12 @@ public enum BenchShardMerge {
         var charts: [BenchTransport: TransportCharts] = [:]
         var devicesPlayed = 0
         for transport in first.transports {
-            let fleetParts = parts.compactMap { $0.shard.fleets[transport.rawValue] }
+            let fleetParts = parts.compactMap { $0.shard.fleets[transport] }
             devicesPlayed += fleetParts.map(\.devices.count).reduce(0, +)
             var (transportReport, chart) = analyse(fleetParts, end: end, profile: first.header.profile, seed: first.header.seed)
             // The model engine models no receive buffers or server queues: no figures rather than zeros.
-            if first.header.engine == "model" { transportReport.buffers = nil }
-            report.transports[transport.rawValue] = transportReport
+            if first.header.engine == .model { transportReport.buffers = nil }
+            report.transports[transport] = transportReport
             charts[transport] = chart
         }
         report.drain.seconds = max(0, end - first.header.durationSeconds)
@@ -68,13 +68,13 @@ public enum BenchShardMerge {
             if part.stopped, part.shard.count > 1 { throw .stopped(source, part.shard) }
             let expected = (0..<first.header.devicesPerTransport).filter(part.shard.includes)
             for transport in first.transports {
-                let devices = part.fleets[transport.rawValue]?.devices.map(\.index) ?? []
+                let devices = part.fleets[transport]?.devices.map(\.index) ?? []
                 let complete = part.stopped ? devices.allSatisfy(part.shard.includes) : devices == expected
                 if !complete || Set(devices).count != devices.count {
                     throw .wrongItems(source, part.shard, items: "\(transport.rawValue) devices")
                 }
             }
-            if part.fleets.keys.contains(where: { key in !first.transports.contains { $0.rawValue == key } }) {
+            if part.fleets.keys.contains(where: { !first.transports.contains($0) }) {
                 throw .otherRun(source, field: "transports", first: firstSource)
             }
         }
@@ -87,7 +87,7 @@ public enum BenchShardMerge {
         let (a, b) = (part.header, first.header)
         let fields: [(String, Bool)] = [
             ("netsim version (\(a.netsimVersion), not \(b.netsimVersion))", a.netsimVersion == b.netsimVersion),
-            ("engine (\(a.engine ?? "live"), not \(b.engine ?? "live"))", a.engine == b.engine),
+            ("engine (\((a.engine ?? .live).rawValue), not \((b.engine ?? .live).rawValue))", a.engine == b.engine),
             ("profile (\(a.profile), not \(b.profile))", a.profile == b.profile),
             ("profile's contents", part.profile == first.profile),
             ("seed (\(a.seed), not \(b.seed))", a.seed == b.seed),

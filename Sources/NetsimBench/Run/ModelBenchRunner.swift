@@ -63,7 +63,7 @@ public enum ModelBenchRunner {
         }
         let played = run.devices.values.map(\.count).reduce(0, +)
         return configuration.shardReport(
-            engine: "model", endSeconds: run.endSeconds, fleets: fleets, profileEvents: profileEvents,
+            engine: .model, endSeconds: run.endSeconds, fleets: fleets, profileEvents: profileEvents,
             stopped: played < configuration.shard.share(of: configuration.devices) * configuration.transports.count)
     }
 

@@ -1,7 +1,8 @@
 /// The three protocols a bench compares, by their keys in the JSON report and `--transports`.
 /// In code the WebSocket transport is `ws` everywhere (cases, settings), as in its key; types
-/// and titles spell it `WebSocket`, and the client file's section is `websocket`.
-public enum BenchTransport: String, CaseIterable, Sendable, Codable, Comparable {
+/// and titles spell it `WebSocket`, and the client file's section is `websocket`. A
+/// `CodingKeyRepresentable` key, so a dictionary keyed by transport encodes as `{"rest": ...}`.
+public enum BenchTransport: String, CaseIterable, Sendable, Codable, CodingKeyRepresentable, Comparable {
     case rest
     case ws
     case grpc
