@@ -114,7 +114,9 @@ extension ModelEngine {
         func wire(_ encoding: WireFormat.Encoding) -> WireFormat {
             WireFormat(encoding: encoding, eventPayloadBytes: workload.eventPayloadBytes, messagePayloadBytes: workload.messagePayloadBytes)
         }
-        func play<Client: TransportClient>(_ client: Client, _ server: ModelServer.Kind, _ encoding: WireFormat.Encoding) -> DeviceOutcome {
+        func play<Client: TransportClientModel>(
+            _ client: Client, _ server: ModelServer.Kind, _ encoding: WireFormat.Encoding
+        ) -> DeviceOutcome {
             var simulation = DeviceSimulation(
                 device: device, client: client, server: ModelServer(kind: server), wire: wire(encoding), times: times,
                 outboxLimit: workload.outboxLimit)
@@ -124,15 +126,15 @@ extension ModelEngine {
         switch client {
         case .rest(let settings):
             return play(
-                RESTPollingClient(settings: settings, batchLimit: DeviceRun.restBatchLimit, seed: seed),
+                RESTPollingClientModel(settings: settings, batchLimit: DeviceRun.restBatchLimit, seed: seed),
                 .rest(batchLimit: DeviceRun.restBatchLimit), .transport(.rest))
         case .ws(let settings):
-            return play(WebSocketClient(settings: settings, seed: seed), .ws(pingInterval: settings.pingInterval), .transport(.ws))
+            return play(WebSocketClientModel(settings: settings, seed: seed), .ws(pingInterval: settings.pingInterval), .transport(.ws))
         case .grpc(let settings, let policy):
-            return play(GRPCClient(settings: settings, seed: seed), .grpc(policy), .transport(.grpc))
+            return play(GRPCClientModel(settings: settings, seed: seed), .grpc(policy), .transport(.grpc))
         case .heartbeat(let settings):
             let probeBytes = if case .tcpKeepalive = settings.kind { 1 } else { 2 }
-            return play(HeartbeatClient(settings: settings, seed: seed), .heartbeat, .plain(probeBytes: probeBytes))
+            return play(HeartbeatClientModel(settings: settings, seed: seed), .heartbeat, .plain(probeBytes: probeBytes))
         }
     }
 }
@@ -145,9 +147,9 @@ struct DeviceRun: Sendable {
     let drainDeadline: Double
 
     private enum Simulation: Sendable {
-        case rest(DeviceSimulation<RESTPollingClient>)
-        case ws(DeviceSimulation<WebSocketClient>)
-        case grpc(DeviceSimulation<GRPCClient>)
+        case rest(DeviceSimulation<RESTPollingClientModel>)
+        case ws(DeviceSimulation<WebSocketClientModel>)
+        case grpc(DeviceSimulation<GRPCClientModel>)
     }
 
     /// The REST server's batch limit (`RESTServer.batchLimit` in the live bench).
@@ -172,20 +174,20 @@ struct DeviceRun: Sendable {
         case .rest:
             simulation = .rest(
                 DeviceSimulation(
-                    device: device, client: RESTPollingClient(settings: client.rest, batchLimit: Self.restBatchLimit, seed: seed),
+                    device: device, client: RESTPollingClientModel(settings: client.rest, batchLimit: Self.restBatchLimit, seed: seed),
                     server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, times: times,
                     outboxLimit: outboxLimit))
         case .ws:
             simulation = .ws(
                 DeviceSimulation(
-                    device: device, client: WebSocketClient(settings: client.ws, seed: seed),
+                    device: device, client: WebSocketClientModel(settings: client.ws, seed: seed),
                     server: ModelServer(kind: .ws(pingInterval: client.ws.pingInterval)), wire: wire,
                     times: times, outboxLimit: outboxLimit))
         case .grpc:
             let policy = configuration.grpcServerPolicy ?? .matching(client.grpc)
             simulation = .grpc(
                 DeviceSimulation(
-                    device: device, client: GRPCClient(settings: client.grpc, seed: seed), server: ModelServer(kind: .grpc(policy)),
+                    device: device, client: GRPCClientModel(settings: client.grpc, seed: seed), server: ModelServer(kind: .grpc(policy)),
                     wire: wire, times: times, outboxLimit: outboxLimit))
         }
     }
@@ -200,7 +202,7 @@ struct DeviceRun: Sendable {
         }
     }
 
-    private func finish<Client: TransportClient>(
+    private func finish<Client: TransportClientModel>(
         _ simulation: inout DeviceSimulation<Client>
     ) -> (DeviceRecords, DeviceRemains, stoppedAt: Double, steps: Int) {
         let stoppedAt = simulation.run(duration: duration, drainDeadline: drainDeadline)

@@ -8,7 +8,7 @@ struct TransportStateMachineTests {
     @Test func restPostsTheOutboxThenPollsThenWaits() {
         var ledger = AppLedger(outboxLimit: 8)
         _ = ledger.produceMessage()
-        var client = RESTPollingClient(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)
+        var client = RESTPollingClientModel(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)
         #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.postRequest(message: 1)), .setTimer(.requestTimeout, at: 10)])
         ledger.acknowledge(1)
         #expect(
@@ -26,18 +26,18 @@ struct TransportStateMachineTests {
         var ledger = AppLedger(outboxLimit: 8)
         var rest = ClientSettings.RESTSettings()
         rest.requestTimeout = nil
-        var poller = RESTPollingClient(settings: rest, batchLimit: 100, seed: 1)
+        var poller = RESTPollingClientModel(settings: rest, batchLimit: 100, seed: 1)
         #expect(poller.start(now: 0, ledger: &ledger) == [.connect, .send(.pollRequest(after: 0))])
         var ws = ClientSettings.WebSocketSettings()
         ws.pingInterval = nil
-        var socket = WebSocketClient(settings: ws, seed: 1)
+        var socket = WebSocketClientModel(settings: ws, seed: 1)
         _ = socket.start(now: 0, ledger: &ledger)
         #expect(socket.received(.accepted(newConnection: true), now: 0.1, ledger: &ledger) == [])
     }
 
     @Test func restTimeoutClosesCountsAndBacksOff() {
         var ledger = AppLedger(outboxLimit: 8)
-        var client = RESTPollingClient(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)
+        var client = RESTPollingClientModel(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)
         _ = client.start(now: 0, ledger: &ledger)
         let actions = client.timerFired(.requestTimeout, now: 10, ledger: &ledger)
         #expect(actions.first == .closeConnection)
@@ -52,7 +52,7 @@ struct TransportStateMachineTests {
 
     @Test func webSocketUnansweredPingClosesAtTheNextPing() {
         var ledger = AppLedger(outboxLimit: 8)
-        var client = WebSocketClient(settings: ClientSettings.WebSocketSettings(), seed: 1)
+        var client = WebSocketClientModel(settings: ClientSettings.WebSocketSettings(), seed: 1)
         #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.open(after: 0, newConnection: true))])
         #expect(client.received(.accepted(newConnection: true), now: 0.5, ledger: &ledger) == [.setTimer(.ping, at: 30.5)])
         #expect(client.timerFired(.ping, now: 30.5, ledger: &ledger) == [.send(.ping(fromClient: true)), .setTimer(.ping, at: 60.5)])
@@ -65,7 +65,7 @@ struct TransportStateMachineTests {
         var ledger = AppLedger(outboxLimit: 8)
         var settings = ClientSettings.GRPCClientSettings()
         settings.callTimeLimit = nil
-        var client = GRPCClient(settings: settings, seed: 1)
+        var client = GRPCClientModel(settings: settings, seed: 1)
         #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.open(after: 0, newConnection: true))])
         #expect(client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger) == [.setTimer(.ping, at: 60.3)])
         #expect(
@@ -96,7 +96,7 @@ struct TransportStateMachineTests {
     /// it goes on that connection instead of a third one.
     @Test func grpcReconnectsAfterAKeepaliveTimeoutEvenOfflineAndTheCallWaitsForTheNetwork() {
         var ledger = AppLedger(outboxLimit: 8)
-        var client = GRPCClient(settings: ClientSettings.GRPCClientSettings(), seed: 1)
+        var client = GRPCClientModel(settings: ClientSettings.GRPCClientSettings(), seed: 1)
         _ = client.start(now: 0, ledger: &ledger)
         _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
         #expect(client.networkChanged(available: false, now: 50, ledger: &ledger) == [])
@@ -118,7 +118,7 @@ struct TransportStateMachineTests {
     @Test func grpcReconnectsAtOnceAfterAnErrorButNotAfterAFIN() {
         for (end, reconnects) in [(ConnectionEnd.reset, true), (.timedOut, true), (.closedByPeer, false)] {
             var ledger = AppLedger(outboxLimit: 8)
-            var client = GRPCClient(settings: ClientSettings.GRPCClientSettings(), seed: 1)
+            var client = GRPCClientModel(settings: ClientSettings.GRPCClientSettings(), seed: 1)
             _ = client.start(now: 0, ledger: &ledger)
             _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
             let actions = client.connectionEnded(end, now: 10, ledger: &ledger)
@@ -131,7 +131,7 @@ struct TransportStateMachineTests {
     /// keepalive time.
     @Test func grpcTooManyPingsDoublesTheKeepaliveTime() {
         var ledger = AppLedger(outboxLimit: 8)
-        var client = GRPCClient(settings: ClientSettings.GRPCClientSettings(), seed: 1)
+        var client = GRPCClientModel(settings: ClientSettings.GRPCClientSettings(), seed: 1)
         _ = client.start(now: 0, ledger: &ledger)
         _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
         _ = client.received(.goAway(tooManyPings: true), now: 200, ledger: &ledger)

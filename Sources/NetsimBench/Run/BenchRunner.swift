@@ -228,13 +228,13 @@ struct Fleet: Sendable {
                 ? NetworkWatch(clock: clock) { [proxy] in (try? await proxy.status()).map { !$0.disconnected } ?? true } : nil
             switch transport {
             case .rest:
-                await RESTClient(
+                await LiveRESTClient(
                     device: index, port: port, ledger: ledger, settings: settings.rest, reconnect: settings.reconnect,
                     backoff: settings.backoff(settings.rest.backoff), network: settings.rest.watchNetwork ? watch : nil,
                     batching: settings.batching, consumer: settings.consumer, clock: clock, seed: seed
                 ).run()
             case .ws:
-                await WebSocketDeviceClient(
+                await LiveWebSocketClient(
                     device: index, port: port, ledger: ledger, settings: settings.ws, reconnect: settings.reconnect,
                     backoff: settings.backoff(settings.ws.backoff), network: settings.ws.watchNetwork ? watch : nil,
                     inbox: EventInbox(ledger: ledger, clock: clock, mode: settings.ws.receiveBuffer, consumer: settings.consumer),
@@ -243,7 +243,7 @@ struct Fleet: Sendable {
             case .grpc:
                 var grpc = settings.grpc
                 grpc.backoff = settings.backoff(grpc.backoff)
-                await GRPCDeviceClient(
+                await LiveGRPCClient(
                     device: index, port: port, ledger: ledger, settings: grpc.scaled(by: clock.timeScale),
                     inbox: EventInbox(ledger: ledger, clock: clock, mode: grpc.receiveBuffer, consumer: settings.consumer),
                     batching: settings.batching, clock: clock, seed: seed, logger: logger, reconnect: settings.reconnect,

@@ -115,7 +115,7 @@ public struct DeviceRemains: Sendable, Codable {
 /// NAT) and arrives when the model says. A connection's death is learnt as real peers learn it:
 /// a RST, the peer's FIN, a probe left unanswered, a request timeout, or TCP giving up on
 /// unacknowledged data; a dead idle connection with nothing to send stays silent for ever.
-struct DeviceSimulation<Client: TransportClient>: Sendable {
+struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private struct Write: Sendable {
         var connection: ConnectionID
         var direction: Direction

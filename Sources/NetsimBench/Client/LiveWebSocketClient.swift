@@ -8,7 +8,7 @@ import NetsimModel
 /// uplink messages; the client pings every ping interval and a missing pong closes the
 /// connection. On reconnect (with backoff) it resumes after the last sequence it received;
 /// the naive client (`reconnect: naive`) subscribes from now (`after=now`) instead.
-struct WebSocketDeviceClient: Sendable {
+struct LiveWebSocketClient: Sendable {
     let device: Int
     let port: Int
     let ledger: DeviceLedger

@@ -1,6 +1,6 @@
 import NetsimCore
 
-/// The REST polling app as a state machine, the same loop as the live bench's `RESTClient`:
+/// The REST polling app as a state machine, the same loop as the live bench's `LiveRESTClient`:
 /// POST every unacknowledged message (one request at a time), then `GET /events?after=SEQ`;
 /// when the answer is not a full batch, wait the poll interval or until the app produces a
 /// message. A request that fails or outlives its timeout closes the connection (the HTTP
@@ -9,7 +9,7 @@ import NetsimCore
 ///
 /// The engine delivers polled events and acknowledgements to the ledger before it hands the
 /// frame here; this machine decides only what goes on the wire next, and when.
-public struct RESTPollingClient: Sendable {
+public struct RESTPollingClientModel: Sendable {
     public enum Phase: Sendable, Equatable {
         case idle
         case posting(UInt64)

@@ -14,7 +14,7 @@ import NetsimModel
 /// flow control by nature, and the backlog waits on the server. The naive client
 /// (`reconnect: naive`) polls after the server's latest event after each failure
 /// (`after=now`), skipping what was produced meanwhile.
-struct RESTClient: Sendable {
+struct LiveRESTClient: Sendable {
     let device: Int
     let port: Int
     let ledger: DeviceLedger

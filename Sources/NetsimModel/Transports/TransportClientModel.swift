@@ -1,7 +1,7 @@
 /// A modelled app's transport: a value that takes the app's and the network's inputs and says
 /// what to put on the wire, which timers to arm, and when to connect or give up. The engine
 /// delivers received events and acknowledgements to the `AppLedger` before it hands a frame over.
-public protocol TransportClient: Sendable {
+public protocol TransportClientModel: Sendable {
     mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction]
     mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction]
     mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction]
@@ -14,12 +14,12 @@ public protocol TransportClient: Sendable {
     func delivers(_ frame: Frame) -> Bool
 }
 
-extension TransportClient {
+extension TransportClientModel {
     public func delivers(_ frame: Frame) -> Bool { true }
 
     public mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction] { [] }
 }
 
-extension RESTPollingClient: TransportClient {}
-extension WebSocketClient: TransportClient {}
-extension GRPCClient: TransportClient {}
+extension RESTPollingClientModel: TransportClientModel {}
+extension WebSocketClientModel: TransportClientModel {}
+extension GRPCClientModel: TransportClientModel {}

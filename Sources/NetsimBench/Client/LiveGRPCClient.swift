@@ -11,7 +11,7 @@ import Synchronization
 /// while the phone reports no network (as a mobile OS's reachability callback would).
 /// `reconnect: naive` makes it the naive client instead: no network watching, a fixed short
 /// retry (the caller's `settings.backoff`), and every call subscribing from now.
-struct GRPCDeviceClient: Sendable {
+struct LiveGRPCClient: Sendable {
     let device: Int
     let port: Int
     let ledger: DeviceLedger

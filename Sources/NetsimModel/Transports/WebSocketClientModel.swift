@@ -7,7 +7,7 @@ import NetsimCore
 /// connection ends it reconnects after a jittered backoff (the first retry after a connection
 /// that had opened waits the initial backoff) and resumes after the last event received.
 /// The library has no upgrade timeout: an upgrade that never gets through waits, as live.
-public struct WebSocketClient: Sendable {
+public struct WebSocketClientModel: Sendable {
     public enum Phase: Sendable, Equatable {
         case idle
         case upgrading

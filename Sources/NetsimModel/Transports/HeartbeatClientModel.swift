@@ -50,7 +50,7 @@ public struct HeartbeatSettings: Sendable, Equatable {
 /// the connection, probes on its schedule, declares the connection dead when probes go
 /// unanswered, and reconnects after a jittered backoff (at once after a connection that had
 /// opened).
-public struct HeartbeatClient: Sendable {
+public struct HeartbeatClientModel: Sendable {
     public enum Phase: Sendable, Equatable {
         case idle
         case opening
@@ -161,4 +161,4 @@ public struct HeartbeatClient: Sendable {
     }
 }
 
-extension HeartbeatClient: TransportClient {}
+extension HeartbeatClientModel: TransportClientModel {}

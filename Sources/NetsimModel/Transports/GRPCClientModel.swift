@@ -1,6 +1,6 @@
 import NetsimCore
 
-/// The gRPC bidi app as a state machine: the live bench's `GRPCDeviceClient` (its
+/// The gRPC bidi app as a state machine: the live bench's `LiveGRPCClient` (its
 /// `ReconnectionStateMachine`: a lost call is reopened at once, a failed attempt waits a
 /// jittered exponential backoff, no attempts while the phone has no network) over the
 /// grpc-swift-nio-transport connection it drives:
@@ -19,7 +19,7 @@ import NetsimCore
 ///   doubles its keepalive time, as A8 requires.
 /// - A call reaching its time limit is cancelled (RST_STREAM) and renewed at once on the same
 ///   connection, resuming from the last event received.
-public struct GRPCClient: Sendable {
+public struct GRPCClientModel: Sendable {
     public enum Connection: Sendable, Equatable {
         case none
         case handshaking
