@@ -1,5 +1,6 @@
 import Foundation
 import NetsimBench
+import NetsimCore
 import Synchronization
 
 /// The bench's progress: on a terminal, one line per transport redrawn in place every second;
@@ -53,8 +54,8 @@ final class BenchProgressDisplay: Sendable {
             return ["model \(progressBar(played, remaining: remaining)) of the devices played"]
         }
         return progress.transports.map { transport in
-            let states = transport.radioStates.sorted { ($0.value, $1.key) > ($1.value, $0.key) }.map { "\($0.key) \($0.value)" }.joined(
-                separator: ", ")
+            let states = transport.radioStates.sorted { ($0.value, $1.key.reportName) > ($1.value, $0.key.reportName) }
+                .map { "\($0.key.reportName) \($0.value)" }.joined(separator: ", ")
             var line =
                 "\(transport.transport.title.padding(toLength: 12, withPad: " ", startingAt: 0)) \(clock) | "
                 + "events \(transport.eventsDelivered)/\(transport.eventsCreated) | messages \(transport.messagesDelivered)/\(transport.messagesProduced)"

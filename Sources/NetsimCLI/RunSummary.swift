@@ -30,8 +30,9 @@ enum RunSummary {
                 "radio (\(radio.model)): awake \(String(format: "%.1f", radio.wakeSeconds)) s (\(String(format: "%.0f", share))%), "
                     + "\(radio.promotions) promotion(s), \(String(format: "%.2f", radio.energyJoules)) J, "
                     + "mean \(String(format: "%.0f", radio.meanPowerMilliwatts)) mW")
-            let states = radio.secondsByState.filter { $0.value > 0 }.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
-                .map { "\($0.key) \(String(format: "%.1f", $0.value)) s" }
+            let states = radio.secondsByState.filter { $0.value > 0 }
+                .sorted { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }
+                .map { "\($0.key.rawValue) \(String(format: "%.1f", $0.value)) s" }
             lines.append("  time by state: " + states.joined(separator: ", "))
             let waits = report.radioLatency
             lines.append(

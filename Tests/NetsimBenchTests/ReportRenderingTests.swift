@@ -31,7 +31,7 @@ import Testing
         configuration.devices = 3
         configuration.duration = 3600
         let report = try #require(ModelBenchRunner.run(configuration) { _ in }.report.transports[.rest])
-        #expect(report.perDevice.secondsByState["IDLE"]?.mean == report.perDevice.secondsByState["INACTIVE"]?.mean)
+        #expect(report.perDevice.secondsByState[.idle]?.mean == report.perDevice.secondsByState[.inactive]?.mean)
         let line = try #require(MarkdownReport.details(.rest, report).first { $0.hasPrefix("- Time by state per device:") })
         #expect(line.hasSuffix("IDLE 0.0 ± 0.0 s, INACTIVE 0.0 ± 0.0 s"), "\(line)")
     }

@@ -223,7 +223,7 @@ import Testing
         _ = device.send(100, .up, on: connection, at: 10)
         let report = device.radioReport(until: 10.1)
         #expect(abs(report.durationSeconds - 10.1) < 1e-9)
-        #expect(abs((report.secondsByState["PROMOTION"] ?? 0) - 0.1) < 1e-9)
+        #expect(abs((report.secondsByState[.promotion] ?? 0) - 0.1) < 1e-9)
         #expect(report.heldAtEnd.up == .init(chunks: 1, bytes: 100))
     }
 

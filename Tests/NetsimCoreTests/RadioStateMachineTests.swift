@@ -21,11 +21,11 @@ import Testing
         let report = radio.report(until: 100)
 
         #expect(report.promotions == 1)
-        #expect(abs(report.secondsByState["PROMOTION"]! - 0.26) < 1e-9)
-        #expect(abs(report.secondsByState["CONTINUOUS_RECEPTION"]! - 0.1) < 1e-9)
-        #expect(abs(report.secondsByState["SHORT_DRX"]! - 0.02) < 1e-9)
-        #expect(abs(report.secondsByState["LONG_DRX"]! - 10) < 1e-9)
-        #expect(abs(report.secondsByState["IDLE"]! - (100 - 10.38)) < 1e-9)
+        #expect(abs(report.secondsByState[.promotion]! - 0.26) < 1e-9)
+        #expect(abs(report.secondsByState[.continuousReception]! - 0.1) < 1e-9)
+        #expect(abs(report.secondsByState[.shortDRX]! - 0.02) < 1e-9)
+        #expect(abs(report.secondsByState[.longDRX]! - 10) < 1e-9)
+        #expect(abs(report.secondsByState[.idle]! - (100 - 10.38)) < 1e-9)
         #expect(abs(report.wakeSeconds - 10.38) < 1e-9)
 
         // Promotion 0.26 s * 1.21 W; continuous reception 0.1 s * 1.2 W; short DRX one 20 ms
@@ -148,8 +148,8 @@ import Testing
         radio.transmitted(from: large.start, to: large.start, direction: .up, bytes: 100)
         let report = radio.report(until: 40)
         #expect(report.promotions == 1)
-        #expect(report.promotionsByOrigin == ["IDLE": 1, "FACH": 1])
-        #expect(abs(report.secondsByState["DCH"]! - 8) < 1e-9)
+        #expect(report.promotionsByOrigin == [.idle: 1, .fach: 1])
+        #expect(abs(report.secondsByState[.dch]! - 8) < 1e-9)
     }
 
     // MARK: 5G
@@ -177,7 +177,7 @@ import Testing
         #expect(abs(resume.promotionWait - 0.1) < 1e-12)
         let report = radio.report(until: 30)
         #expect(report.promotions == 1)
-        #expect(report.promotionsByOrigin == ["IDLE": 1, "INACTIVE": 1])
+        #expect(report.promotionsByOrigin == [.idle: 1, .inactive: 1])
     }
 
     @Test func nrNonStandaloneHasNoInactiveState() {
@@ -205,7 +205,7 @@ import Testing
         let combined = RadioReport.sequential([lte.report(until: 10), wifi.report(until: 20)])
         #expect(combined.model == "lte+wifi")
         #expect(abs(combined.durationSeconds - 20) < 1e-12)
-        #expect(abs(combined.secondsByState["IDLE"]! - 20) < 1e-12)
+        #expect(abs(combined.secondsByState[.idle]! - 20) < 1e-12)
     }
 
     @Test func reportEncodesTheDocumentedKeys() throws {
@@ -214,6 +214,31 @@ import Testing
         for key in ["model", "wakeSeconds", "promotions", "energyJoules", "meanPowerMilliwatts", "secondsByState"] {
             #expect(json.contains("\"\(key)\""))
         }
+    }
+
+    /// The per-state figures are keyed by `RadioState` in Swift and by the states' names in
+    /// JSON; a report naming a state netsim does not know is refused.
+    @Test func perStateFiguresAreObjectsKeyedByStateNames() throws {
+        var radio = lteRadio()
+        let admission = radio.admit(at: 1, direction: .up, bytes: 100)
+        radio.transmitted(from: admission.start, to: admission.start, direction: .up, bytes: 100)
+        let report = radio.report(until: 30)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let data = try encoder.encode(report)
+        struct ByName: Decodable {
+            var secondsByState: [String: Double]
+            var energyJoulesByState: [String: Double]
+            var promotionsByOrigin: [String: Int]
+        }
+        let byName = try JSONDecoder().decode(ByName.self, from: data)
+        #expect(byName.secondsByState == Dictionary(uniqueKeysWithValues: report.secondsByState.map { ($0.key.rawValue, $0.value) }))
+        #expect(Set(byName.energyJoulesByState.keys) == ["PROMOTION", "CONTINUOUS_RECEPTION", "SHORT_DRX", "LONG_DRX", "IDLE"])
+        #expect(byName.promotionsByOrigin == ["IDLE": 1])
+        #expect(try JSONDecoder().decode(RadioReport.self, from: data) == report)
+
+        let unknown = String(decoding: data, as: UTF8.self).replacingOccurrences(of: "\"LONG_DRX\"", with: "\"DEEP_SLEEP\"")
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(RadioReport.self, from: Data(unknown.utf8)) }
     }
 }
 

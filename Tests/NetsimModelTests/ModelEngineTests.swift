@@ -115,7 +115,7 @@ struct ModelEngineTests {
         let device = try #require(run[.grpc]?.first)
         #expect(device.radio.promotions == 60)
         #expect(device.connections.opened == 1)
-        let idleSeconds = device.radio.secondsByState["IDLE"] ?? 0
+        let idleSeconds = device.radio.secondsByState[.idle] ?? 0
         let expected = 60 * 11.367 + 0.019955 * idleSeconds
         #expect(
             abs(device.radio.energyJoules - expected) / expected < 0.02,

@@ -115,7 +115,7 @@ import Testing
         #expect(analysis.capture.packetsAfterEnd > 0)
         #expect(analysis.radio.promotionsByOrigin == live.promotionsByOrigin)
         Self.expectClose(analysis.radio.wakeSeconds, live.wakeSeconds)
-        let awake = { (report: RadioReport) in report.energyJoules - (report.energyJoulesByState["IDLE"] ?? 0) }
+        let awake = { (report: RadioReport) in report.energyJoules - (report.energyJoulesByState[.idle] ?? 0) }
         Self.expectClose(awake(analysis.radio), awake(live))
         // What flows are charged still adds up to the radio's figures.
         Self.expectClose(analysis.flows.map(\.wakeSeconds).reduce(0, +), analysis.radio.wakeSeconds, within: 1e-9)

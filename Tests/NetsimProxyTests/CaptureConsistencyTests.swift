@@ -53,8 +53,8 @@ import Testing
         #expect(abs(offline.wakeSeconds - live.wakeSeconds) / live.wakeSeconds < 0.01, "wake \(offline.wakeSeconds) vs \(live.wakeSeconds)")
         // The run also counts the idle time before the first and after the last packet, which a
         // capture cannot show; compare the energy of everything but IDLE.
-        let liveAwake = live.energyJoules - (live.energyJoulesByState["IDLE"] ?? 0)
-        let offlineAwake = offline.energyJoules - (offline.energyJoulesByState["IDLE"] ?? 0)
+        let liveAwake = live.energyJoules - (live.energyJoulesByState[.idle] ?? 0)
+        let offlineAwake = offline.energyJoules - (offline.energyJoulesByState[.idle] ?? 0)
         #expect(abs(offlineAwake - liveAwake) / liveAwake < 0.01, "energy awake \(offlineAwake) vs \(liveAwake) J")
     }
 
@@ -134,7 +134,7 @@ import Testing
         }
         #expect(analysis.capture.analysisEnd.reason == .runEnd)
         #expect(analysis.capture.analysisStart.reason == .runStart)
-        #expect(run.radio.secondsByState["IDLE", default: 0] < run.radio.durationSeconds)
+        #expect(run.radio.secondsByState[.idle, default: 0] < run.radio.durationSeconds)
         Self.expectSameFigures(run.radio, analysis.radio)
     }
 

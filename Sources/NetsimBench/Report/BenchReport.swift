@@ -168,7 +168,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var energyJoules: Spread
         public var meanPowerMilliwatts: Spread
         public var reconnects: Spread
-        public var secondsByState: [String: Spread]
+        public var secondsByState: [RadioState: Spread]
     }
 
     /// How a fleet's clients came back from lost connections: what a naive client loses and

@@ -63,8 +63,8 @@ public enum MarkdownReport {
         let format = ReportFormatting.self
         let radio = report.perDevice
         // Ties (states never visited) by name, so the same run always prints the same line.
-        let states = radio.secondsByState.sorted { ($0.value.mean, $1.key) > ($1.value.mean, $0.key) }
-            .map { "\($0.key) \(format.plusMinus($0.value)) s" }.joined(separator: ", ")
+        let states = radio.secondsByState.sorted { ($0.value.mean, $1.key.rawValue) > ($1.value.mean, $0.key.rawValue) }
+            .map { "\($0.key.rawValue) \(format.plusMinus($0.value)) s" }.joined(separator: ", ")
         return [
             "### \(transport.title)",
             "",

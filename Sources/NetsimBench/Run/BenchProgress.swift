@@ -1,3 +1,4 @@
+import NetsimCore
 import NetsimModel
 
 /// A snapshot of a running bench, for the progress display.
@@ -17,8 +18,9 @@ public struct BenchProgress: Sendable {
         public var eventsCreated: Int
         public var messagesDelivered: Int
         public var messagesProduced: Int
-        /// How many of the fleet's radios are in each state now.
-        public var radioStates: [String: Int]
+        /// How many of the fleet's radios are in each state now; nil counts the devices without
+        /// a radio model (shown as `NONE`, `reportName`).
+        public var radioStates: [RadioState?: Int]
         /// Devices without a network now (in an outage or a handover gap).
         public var disconnectedDevices: Int
     }

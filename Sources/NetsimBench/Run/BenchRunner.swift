@@ -182,11 +182,11 @@ public enum BenchRunner {
         let now = clock.now()
         var transports: [BenchProgress.Transport] = []
         for fleet in fleets {
-            var states: [String: Int] = [:]
+            var states: [RadioState?: Int] = [:]
             var disconnected = 0
             for device in fleet.devices {
                 guard let status = try? await device.proxy.status() else { continue }
-                states[status.radioState.reportName, default: 0] += 1
+                states[status.radioState, default: 0] += 1
                 if status.disconnected { disconnected += 1 }
             }
             let records = fleet.devices.map { ($0.ledger, fleet.store.record(device: $0.index)) }

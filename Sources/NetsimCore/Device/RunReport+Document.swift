@@ -65,7 +65,7 @@ extension RunReport {
             return [.heading("Radio"), .paragraph("none: the profile models no radio")]
         }
         let awakeShare = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds * 100 : 0
-        let byState = radio.secondsByState.sorted { ($0.value, $1.key) > ($1.value, $0.key) }
+        let byState = radio.secondsByState.sorted { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }
         return [
             .heading("Radio (\(radio.model))"),
             .table(
@@ -86,7 +86,7 @@ extension RunReport {
             .table(
                 header: ["state", "seconds", "joules"],
                 rows: byState.map { state, seconds in
-                    [state, String(format: "%.1f", seconds), String(format: "%.2f", radio.energyJoulesByState[state] ?? 0)]
+                    [state.rawValue, String(format: "%.1f", seconds), String(format: "%.2f", radio.energyJoulesByState[state] ?? 0)]
                 }),
         ] + timelineBlocks
     }

@@ -154,21 +154,20 @@ struct RadioLedger: Sendable, Codable {
 
     /// The report of everything added up so far, with `held` for what was not yet on air.
     func report(model: String, held: RadioReport.HeldTraffic) -> RadioReport {
-        var secondsByState: [String: Double] = [:]
-        var energyByState: [String: Double] = [:]
-        var promotionsByOrigin: [String: Int] = [:]
+        var secondsByState: [RadioState: Double] = [:]
+        var energyByState: [RadioState: Double] = [:]
+        var promotionsByOrigin: [RadioState: Int] = [:]
         var promotionsFromIdle = 0
         var wakeSeconds = promotionSeconds
         for (index, stage) in stages.enumerated() {
-            let name = stage.state.rawValue
-            secondsByState[name, default: 0] += secondsByStage[index]
-            energyByState[name, default: 0] += energyByStage[index]
-            if promotionsByStage[index] > 0 { promotionsByOrigin[name, default: 0] += promotionsByStage[index] }
+            secondsByState[stage.state, default: 0] += secondsByStage[index]
+            energyByState[stage.state, default: 0] += energyByStage[index]
+            if promotionsByStage[index] > 0 { promotionsByOrigin[stage.state, default: 0] += promotionsByStage[index] }
             if stage.state == .idle { promotionsFromIdle += promotionsByStage[index] }
             if !stage.isIdle { wakeSeconds += secondsByStage[index] }
         }
-        secondsByState[RadioState.promotion.rawValue] = promotionSeconds
-        energyByState[RadioState.promotion.rawValue] = promotionEnergy
+        secondsByState[.promotion] = promotionSeconds
+        energyByState[.promotion] = promotionEnergy
         let energy = energyByStage.reduce(0, +) + promotionEnergy + transferEnergy
         return RadioReport(
             model: model,

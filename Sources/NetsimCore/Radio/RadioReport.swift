@@ -9,12 +9,15 @@ public struct RadioReport: Sendable, Equatable, Codable {
     /// Promotions from IDLE.
     public var promotions: Int
     /// Promotions by the state they started from (`IDLE`; `FACH` on UMTS; `INACTIVE` on 5G SA).
-    public var promotionsByOrigin: [String: Int]
+    /// This and the per-state figures encode as JSON objects keyed by the states' names
+    /// (`RadioState` is `CodingKeyRepresentable`); a report naming a state netsim does not know
+    /// is refused as unreadable.
+    public var promotionsByOrigin: [RadioState: Int]
     public var energyJoules: Double
     /// The part of `energyJoules` that the throughput terms (alpha) add.
     public var transferEnergyJoules: Double
-    public var secondsByState: [String: Double]
-    public var energyJoulesByState: [String: Double]
+    public var secondsByState: [RadioState: Double]
+    public var energyJoulesByState: [RadioState: Double]
     /// Transport payload on air within `durationSeconds`, counted when it went on air (so also
     /// bytes the other side had not yet received when the report ended). A run report's
     /// top-level `bytes` counts the payload delivered to the other side; `analyze` counts the
@@ -47,8 +50,8 @@ public struct RadioReport: Sendable, Equatable, Codable {
 
     public init(
         model: String, durationSeconds: Double, wakeSeconds: Double, promotions: Int,
-        promotionsByOrigin: [String: Int], energyJoules: Double, transferEnergyJoules: Double,
-        secondsByState: [String: Double], energyJoulesByState: [String: Double], bytes: PerDirection<Int>,
+        promotionsByOrigin: [RadioState: Int], energyJoules: Double, transferEnergyJoules: Double,
+        secondsByState: [RadioState: Double], energyJoulesByState: [RadioState: Double], bytes: PerDirection<Int>,
         heldAtEnd: HeldTraffic = HeldTraffic(), timeline: [RadioStateSegment]?
     ) {
         self.model = model
@@ -125,11 +128,11 @@ public struct RadioReport: Sendable, Equatable, Codable {
         durationSeconds = try container.decode(Double.self, forKey: .durationSeconds)
         wakeSeconds = try container.decode(Double.self, forKey: .wakeSeconds)
         promotions = try container.decode(Int.self, forKey: .promotions)
-        promotionsByOrigin = try container.decode([String: Int].self, forKey: .promotionsByOrigin)
+        promotionsByOrigin = try container.decode([RadioState: Int].self, forKey: .promotionsByOrigin)
         energyJoules = try container.decode(Double.self, forKey: .energyJoules)
         transferEnergyJoules = try container.decode(Double.self, forKey: .transferEnergyJoules)
-        secondsByState = try container.decode([String: Double].self, forKey: .secondsByState)
-        energyJoulesByState = try container.decode([String: Double].self, forKey: .energyJoulesByState)
+        secondsByState = try container.decode([RadioState: Double].self, forKey: .secondsByState)
+        energyJoulesByState = try container.decode([RadioState: Double].self, forKey: .energyJoulesByState)
         bytes = try container.decode(PerDirection<Int>.self, forKey: .bytes)
         // Reports written before netsim said what was held (baselines) held nothing it knew of.
         heldAtEnd = try container.decodeIfPresent(HeldTraffic.self, forKey: .heldAtEnd) ?? HeldTraffic()

@@ -101,8 +101,9 @@ extension CaptureAnalysis {
         var points = [(x(first.start), y(0))]
         var joules = 0.0
         for segment in timeline {
-            let seconds = radio.secondsByState[segment.state] ?? 0
-            let power = seconds > 0 ? (radio.energyJoulesByState[segment.state] ?? 0) / seconds : 0
+            let state = RadioState(rawValue: segment.state)
+            let seconds = state.flatMap { radio.secondsByState[$0] } ?? 0
+            let power = seconds > 0 ? (state.flatMap { radio.energyJoulesByState[$0] } ?? 0) / seconds : 0
             joules += power * (segment.end - segment.start)
             let point = (x(segment.end), y(joules))
             if let last = points.last, point.0 - last.0 < 0.5, segment.end < timeline[timeline.count - 1].end {

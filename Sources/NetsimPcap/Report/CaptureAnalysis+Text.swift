@@ -101,7 +101,7 @@ extension CaptureAnalysis {
     /// The radio's figures as label and value, in the text report's order.
     func radioFacts() -> [(label: String, value: String)] {
         let share = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds : 0
-        let origins = radio.promotionsByOrigin.sorted { $0.key < $1.key }.map { "\($0.value) from \($0.key)" }
+        let origins = radio.promotionsByOrigin.sorted { $0.key.rawValue < $1.key.rawValue }.map { "\($0.value) from \($0.key.rawValue)" }
         return [
             ("duration", ReportNumber.seconds(radio.durationSeconds, decimals: 2)),
             ("wake time", "\(ReportNumber.seconds(radio.wakeSeconds, decimals: 2)) (\(ReportNumber.percent(share, decimals: 1)))"),
@@ -117,22 +117,23 @@ extension CaptureAnalysis {
 
     /// Each state's seconds, share of the duration and energy, in the order the radio walks them.
     func stateRows() -> [[String]] {
-        stateOrder().map { state in
-            let seconds = radio.secondsByState[state] ?? 0
+        stateOrder().map { name in
+            let state = RadioState(rawValue: name)
+            let seconds = state.flatMap { radio.secondsByState[$0] } ?? 0
             return [
-                state, ReportNumber.fixed(seconds, decimals: 3),
+                name, ReportNumber.fixed(seconds, decimals: 3),
                 ReportNumber.percent(radio.durationSeconds > 0 ? seconds / radio.durationSeconds : 0, decimals: 1),
-                ReportNumber.fixed(radio.energyJoulesByState[state] ?? 0, decimals: 3),
+                ReportNumber.fixed(state.flatMap { radio.energyJoulesByState[$0] } ?? 0, decimals: 3),
             ]
         }
     }
 
-    /// States in the order the radio walks them, as the timeline shows them first; states
-    /// never entered come last.
+    /// States (their names) in the order the radio walks them, as the timeline shows them
+    /// first; states never entered come last, by name.
     func stateOrder() -> [String] {
         var order: [String] = []
         for segment in radio.timeline ?? [] where !order.contains(segment.state) { order.append(segment.state) }
-        for state in radio.secondsByState.keys.sorted() where !order.contains(state) { order.append(state) }
+        for state in radio.secondsByState.keys.map(\.rawValue).sorted() where !order.contains(state) { order.append(state) }
         return order
     }
 
