@@ -321,77 +321,61 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
     }
 
-    /// The answer to every request but an event stream: its status, body and content type.
+    /// The answer to every request but an event stream: its status, body and content type
+    /// (JSON but for the dashboard's files, the HTML report and the metrics).
     private static func answer(
         _ request: AdminRequest, proxy: NetsimProxy, readSetChange: AdminServer.SetChangeReader
     ) async -> (HTTPResponseStatus, String, String) {
-        if request.head.method == .GET, let route = request.route, let page = route.page {
-            guard (try? request.query(allowed: [])) != nil else {
-                return (.badRequest, errorJSON("\(route.rawValue) takes no parameters"), "application/json")
-            }
-            return (.ok, page.body, page.contentType)
-        }
-        if request.head.method == .GET, request.route == .report, (try? request.query(allowed: ["format"]))?["format"] == "html",
-            let report = try? await proxy.report()
-        {
-            return (.ok, report.document.html, "text/html; charset=utf-8")
-        }
-        let (status, body) = await jsonAnswer(request, proxy: proxy, readSetChange: readSetChange)
-        if status == .ok, request.route == .metrics { return (status, body, "text/plain; version=0.0.4; charset=utf-8") }
-        return (status, body, "application/json")
-    }
-
-    private static func jsonAnswer(
-        _ request: AdminRequest, proxy: NetsimProxy, readSetChange: AdminServer.SetChangeReader
-    ) async -> (HTTPResponseStatus, String) {
         let path = request.path
         guard let route = request.route else {
             let known = AdminRoute.allCases.map { "\($0.method.rawValue) \($0.rawValue)" }.sorted()
-            return (.notFound, errorJSON("unknown endpoint \(path); try \(known.joined(separator: ", "))"))
+            return (.notFound, errorJSON("unknown endpoint \(path); try \(known.joined(separator: ", "))"), jsonType)
         }
         guard request.head.method == route.method else {
-            return (.methodNotAllowed, errorJSON("\(path) takes \(route.method.rawValue), not \(request.head.method.rawValue)"))
+            return (.methodNotAllowed, errorJSON("\(path) takes \(route.method.rawValue), not \(request.head.method.rawValue)"), jsonType)
         }
         do {
             let query = try request.query(allowed: route.parameters)
             switch route {
-            case .dashboard, .dashboardScript, .dashboardStyle:
-                // Answered in `answer`; only a wrong query gets here.
-                return (.badRequest, errorJSON("\(path) takes no parameters"))
-            case .status: return (.ok, try json(try await proxy.status()))
+            case .dashboard: return (.ok, DashboardPage.html, "text/html; charset=utf-8")
+            case .dashboardScript: return (.ok, DashboardPage.script, "text/javascript; charset=utf-8")
+            case .dashboardStyle: return (.ok, DashboardPage.css, "text/css; charset=utf-8")
             case .report:
-                let format = query["format"] ?? "json"
-                guard format == "json" else {
-                    throw AdminError("format must be json or html, not '\(format)'")
+                switch query["format"] ?? "json" {
+                case "json": return (.ok, try json(try await proxy.report()), jsonType)
+                case "html": return (.ok, try await proxy.report().document.html, "text/html; charset=utf-8")
+                case let format: throw AdminError("format must be json or html, not '\(format)'")
                 }
-                return (.ok, try json(try await proxy.report()))
-            case .metrics: return (.ok, try await proxy.metricsText())
+            case .metrics: return (.ok, try await proxy.metricsText(), "text/plain; version=0.0.4; charset=utf-8")
+            case .status: return (.ok, try json(try await proxy.status()), jsonType)
             case .events:
                 // A valid GET /events is a stream (`startEventStream`); only its bad query gets here.
-                return (.badRequest, errorJSON("\(path) is an event stream"))
+                return (.badRequest, errorJSON("\(path) is an event stream"), jsonType)
             case .outage:
                 // Admin defaults: a 10 s stall.
                 let duration = try Quantity.duration(query["duration"] ?? "10s")
                 let mode = try choice(OutageMode.self, query["mode"] ?? "stall")
-                return (.ok, try json(try await proxy.outage(seconds: duration, mode: mode)))
+                return (.ok, try json(try await proxy.outage(seconds: duration, mode: mode)), jsonType)
             case .set:
                 guard let body = request.body else {
-                    return (.payloadTooLarge, errorJSON("the change is larger than \(bodyLimit) bytes"))
+                    return (.payloadTooLarge, errorJSON("the change is larger than \(bodyLimit) bytes"), jsonType)
                 }
                 let change = try readSetChange(body, "the /set body", proxy.profile.networks.map(\.name))
-                return (.ok, try json(try await proxy.trigger(change)))
+                return (.ok, try json(try await proxy.trigger(change)), jsonType)
             case .undoSet:
-                return (.ok, try json(try await proxy.undoSet()))
+                return (.ok, try json(try await proxy.undoSet()), jsonType)
             case .network, .handover:
                 // The timeline's handover, now. Admin defaults: connections kept, no gap.
                 let mode = try choice(HandoverMode.self, query["mode"] ?? "keep")
                 let gap = try Quantity.duration(query["gap"] ?? "0s")
-                return (.ok, try json(try await proxy.handover(to: query["to"] ?? "", mode: mode, gapSeconds: gap)))
+                return (.ok, try json(try await proxy.handover(to: query["to"] ?? "", mode: mode, gapSeconds: gap)), jsonType)
             }
         } catch {
-            return (.badRequest, errorJSON("\(error)"))
+            return (.badRequest, errorJSON("\(error)"), jsonType)
         }
     }
+
+    private static let jsonType = "application/json"
 
     private static func choice<Choice: RawRepresentable & CaseIterable>(_ type: Choice.Type, _ text: String) throws -> Choice
     where Choice.RawValue == String {
@@ -445,19 +429,14 @@ private enum AdminRoute: String, CaseIterable {
         }
     }
 
-    /// The dashboard's files: its body and content type; nil for the API's own endpoints.
-    var page: (body: String, contentType: String)? {
+    /// Whether the endpoint tells or changes something: all but the dashboard's files, which
+    /// are the same for everyone. What a token guards.
+    var holdsData: Bool {
         switch self {
-        case .dashboard: (DashboardPage.html, "text/html; charset=utf-8")
-        case .dashboardScript: (DashboardPage.script, "text/javascript; charset=utf-8")
-        case .dashboardStyle: (DashboardPage.css, "text/css; charset=utf-8")
-        default: nil
+        case .dashboard, .dashboardScript, .dashboardStyle: false
+        case .status, .report, .metrics, .events, .outage, .set, .undoSet, .network, .handover: true
         }
     }
-
-    /// Whether the endpoint tells or changes something (all but the dashboard's files, which
-    /// are the same for everyone): what a token guards.
-    var holdsData: Bool { page == nil }
 }
 
 /// A whole request: its head and, within `AdminRequestHandler.bodyLimit`, its body (nil beyond).
