@@ -141,13 +141,13 @@ enum DashboardPage {
 
         """#
 
-    /// The page's script, with the state and event colours every report uses.
-    static var script: String {
+    /// The page's script, with the state and event colours every report uses; composed once.
+    static let script: String = {
         let stateColors = RadioState.allCases.map { "\"\($0.rawValue)\": \"\($0.chartColor)\"" }.joined(separator: ", ")
         let eventColors = RadioTimelineChart.eventColors.sorted { $0.key.rawValue < $1.key.rawValue }
             .map { "\"\($0.key.rawValue)\": \"\($0.value)\"" }.joined(separator: ", ")
         return "\"use strict\";\nconst STATE_COLORS = {\(stateColors)};\nconst EVENT_COLORS = {\(eventColors)};\n" + scriptBody
-    }
+    }()
 
     private static let scriptBody = #"""
         const WINDOW = 120;          // seconds the strip shows
@@ -160,7 +160,6 @@ enum DashboardPage {
           marks: [],                 // {at, kind, label}
           gaps: [],                  // {start, end|null}
           wakes: [],                 // {at, connection, destination}
-          names: new Map(),          // connection id -> destination, as /status last named it
           status: null, statusTime: 0, previous: null, ended: false, legendKey: null,
         };
 
@@ -369,11 +368,8 @@ enum DashboardPage {
           }
           const listed = status.connections.length < status.openConnections ? " (the oldest " + status.connections.length + " of " + status.openConnections + ")" : "";
           $("connection-count").textContent = status.openConnections + " open" + listed;
-          // A connection's name can come after its SYN woke the radio (a Host header, an SNI):
-          // its wake-up takes the name it has now.
-          for (const connection of status.connections) page.names.set(connection.id, connection.destination);
+          // The proxy renames a wake-up once its connection's first bytes name it (Host, SNI).
           for (const wake of status.recentWakeUps) addWake(wake);
-          while (page.names.size > 1000) page.names.delete(page.names.keys().next().value);
           const body = document.querySelector("#connections tbody");
           body.replaceChildren(...status.connections.map((connection) => {
             const row = document.createElement("tr");
@@ -441,7 +437,7 @@ enum DashboardPage {
             if (wake.at < start || wake.at > end) continue;
             const wx = x(wake.at);
             children.push(svg("path", { d: "M" + (wx - 5) + " " + (top - 12) + " L" + (wx + 5) + " " + (top - 12) + " L" + wx + " " + (top - 2) + " Z", fill: "#7b3294", "class": "wake" }));
-            const full = (wake.connection != null && page.names.get(wake.connection)) || wake.destination;
+            const full = wake.destination;
             const name = full.length > 32 ? full.slice(0, 31) + "…" : full;
             const place = beside(wx, 6), width = name.length * 6;
             const left = place["text-anchor"] === "end" ? place.x - width : place.x;
