@@ -280,6 +280,19 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
 
     // MARK: Delivery
 
+    /// The device planned the latest `dues.count` items queued in `direction` again (an outage
+    /// ended early): they leave at these times, still in order and never before the items
+    /// ahead of them. Nothing changes if fewer items wait, or a RST is among them.
+    package mutating func replanned(_ direction: Direction, dues: [Instant], now: Instant) -> [Action] {
+        guard flows[direction].line.replanLatest(dues) else { return [] }
+        var actions: [Action] = []
+        if flows[direction].timerArmed {
+            flows[direction].timerArmed = false
+            actions.append(.cancelTimer(direction))
+        }
+        return actions + armDelivery(direction, now: now)
+    }
+
     /// A direction's delivery timer fired.
     package mutating func timerFired(_ direction: Direction) -> [Action] {
         flows[direction].timerArmed = false

@@ -42,6 +42,27 @@ package struct DelayLine<Chunk, Instant: Comparable> {
         items.append((due, item))
     }
 
+    /// Gives the latest `dues.count` items new due times, each no earlier than the item before
+    /// it. False, and nothing changed, if fewer items wait or a RST is among them (it was
+    /// queued after them, at its own time).
+    package mutating func replanLatest(_ dues: [Instant]) -> Bool {
+        let first = items.count - dues.count
+        guard first >= head,
+            items[first...].allSatisfy({ entry in
+                if case .reset = entry?.item { return false }
+                return true
+            })
+        else { return false }
+        var previous = first > head ? items[first - 1]?.due : nil
+        for (offset, due) in dues.enumerated() {
+            let due = max(previous ?? due, due)
+            items[first + offset]?.due = due
+            previous = due
+        }
+        if let previous { lastDue = previous }
+        return true
+    }
+
     /// Removes and returns the first item if it is due at `now`.
     package mutating func popDue(now: Instant) -> Item? {
         guard !isEmpty, let first = items[head], first.due <= now else { return nil }

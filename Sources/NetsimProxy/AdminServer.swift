@@ -15,6 +15,8 @@ import Synchronization
 /// - `GET /metrics`: the proxy's metrics in the Prometheus text format (`ProxyMetrics`).
 /// - `GET /events`: what the phone does, as server-sent events (`PhoneEvent`).
 /// - `POST /outage?duration=10s&mode=stall|blackhole|reset`: an outage now.
+/// - `POST /outage/end`: ends the outage (or handover gap) triggered here that is in force, now
+///   (`NetsimProxy.endOutage`).
 /// - `POST /set` with a YAML or JSON body: a profile timeline's `set` step now, e.g.
 ///   `{"link": {"delay": "200ms", "down": {"rate": "1Mbps"}}}` or with `"network": "wifi"`,
 ///   read and checked by the `SetChangeReader` the server was started with (the CLI's and the
@@ -356,6 +358,8 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 let duration = try Quantity.duration(query["duration"] ?? "10s")
                 let mode = try choice(OutageMode.self, query["mode"] ?? "stall")
                 return (.ok, try json(try await proxy.outage(seconds: duration, mode: mode)), jsonType)
+            case .outageEnd:
+                return (.ok, try json(try await proxy.endOutage()), jsonType)
             case .set:
                 guard let body = request.body else {
                     return (.payloadTooLarge, errorJSON("the change is larger than \(bodyLimit) bytes"), jsonType)
@@ -407,6 +411,7 @@ private enum AdminRoute: String, CaseIterable {
     case metrics = "/metrics"
     case events = "/events"
     case outage = "/outage"
+    case outageEnd = "/outage/end"
     case set = "/set"
     case undoSet = "/set/undo"
     case network = "/network"
@@ -416,13 +421,13 @@ private enum AdminRoute: String, CaseIterable {
     var method: HTTPMethod {
         switch self {
         case .dashboard, .dashboardScript, .dashboardStyle, .status, .report, .metrics, .events: .GET
-        case .outage, .set, .undoSet, .network, .handover: .POST
+        case .outage, .outageEnd, .set, .undoSet, .network, .handover: .POST
         }
     }
 
     var parameters: [String] {
         switch self {
-        case .dashboard, .dashboardScript, .dashboardStyle, .status, .metrics, .events, .set, .undoSet: []
+        case .dashboard, .dashboardScript, .dashboardStyle, .status, .metrics, .events, .outageEnd, .set, .undoSet: []
         case .report: ["format"]
         case .outage: ["duration", "mode"]
         case .network, .handover: ["to", "mode", "gap"]
@@ -434,7 +439,7 @@ private enum AdminRoute: String, CaseIterable {
     var holdsData: Bool {
         switch self {
         case .dashboard, .dashboardScript, .dashboardStyle: false
-        case .status, .report, .metrics, .events, .outage, .set, .undoSet, .network, .handover: true
+        case .status, .report, .metrics, .events, .outage, .outageEnd, .set, .undoSet, .network, .handover: true
         }
     }
 }

@@ -17,7 +17,9 @@ final class EmulatedDevice {
     let logger: Logger
     /// Where what the phone does is published (`GET /events`).
     let events: PhoneEventHub
-    private var model: DeviceModel
+    /// The model, journaled while a triggered outage may still end early (`endOutage`).
+    private var phone: ReplannableDevice
+    private var model: DeviceModel { phone.model }
     private var connections: [ConnectionID: ProxiedConnection] = [:]
     private var timelineTimer: Scheduled<Void>?
     private(set) var counters = ConnectionCounters()
@@ -40,7 +42,7 @@ final class EmulatedDevice {
     private var recentWakeUps: [WakeUp] = []
 
     init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, events: PhoneEventHub, logger: Logger) {
-        self.model = model
+        self.phone = ReplannableDevice(model)
         self.loop = loop
         self.clock = clock
         self.options = options
@@ -92,8 +94,11 @@ final class EmulatedDevice {
         }
         let now = clock.now()
         applyTimeline(upTo: now)
+        let ticket = phone.nextTicket
         let answerTime = publishingWakeUp(by: .lookup, of: nil, to: destination.description, .up) { $0.lookup(at: now) }
-        let answered = loop.scheduleTask(deadline: clock.deadline(answerTime)) {}.futureResult
+        let answer = LookupAnswer(loop: loop, at: clock.deadline(answerTime))
+        if let ticket { held.append(.lookup(ticket: ticket, answer)) }
+        let answered = answer.answered.futureResult
         let resolved = NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [host = destination.host, port = destination.port] in
             Result { try SocketAddress.makeAddressResolvingHost(host, port: port) }
         }
@@ -152,14 +157,20 @@ final class EmulatedDevice {
     private func open(from client: Channel, to upstream: SocketAddress, named destination: HostPort? = nil) -> ProxiedConnection {
         let now = clock.now()
         applyTimeline(upTo: now)
-        let id = model.openConnection(at: now)
+        let id = phone.openConnection(at: now)
         events.publish(.connectionOpened(at: now, connection: id))
         let fallback = destination.map(\.description) ?? "\(upstream.ipAddress ?? "?"):\(upstream.port ?? 0)"
+        let ticket = phone.nextTicket
         let handshake = publishingWakeUp(by: .handshake, of: id, to: fallback, .up) { $0.handshake(on: id, at: now) }
+        let opened = CaptureOpen(
+            connection: id, clientPort: client.remoteAddress?.port ?? 0, upstreamAddress: upstream.ipAddress,
+            upstreamPort: upstream.port)
+        if let ticket {
+            held.append(.opened(ticket: ticket, opened, handshake: handshake))
+        } else {
+            capture(opened, handshake: handshake)
+        }
         modelChanged(at: now)
-        options.observer?.opened(
-            id, clientPort: client.remoteAddress?.port ?? 0, upstreamAddress: upstream.ipAddress,
-            upstreamPort: upstream.port, handshakeOnAir: handshake.start)
         let connection = ProxiedConnection(
             id: id, device: self, destination: DestinationNamer(fallback: fallback, port: destination?.port ?? upstream.port ?? 0),
             openedAt: now)
@@ -196,33 +207,53 @@ final class EmulatedDevice {
             buffer.withUnsafeReadableBytes { connection.destination.look(at: $0) }
             if connection.destination.isSettled { renameWakeUps(of: connection) }
         }
+        let ticket = phone.nextTicket
         let verdict = publishingWakeUp(by: .data, of: connection.id, to: connection.destination.name, direction) {
             $0.send(buffer.readableBytes, direction, on: connection.id, at: now)
         }
-        modelChanged(at: now)
         if case .deliver(let delivery) = verdict {
-            options.observer?.carried(
-                connection.id, direction, Array(buffer.readableBytesView), onAir: delivery.onAir, at: now)
-            account(delivery, direction, on: connection, at: now)
+            let payload = options.observer.map { _ in Array(buffer.readableBytesView) }
+            if let ticket {
+                countDestination(of: connection)
+                held.append(.chunk(ticket: ticket, connection, direction, payload: payload, delivery, readAt: now))
+            } else {
+                carried(payload, direction, on: connection, delivery, readAt: now)
+            }
         }
+        modelChanged(at: now)
         return verdict
+    }
+
+    /// A chunk's delivery as planned: the capture sees it on air, the report counts its waits.
+    private func carried(
+        _ payload: [UInt8]?, _ direction: Direction, on connection: ProxiedConnection, _ delivery: Delivery, readAt: Double
+    ) {
+        if let payload { options.observer?.carried(connection.id, direction, payload, onAir: delivery.onAir, at: readAt) }
+        account(delivery, direction, on: connection, at: clock.now())
     }
 
     /// Runs `call` on the model and, if its bytes woke the radio, says so on the event stream,
     /// naming what woke it.
     private func publishingWakeUp<Result>(
         by cause: WakeCause, of connection: ConnectionID?, to destination: String, _ direction: Direction,
-        _ call: (inout DeviceModel) -> Result
+        _ call: (inout ReplannableDevice) -> Result
     ) -> Result {
         let before = model.wakeUps
-        let result = call(&model)
-        if model.wakeUps > before {
-            let wake = WakeUp(at: model.latestWakeUp, cause: cause, connection: connection, destination: destination, direction: direction)
-            if recentWakeUps.count == ProxyStatus.wakeUpListLimit { recentWakeUps.removeFirst() }
-            recentWakeUps.append(wake)
-            events.publish(.radioWoken(wake))
+        let ticket = phone.nextTicket
+        let result = call(&phone)
+        let wokeAt = model.wakeUps > before ? model.latestWakeUp : nil
+        if let ticket {
+            held.append(.wakeUp(ticket: ticket, cause, connection, destination: destination, direction, wokeAt: wokeAt))
+        } else if let wokeAt {
+            publishWakeUp(WakeUp(at: wokeAt, cause: cause, connection: connection, destination: destination, direction: direction))
         }
         return result
+    }
+
+    private func publishWakeUp(_ wake: WakeUp) {
+        if recentWakeUps.count == ProxyStatus.wakeUpListLimit { recentWakeUps.removeFirst() }
+        recentWakeUps.append(wake)
+        events.publish(.radioWoken(wake))
     }
 
     /// Gives the recent wake-ups of `connection` (its SYN's, read before its first bytes named
@@ -236,33 +267,47 @@ final class EmulatedDevice {
     /// Counts a chunk's waits under its connection's destination; a FIN is a chunk of no bytes,
     /// as the radio's waits and the chunk delays count it.
     private func account(_ delivery: Delivery, _ direction: Direction, on connection: ProxiedConnection, at now: Double) {
-        let name = connection.destination.name
-        if !connection.countedInDestinations {
-            connection.countedInDestinations = true
-            destinationWaits.connectionOpened(to: name)
-        }
+        countDestination(of: connection)
         destinationWaits.settle(through: now)
-        destinationWaits.add(name, direction, deliveredAt: delivery.at, waits: delivery.waits)
+        destinationWaits.add(connection.destination.name, direction, deliveredAt: delivery.at, waits: delivery.waits)
+    }
+
+    /// Counts `connection` under its destination, once, at its first chunk.
+    private func countDestination(of connection: ProxiedConnection) {
+        guard !connection.countedInDestinations else { return }
+        connection.countedInDestinations = true
+        destinationWaits.connectionOpened(to: connection.destination.name)
     }
 
     /// The FIN of a half-close, crossing the path as a header-only packet.
     func sendEnd(_ direction: Direction, on connection: ProxiedConnection) -> SendVerdict {
         let now = clock.now()
         applyTimeline(upTo: now)
+        let ticket = phone.nextTicket
         let verdict = publishingWakeUp(by: .close, of: connection.id, to: connection.destination.name, direction) {
             $0.send(0, direction, on: connection.id, at: now)
         }
-        modelChanged(at: now)
         if case .deliver(let delivery) = verdict {
-            connection.lastFinOnAir = max(connection.lastFinOnAir, delivery.onAir.end)
-            account(delivery, direction, on: connection, at: now)
+            if let ticket {
+                countDestination(of: connection)
+                held.append(.end(ticket: ticket, connection, direction, delivery))
+            } else {
+                endCarried(direction, on: connection, delivery)
+            }
         }
+        modelChanged(at: now)
         return verdict
+    }
+
+    /// A FIN's delivery as planned: it is on air then (for the capture's close), and counts.
+    private func endCarried(_ direction: Direction, on connection: ProxiedConnection, _ delivery: Delivery) {
+        connection.lastFinOnAir = max(connection.lastFinOnAir, delivery.onAir.end)
+        account(delivery, direction, on: connection, at: clock.now())
     }
 
     func linkHasRoom(_ direction: Direction) -> Bool {
         guard let limit = model.queueLimit(direction) else { return true }
-        return model.backlog(direction, at: clock.now()) < limit
+        return phone.backlog(direction, at: clock.now()) < limit
     }
 
     /// Wakes `connection` (`linkMayHaveRoom`) once the link's queue in `direction` drains
@@ -272,13 +317,18 @@ final class EmulatedDevice {
         roomWaiters[direction].append(connection)
         guard roomTimers[direction] == nil else { return }
         let now = clock.now()
-        let roomAt = model.queueRoomTime(direction, at: now) ?? now
+        let roomAt = phone.queueRoomTime(direction, at: now) ?? now
         roomTimers[direction] = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(roomAt)) { [self] in
-            roomTimers[direction] = nil
-            let waiters = roomWaiters[direction]
-            roomWaiters[direction] = []
-            for waiter in waiters { waiter.linkMayHaveRoom(direction) }
+            wakeRoomWaiters(direction)
         }
+    }
+
+    private func wakeRoomWaiters(_ direction: Direction) {
+        roomTimers[direction]?.cancel()
+        roomTimers[direction] = nil
+        let waiters = roomWaiters[direction]
+        roomWaiters[direction] = []
+        for waiter in waiters { waiter.linkMayHaveRoom(direction) }
     }
 
     func delivered(_ bytes: Int, _ direction: Direction) {
@@ -288,21 +338,21 @@ final class EmulatedDevice {
 
     func connectionWasReset(_ connection: ProxiedConnection) {
         counters.reset += 1
-        options.observer?.closed(connection.id, reset: true, at: clock.now())
+        captureClosed(connection.id, reset: true, at: clock.now())
     }
 
     /// When a RST sent now in `direction` arrives: after the link's one-way delay, without
     /// queueing behind data. A capture shows it now.
     func resetArrival(_ direction: Direction, on connection: ProxiedConnection) -> Double {
         let now = clock.now()
-        options.observer?.closed(connection.id, reset: true, at: now)
+        captureClosed(connection.id, reset: true, at: now)
         return now + (direction == .up ? model.network.up.delay : model.network.down.delay)
     }
 
     /// The upstream answered the connection's SYN with a RST, or never answered: a capture
     /// shows the reset, and forgets the connection.
     func upstreamRefused(_ connection: ProxiedConnection) {
-        options.observer?.closed(connection.id, reset: true, at: clock.now())
+        captureClosed(connection.id, reset: true, at: clock.now())
     }
 
     func connectionWasSilenced(_ connection: ProxiedConnection) {
@@ -313,12 +363,12 @@ final class EmulatedDevice {
     /// blackholed or reset connection, or one cut at the end of the run, shows none.
     func remove(_ connection: ProxiedConnection, finished: Bool) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
-        model.closeConnection(connection.id)
+        phone.closeConnection(connection.id)
         counters.closed += 1
         let now = clock.now()
         modelChanged(at: now)
         events.publish(.connectionClosed(at: now, connection: connection.id, finished: finished))
-        if finished { options.observer?.closed(connection.id, reset: false, at: connection.lastFinOnAir) }
+        if finished { captureClosed(connection.id, reset: false, at: connection.lastFinOnAir) }
     }
 
     // MARK: Timeline
@@ -331,16 +381,44 @@ final class EmulatedDevice {
     func trigger(_ kind: TimelineEvent.Kind) -> DeviceEvent? {
         let now = clock.now()
         applyTimeline(upTo: now)
-        perform(model.trigger(kind, at: now))
+        perform(phone.trigger(kind, at: now))
         modelChanged(at: now)
         return model.lastEvent
+    }
+
+    /// Ends the outage (or handover gap) triggered through the admin API that is in force now,
+    /// before its planned end: what it held is planned again as if it had been this long from
+    /// its start (`ReplannableDevice`), its deliveries and captures move earlier, and
+    /// `outage-ended` is published now. Refused when connectivity is up, when the gap in force
+    /// is the profile's timeline's, or when the outage held too much to plan again.
+    func endOutage() -> Result<OutageEnd, ReplannableDevice.EarlyEndRefusal> {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        let replan: ReplannableDevice.Replan
+        do {
+            replan = try phone.endGaps(at: now)
+        } catch {
+            return .failure(error)
+        }
+        let moved = releaseHeldEffects(replan)
+        // Connectivity and the radio change sooner than the follower and the timers were told.
+        follower.connectivityMayReturnSooner(model, at: now)
+        followTimer?.cancel()
+        followTimer = nil
+        followTimerDue = .infinity
+        for direction in Direction.allCases where roomTimers[direction] != nil { wakeRoomWaiters(direction) }
+        modelChanged(at: now)
+        return .success(
+            OutageEnd(
+                endedAt: now, startedAt: replan.startedAt, plannedEnd: replan.plannedEnd, movedDeliveries: moved,
+                connectivityReturnsAt: model.connectivityReturns(after: now)))
     }
 
     /// Takes back the latest `set` step the admin API (or the test API) made; nil if none is left.
     func undoSet() -> DeviceEvent? {
         let now = clock.now()
         applyTimeline(upTo: now)
-        guard model.undoSet(at: now) else { return nil }
+        guard phone.undoSet(at: now) else { return nil }
         modelChanged(at: now)
         return model.lastEvent
     }
@@ -360,8 +438,9 @@ final class EmulatedDevice {
     static let eventsPerPass = 64
 
     private func applyTimeline(upTo time: Double) {
+        _ = phone.closeJournal(through: time)
         let before = model.events.count
-        perform(model.advance(to: time, limit: Self.eventsPerPass))
+        perform(phone.advance(to: time, limit: Self.eventsPerPass))
         for event in model.events[before...] {
             logger.info("\(event)")
         }
@@ -380,12 +459,112 @@ final class EmulatedDevice {
         }
     }
 
+    // MARK: Held while an outage may end early
+
+    /// What the device did on the model's answers while a triggered outage may still end early
+    /// (`ReplannableDevice`), held until it no longer can: each carries a time the model
+    /// planned (on air, delivered, the radio woken, a lookup answered), which ending the outage
+    /// early moves. A capture's closes are held too, so that its records keep their order.
+    /// Bounded as the delay lines are: every chunk held here is still in one (nothing read
+    /// during an outage is delivered before it ends), and the journal caps the calls.
+    private var held: [HeldEffect] = []
+
+    private enum HeldEffect {
+        case opened(ticket: Int, CaptureOpen, handshake: LinkSchedule.Transmission)
+        case chunk(ticket: Int, ProxiedConnection, Direction, payload: [UInt8]?, Delivery, readAt: Double)
+        case end(ticket: Int, ProxiedConnection, Direction, Delivery)
+        case closed(ConnectionID, reset: Bool, at: Double)
+        case wakeUp(ticket: Int, WakeCause, ConnectionID?, destination: String, Direction, wokeAt: Double?)
+        case lookup(ticket: Int, LookupAnswer)
+    }
+
+    /// A connection's opening for a capture, whose handshake time the model gives.
+    private struct CaptureOpen {
+        var connection: ConnectionID
+        var clientPort: Int
+        var upstreamAddress: String?
+        var upstreamPort: Int?
+    }
+
+    private func capture(_ opened: CaptureOpen, handshake: LinkSchedule.Transmission) {
+        options.observer?.opened(
+            opened.connection, clientPort: opened.clientPort, upstreamAddress: opened.upstreamAddress,
+            upstreamPort: opened.upstreamPort, handshakeOnAir: handshake.start)
+    }
+
+    private func captureClosed(_ connection: ConnectionID, reset: Bool, at time: Double) {
+        if phone.nextTicket != nil {
+            held.append(.closed(connection, reset: reset, at: time))
+        } else {
+            options.observer?.closed(connection, reset: reset, at: time)
+        }
+    }
+
+    /// Does what the held effects say, with the times `replan` gives where an outage ended
+    /// early, else with the times first planned; returns how many deliveries moved.
+    @discardableResult
+    private func releaseHeldEffects(_ replan: ReplannableDevice.Replan?) -> Int {
+        let effects = held
+        held = []
+        func replayed(_ ticket: Int) -> ReplannableDevice.Replan.Replayed? {
+            guard let replan, ticket < replan.calls.count else { return nil }
+            return replan.calls[ticket]
+        }
+        func replanned(_ delivery: Delivery, _ ticket: Int) -> Delivery {
+            guard case .send(.deliver(let moved))? = replayed(ticket)?.answer else { return delivery }
+            return moved
+        }
+        // The new delivery times of what each connection queued meanwhile, in order.
+        var dues: [ConnectionID: (connection: ProxiedConnection, dues: PerDirection<[Double]>)] = [:]
+        func due(_ delivery: Delivery, _ direction: Direction, on connection: ProxiedConnection) {
+            guard replan != nil else { return }
+            dues[connection.id, default: (connection, .init(up: [], down: []))].dues[direction].append(delivery.at)
+        }
+        var moved = 0
+        for effect in effects {
+            switch effect {
+            case .opened(let ticket, let opened, let handshake):
+                guard case .handshake(let replayedHandshake)? = replayed(ticket)?.answer else {
+                    capture(opened, handshake: handshake)
+                    break
+                }
+                capture(opened, handshake: replayedHandshake)
+            case .chunk(let ticket, let connection, let direction, let payload, let delivery, let readAt):
+                let planned = replanned(delivery, ticket)
+                if planned.at != delivery.at { moved += 1 }
+                due(planned, direction, on: connection)
+                carried(payload, direction, on: connection, planned, readAt: readAt)
+            case .end(let ticket, let connection, let direction, let delivery):
+                let planned = replanned(delivery, ticket)
+                if planned.at != delivery.at { moved += 1 }
+                due(planned, direction, on: connection)
+                endCarried(direction, on: connection, planned)
+            case .closed(let connection, let reset, let time):
+                options.observer?.closed(connection, reset: reset, at: time)
+            case .wakeUp(let ticket, let cause, let connection, let destination, let direction, let wokeAt):
+                guard let at = replan == nil ? wokeAt : replayed(ticket)?.wokeRadioAt else { break }
+                let name = connection.flatMap { connections[$0]?.destination.name } ?? destination
+                publishWakeUp(WakeUp(at: at, cause: cause, connection: connection, destination: name, direction: direction))
+            case .lookup(let ticket, let answer):
+                if case .lookup(let answeredAt)? = replayed(ticket)?.answer { answer.move(to: clock.deadline(answeredAt)) }
+            }
+        }
+        for (connection, planned) in dues.values {
+            for direction in Direction.allCases where !planned[direction].isEmpty {
+                connection.replanned(direction, dues: planned[direction])
+            }
+        }
+        return moved
+    }
+
     // MARK: Publishing what the phone does
 
     /// Publishes what the model did by `time` (`PhoneEventFollower`), and looks again when
     /// there is next something to say.
     private func modelChanged(at time: Double) {
-        let recorded = model.takeRecentEvents()
+        // The journal closed (its outage ran its course, or it grew too long): the answers stand.
+        if phone.nextTicket == nil, !held.isEmpty { releaseHeldEffects(nil) }
+        let recorded = phone.takeRecentEvents()
         for event in follower.look(at: model, recorded: recorded, through: time) {
             events.publish(event)
         }
@@ -459,6 +638,8 @@ final class EmulatedDevice {
 
     /// Stops the timeline and closes every connection; the run ended at `time`.
     func stop(at time: Double) {
+        _ = phone.closeJournal(through: .infinity)
+        releaseHeldEffects(nil)
         options.observer?.runEnded(at: time)
         stopped = true
         timelineTimer?.cancel()
@@ -468,5 +649,38 @@ final class EmulatedDevice {
             roomWaiters[direction] = []
         }
         for connection in connections.values { connection.close() }
+    }
+}
+
+/// When a front end's lookup is answered on the emulated link (`EmulatedDevice.dial`): a timer
+/// that ending an outage early moves. `answered` fails, as a timer does, if the event loop stops
+/// first.
+private final class LookupAnswer {
+    let answered: EventLoopPromise<Void>
+    private let loop: any EventLoop
+    private var timer: Scheduled<Void>?
+    /// Which timer answers: a moved one's cancellation is not an answer.
+    private var generation = 0
+
+    init(loop: any EventLoop, at deadline: NIODeadline) {
+        self.loop = loop
+        self.answered = loop.makePromise()
+        arm(deadline)
+    }
+
+    func move(to deadline: NIODeadline) {
+        timer?.cancel()
+        arm(deadline)
+    }
+
+    private func arm(_ deadline: NIODeadline) {
+        generation += 1
+        let armed = generation
+        let timer = loop.assumeIsolated().scheduleTask(deadline: deadline) {}
+        self.timer = timer
+        timer.futureResult.assumeIsolated().whenComplete { [self] result in
+            guard armed == generation else { return }
+            answered.completeWith(result)
+        }
     }
 }

@@ -235,6 +235,19 @@ public final class NetsimProxy: Sendable {
         return try await trigger(.handover(to: network, mode: mode, gap: gapSeconds))
     }
 
+    /// Ends the outage or handover gap triggered through this API (`outage`, `handover`, the
+    /// admin API) that is in force, now rather than at its planned end: the bytes it held are
+    /// delivered as if it had been this long from its start. Throws `LiveChangeError` when
+    /// the phone has connectivity, when the gap in force is the profile's timeline's, or when
+    /// the outage held too much to plan again.
+    public func endOutage() async throws -> OutageEnd {
+        let ended = try await device.eventLoop.submit { [device] in device.value.endOutage() }.get()
+        switch ended {
+        case .success(let end): return end
+        case .failure(let refusal): throw LiveChangeError(refusal.description)
+        }
+    }
+
     /// Takes back the latest `set` step made through this API (`trigger`, the admin API's
     /// `/set`, `EmulatedPhone.set`) and not yet undone, up to `DeviceModel.undoLimit` steps
     /// back: the fields it set get their earlier values. Returns the `set` event that did it

@@ -40,6 +40,13 @@ struct PhoneEventFollower {
         return published
     }
 
+    /// Connectivity may be back sooner than the model said when the outage began (it was
+    /// ended early): the next look publishes `outage-ended` when the model now says.
+    mutating func connectivityMayReturnSooner(_ model: DeviceModel, at time: Double) {
+        guard disconnectedSince != nil else { return }
+        reconnectsAt = model.connectivityReturns(after: time) ?? time
+    }
+
     /// When there is next something to publish if nothing else happens: the radio's next
     /// change, or connectivity coming back.
     func nextLook(at model: DeviceModel) -> Double? {

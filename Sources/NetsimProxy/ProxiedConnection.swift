@@ -158,6 +158,12 @@ final class ProxiedConnection {
         execute(machine.silence())
     }
 
+    /// An outage ended early: the latest `dues.count` items queued in `direction` (what the
+    /// outage held) arrive at these times instead, still in order.
+    func replanned(_ direction: Direction, dues: [Double]) {
+        execute(machine.replanned(direction, dues: dues.map(device.clock.deadline), now: .now()))
+    }
+
     /// Closes both sides now (the run is over).
     func close() {
         execute(machine.close())

@@ -75,6 +75,13 @@ public final class EmulatedPhone: Sendable {
         try await proxy.outage(seconds: duration.seconds, mode: mode)
     }
 
+    /// Ends the outage (or handover gap) this phone was given that is in force, now: what it
+    /// held arrives as if it had been this long from its start (`NetsimProxy.endOutage`).
+    @discardableResult
+    public func endOutage() async throws -> OutageEnd {
+        try await proxy.endOutage()
+    }
+
     /// A move to another of the profile's networks now, as a timeline's `handover`.
     @discardableResult
     public func handover(to network: String, mode: HandoverMode = .keep, gap: Duration = .zero) async throws -> DeviceEvent? {

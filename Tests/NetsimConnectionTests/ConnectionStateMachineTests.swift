@@ -90,6 +90,36 @@ struct ConnectionStateMachineTests {
         #expect(machine.bytesScheduled("c", byteCount: 1, .up, verdict: .deliver(at: 6), now: 6) == [.deliver(.up)])
     }
 
+    @Test("an outage ended early moves the latest items earlier, in order, and re-arms the timer")
+    func replannedDeliveries() {
+        var machine = Self.openConnection()
+        _ = machine.bytesScheduled("before", byteCount: 6, .up, verdict: .deliver(at: 2), now: 0)
+        _ = machine.bytesScheduled("held", byteCount: 4, .up, verdict: .deliver(at: 40), now: 1)
+        #expect(machine.endScheduled(.up, verdict: .deliver(at: 40.5), now: 1) == [])
+        #expect(machine.timerFired(.up) == [.deliver(.up)])
+        #expect(Self.deliver(&machine, .up, now: 2) == [.data("before", byteCount: 6)])
+        #expect(
+            machine.deliveryPassEnded(.up, destinationWritable: true, linkHasRoom: Self.roomy) == [
+                .armTimer(.up, at: 40), .resumeReading(.client),
+            ])
+        // Ended at 20: the held chunk and the FIN now come at 21.3 and, never before it, 21.
+        #expect(machine.replanned(.up, dues: [21.3, 21], now: 20) == [.cancelTimer(.up), .armTimer(.up, at: 21.3)])
+        #expect(machine.timerFired(.up) == [.deliver(.up)])
+        #expect(Self.deliver(&machine, .up, now: 21.3) == [.data("held", byteCount: 4), .end])
+        // Nothing to move: more dues than items waiting.
+        #expect(machine.replanned(.up, dues: [1, 2], now: 22) == [])
+    }
+
+    @Test("a RST among the latest items keeps them where they are")
+    func replanSkipsAReset() {
+        var line = DelayLine<String, Double>()
+        line.append(.data("a", byteCount: 1), due: 40)
+        line.append(.reset, due: 41)
+        let replanned = line.replanLatest([20, 21])
+        #expect(!replanned)
+        #expect(line.nextDue == 40)
+    }
+
     @Test("a side is held while its line is full, its destination unwritable, or the link's queue full")
     func backpressure() {
         var machine = Self.openConnection(bufferLimit: 10)

@@ -179,8 +179,9 @@ import FoundationNetworking
     }
 
     /// The page in Chromium during a run with traffic: the strip advances, the wake-up is
-    /// named, the connection listed, and an outage pressed on the page reaches the proxy
-    /// (Peers/dashboard_check.py says each check it makes).
+    /// named, the connection listed, and an outage pressed on the page reaches the proxy and
+    /// ends early when "End it now" is pressed (Peers/dashboard_check.py says each check it
+    /// makes).
     @Test(
         .enabled(
             if: FrontEndPeers.python(has: "selenium") && FileManager.default.fileExists(atPath: "/usr/bin/chromium")
@@ -195,7 +196,9 @@ import FoundationNetworking
             ["python3", script, "http://127.0.0.1:\(admin.address.port)/", "\(port)"], timeout: .seconds(120))
         #expect(result.status == 0, "\(result.output)")
         let outage = try await proxy.report().events.first { $0.kind == .outage }
-        #expect(outage?.mode == .stall && outage?.durationSeconds == 4 && outage?.affectedConnections == 1)
+        #expect(outage?.mode == .stall && outage?.affectedConnections == 1)
+        // Ended from the page within the script's waits, not after the 10 minutes asked for.
+        #expect(outage?.durationSeconds.map { $0 > 0 && $0 < 60 } == true, "\(String(describing: outage?.durationSeconds))")
         await admin.stop()
         _ = try await proxy.stop()
         try await server.close()

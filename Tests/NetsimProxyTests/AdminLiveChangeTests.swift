@@ -127,6 +127,52 @@ import FoundationNetworking
         _ = try await proxy.stop()
     }
 
+    /// Issue 25: an outage could not end early. Bytes written 0.1 s into a 60 s stall come back
+    /// about when TCP's retransmission after the early end gets through (RTO 0.2 s here, so at
+    /// 0.2, 0.6, 1.4 s after the write), not after the planned 60 s; the report's outage lasted
+    /// as long as it did.
+    @Test("POST /outage/end ends a stall now: what it held arrives at the next retransmission, and a second is a 400")
+    func endingAnOutageEarly() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(Self.profile, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let base = "http://127.0.0.1:\(admin.address.port)"
+
+        let channel = try await Loopback.connect(port: port)
+        try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+            #expect(try await post(base + "/outage?duration=60s").status == 200)
+            try await Task.sleep(for: .milliseconds(100))
+            let start = ContinuousClock.now
+            try await outbound.write(ByteBuffer(repeating: 7, count: 1000))
+            try await Task.sleep(for: .milliseconds(300))
+            let ended = try await post(base + "/outage/end")
+            #expect(ended.status == 200)
+            #expect(ended.json["movedDeliveries"] as? Int == 1)
+            let startedAt = try #require(ended.json["startedAt"] as? Double)
+            #expect(ended.json["plannedEnd"] as? Double == startedAt + 60)
+            #expect(ended.json["connectivityReturnsAt"] == nil)
+            var got = 0
+            while got < 1000 {
+                guard let chunk = try await iterator.next() else { throw Loopback.EchoClosed() }
+                got += chunk.readableBytes
+            }
+            let waited = ContinuousClock.now - start
+            #expect(waited < .seconds(5), "\(waited)")
+            #expect(try await proxy.status().disconnected == false)
+        }
+        let again = try await post(base + "/outage/end")
+        #expect(again.status == 400)
+        #expect((again.json["error"] as? String)?.contains("no outage to end") == true)
+        #expect(try await post(base + "/outage/end?now=1").status == 400, "no parameters")
+        let outage = try #require(try await proxy.report().events.first { $0.kind == .outage })
+        #expect(outage.durationSeconds.map { $0 > 0.3 && $0 < 5 } == true, "\(String(describing: outage.durationSeconds))")
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
     @Test("POST /network moves the device, as /handover does")
     func networkMoves() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)

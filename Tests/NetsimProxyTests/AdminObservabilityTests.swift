@@ -4,6 +4,7 @@ import NIOHTTP1
 import NIOPosix
 import NetsimCore
 import NetsimProxy
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -269,6 +270,26 @@ import FoundationNetworking
         // The second outage overlaps the first and ends later: connectivity is back at its end.
         #expect(abs((ended.data["at"] as? Double ?? 0) - (second + 1)) < 1e-9)
         #expect(try await proxy.status().disconnected == false)
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
+    @Test("an outage ended early says so when it ends, not at its planned end")
+    func outageEndedEarly() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.lteProfile, upstreamPort: 1)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let ended = Mutex<OutageEnd?>(nil)
+        let (_, events) = try await Self.followEvents(port: admin.address.port) {
+            _ = try await proxy.outage(seconds: 600, mode: .stall)
+            let end = try await proxy.endOutage()
+            ended.withLock { $0 = end }
+        } until: {
+            $0.name == "outage-ended"
+        }
+        let end = try #require(ended.withLock { $0 })
+        let last = try #require(events.last)
+        #expect(last.data["at"] as? Double == end.endedAt && last.data["startedAt"] as? Double == end.startedAt)
+        #expect(end.plannedEnd == end.startedAt + 600)
         await admin.stop()
         _ = try await proxy.stop()
     }

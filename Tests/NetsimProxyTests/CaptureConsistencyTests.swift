@@ -80,7 +80,7 @@ import Testing
     /// Runs a proxy with `profile` and a capture, drives `traffic` through it, stops it as
     /// `netsim run` does, and hands the capture's path to `inspect` (then removes it).
     static func captureRun<Result>(
-        _ profile: Profile, traffic: (_ port: Int) async throws -> Void, inspect: (RunReport, String) throws -> Result
+        _ profile: Profile, traffic: (_ port: Int, _ proxy: NetsimProxy) async throws -> Void, inspect: (RunReport, String) throws -> Result
     ) async throws -> Result {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -93,7 +93,7 @@ import Testing
             profile: profile, seed: 3,
             forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
             options: options, group: Loopback.group, logger: Loopback.logger)
-        try await traffic(proxy.listeningAddresses[0].port)
+        try await traffic(proxy.listeningAddresses[0].port, proxy)
         let report = try await proxy.stop()
         // The proxy told the capture where the run ended (LinkObserver.runEnded).
         try writer.finish()
@@ -103,7 +103,7 @@ import Testing
 
     /// A run's capture analyzed with no radio given: its start record names the run's.
     static func runAndAnalyze(
-        _ profile: Profile, traffic: (_ port: Int) async throws -> Void
+        _ profile: Profile, traffic: (_ port: Int, _ proxy: NetsimProxy) async throws -> Void
     ) async throws -> (run: RunReport, analysis: CaptureAnalysis) {
         try await captureRun(profile, traffic: traffic) { report, path in
             let analysis = try CaptureAnalysis.analyze(file: path, options: CaptureAnalysisOptions(radio: nil))
@@ -125,7 +125,7 @@ import Testing
 
     @Test func aRunThatEndsInTheMiddleOfATailAnalyzesToItsOwnFigures() async throws {
         let (profile, _) = Self.shortTailProfile()
-        let (run, analysis) = try await Self.runAndAnalyze(profile) { port in
+        let (run, analysis) = try await Self.runAndAnalyze(profile) { port, _ in
             let payload = Loopback.randomBytes(100_000, seed: 1)
             let (received, ending) = try await Loopback.echo(payload, port: port)
             #expect(ending == .finished && received == payload)
@@ -142,7 +142,7 @@ import Testing
     /// 59.99 J against the run's 74.0 s and 39.18 J. The start record names the run's radio.
     @Test func anNRRunsCaptureAnalyzesWithTheRunsOwnRadio() async throws {
         let profile = try ProfileCatalog.builtin(named: "nr-sa")
-        let (run, analysis) = try await Self.runAndAnalyze(profile) { port in
+        let (run, analysis) = try await Self.runAndAnalyze(profile) { port, _ in
             let payload = Loopback.randomBytes(100_000, seed: 4)
             let (received, ending) = try await Loopback.echo(payload, port: port)
             #expect(ending == .finished && received == payload)
@@ -157,7 +157,7 @@ import Testing
     /// a side whose input is closed, which NIO closes fully. The capture shows both.
     @Test func aCleanCloseShowsBothFINsInTheCapture() async throws {
         let (profile, _) = Self.shortTailProfile()
-        let (report, fins) = try await Self.captureRun(profile) { port in
+        let (report, fins) = try await Self.captureRun(profile) { port, _ in
             let (received, ending) = try await Loopback.echo(Loopback.randomBytes(10_000, seed: 5), port: port)
             #expect(ending == .finished && received.count == 10_000)
             // Let the last FIN cross the emulated link before the run ends.
@@ -179,9 +179,32 @@ import Testing
         #expect(fins == 2)
     }
 
+    /// Issue 25: an outage ended early (`POST /outage/end`) moves what it held, in the capture
+    /// too: a connection opened and written to during a 60 s stall, ended after 0.5 s, shows its
+    /// handshake and bytes when they crossed, and the capture analyzes to the run's figures.
+    @Test func anOutageEndedEarlyMovesWhatItHeldInTheCapture() async throws {
+        let (profile, _) = Self.shortTailProfile()
+        var ended: OutageEnd?
+        let (run, analysis) = try await Self.runAndAnalyze(profile) { port, proxy in
+            _ = try await proxy.outage(seconds: 60, mode: .stall)
+            let payload = Loopback.randomBytes(20_000, seed: 6)
+            async let echoed = Loopback.echo(payload, port: port)
+            try await Task.sleep(for: .milliseconds(500))
+            ended = try await proxy.endOutage()
+            let (received, ending) = try await echoed
+            #expect(ending == .finished && received == payload)
+            try await Task.sleep(for: .seconds(2))
+        }
+        let end = try #require(ended)
+        #expect(end.plannedEnd - end.startedAt == 60 && end.movedDeliveries >= 2 && end.connectivityReturnsAt == nil)
+        #expect(run.events.first?.durationSeconds.map { abs($0 - (end.endedAt - end.startedAt)) < 1e-9 } == true)
+        #expect(run.radio.heldAtEnd.up.bytes == 0 && run.radio.promotions == 1)
+        Self.expectSameFigures(run.radio, analysis.radio)
+    }
+
     @Test func aRunThatEndsInsideAnOutageAnalyzesToItsOwnFigures() async throws {
         let (profile, _) = Self.shortTailProfile(events: [TimelineEvent(at: 1.5, kind: .outage(duration: 60, mode: .stall))])
-        let (run, analysis) = try await Self.runAndAnalyze(profile) { port in
+        let (run, analysis) = try await Self.runAndAnalyze(profile) { port, _ in
             // Opened before the outage, written to inside it: those bytes are held until TCP's
             // retransmission after the outage, which the run does not reach.
             let channel = try await Loopback.connect(port: port)

@@ -73,6 +73,7 @@ enum DashboardPage {
             <label>duration <input name="duration" value="10s" size="6"></label>
             <label>mode <select name="mode"><option>stall</option><option>blackhole</option><option>reset</option></select></label>
             <button type="submit">Start outage</button>
+            <button type="button" id="end-outage" title="POST /outage/end: what the outage held arrives as if it had been this long">End it now</button>
             <code class="call"></code>
           </form>
           <form id="network-form" data-path="/network">
@@ -530,6 +531,7 @@ enum DashboardPage {
           legend();
           for (const form of document.querySelectorAll(".controls form")) wire(form);
           $("undo").addEventListener("click", () => post({ path: "/set/undo" }));
+          $("end-outage").addEventListener("click", () => post({ path: "/outage/end" }));
           $("download-json").addEventListener("click", () => download("json"));
           $("download-html").addEventListener("click", () => download("html"));
           $("token-form").addEventListener("submit", (event) => {

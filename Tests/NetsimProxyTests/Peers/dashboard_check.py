@@ -5,7 +5,8 @@ Usage: dashboard_check.py ADMIN_URL FORWARD_PORT [SCREENSHOT.png]
 Opens the page, makes traffic through the proxy's forward rule (its upstream echoes), and
 checks what a user would see: the feed goes live, the radio strip advances, the request that
 woke the radio is marked with the destination its Host header names, the connection is listed,
-and an outage pressed on the page reaches the proxy and appears on the strip. Prints one line
+and an outage pressed on the page reaches the proxy, appears on the strip, and ends when "End
+it now" is pressed. Prints one line
 per check; exits non-zero on the first that fails.
 """
 
@@ -81,18 +82,21 @@ def main():
         form = driver.find_element(By.ID, "outage-form")
         duration = form.find_element(By.NAME, "duration")
         duration.clear()
-        duration.send_keys("4s")
+        duration.send_keys("10m")
         Select(form.find_element(By.NAME, "mode")).select_by_visible_text("stall")
         call = form.find_element(By.CSS_SELECTOR, ".call").text
-        check("the control shows the call it makes", "/outage?duration=4s&mode=stall" in call, call)
+        check("the control shows the call it makes", "/outage?duration=10m&mode=stall" in call, call)
         form.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
         wait.until(lambda d: d.find_element(By.ID, "answer").text.startswith("200"))
         answer = driver.find_element(By.ID, "answer").text
         check("the proxy took the outage", '"affectedConnections" : 1' in answer, answer)
         wait.until(lambda d: len(strip(d, "line.mark[data-kind=outage]")) > 0)
         check("the outage is marked on the strip", len(strip(driver, "rect.gap")) > 0)
+        # A 10-minute outage ended from the page: connectivity is back within the wait.
+        driver.find_element(By.ID, "end-outage").click()
+        wait.until(lambda d: '"endedAt"' in d.find_element(By.ID, "answer").text)
         wait.until(lambda d: "connectivity back" in d.find_element(By.ID, "log").text)
-        check("the log says when connectivity came back", True)
+        check("the outage ended from the page, and the log says connectivity came back", True)
         if screenshot:
             driver.save_screenshot(screenshot)
         connection.close()
