@@ -97,7 +97,7 @@ final class EmulatedDevice {
         let ticket = phone.nextTicket
         let answerTime = publishingWakeUp(by: .lookup, of: nil, to: destination.description, .up) { $0.lookup(at: now) }
         let answer = LookupAnswer(loop: loop, at: clock.deadline(answerTime))
-        if let ticket { held.append(.lookup(ticket: ticket, answer)) }
+        if let ticket { held.hold(.lookup(answer, answeredAt: answerTime), answeredBy: ticket) }
         let answered = answer.answered.futureResult
         let resolved = NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [host = destination.host, port = destination.port] in
             Result { try SocketAddress.makeAddressResolvingHost(host, port: port) }
@@ -162,13 +162,13 @@ final class EmulatedDevice {
         let fallback = destination.map(\.description) ?? "\(upstream.ipAddress ?? "?"):\(upstream.port ?? 0)"
         let ticket = phone.nextTicket
         let handshake = publishingWakeUp(by: .handshake, of: id, to: fallback, .up) { $0.handshake(on: id, at: now) }
-        let opened = CaptureOpen(
+        let opening = Held.Opening(
             connection: id, clientPort: client.remoteAddress?.port ?? 0, upstreamAddress: upstream.ipAddress,
             upstreamPort: upstream.port)
         if let ticket {
-            held.append(.opened(ticket: ticket, opened, handshake: handshake))
+            held.hold(.opened(opening, handshake: handshake), answeredBy: ticket)
         } else {
-            capture(opened, handshake: handshake)
+            capture(opening, handshake: handshake)
         }
         modelChanged(at: now)
         let connection = ProxiedConnection(
@@ -215,7 +215,7 @@ final class EmulatedDevice {
             let payload = options.observer.map { _ in Array(buffer.readableBytesView) }
             if let ticket {
                 countDestination(of: connection)
-                held.append(.chunk(ticket: ticket, connection, direction, payload: payload, delivery, readAt: now))
+                held.hold(.chunk(connection, direction, payload: payload, delivery, readAt: now), answeredBy: ticket)
             } else {
                 carried(payload, direction, on: connection, delivery, readAt: now)
             }
@@ -243,7 +243,9 @@ final class EmulatedDevice {
         let result = call(&phone)
         let wokeAt = model.wakeUps > before ? model.latestWakeUp : nil
         if let ticket {
-            held.append(.wakeUp(ticket: ticket, cause, connection, destination: destination, direction, wokeAt: wokeAt))
+            let candidate = Held.WakeCandidate(
+                cause: cause, connection: connection, destination: destination, direction: direction, wokeAt: wokeAt)
+            held.hold(.wakeUp(candidate), answeredBy: ticket)
         } else if let wokeAt {
             publishWakeUp(WakeUp(at: wokeAt, cause: cause, connection: connection, destination: destination, direction: direction))
         }
@@ -290,7 +292,7 @@ final class EmulatedDevice {
         if case .deliver(let delivery) = verdict {
             if let ticket {
                 countDestination(of: connection)
-                held.append(.end(ticket: ticket, connection, direction, delivery))
+                held.hold(.end(connection, direction, delivery), answeredBy: ticket)
             } else {
                 endCarried(direction, on: connection, delivery)
             }
@@ -461,40 +463,19 @@ final class EmulatedDevice {
 
     // MARK: Held while an outage may end early
 
-    /// What the device did on the model's answers while a triggered outage may still end early
-    /// (`ReplannableDevice`), held until it no longer can: each carries a time the model
-    /// planned (on air, delivered, the radio woken, a lookup answered), which ending the outage
-    /// early moves. A capture's closes are held too, so that its records keep their order.
-    /// Bounded as the delay lines are: every chunk held here is still in one (nothing read
-    /// during an outage is delivered before it ends), and the journal caps the calls.
-    private var held: [HeldEffect] = []
+    /// What the device did on planned times while an outage may still end early (`HeldEffects`).
+    private typealias Held = HeldEffects<ProxiedConnection, LookupAnswer>
+    private var held = Held()
 
-    private enum HeldEffect {
-        case opened(ticket: Int, CaptureOpen, handshake: LinkSchedule.Transmission)
-        case chunk(ticket: Int, ProxiedConnection, Direction, payload: [UInt8]?, Delivery, readAt: Double)
-        case end(ticket: Int, ProxiedConnection, Direction, Delivery)
-        case closed(ConnectionID, reset: Bool, at: Double)
-        case wakeUp(ticket: Int, WakeCause, ConnectionID?, destination: String, Direction, wokeAt: Double?)
-        case lookup(ticket: Int, LookupAnswer)
-    }
-
-    /// A connection's opening for a capture, whose handshake time the model gives.
-    private struct CaptureOpen {
-        var connection: ConnectionID
-        var clientPort: Int
-        var upstreamAddress: String?
-        var upstreamPort: Int?
-    }
-
-    private func capture(_ opened: CaptureOpen, handshake: LinkSchedule.Transmission) {
+    private func capture(_ opening: Held.Opening, handshake: LinkSchedule.Transmission) {
         options.observer?.opened(
-            opened.connection, clientPort: opened.clientPort, upstreamAddress: opened.upstreamAddress,
-            upstreamPort: opened.upstreamPort, handshakeOnAir: handshake.start)
+            opening.connection, clientPort: opening.clientPort, upstreamAddress: opening.upstreamAddress,
+            upstreamPort: opening.upstreamPort, handshakeOnAir: handshake.start)
     }
 
     private func captureClosed(_ connection: ConnectionID, reset: Bool, at time: Double) {
         if phone.nextTicket != nil {
-            held.append(.closed(connection, reset: reset, at: time))
+            held.hold(.closed(connection, reset: reset, at: time), answeredBy: nil)
         } else {
             options.observer?.closed(connection, reset: reset, at: time)
         }
@@ -504,57 +485,33 @@ final class EmulatedDevice {
     /// early, else with the times first planned; returns how many deliveries moved.
     @discardableResult
     private func releaseHeldEffects(_ replan: ReplannableDevice.Replan?) -> Int {
-        let effects = held
-        held = []
-        func replayed(_ ticket: Int) -> ReplannableDevice.Replan.Replayed? {
-            guard let replan, ticket < replan.calls.count else { return nil }
-            return replan.calls[ticket]
-        }
-        func replanned(_ delivery: Delivery, _ ticket: Int) -> Delivery {
-            guard case .send(.deliver(let moved))? = replayed(ticket)?.answer else { return delivery }
-            return moved
-        }
-        // The new delivery times of what each connection queued meanwhile, in order.
-        var dues: [ConnectionID: (connection: ProxiedConnection, dues: PerDirection<[Double]>)] = [:]
-        func due(_ delivery: Delivery, _ direction: Direction, on connection: ProxiedConnection) {
-            guard replan != nil else { return }
-            dues[connection.id, default: (connection, .init(up: [], down: []))].dues[direction].append(delivery.at)
-        }
-        var moved = 0
-        for effect in effects {
+        let release = held.release(replan)
+        for effect in release.effects {
             switch effect {
-            case .opened(let ticket, let opened, let handshake):
-                guard case .handshake(let replayedHandshake)? = replayed(ticket)?.answer else {
-                    capture(opened, handshake: handshake)
-                    break
-                }
-                capture(opened, handshake: replayedHandshake)
-            case .chunk(let ticket, let connection, let direction, let payload, let delivery, let readAt):
-                let planned = replanned(delivery, ticket)
-                if planned.at != delivery.at { moved += 1 }
-                due(planned, direction, on: connection)
-                carried(payload, direction, on: connection, planned, readAt: readAt)
-            case .end(let ticket, let connection, let direction, let delivery):
-                let planned = replanned(delivery, ticket)
-                if planned.at != delivery.at { moved += 1 }
-                due(planned, direction, on: connection)
-                endCarried(direction, on: connection, planned)
+            case .opened(let opening, let handshake):
+                capture(opening, handshake: handshake)
+            case .chunk(let connection, let direction, let payload, let delivery, let readAt):
+                carried(payload, direction, on: connection, delivery, readAt: readAt)
+            case .end(let connection, let direction, let delivery):
+                endCarried(direction, on: connection, delivery)
             case .closed(let connection, let reset, let time):
                 options.observer?.closed(connection, reset: reset, at: time)
-            case .wakeUp(let ticket, let cause, let connection, let destination, let direction, let wokeAt):
-                guard let at = replan == nil ? wokeAt : replayed(ticket)?.wokeRadioAt else { break }
-                let name = connection.flatMap { connections[$0]?.destination.name } ?? destination
-                publishWakeUp(WakeUp(at: at, cause: cause, connection: connection, destination: name, direction: direction))
-            case .lookup(let ticket, let answer):
-                if case .lookup(let answeredAt)? = replayed(ticket)?.answer { answer.move(to: clock.deadline(answeredAt)) }
+            case .wakeUp(let candidate):
+                guard let at = candidate.wokeAt else { break }
+                // Named as the connection is now: its first bytes may have named it meanwhile.
+                let name = candidate.connection.flatMap { connections[$0]?.destination.name } ?? candidate.destination
+                publishWakeUp(
+                    WakeUp(at: at, cause: candidate.cause, connection: candidate.connection, destination: name, direction: candidate.direction))
+            case .lookup(let answer, let answeredAt):
+                if replan != nil { answer.move(to: clock.deadline(answeredAt)) }
             }
         }
-        for (connection, planned) in dues.values {
-            for direction in Direction.allCases where !planned[direction].isEmpty {
-                connection.replanned(direction, dues: planned[direction])
+        for (connection, dues) in release.dues {
+            for direction in Direction.allCases where !dues[direction].isEmpty {
+                connection.replanned(direction, dues: dues[direction])
             }
         }
-        return moved
+        return release.movedDeliveries
     }
 
     // MARK: Publishing what the phone does

@@ -62,12 +62,23 @@ public struct ReplannableDevice: Sendable {
         public struct Replayed: Sendable, Equatable {
             public var answer: Answer
             public var wokeRadioAt: Double?
+
+            public init(answer: Answer, wokeRadioAt: Double? = nil) {
+                self.answer = answer
+                self.wokeRadioAt = wokeRadioAt
+            }
         }
         /// Indexed by ticket: the ticket of the journal's first call is 0.
         public var calls: [Replayed]
         /// When the first of the gaps ended began, and when the last was planned to end.
         public var startedAt: Double
         public var plannedEnd: Double
+
+        public init(calls: [Replayed], startedAt: Double, plannedEnd: Double) {
+            self.calls = calls
+            self.startedAt = startedAt
+            self.plannedEnd = plannedEnd
+        }
     }
 
     /// Why the gaps cannot end early.
