@@ -501,7 +501,9 @@ final class EmulatedDevice {
                 // Named as the connection is now: its first bytes may have named it meanwhile.
                 let name = candidate.connection.flatMap { connections[$0]?.destination.name } ?? candidate.destination
                 publishWakeUp(
-                    WakeUp(at: at, cause: candidate.cause, connection: candidate.connection, destination: name, direction: candidate.direction))
+                    WakeUp(
+                        at: at, cause: candidate.cause, connection: candidate.connection, destination: name, direction: candidate.direction)
+                )
             case .lookup(let answer, let answeredAt):
                 if replan != nil { answer.move(to: clock.deadline(answeredAt)) }
             }
