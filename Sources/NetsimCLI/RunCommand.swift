@@ -231,7 +231,6 @@ public struct RunCommand: AsyncParsableCommand {
 
     public func run() async throws {
         let profile = try emulation.loadProfile()
-        let rules = rules
         let frontEnds = try frontEnds()
         if let report, let problem = unwritableReason(ofFile: report) {
             printError("cannot write the report to \(report): \(problem)")
@@ -259,59 +258,19 @@ public struct RunCommand: AsyncParsableCommand {
             options.observer = capture.map { CaptureLinkObserver(writer: $0) }
         }
 
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        var parts = RunParts(eventLoops: MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount))
         let proxy: NetsimProxy
         do {
-            proxy = try await NetsimProxy.start(
-                profile: profile, seed: emulation.seed, forwards: rules, frontEnds: frontEnds, options: options, group: group,
-                logger: logger)
+            proxy = try await start(&parts, profile: profile, frontEnds: frontEnds, options: options, logger: logger)
         } catch {
             printError("\(error)")
-            try? await group.shutdownGracefully()
+            _ = await parts.stop()
             throw ExitCode(1)
         }
-        var adminServer: AdminServer?
-        if let admin {
-            do {
-                // The proxy reads no YAML: the `/set` bodies are read here, by the profile reader.
-                adminServer = try await AdminServer.start(
-                    at: admin, proxy: proxy, readSetChange: ProfileLoader.setChange, group: group, access: adminAccess)
-            } catch {
-                printError("\(error)")
-                _ = try? await proxy.stop()
-                try? await group.shutdownGracefully()
-                throw ExitCode(1)
-            }
-        }
-        for (rule, address) in zip(rules, proxy.listeningAddresses) {
-            logger.info("listening on \(address), forwarding to \(rule.upstream) as one \(profile.name) device (seed \(emulation.seed))")
-        }
-        for (rule, address) in zip(frontEnds, proxy.frontEndAddresses) {
-            let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
-            logger.info("\(name) on \(address), every connection through one \(profile.name) device (seed \(emulation.seed))")
-        }
-        if let adminServer { logger.info("admin API and live dashboard on http://\(adminServer.address)/") }
-
-        let wrapped: WrappedCommand?
-        if command.isEmpty {
-            wrapped = nil
-        } else {
-            do {
-                wrapped = try WrappedCommand.start(
-                    command, environment: WrappedCommand.proxyEnvironment(proxy: proxy, frontEnds: frontEnds, forwards: rules))
-            } catch {
-                printError("cannot run \(command[0]): \(error)")
-                await adminServer?.stop()
-                _ = try? await proxy.stop()
-                try? await group.shutdownGracefully()
-                throw ExitCode(1)
-            }
-        }
-        let stopReason = await waitForStop(proxy: proxy, command: wrapped)
-        let commandStatus = await wrapped?.stop()
-        await adminServer?.stop()
-        let report = try await proxy.stop()
-        try? await group.shutdownGracefully()
+        let stopReason = await waitForStop(proxy: proxy, command: parts.command)
+        let ending = await parts.stop()
+        let report = try ending.report.get()
+        let commandStatus = ending.commandStatus
         let captureIsComplete = finishCaptures(capture.map { [$0] } ?? [])
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
         print(RunSummary.render(report, stoppedBy: stopReason))
@@ -333,6 +292,46 @@ public struct RunCommand: AsyncParsableCommand {
         if let commandStatus, commandStatus != 0 { throw ExitCode(commandStatus) }
         if !breaches.isEmpty { throw ExitCode(3) }
         if !captureIsComplete { throw ExitCode.incompleteCapture }
+    }
+
+    /// Starts the proxy, then the admin API, then the wrapped command, each into `parts` as it
+    /// comes up, and says where each listens; returns the proxy. Throws what kept a part from
+    /// starting, with the words the user reads; the caller stops what did start.
+    private func start(
+        _ parts: inout RunParts, profile: Profile, frontEnds: [FrontEndRule], options: ProxyOptions, logger: Logger
+    ) async throws -> NetsimProxy {
+        let proxy = try await NetsimProxy.start(
+            profile: profile, seed: emulation.seed, forwards: rules, frontEnds: frontEnds, options: options, group: parts.eventLoops,
+            logger: logger)
+        parts.proxy = proxy
+        if let admin {
+            // The proxy reads no YAML: the `/set` bodies are read here, by the profile reader.
+            parts.admin = try await AdminServer.start(
+                at: admin, proxy: proxy, readSetChange: ProfileLoader.setChange, group: parts.eventLoops, access: adminAccess)
+        }
+        for (rule, address) in zip(rules, proxy.listeningAddresses) {
+            logger.info("listening on \(address), forwarding to \(rule.upstream) as one \(profile.name) device (seed \(emulation.seed))")
+        }
+        for (rule, address) in zip(frontEnds, proxy.frontEndAddresses) {
+            let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
+            logger.info("\(name) on \(address), every connection through one \(profile.name) device (seed \(emulation.seed))")
+        }
+        if let server = parts.admin { logger.info("admin API and live dashboard on http://\(server.address)/") }
+        guard !command.isEmpty else { return proxy }
+        do {
+            parts.command = try WrappedCommand.start(
+                command, environment: WrappedCommand.proxyEnvironment(proxy: proxy, frontEnds: frontEnds, forwards: rules))
+        } catch {
+            throw CommandStartFailure(command: command[0], reason: error)
+        }
+        return proxy
+    }
+
+    /// The wrapped command could not be started (no such file, not executable).
+    private struct CommandStartFailure: Error, CustomStringConvertible {
+        let command: String
+        let reason: any Error
+        var description: String { "cannot run \(command): \(reason)" }
     }
 
     /// Waits for the duration, the wrapped command's end, Ctrl-C, SIGTERM or SIGHUP, showing a

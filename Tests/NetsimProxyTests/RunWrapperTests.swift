@@ -1,4 +1,5 @@
 import Foundation
+import NIOCore
 import Testing
 
 #if canImport(Glibc)
@@ -101,6 +102,24 @@ import Darwin
         let missing = try FrontEndPeers.run([Self.netsim!, "run", "--quiet", "--http-proxy", ":0", "--", "no-such-command-anywhere"])
         #expect(missing.status == 127, "env's status for a command it cannot find: \(missing.output)")
     }
+    /// A part of the run that cannot start (here the admin API, on an address already taken)
+    /// stops what did start, by the run's one teardown path, and the run exits 1 at once: the
+    /// wrapped command, which would come next, never runs.
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"))
+    func aPartThatCannotStartStopsWhatDidAndExitsOne() async throws {
+        let (taken, port) = try await Loopback.echoServer()
+        let marker = FrontEndPeers.scratchFile()
+        let result = try FrontEndPeers.run(
+            [
+                Self.netsim!, "run", "--quiet", "--listen", ":0", "--upstream", "127.0.0.1:1", "--admin", "127.0.0.1:\(port)", "--",
+                "touch", marker,
+            ], timeout: .seconds(30))
+        try await taken.close()
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.output.contains("cannot listen on 127.0.0.1:\(port): the address is already in use"), "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: marker), "the command ran")
+    }
+
     /// A trace slot is a 1500-byte packet, headers included (issue 25): iperf3 through a trace
     /// of one slot a millisecond receives one full segment's payload a millisecond, 1,448,000
     /// bytes a second, where counting 1500 bytes of payload a slot gave it 3.6 % more.
