@@ -19,7 +19,7 @@ let benchmarks: @Sendable () -> Void = {
     let fleets: [(devices: Int, hours: Double)] = [(100, 24), (1000, 24)]
     for (devices, hours) in fleets {
         Benchmark("lte-tunnel, \(devices) devices per transport, \(Int(hours)) h, rest + ws + grpc") { benchmark in
-            var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
+            var configuration = BenchPlan(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
             configuration.devices = devices
             configuration.duration = hours * 3600
             configuration.chartedDevices = 0

@@ -1,30 +1,6 @@
 import Dispatch
 import NetsimCore
 
-/// Everything one model run needs: the live bench's inputs, and the gRPC server's policy.
-public struct ModelRunConfiguration: Sendable {
-    public var profile: Profile
-    public var transports: [BenchTransport] = BenchTransport.allCases
-    public var devices = 10
-    public var duration: Double = 120
-    public var seed: UInt64 = 1
-    public var workload = Workload()
-    public var client = ClientSettings()
-    /// After the duration, how long devices may take at most to deliver what is in flight.
-    public var drainTimeout: Double = 30
-    /// Nil: the live bench's server, which accepts what its clients are configured to send.
-    public var grpcServerPolicy: GRPCServerPolicy?
-    /// Devices per transport whose radio state timeline is kept for the charts.
-    public var chartedDevices = 10
-    /// The part of the fleet to play: devices `shard.index`, `shard.index + shard.count`, ...
-    /// with the seeds they have in the whole run.
-    public var shard = Shard.whole
-
-    public init(profile: Profile) {
-        self.profile = profile
-    }
-}
-
 /// A model run's results: every device played per transport (its app and server records
 /// already handed over), and the engine's own figures.
 public struct ModelRunResult: Sendable {
@@ -52,7 +28,7 @@ public enum ModelEngine {
     /// the result (at least one batch: a report of nothing helps no one). Devices are played
     /// device by device across the transports, so a stopped run still compares them all.
     public static func run(
-        _ configuration: ModelRunConfiguration, progress: (Double) -> Void = { _ in },
+        _ configuration: BenchPlan, progress: (Double) -> Void = { _ in },
         shouldStop: () -> Bool = { false }, records: (BenchTransport, Int, DeviceRecords) -> Void = { _, _, _ in }
     ) -> ModelRunResult {
         let jobs = (0..<configuration.devices).filter(configuration.shard.includes).flatMap { device in
@@ -155,10 +131,10 @@ struct DeviceRun: Sendable {
     /// The REST server's batch limit (`RESTServer.batchLimit` in the live bench).
     static let restBatchLimit = 100
 
-    init(transport: BenchTransport, device index: Int, configuration: ModelRunConfiguration) {
+    init(transport: BenchTransport, device index: Int, configuration: BenchPlan) {
         self.transport = transport
         duration = configuration.duration
-        drainDeadline = configuration.duration + configuration.drainTimeout
+        drainDeadline = configuration.duration + configuration.drainLimit
         // Device i of every transport gets the live bench's seeds: the same jitter, loss,
         // paging phase and backoff draws.
         let seed = configuration.seed &+ UInt64(index)

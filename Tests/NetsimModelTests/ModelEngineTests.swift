@@ -15,8 +15,8 @@ struct ModelEngineTests {
         return workload
     }()
 
-    static func keepaliveOnly(profile: String, hours: Double = 1) throws -> ModelRunConfiguration {
-        var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: profile))
+    static func keepaliveOnly(profile: String, hours: Double = 1) throws -> BenchPlan {
+        var configuration = BenchPlan(profile: try ProfileCatalog.builtin(named: profile))
         configuration.transports = [.grpc]
         configuration.devices = 1
         configuration.duration = hours * 3600
@@ -27,7 +27,7 @@ struct ModelEngineTests {
     }
 
     /// Runs the engine and puts each device's handed-over records back into its outcome.
-    static func run(_ configuration: ModelRunConfiguration) -> [BenchTransport: [DeviceOutcome]] {
+    static func run(_ configuration: BenchPlan) -> [BenchTransport: [DeviceOutcome]] {
         var records: [BenchTransport: [DeviceRecords]] = [:]
         let result = ModelEngine.run(configuration, records: { transport, _, handed in records[transport, default: []].append(handed) })
         return result.devices.reduce(into: [:]) { merged, entry in
@@ -43,7 +43,7 @@ struct ModelEngineTests {
     /// Each device's records are handed over in device order and not kept, so a fleet's
     /// memory does not grow with the run's length.
     @Test func recordsAreHandedOverInOrderAndNotKept() throws {
-        var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))
+        var configuration = BenchPlan(profile: try ProfileCatalog.builtin(named: "lte-good"))
         configuration.devices = 70
         configuration.duration = 600
         var order: [BenchTransport: [Int]] = [:]
@@ -83,7 +83,7 @@ struct ModelEngineTests {
     /// app got; events of the cancelled call still on their way are dropped with its stream,
     /// not delivered twice.
     @Test func grpcCallRenewalsDeliverNothingTwice() throws {
-        var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))
+        var configuration = BenchPlan(profile: try ProfileCatalog.builtin(named: "lte-good"))
         configuration.transports = [.grpc]
         configuration.devices = 5
         configuration.duration = 4 * 3600
@@ -170,7 +170,7 @@ struct ModelEngineTests {
     }
 
     @Test func sameSeedSameOutcomeDifferentSeedDifferentOne() throws {
-        var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
+        var configuration = BenchPlan(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
         configuration.devices = 3
         let first = Self.run(configuration)
         let second = Self.run(configuration)
@@ -190,7 +190,7 @@ struct ModelEngineTests {
     /// Through lte-tunnel's 30 s stall every transport delivers every event and message once.
     @Test(arguments: BenchTransport.allCases)
     func aStallLosesNothing(_ transport: BenchTransport) throws {
-        var configuration = ModelRunConfiguration(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
+        var configuration = BenchPlan(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
         configuration.transports = [transport]
         configuration.devices = 5
         let run = Self.run(configuration)
@@ -215,7 +215,7 @@ struct ModelEngineTests {
             timeline:
               - {at: 40s, outage: {duration: 5s, mode: reset}}
             """
-        var configuration = ModelRunConfiguration(
+        var configuration = BenchPlan(
             profile: try ProfileLoader.load(yaml: yaml, source: "reset.yaml") { _ in "" })
         configuration.transports = [transport]
         configuration.devices = 3

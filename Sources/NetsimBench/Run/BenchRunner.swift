@@ -51,7 +51,7 @@ public enum BenchRunner {
             for device in measurements { part.add(device) }
             fleets[transport] = part
         }
-        return configuration.shardReport(
+        return configuration.plan.shardReport(
             engine: .live, endSeconds: drainEnd, fleets: fleets, profileEvents: profileEvents, stopped: false)
     }
 

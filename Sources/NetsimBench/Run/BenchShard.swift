@@ -82,7 +82,7 @@ public struct BenchShard: Sendable, Codable {
     }
 }
 
-extension BenchConfiguration {
+extension BenchPlan {
     /// This run's part, its fleets played: the header every part of the run shares.
     func shardReport(
         engine: BenchEngine, endSeconds: Double, fleets: [BenchTransport: BenchShard.FleetPart], profileEvents: [DeviceEvent]?,

@@ -27,16 +27,8 @@ public enum ModelBenchRunner {
         _ configuration: BenchConfiguration, shouldStop: () -> Bool = { false },
         onProgress: @escaping @Sendable (BenchProgress) -> Void
     ) -> BenchShard {
-        var model = ModelRunConfiguration(profile: configuration.profile)
-        model.transports = configuration.transports
-        model.devices = configuration.devices
-        model.duration = configuration.duration
-        model.seed = configuration.seed
-        model.workload = configuration.workload
-        model.client = configuration.client
-        model.drainTimeout = configuration.drainLimit
-        model.chartedDevices = configuration.duration <= longestChartedRun ? model.chartedDevices : 0
-        model.shard = configuration.shard
+        var model = configuration.plan
+        if configuration.duration > longestChartedRun { model.chartedDevices = 0 }
         var fleets = Dictionary(uniqueKeysWithValues: configuration.transports.map { ($0, BenchShard.FleetPart()) })
         var shares: [BenchTransport: [DeviceShare]] = [:]
         var profileEvents: [DeviceEvent]?
@@ -62,7 +54,7 @@ public enum ModelBenchRunner {
             }
         }
         let played = run.devices.values.map(\.count).reduce(0, +)
-        return configuration.shardReport(
+        return configuration.plan.shardReport(
             engine: .model, endSeconds: run.endSeconds, fleets: fleets, profileEvents: profileEvents,
             stopped: played < configuration.shard.share(of: configuration.devices) * configuration.transports.count)
     }
