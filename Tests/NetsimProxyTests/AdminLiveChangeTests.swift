@@ -30,42 +30,35 @@ import FoundationNetworking
 
     @Test("POST /set adds the delay it says to the next round trip, and names the network it changed")
     func setChangesLatency() async throws {
-        let (server, serverPort) = try await Loopback.echoServer()
-        let (proxy, port) = try await Loopback.proxy(Self.profile, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
+        try await AdminRig.with(Self.profile) { rig in
+            let base = rig.base
+            try await rig.withOpenConnection { iterator, outbound in
+                // JSON is YAML: the body is a timeline `set` step either way.
+                let answer = try await post(base + "/set", body: #"{"link": {"delay": "300ms"}}"#)
+                #expect(answer.status == 200)
+                #expect(answer.json["kind"] as? String == "set")
+                #expect(answer.json["network"] as? String == "lte")
+                // The answer and the status say what the link is now (issue 25: neither did).
+                let link = answer.json["link"] as? [String: [String: Any]]
+                #expect(
+                    link?["up"]?["delaySeconds"] as? Double == 0.3 && link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms")
+                let status = try await rig.proxy.status()
+                #expect(status.link.down.delaySeconds == 0.3 && status.link.up.bitsPerSecond == nil)
+                let (statusBody, _) = try await URLSession.shared.data(from: URL(string: base + "/status")!)
+                let statusJSON = try JSONSerialization.jsonObject(with: statusBody) as? [String: Any]
+                #expect((statusJSON?["link"] as? [String: [String: Any]])?["up"]?["delaySeconds"] as? Double == 0.3)
+                // 300 ms each way: the emulator cannot deliver sooner, however fast the machine.
+                let slowed = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+                #expect(slowed.seconds >= 0.6, "\(slowed)")
 
-        let channel = try await Loopback.connect(port: port)
-        try await channel.executeThenClose { inbound, outbound in
-            var iterator = inbound.makeAsyncIterator()
-            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-            // JSON is YAML: the body is a timeline `set` step either way.
-            let answer = try await post(base + "/set", body: #"{"link": {"delay": "300ms"}}"#)
-            #expect(answer.status == 200)
-            #expect(answer.json["kind"] as? String == "set")
-            #expect(answer.json["network"] as? String == "lte")
-            // The answer and the status say what the link is now (issue 25: neither did).
-            let link = answer.json["link"] as? [String: [String: Any]]
-            #expect(link?["up"]?["delaySeconds"] as? Double == 0.3 && link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms")
-            let status = try await proxy.status()
-            #expect(status.link.down.delaySeconds == 0.3 && status.link.up.bitsPerSecond == nil)
-            let (statusBody, _) = try await URLSession.shared.data(from: URL(string: base + "/status")!)
-            let statusJSON = try JSONSerialization.jsonObject(with: statusBody) as? [String: Any]
-            #expect((statusJSON?["link"] as? [String: [String: Any]])?["up"]?["delaySeconds"] as? Double == 0.3)
-            // 300 ms each way: the emulator cannot deliver sooner, however fast the machine.
-            let slowed = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-            #expect(slowed.seconds >= 0.6, "\(slowed)")
-
-            // A change to another network waits for the device to get there.
-            let other = try await post(base + "/set", body: "network: wifi\nlink:\n  up:\n    delay: 1ms\n")
-            #expect(other.status == 200)
-            #expect(other.json["network"] as? String == "wifi")
+                // A change to another network waits for the device to get there.
+                let other = try await post(base + "/set", body: "network: wifi\nlink:\n  up:\n    delay: 1ms\n")
+                #expect(other.status == 200)
+                #expect(other.json["network"] as? String == "wifi")
+            }
+            let report = try await rig.proxy.report()
+            #expect(report.eventCounts[.set] == 2)
         }
-        let report = try await proxy.report()
-        #expect(report.eventCounts[.set] == 2)
-        await admin.stop()
-        _ = try await proxy.stop()
-        try await server.close()
     }
 
     @Test(
@@ -133,44 +126,36 @@ import FoundationNetworking
     /// as long as it did.
     @Test("POST /outage/end ends a stall now: what it held arrives at the next retransmission, and a second is a 400")
     func endingAnOutageEarly() async throws {
-        let (server, serverPort) = try await Loopback.echoServer()
-        let (proxy, port) = try await Loopback.proxy(Self.profile, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
-
-        let channel = try await Loopback.connect(port: port)
-        try await channel.executeThenClose { inbound, outbound in
-            var iterator = inbound.makeAsyncIterator()
-            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-            #expect(try await post(base + "/outage?duration=60s").status == 200)
-            try await Task.sleep(for: .milliseconds(100))
-            let start = ContinuousClock.now
-            try await outbound.write(ByteBuffer(repeating: 7, count: 1000))
-            try await Task.sleep(for: .milliseconds(300))
-            let ended = try await post(base + "/outage/end")
-            #expect(ended.status == 200)
-            #expect(ended.json["movedDeliveries"] as? Int == 1)
-            let startedAt = try #require(ended.json["startedAt"] as? Double)
-            #expect(ended.json["plannedEnd"] as? Double == startedAt + 60)
-            #expect(ended.json["connectivityReturnsAt"] == nil)
-            var got = 0
-            while got < 1000 {
-                guard let chunk = try await iterator.next() else { throw Loopback.EchoClosed() }
-                got += chunk.readableBytes
+        try await AdminRig.with(Self.profile) { rig in
+            let base = rig.base
+            try await rig.withOpenConnection { iterator, outbound in
+                #expect(try await post(base + "/outage?duration=60s").status == 200)
+                try await Task.sleep(for: .milliseconds(100))
+                let start = ContinuousClock.now
+                try await outbound.write(ByteBuffer(repeating: 7, count: 1000))
+                try await Task.sleep(for: .milliseconds(300))
+                let ended = try await post(base + "/outage/end")
+                #expect(ended.status == 200)
+                #expect(ended.json["movedDeliveries"] as? Int == 1)
+                let startedAt = try #require(ended.json["startedAt"] as? Double)
+                #expect(ended.json["plannedEnd"] as? Double == startedAt + 60)
+                #expect(ended.json["connectivityReturnsAt"] == nil)
+                var got = 0
+                while got < 1000 {
+                    guard let chunk = try await iterator.next() else { throw Loopback.EchoClosed() }
+                    got += chunk.readableBytes
+                }
+                let waited = ContinuousClock.now - start
+                #expect(waited < .seconds(5), "\(waited)")
+                #expect(try await rig.proxy.status().disconnected == false)
             }
-            let waited = ContinuousClock.now - start
-            #expect(waited < .seconds(5), "\(waited)")
-            #expect(try await proxy.status().disconnected == false)
+            let again = try await post(base + "/outage/end")
+            #expect(again.status == 400)
+            #expect((again.json["error"] as? String)?.contains("no outage to end") == true)
+            #expect(try await post(base + "/outage/end?now=1").status == 400, "no parameters")
+            let outage = try #require(try await rig.proxy.report().events.first { $0.kind == .outage })
+            #expect(outage.durationSeconds.map { $0 > 0.3 && $0 < 5 } == true, "\(String(describing: outage.durationSeconds))")
         }
-        let again = try await post(base + "/outage/end")
-        #expect(again.status == 400)
-        #expect((again.json["error"] as? String)?.contains("no outage to end") == true)
-        #expect(try await post(base + "/outage/end?now=1").status == 400, "no parameters")
-        let outage = try #require(try await proxy.report().events.first { $0.kind == .outage })
-        #expect(outage.durationSeconds.map { $0 > 0.3 && $0 < 5 } == true, "\(String(describing: outage.durationSeconds))")
-        await admin.stop()
-        _ = try await proxy.stop()
-        try await server.close()
     }
 
     @Test("POST /network moves the device, as /handover does")

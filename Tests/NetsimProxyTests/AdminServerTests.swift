@@ -26,49 +26,40 @@ import FoundationNetworking
                 Network(name: "wifi", radio: .wifi(WiFiRadioParameters()), up: LinkParameters(), down: LinkParameters()),
             ],
             start: "lte")
-        let (server, serverPort) = try await Loopback.echoServer()
-        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
+        try await AdminRig.with(profile) { rig in
+            let base = rig.base
+            try await rig.withOpenConnection { iterator, outbound in
+                let status = try await request("GET", base + "/status")
+                #expect(status.status == 200)
+                #expect(status.json["network"] as? String == "lte")
+                #expect(status.json["openConnections"] as? Int == 1)
 
-        let channel = try await Loopback.connect(port: port)
-        try await channel.executeThenClose { inbound, outbound in
-            var iterator = inbound.makeAsyncIterator()
-            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-
-            let status = try await request("GET", base + "/status")
-            #expect(status.status == 200)
-            #expect(status.json["network"] as? String == "lte")
-            #expect(status.json["openConnections"] as? Int == 1)
-
-            let outage = try await request("POST", base + "/outage?duration=1s&mode=reset")
-            #expect(outage.status == 200)
-            #expect(outage.json["kind"] as? String == "outage")
-            #expect(outage.json["affectedConnections"] as? Int == 1)
-            var wasReset = false
-            do {
-                _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-            } catch {
-                wasReset = true
+                let outage = try await request("POST", base + "/outage?duration=1s&mode=reset")
+                #expect(outage.status == 200)
+                #expect(outage.json["kind"] as? String == "outage")
+                #expect(outage.json["affectedConnections"] as? Int == 1)
+                var wasReset = false
+                do {
+                    _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+                } catch {
+                    wasReset = true
+                }
+                #expect(wasReset)
             }
-            #expect(wasReset)
+
+            let handover = try await request("POST", base + "/handover?to=wifi&mode=keep")
+            #expect(handover.status == 200)
+            #expect(try await request("GET", base + "/status").json["network"] as? String == "wifi")
+
+            let unknownNetwork = try await request("POST", base + "/handover?to=5g")
+            #expect(unknownNetwork.status == 400)
+            #expect((unknownNetwork.json["error"] as? String)?.contains("lte, wifi") == true)
+            #expect(try await request("POST", base + "/outage?duration=soon").status == 400)
+            #expect(try await request("GET", base + "/nothing").status == 404)
+
+            let report = try await request("GET", base + "/report")
+            #expect((report.json["connections"] as? [String: Any])?["reset"] as? Int == 1)
         }
-
-        let handover = try await request("POST", base + "/handover?to=wifi&mode=keep")
-        #expect(handover.status == 200)
-        #expect(try await request("GET", base + "/status").json["network"] as? String == "wifi")
-
-        let unknownNetwork = try await request("POST", base + "/handover?to=5g")
-        #expect(unknownNetwork.status == 400)
-        #expect((unknownNetwork.json["error"] as? String)?.contains("lte, wifi") == true)
-        #expect(try await request("POST", base + "/outage?duration=soon").status == 400)
-        #expect(try await request("GET", base + "/nothing").status == 404)
-
-        let report = try await request("GET", base + "/report")
-        #expect((report.json["connections"] as? [String: Any])?["reset"] as? Int == 1)
-        await admin.stop()
-        _ = try await proxy.stop()
-        try await server.close()
     }
 }
 

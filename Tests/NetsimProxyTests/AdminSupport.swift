@@ -23,3 +23,46 @@ extension NetsimProxy {
         try await trigger(ProfileLoader.setChange(yaml: change, source: "the change", networkNames: profile.networks.map(\.name)))
     }
 }
+
+/// An echo server behind a proxy, and the admin API over the proxy on a free port: where the
+/// admin API's end-to-end tests start.
+struct AdminRig {
+    let proxy: NetsimProxy
+    /// The proxy's forward rule to the echo server.
+    let port: Int
+    /// The admin API's base URL.
+    let base: String
+
+    /// Runs `body` on a rig for `profile`, then stops the admin API, the proxy and the echo
+    /// server, whatever `body` throws.
+    static func with<Result>(_ profile: Profile, _ body: (AdminRig) async throws -> Result) async throws -> Result {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let outcome: Swift.Result<Result, any Error>
+        do {
+            outcome = .success(try await body(AdminRig(proxy: proxy, port: port, base: "http://127.0.0.1:\(admin.address.port)")))
+        } catch {
+            outcome = .failure(error)
+        }
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await server.close()
+        return try outcome.get()
+    }
+
+    /// A connection through the proxy that has made one 10-byte round trip (open, the radio
+    /// awake), handed to `body` as its reply iterator and writer; closed after it.
+    func withOpenConnection(
+        _ body: (
+            inout NIOAsyncChannelInboundStream<ByteBuffer>.AsyncIterator, NIOAsyncChannelOutboundWriter<ByteBuffer>
+        ) async throws -> Void
+    ) async throws {
+        let channel = try await Loopback.connect(port: port)
+        try await channel.executeThenClose { inbound, outbound in
+            var iterator = inbound.makeAsyncIterator()
+            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
+            try await body(&iterator, outbound)
+        }
+    }
+}
