@@ -74,43 +74,50 @@ final class EmulatedDevice {
     /// Dials `destination` for a front end's client whose handshake named it, as the phone
     /// would: a name is looked up first, the lookup crossing the emulated link
     /// (`DeviceModel.lookup`) while the system resolver answers for real, whichever is later.
-    /// `access` decides on the name before the lookup (a name no rule can allow is not looked
-    /// up) and on the address it resolved to, which is what is dialed.
+    /// The steps, and which of them `access` refuses, are `DialPlan`'s.
     /// `completion` gets the connection once its upstream is connected and active: the client
     /// joins it then (`ProxiedConnection.join`), after the front end has replied.
     func dial(_ destination: HostPort, from client: Channel, completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void) {
-        let literal = IPAddressBytes(destination.host)
-        let name = literal == nil ? destination.host : nil
-        if case .refused(let why) = access.decision(name: name, address: literal, port: destination.port) {
-            return refuse(destination, .notAllowed(why), completion)
-        }
-        guard literal == nil else {
+        switch DialPlan(destination: destination, access: access).first {
+        case .refuse(let refusal):
+            refuse(destination, refusal, completion)
+        case .connect:
             do {
                 let address = try SocketAddress(ipAddress: destination.host, port: destination.port)
-                return connect(client, to: address, for: destination, completion)
+                connect(client, to: address, for: destination, completion)
             } catch {
-                return refuse(destination, .unresolvable, completion)
+                refuse(destination, .unresolvable, completion)
+            }
+        case .lookUp(let name):
+            lookUp(name, for: destination) { [self] resolved in
+                // The policy as it is now: listeners bound meanwhile are protected too.
+                let plan = DialPlan(destination: destination, access: access)
+                let step = plan.afterLookup(resolvedTo: resolved?.ipAddress.flatMap(IPAddressBytes.init))
+                guard let resolved, case .connect = step else {
+                    let refusal = if case .refuse(let why) = step { why } else { DialRefusal.unresolvable }
+                    return refuse(destination, refusal, completion, resolvedTo: resolved)
+                }
+                connect(client, to: resolved, for: destination, completion)
             }
         }
+    }
+
+    /// Looks `name` up as the phone's resolver would: the query and its answer cross the
+    /// emulated link (`DeviceModel.lookup`, which an early end of an outage may move) while the
+    /// system resolver answers for real; `answered` gets its address, or nil, whichever is later.
+    private func lookUp(_ name: String, for destination: HostPort, answered: @escaping (SocketAddress?) -> Void) {
         let now = clock.now()
         applyTimeline(upTo: now)
         let ticket = phone.nextTicket
         let answerTime = publishingWakeUp(by: .lookup, of: nil, to: destination.description, .up) { $0.lookup(at: now) }
         let answer = LookupAnswer(loop: loop, at: clock.deadline(answerTime))
         if let ticket { held.hold(.lookup(answer, answeredAt: answerTime), answeredBy: ticket) }
-        let answered = answer.answered.futureResult
-        let resolved = NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [host = destination.host, port = destination.port] in
-            Result { try SocketAddress.makeAddressResolvingHost(host, port: port) }
+        let resolved = NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [port = destination.port] in
+            Result { try SocketAddress.makeAddressResolvingHost(name, port: port) }
         }
-        resolved.and(answered).assumeIsolated().whenComplete { [self] outcome in
-            guard case .success((.success(let address), _)) = outcome, let resolved = address.ipAddress.flatMap(IPAddressBytes.init)
-            else {
-                return refuse(destination, .unresolvable, completion)
-            }
-            if case .refused(let why) = access.decision(name: name, address: resolved, port: destination.port) {
-                return refuse(destination, .notAllowed(why), completion, resolvedTo: address)
-            }
-            connect(client, to: address, for: destination, completion)
+        resolved.and(answer.answered.futureResult).assumeIsolated().whenComplete { outcome in
+            guard case .success((.success(let address), _)) = outcome else { return answered(nil) }
+            answered(address)
         }
     }
 
