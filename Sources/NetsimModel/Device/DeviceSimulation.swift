@@ -116,16 +116,35 @@ public struct DeviceRemains: Sendable, Codable {
 /// a RST, the peer's FIN, a probe left unanswered, a request timeout, or TCP giving up on
 /// unacknowledged data; a dead idle connection with nothing to send stays silent for ever.
 struct DeviceSimulation<Client: TransportClientModel>: Sendable {
+    /// Plain values only, so the buffers of writes copy them without reference counting.
     private struct Write: Sendable {
         var connection: ConnectionID
         var direction: Direction
         var bytes: Int
         /// The frames whose last byte is in this write: the first inline (the usual case), any
-        /// more merged behind it.
+        /// more merged behind it in `mergedFrames` under this key (0: none).
         var frame: Frame?
-        var moreFrames: [Frame] = []
+        var more: UInt64 = 0
         /// A write of its own (one of a frame's several writes), never merged with the one before.
         var separate: Bool
+    }
+
+    /// An input to the client, whose actions are carried out at once (`tellClient`).
+    private enum ClientInput {
+        case start
+        case received(Frame)
+        case messageProduced
+        case timerFired(TransportTimer)
+        case connectionEnded(ConnectionEnd)
+        case networkChanged(available: Bool)
+    }
+
+    /// An input to the server, whose actions are carried out at once (`tellServer`).
+    private enum ServerInput {
+        case createEvent
+        case received(Frame, on: ConnectionID)
+        case timerFired(ServerTimer)
+        case connectionEnded(ConnectionID)
     }
 
     private enum Occurrence: Sendable {
@@ -164,11 +183,17 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private var unsent: [Write] = []
     /// `unsent`'s spare buffer, swapped in at each flush so neither is reallocated.
     private var flushing: [Write] = []
-    /// Frames that arrive behind the first one of a merged write, by their arrival's key.
+    /// Frames that arrive behind the first one of a merged write, by the write's key.
     private var mergedFrames: [UInt64: [Frame]] = [:]
     private var mergedKeys: UInt64 = 0
     private var current: ConnectionID?
     private var links = ConnectionTable<ModelLink>()
+    /// What the client and the server asked for and is not yet carried out. Carrying out an
+    /// action can give a machine another input (a reset tells both), whose actions are
+    /// appended, carried out and dropped before the rest of the first input's: each buffer is a
+    /// stack, kept from occurrence to occurrence, so handling one allocates no array.
+    private var clientActions: [TransportAction] = []
+    private var serverActions: [ServerAction] = []
     /// Each client timer's armed generation (0: not armed), by `TransportTimer.rawValue`.
     private var clientTimers = [UInt64](repeating: 0, count: TransportTimer.allCases.count)
     private var serverTimers: [ServerTimer: UInt64] = [:]
@@ -198,7 +223,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         scheduleNextEvent()
         scheduleNextMessage()
         if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
-        perform(client.start(now: 0, ledger: &ledger))
+        tellClient(.start)
         flush()
         while let time = queue.nextTime {
             if time > duration, isSettled || time > drainDeadline { break }
@@ -246,12 +271,12 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case .createEvent:
             scheduleNextEvent()
             ledger.eventCreated(at: now)
-            perform(server.createEvent(now: now))
+            tellServer(.createEvent)
         case .produceMessage:
             scheduleNextMessage()
             _ = ledger.produceMessage()
             server.messageProduced(at: now)
-            perform(client.messageProduced(now: now, ledger: &ledger))
+            tellClient(.messageProduced)
         case .arrival(let id, let direction, let size, let first, let more):
             let rest = more == 0 ? [] : mergedFrames.removeValue(forKey: more) ?? []
             guard var link = links[id], !link.silenced else { return }
@@ -271,24 +296,24 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             guard links[id]?.silenced == false else { return }
             if direction == .up {
                 guard links[id]?.serverOpen == true else { return }
-                perform(server.connectionEnded(id))
+                tellServer(.connectionEnded(id))
                 closeSide(.down, of: id)
             } else {
                 guard links[id]?.clientOpen == true else { return }
                 closeSide(.up, of: id)
                 if id == current {
                     current = nil
-                    perform(client.connectionEnded(.closedByPeer, now: now, ledger: &ledger))
+                    tellClient(.connectionEnded(.closedByPeer))
                 }
             }
         case .clientTimer(let timer, let generation):
             guard clientTimers[timer.rawValue] == generation else { return }
             clientTimers[timer.rawValue] = 0
-            perform(client.timerFired(timer, now: now, ledger: &ledger))
+            tellClient(.timerFired(timer))
         case .serverTimer(let timer, let generation):
             guard serverTimers[timer] == generation else { return }
             serverTimers[timer] = nil
-            perform(server.timerFired(timer, now: now))
+            tellServer(.timerFired(timer))
         case .timeline:
             applyTimeline()
             if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
@@ -296,7 +321,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             let available = !device.isDisconnected(at: now)
             guard available != networkAvailable else { return }
             networkAvailable = available
-            perform(client.networkChanged(available: available, now: now, ledger: &ledger))
+            tellClient(.networkChanged(available: available))
         case .retransmissionGiveUp(let id, let direction):
             guard links[id] != nil else { return }
             if direction == .up {
@@ -304,9 +329,9 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 recordDetection(of: id)
                 abandon(id)
                 current = nil
-                perform(client.connectionEnded(.timedOut, now: now, ledger: &ledger))
+                tellClient(.connectionEnded(.timedOut))
             } else {
-                perform(server.connectionEnded(id))
+                tellServer(.connectionEnded(id))
                 abandon(id)
             }
         }
@@ -321,7 +346,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             default:
                 break
             }
-            perform(server.received(frame, on: id, now: now))
+            tellServer(.received(frame, on: id))
             return
         }
         guard id == current, links[id]?.clientOpen == true, client.delivers(frame) else { return }
@@ -335,7 +360,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         default:
             break
         }
-        perform(client.received(frame, now: now, ledger: &ledger))
+        tellClient(.received(frame))
     }
 
     private mutating func deliverEvents(_ sequences: ClosedRange<UInt64>) {
@@ -364,9 +389,23 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
 
     // MARK: Actions
 
-    private mutating func perform(_ actions: [TransportAction]) {
-        for action in actions {
-            switch action {
+    /// Gives the client an input and carries out what it asks for, in order.
+    private mutating func tellClient(_ input: ClientInput) {
+        let start = clientActions.count
+        switch input {
+        case .start: client.start(now: now, ledger: &ledger, into: &clientActions)
+        case .received(let frame): client.received(frame, now: now, ledger: &ledger, into: &clientActions)
+        case .messageProduced: client.messageProduced(now: now, ledger: &ledger, into: &clientActions)
+        case .timerFired(let timer): client.timerFired(timer, now: now, ledger: &ledger, into: &clientActions)
+        case .connectionEnded(let end): client.connectionEnded(end, now: now, ledger: &ledger, into: &clientActions)
+        case .networkChanged(let available):
+            client.networkChanged(available: available, now: now, ledger: &ledger, into: &clientActions)
+        }
+        // Each action may tell a machine more; what that appends is carried out and dropped
+        // before the next of these.
+        let end = clientActions.count
+        for index in start..<end {
+            switch clientActions[index] {
             case .connect:
                 if let old = current {
                     recordDetection(of: old)
@@ -391,11 +430,21 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 clientTimers[timer.rawValue] = 0
             }
         }
+        clientActions.removeLast(end - start)
     }
 
-    private mutating func perform(_ actions: [ServerAction]) {
-        for action in actions {
-            switch action {
+    /// Gives the server an input and carries out what it asks for, in order.
+    private mutating func tellServer(_ input: ServerInput) {
+        let start = serverActions.count
+        switch input {
+        case .createEvent: server.createEvent(now: now, into: &serverActions)
+        case .received(let frame, let id): server.received(frame, on: id, now: now, into: &serverActions)
+        case .timerFired(let timer): server.timerFired(timer, now: now, into: &serverActions)
+        case .connectionEnded(let id): server.connectionEnded(id, into: &serverActions)
+        }
+        let end = serverActions.count
+        for index in start..<end {
+            switch serverActions[index] {
             case .send(let frame, let id):
                 guard links[id]?.serverOpen == true else { continue }
                 transmit(frame, .down, on: id)
@@ -409,6 +458,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 serverTimers[timer] = nil
             }
         }
+        serverActions.removeLast(end - start)
     }
 
     // MARK: The path
@@ -437,7 +487,11 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                     if unsent[unsent.count - 1].frame == nil {
                         unsent[unsent.count - 1].frame = completed
                     } else {
-                        unsent[unsent.count - 1].moreFrames.append(completed)
+                        if unsent[unsent.count - 1].more == 0 {
+                            mergedKeys += 1
+                            unsent[unsent.count - 1].more = mergedKeys
+                        }
+                        mergedFrames[unsent[unsent.count - 1].more, default: []].append(completed)
                     }
                 }
             } else {
@@ -454,26 +508,30 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             applyTimeline()
             for write in flushing {
                 let id = write.connection
-                guard noteActivity(on: id) else { continue }
+                guard noteActivity(on: id) else {
+                    dropMergedFrames(of: write)
+                    continue
+                }
                 switch device.send(write.bytes, write.direction, on: id, at: now) {
                 case .deliver(let delivery):
                     // As the device model: uplink bytes refresh the NAT when they get through.
                     if write.direction == .up { links[id]?.bytesGotThrough(at: delivery.at) }
-                    var more: UInt64 = 0
-                    if !write.moreFrames.isEmpty {
-                        mergedKeys += 1
-                        more = mergedKeys
-                        mergedFrames[more] = write.moreFrames
-                    }
                     queue.schedule(
-                        .arrival(id, write.direction, bytes: write.bytes, frame: write.frame, more: more), at: delivery.at)
+                        .arrival(id, write.direction, bytes: write.bytes, frame: write.frame, more: write.more), at: delivery.at)
                 case .discard:
+                    dropMergedFrames(of: write)
                     swallowed(write.direction, on: id)
                 case .reset:
+                    dropMergedFrames(of: write)
                     reset(id)
                 }
             }
         }
+    }
+
+    /// A write that goes nowhere takes its merged frames with it.
+    private mutating func dropMergedFrames(of write: Write) {
+        if write.more != 0 { mergedFrames[write.more] = nil }
     }
 
     /// A FIN from one side: passed on if the path still carries it.
@@ -542,10 +600,10 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         recordDetection(of: id)
         tally.reset += 1
         abandon(id)
-        perform(server.connectionEnded(id))
+        tellServer(.connectionEnded(id))
         if id == current {
             current = nil
-            perform(client.connectionEnded(.reset, now: now, ledger: &ledger))
+            tellClient(.connectionEnded(.reset))
         }
     }
 
