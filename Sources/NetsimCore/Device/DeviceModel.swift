@@ -218,7 +218,7 @@ public struct DeviceModel: Sendable {
     // MARK: Timeline
 
     /// When the next scripted event happens, if ever.
-    public var nextEventTime: Double? { cursor.next?.time }
+    public var nextEventTime: Double? { cursor.nextTime }
 
     /// Applies the scripted events up to `time`, at most `limit` of them (the rest stay due:
     /// `nextEventTime` is then at or before `time`), and says what the proxy must do.

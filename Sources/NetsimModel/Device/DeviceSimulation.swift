@@ -156,8 +156,6 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case arrival(ConnectionID, Direction, bytes: Int, frame: Frame?, more: UInt64)
         /// A FIN crossing in `direction` reaches the other side.
         case finArrival(ConnectionID, Direction)
-        case clientTimer(TransportTimer, generation: UInt64)
-        case serverTimer(ServerTimer, generation: UInt64)
         case timeline
         case networkCheck
         /// The sender of `direction` gives up retransmitting.
@@ -181,8 +179,10 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// Writes made while handling the current occurrence, not yet on the path: frames written
     /// back to back on one connection leave as one chunk, as the proxy reads them.
     private var unsent: [Write] = []
-    /// `unsent`'s spare buffer, swapped in at each flush so neither is reallocated.
-    private var flushing: [Write] = []
+    /// While a flush puts `unsent` on the path: how many are on it, and where the writes made
+    /// meanwhile (by a reset's reconnection, say) begin; those leave after, in chunks of their own.
+    private var flushed = 0
+    private var sealed = 0
     /// Frames that arrive behind the first one of a merged write, by the write's key.
     private var mergedFrames: [UInt64: [Frame]] = [:]
     private var mergedKeys: UInt64 = 0
@@ -195,9 +195,11 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private var clientActions: [TransportAction] = []
     private var serverActions: [ServerAction] = []
     /// Each client timer's armed generation (0: not armed), by `TransportTimer.rawValue`.
-    private var clientTimers = [UInt64](repeating: 0, count: TransportTimer.allCases.count)
-    private var serverTimers: [ServerTimer: UInt64] = [:]
-    private var timerGeneration: UInt64 = 0
+    /// The armed timers, kept beside the agenda rather than in it: a timer cancelled or set
+    /// again (a REST request's timeout, every poll) then leaves no entry behind for the agenda
+    /// to sift and pop. The client's by `TransportTimer.rawValue`.
+    private var clientTimers = [Deadline?](repeating: nil, count: TransportTimer.allCases.count)
+    private var serverTimers: [(timer: ServerTimer, deadline: Deadline)] = []
     private var networkAvailable = true
     private var tally = DeviceOutcome.Tally()
     private var bytes = PerDirection<Int>(up: 0, down: 0)
@@ -225,12 +227,19 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
         tellClient(.start)
         flush()
-        while let time = queue.nextTime {
-            if time > duration, isSettled || time > drainDeadline { break }
-            guard let (at, occurrence) = queue.next() else { break }
-            now = at
+        while let (deadline, due) = nextDue() {
+            if deadline.time > duration, isSettled || deadline.time > drainDeadline { break }
+            now = deadline.time
             steps += 1
-            handle(occurrence)
+            switch due {
+            case .agenda:
+                if let (_, occurrence) = queue.next() { handle(occurrence) }
+            case .clientTimer(let timer):
+                clientTimers[timer.rawValue] = nil
+                tellClient(.timerFired(timer))
+            case .serverTimer(let index):
+                tellServer(.timerFired(serverTimers.remove(at: index).timer))
+            }
             flush()
         }
         if now < duration { now = duration }
@@ -265,6 +274,44 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     // MARK: Occurrences
+
+    /// When an armed timer fires, with the agenda's order number it took when it was set.
+    private struct Deadline {
+        var time: Double
+        var order: UInt64
+
+        func precedes(_ other: Deadline) -> Bool {
+            time < other.time || (time == other.time && order < other.order)
+        }
+    }
+
+    private enum Due {
+        case agenda
+        case clientTimer(TransportTimer)
+        /// The timer at this index of `serverTimers`.
+        case serverTimer(Int)
+    }
+
+    /// What comes next: the agenda's next occurrence or an armed timer, whichever is first by
+    /// time and then by order number, as if the timers were in the agenda.
+    private func nextDue() -> (Deadline, Due)? {
+        var next = queue.nextKey.map { (Deadline(time: $0.time, order: $0.order), Due.agenda) }
+        for raw in clientTimers.indices {
+            guard let deadline = clientTimers[raw], next.map({ deadline.precedes($0.0) }) ?? true,
+                let timer = TransportTimer(rawValue: raw)
+            else { continue }
+            next = (deadline, .clientTimer(timer))
+        }
+        for index in serverTimers.indices where next.map({ serverTimers[index].deadline.precedes($0.0) }) ?? true {
+            next = (serverTimers[index].deadline, .serverTimer(index))
+        }
+        return next
+    }
+
+    /// Arms a timer for `time` (never before now), as if it were scheduled in the agenda now.
+    private mutating func deadline(at time: Double) -> Deadline {
+        Deadline(time: max(time, now), order: queue.takeOrder())
+    }
 
     private mutating func handle(_ occurrence: Occurrence) {
         switch occurrence {
@@ -306,14 +353,6 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                     tellClient(.connectionEnded(.closedByPeer))
                 }
             }
-        case .clientTimer(let timer, let generation):
-            guard clientTimers[timer.rawValue] == generation else { return }
-            clientTimers[timer.rawValue] = 0
-            tellClient(.timerFired(timer))
-        case .serverTimer(let timer, let generation):
-            guard serverTimers[timer] == generation else { return }
-            serverTimers[timer] = nil
-            tellServer(.timerFired(timer))
         case .timeline:
             applyTimeline()
             if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
@@ -423,11 +462,9 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 current = nil
                 closeSide(.up, of: id)
             case .setTimer(let timer, let time):
-                timerGeneration += 1
-                clientTimers[timer.rawValue] = timerGeneration
-                queue.schedule(.clientTimer(timer, generation: timerGeneration), at: max(time, now))
+                clientTimers[timer.rawValue] = deadline(at: time)
             case .cancelTimer(let timer):
-                clientTimers[timer.rawValue] = 0
+                clientTimers[timer.rawValue] = nil
             }
         }
         clientActions.removeLast(end - start)
@@ -451,11 +488,14 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             case .close(let id):
                 closeSide(.down, of: id)
             case .setTimer(let timer, let time):
-                timerGeneration += 1
-                serverTimers[timer] = timerGeneration
-                queue.schedule(.serverTimer(timer, generation: timerGeneration), at: max(time, now))
+                let deadline = deadline(at: time)
+                if let index = serverTimers.firstIndex(where: { $0.timer == timer }) {
+                    serverTimers[index].deadline = deadline
+                } else {
+                    serverTimers.append((timer, deadline))
+                }
             case .cancelTimer(let timer):
-                serverTimers[timer] = nil
+                serverTimers.removeAll { $0.timer == timer }
             }
         }
         serverActions.removeLast(end - start)
@@ -481,7 +521,9 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             // The peer acts on the frame when its last write arrives.
             let completed = index == sizes.count - 1 ? frame : nil
             let separate = sizes.count > 1
-            if !separate, let last = unsent.last, !last.separate, last.connection == id, last.direction == direction {
+            if !separate, unsent.count > sealed, let last = unsent.last, !last.separate, last.connection == id,
+                last.direction == direction
+            {
                 unsent[unsent.count - 1].bytes += size
                 if let completed {
                     if unsent[unsent.count - 1].frame == nil {
@@ -502,11 +544,12 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
 
     /// Puts the writes on the path through the device model, as the proxy does the chunks it reads.
     private mutating func flush() {
-        while !unsent.isEmpty {
-            swap(&flushing, &unsent)
-            defer { flushing.removeAll(keepingCapacity: true) }
+        while flushed < unsent.count {
+            sealed = unsent.count
             applyTimeline()
-            for write in flushing {
+            while flushed < sealed {
+                let write = unsent[flushed]
+                flushed += 1
                 let id = write.connection
                 guard noteActivity(on: id) else {
                     dropMergedFrames(of: write)
@@ -527,6 +570,9 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 }
             }
         }
+        unsent.removeAll(keepingCapacity: true)
+        flushed = 0
+        sealed = 0
     }
 
     /// A write that goes nowhere takes its merged frames with it.
