@@ -293,19 +293,29 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     /// What comes next: the agenda's next occurrence or an armed timer, whichever is first by
-    /// time and then by order number, as if the timers were in the agenda.
+    /// time and then by order number, as if the timers were in the agenda. Inlined into the
+    /// loop: called from it as a method, it was handed a copy of the whole simulation (2.8 KB,
+    /// a memcpy per occurrence).
+    @inline(__always)
     private func nextDue() -> (Deadline, Due)? {
-        var next = queue.nextKey.map { (Deadline(time: $0.time, order: $0.order), Due.agenda) }
+        var next: (Deadline, Due)?
+        if let key = queue.nextKey { next = (Deadline(time: key.time, order: key.order), .agenda) }
         for raw in clientTimers.indices {
-            guard let deadline = clientTimers[raw], next.map({ deadline.precedes($0.0) }) ?? true,
+            guard let deadline = clientTimers[raw], Self.comesFirst(deadline, before: next),
                 let timer = TransportTimer(rawValue: raw)
             else { continue }
             next = (deadline, .clientTimer(timer))
         }
-        for index in serverTimers.indices where next.map({ serverTimers[index].deadline.precedes($0.0) }) ?? true {
-            next = (serverTimers[index].deadline, .serverTimer(index))
+        for index in serverTimers.indices {
+            let deadline = serverTimers[index].deadline
+            if Self.comesFirst(deadline, before: next) { next = (deadline, .serverTimer(index)) }
         }
         return next
+    }
+
+    private static func comesFirst(_ deadline: Deadline, before next: (Deadline, Due)?) -> Bool {
+        guard let next else { return true }
+        return deadline.precedes(next.0)
     }
 
     /// Arms a timer for `time` (never before now), as if it were scheduled in the agenda now.
