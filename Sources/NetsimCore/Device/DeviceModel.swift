@@ -655,10 +655,20 @@ struct RadioWaitLedger: Sendable, Codable {
         scheduled.append(admission)
     }
 
+    /// One pass: the admissions on air by `time` are added in the order they came, the rest
+    /// move up in theirs.
     mutating func settle(through time: Double) {
-        guard scheduled.contains(where: { $0.start <= time }) else { return }
-        for admission in scheduled where admission.start <= time { settled.add(admission) }
-        scheduled.removeAll { $0.start <= time }
+        var kept = 0
+        for index in scheduled.indices {
+            let admission = scheduled[index]
+            if admission.start <= time {
+                settled.add(admission)
+            } else {
+                if kept < index { scheduled[kept] = admission }
+                kept += 1
+            }
+        }
+        scheduled.truncate(to: kept)
     }
 
     func totals(until time: Double) -> RadioWaitTotals {

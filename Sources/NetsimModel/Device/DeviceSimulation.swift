@@ -477,7 +477,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 clientTimers[timer.rawValue] = nil
             }
         }
-        clientActions.removeLast(end - start)
+        clientActions.truncate(to: start)
     }
 
     /// Gives the server an input and carries out what it asks for, in order.
@@ -508,7 +508,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 serverTimers.removeAll { $0.timer == timer }
             }
         }
-        serverActions.removeLast(end - start)
+        serverActions.truncate(to: start)
     }
 
     // MARK: The path
@@ -580,7 +580,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 }
             }
         }
-        unsent.removeAll(keepingCapacity: true)
+        unsent.truncate(to: 0)
         flushed = 0
         sealed = 0
     }
