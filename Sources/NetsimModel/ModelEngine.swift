@@ -37,11 +37,27 @@ public enum ModelEngine {
         var remains: [(BenchTransport, PlayedDevice, stoppedAt: Double)] = []
         remains.reserveCapacity(jobs.count)
         var steps = 0
+        // Each transport's work per device, estimated: a batch plays its longest devices first
+        // (REST's polling is most of a run's work), so that it does not end with one long
+        // device on one core while the others wait. Results keep their places in the batch.
+        var work: [BenchTransport: Double] = [:]
+        for transport in configuration.transports {
+            work[transport] =
+                WorkEstimate.bench(
+                    transports: [transport], devices: 1, duration: configuration.duration, workload: configuration.workload,
+                    client: configuration.client
+                ).occurrences
+        }
         for batchStart in stride(from: 0, to: jobs.count, by: batchSize) {
             if batchStart > 0, shouldStop() { break }
             let batch = Array(jobs[batchStart..<min(batchStart + batchSize, jobs.count)])
+            let longestFirst = batch.indices.sorted { first, second in
+                let (firstWork, secondWork) = (work[batch[first].0] ?? 0, work[batch[second].0] ?? 0)
+                return firstWork != secondWork ? firstWork > secondWork : first < second
+            }
             let finished = ResultSlots<(DeviceRecords, DeviceRemains, stoppedAt: Double, steps: Int)>(count: batch.count)
-            DispatchQueue.concurrentPerform(iterations: batch.count) { index in
+            DispatchQueue.concurrentPerform(iterations: batch.count) { turn in
+                let index = longestFirst[turn]
                 let (transport, device) = batch[index]
                 var run = DeviceRun(transport: transport, device: device, configuration: configuration)
                 finished.set(index, run.play())

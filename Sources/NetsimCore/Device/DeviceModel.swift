@@ -19,7 +19,9 @@ public struct DeviceModel: Sendable {
     private var earlierRadioReports: [RadioReport] = []
 
     private var gaps: ConnectivityGaps
-    private var cursor: TimelineCursor
+    private var cursor: TimelineCursor {
+        didSet { nextEventTime = cursor.nextTime }
+    }
     private var connections = ConnectionTable<ConnectionState>()
     private var nextConnection: ConnectionID = 1
 
@@ -62,6 +64,7 @@ public struct DeviceModel: Sendable {
         self.random = random
         self.gaps = ConnectivityGaps(scripted: profile.timeline.connectivityGaps, period: profile.timeline.repeatPeriod)
         self.cursor = TimelineCursor(profile.timeline, start: start)
+        self.nextEventTime = cursor.nextTime
         self.chunkDelayLedger = recordsChunkDelays ? ChunkDelayLedger() : nil
     }
 
@@ -217,8 +220,10 @@ public struct DeviceModel: Sendable {
 
     // MARK: Timeline
 
-    /// When the next scripted event happens, if ever.
-    public var nextEventTime: Double? { cursor.next?.time }
+    /// When the next scripted event happens, if ever. Stored, kept by `cursor`'s observer: the
+    /// model engine reads it before every chunk it sends, and a computed property read from
+    /// another module copied the whole device model (1.9 KB) each time.
+    public private(set) var nextEventTime: Double?
 
     /// Applies the scripted events up to `time`, at most `limit` of them (the rest stay due:
     /// `nextEventTime` is then at or before `time`), and says what the proxy must do.
@@ -650,10 +655,20 @@ struct RadioWaitLedger: Sendable, Codable {
         scheduled.append(admission)
     }
 
+    /// One pass: the admissions on air by `time` are added in the order they came, the rest
+    /// move up in theirs.
     mutating func settle(through time: Double) {
-        guard scheduled.contains(where: { $0.start <= time }) else { return }
-        for admission in scheduled where admission.start <= time { settled.add(admission) }
-        scheduled.removeAll { $0.start <= time }
+        var kept = 0
+        for index in scheduled.indices {
+            let admission = scheduled[index]
+            if admission.start <= time {
+                settled.add(admission)
+            } else {
+                if kept < index { scheduled[kept] = admission }
+                kept += 1
+            }
+        }
+        scheduled.truncate(to: kept)
     }
 
     func totals(until time: Double) -> RadioWaitTotals {

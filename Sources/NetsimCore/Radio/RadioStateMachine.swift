@@ -255,14 +255,18 @@ public struct RadioStateMachine: Sendable, Codable {
 
     // MARK: Internals
 
-    /// Hands the ledger the activity that is past at `time`, in the order it was decided.
+    /// Hands the ledger the activity that is past at `time`, in the order it was decided. By
+    /// index, not through a slice: it runs before every chunk the model engine sends, and the
+    /// slice's retain and release were a visible part of that.
     private mutating func settleActivity(through time: Double) {
         guard time > settledThrough else { return }
         settledThrough = time
-        let past = scheduled.prefix { $0.settledAt <= time }.count
-        guard past > 0 else { return }
-        for activity in scheduled[..<past] { ledger.apply(activity) }
-        scheduled.removeFirst(past)
+        var past = 0
+        while past < scheduled.count, scheduled[past].settledAt <= time {
+            ledger.apply(scheduled[past])
+            past += 1
+        }
+        if past > 0 { scheduled.removeFirst(past) }
     }
 
     private func stage(at time: Double) -> (index: Int, start: Double) {

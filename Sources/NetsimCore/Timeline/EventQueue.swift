@@ -41,6 +41,21 @@ public struct EventQueue<Element> {
     @inlinable
     public var nextTime: Double? { heap.first?.time }
 
+    /// When the next entry is due and its order number: the key that `takeOrder`'s entries
+    /// are compared with.
+    @inlinable
+    public var nextKey: (time: Double, order: UInt64)? { heap.first.map { ($0.time, $0.order) } }
+
+    /// Takes the order number that scheduling an entry now would give it, for an entry the
+    /// caller keeps outside the queue (the model engine's armed timers: one that is cancelled
+    /// or set again then leaves nothing behind to pop). Compared by time, then this number,
+    /// such an entry falls among the queue's exactly where a scheduled one would.
+    @inlinable
+    public mutating func takeOrder() -> UInt64 {
+        scheduled += 1
+        return scheduled
+    }
+
     /// Sifts with a hole (each step moves one entry, not two) in the heap's own buffer (no
     /// uniqueness or bounds check per step): the agenda is a fifth of a model run.
     @inlinable

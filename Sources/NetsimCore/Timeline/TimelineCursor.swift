@@ -17,9 +17,15 @@ struct TimelineCursor: Sendable {
 
     /// The next occurrence not yet taken, if any.
     var next: Occurrence? {
+        guard let time = nextTime else { return nil }
+        return Occurrence(time: time, event: timeline.events[index])
+    }
+
+    /// When the next occurrence not yet taken happens, if ever: without copying its event (the
+    /// model engine asks before every chunk it sends).
+    var nextTime: Double? {
         guard index < timeline.events.count else { return nil }
-        let event = timeline.events[index]
-        return Occurrence(time: origin + Double(cycle) * (timeline.repeatPeriod ?? 0) + event.at, event: event)
+        return origin + Double(cycle) * (timeline.repeatPeriod ?? 0) + timeline.events[index].at
     }
 
     /// Takes the occurrences at or before `time`, in order, at most `limit` of them (the rest

@@ -66,10 +66,10 @@ struct ModelServer: Sendable {
     var eventsCreated: Int { record.eventsCreated }
 
     /// The workload creates the device's next event.
-    mutating func createEvent(now: Double) -> [ServerAction] {
+    mutating func createEvent(now: Double, into actions: inout [ServerAction]) {
         record.eventsCreated += 1
-        guard let session else { return [] }
-        return push(session, now: now)
+        guard let session else { return }
+        push(session, now: now, into: &actions)
     }
 
     /// The app produced its next message at `time`: the server's record times its arrival.
@@ -83,11 +83,13 @@ struct ModelServer: Sendable {
         record.messages.receive(id, at: time)
     }
 
-    mutating func received(_ frame: Frame, on connection: ConnectionID, now: Double) -> [ServerAction] {
-        var actions = readSomething(on: connection, now: now)
+    /// Like the clients (`TransportClientModel`), the server appends what it asks for to
+    /// `actions`, in order.
+    mutating func received(_ frame: Frame, on connection: ConnectionID, now: Double, into actions: inout [ServerAction]) {
+        readSomething(on: connection, now: now, into: &actions)
         switch frame {
         case .pollRequest(let after):
-            guard case .rest(let limit) = kind else { return actions }
+            guard case .rest(let limit) = kind else { return }
             let first = after + 1
             let last = min(after + UInt64(limit), UInt64(eventsCreated))
             actions.append(.send(.pollResponse(first: first, last: last), on: connection))
@@ -95,25 +97,30 @@ struct ModelServer: Sendable {
             actions.append(.send(.postResponse(ack: id), on: connection))
         case .open(let after, let newConnection):
             if case .ws = kind, let old = session, old.connection != connection {
-                actions += [.send(.close, on: old.connection), .close(old.connection)] + forget(old.connection)
+                actions.append(.send(.close, on: old.connection))
+                actions.append(.close(old.connection))
+                forget(old.connection, into: &actions)
             }
             connections[connection, default: ConnectionState()].callOpen = true
-            actions += wrote(.accepted(newConnection: newConnection), on: connection)
+            wrote(.accepted(newConnection: newConnection), on: connection, into: &actions)
             if case .ws(let interval?) = kind {
                 actions.append(.setTimer(.ping(connection), at: now + interval))
             }
             let opened = Session(connection: connection, pushedThrough: after)
             session = opened
-            actions += push(opened, now: now)
+            push(opened, now: now, into: &actions)
         case .message(let id):
-            actions += wrote(.ack(id), on: connection)
+            wrote(.ack(id), on: connection, into: &actions)
         case .ping(fromClient: true):
             record.pingsReceived += 1
             if case .grpc(let policy) = kind {
                 let callOpen = connections[connection]?.callOpen ?? false
                 if connections[connection, default: ConnectionState()].policing.receivedPing(at: now, callOpen: callOpen, policy: policy) {
                     record.tooManyPingsGoAways += 1
-                    return actions + [.send(.goAway(tooManyPings: true), on: connection), .close(connection)] + forget(connection)
+                    actions.append(.send(.goAway(tooManyPings: true), on: connection))
+                    actions.append(.close(connection))
+                    forget(connection, into: &actions)
+                    return
                 }
             }
             actions.append(.send(.pong(toClient: true), on: connection))
@@ -132,67 +139,72 @@ struct ModelServer: Sendable {
             connections[connection]?.callOpen = false
             if session?.connection == connection { session = nil }
         case .close, .goAway:
-            return actions + [.close(connection)] + forget(connection)
+            actions.append(.close(connection))
+            forget(connection, into: &actions)
         default:
             break
         }
-        return actions
     }
 
-    mutating func timerFired(_ timer: ServerTimer, now: Double) -> [ServerAction] {
+    mutating func timerFired(_ timer: ServerTimer, now: Double, into actions: inout [ServerAction]) {
         switch (timer, kind) {
         case (.ping(let connection), .ws(let interval?)):
-            guard let state = connections[connection] else { return [] }
+            guard let state = connections[connection] else { return }
             if state.awaitingPong {
-                return [.send(.close, on: connection), .close(connection)] + forget(connection)
+                actions.append(.send(.close, on: connection))
+                actions.append(.close(connection))
+                forget(connection, into: &actions)
+                return
             }
             connections[connection]?.awaitingPong = true
-            return [.send(.ping(fromClient: false), on: connection), .setTimer(.ping(connection), at: now + interval)]
+            actions.append(.send(.ping(fromClient: false), on: connection))
+            actions.append(.setTimer(.ping(connection), at: now + interval))
         case (.ping(let connection), .grpc(let policy)):
-            guard connections[connection] != nil else { return [] }
+            guard connections[connection] != nil else { return }
             connections[connection]?.awaitingPong = true
-            return [
-                .send(.ping(fromClient: false), on: connection), .setTimer(.pingTimeout(connection), at: now + policy.keepaliveTimeout),
-            ]
+            actions.append(.send(.ping(fromClient: false), on: connection))
+            actions.append(.setTimer(.pingTimeout(connection), at: now + policy.keepaliveTimeout))
         case (.pingTimeout(let connection), .grpc):
-            guard connections[connection]?.awaitingPong == true else { return [] }
-            return [.send(.goAway(tooManyPings: false), on: connection), .close(connection)] + forget(connection)
+            guard connections[connection]?.awaitingPong == true else { return }
+            actions.append(.send(.goAway(tooManyPings: false), on: connection))
+            actions.append(.close(connection))
+            forget(connection, into: &actions)
         default:
-            return []
+            break
         }
     }
 
     /// The connection is gone (reset, closed by the client, or TCP gave up).
-    mutating func connectionEnded(_ connection: ConnectionID) -> [ServerAction] {
-        forget(connection)
+    mutating func connectionEnded(_ connection: ConnectionID, into actions: inout [ServerAction]) {
+        forget(connection, into: &actions)
     }
 
     /// gRPC's server keepalive waits `keepaliveTime` after the last read.
-    private mutating func readSomething(on connection: ConnectionID, now: Double) -> [ServerAction] {
-        guard case .grpc(let policy) = kind, let time = policy.keepaliveTime else { return [] }
+    private mutating func readSomething(on connection: ConnectionID, now: Double, into actions: inout [ServerAction]) {
+        guard case .grpc(let policy) = kind, let time = policy.keepaliveTime else { return }
         connections[connection, default: ConnectionState()].awaitingPong = false
-        return [.cancelTimer(.pingTimeout(connection)), .setTimer(.ping(connection), at: now + time)]
+        actions.append(.cancelTimer(.pingTimeout(connection)))
+        actions.append(.setTimer(.ping(connection), at: now + time))
     }
 
-    private mutating func push(_ session: Session, now: Double) -> [ServerAction] {
-        var actions: [ServerAction] = []
+    private mutating func push(_ session: Session, now: Double, into actions: inout [ServerAction]) {
         var through = session.pushedThrough
         while through < UInt64(eventsCreated) {
             through += 1
-            actions += wrote(.event(through), on: session.connection)
+            wrote(.event(through), on: session.connection, into: &actions)
         }
         self.session?.pushedThrough = through
-        return actions
     }
 
-    private mutating func wrote(_ frame: Frame, on connection: ConnectionID) -> [ServerAction] {
+    private mutating func wrote(_ frame: Frame, on connection: ConnectionID, into actions: inout [ServerAction]) {
         connections[connection]?.policing.wroteHeadersOrData()
-        return [.send(frame, on: connection)]
+        actions.append(.send(frame, on: connection))
     }
 
-    private mutating func forget(_ connection: ConnectionID) -> [ServerAction] {
+    private mutating func forget(_ connection: ConnectionID, into actions: inout [ServerAction]) {
         connections[connection] = nil
         if session?.connection == connection { session = nil }
-        return [.cancelTimer(.ping(connection)), .cancelTimer(.pingTimeout(connection))]
+        actions.append(.cancelTimer(.ping(connection)))
+        actions.append(.cancelTimer(.pingTimeout(connection)))
     }
 }

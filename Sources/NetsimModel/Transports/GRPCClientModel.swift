@@ -50,42 +50,42 @@ public struct GRPCClientModel: Sendable {
         self.random = SeededRandom(seed: seed)
     }
 
-    public mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction] {
-        openCall(attempt: 1, now: now, ledger: &ledger)
+    public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        openCall(attempt: 1, now: now, ledger: &ledger, into: &actions)
     }
 
-    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch frame {
         case .accepted(let newConnection):
-            var actions: [TransportAction] = []
             if newConnection, connection == .handshaking {
                 connection = .ready
                 awaitingPingAck = false
                 actions.append(.setTimer(.ping, at: now + keepaliveTime))
             }
-            guard case .opening = call else { return actions }
+            guard case .opening = call else { return }
             call = .open
-            return actions + sendOutbox(ledger: &ledger)
+            sendOutbox(ledger: &ledger, into: &actions)
         case .prefaceAccepted where connection == .handshaking:
             // The server's SETTINGS on the subchannel's reconnection: keepalive starts.
             connection = .ready
             awaitingPingAck = false
-            return [.setTimer(.ping, at: now + keepaliveTime)]
+            actions.append(.setTimer(.ping, at: now + keepaliveTime))
         case .pong(toClient: true) where awaitingPingAck:
             awaitingPingAck = false
-            return [.cancelTimer(.pingTimeout), .setTimer(.ping, at: now + keepaliveTime)]
+            actions.append(.cancelTimer(.pingTimeout))
+            actions.append(.setTimer(.ping, at: now + keepaliveTime))
         case .ping(fromClient: false):
-            return [.send(.pong(toClient: false))]
+            actions.append(.send(.pong(toClient: false)))
         case .goAway(let tooManyPings):
             if tooManyPings { keepaliveTime *= 2 }
-            return closeConnection(now: now, ledger: &ledger)
+            closeConnection(now: now, ledger: &ledger, into: &actions)
         default:
-            return []
+            break
         }
     }
 
-    public mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction] {
-        call == .open ? sendOutbox(ledger: &ledger) : []
+    public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        if call == .open { sendOutbox(ledger: &ledger, into: &actions) }
     }
 
     /// Events and acknowledgements reach the app only on an open call: those of a call the
@@ -98,50 +98,61 @@ public struct GRPCClientModel: Sendable {
         }
     }
 
-    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch timer {
         case .ping where connection == .ready:
-            guard call == .open || settings.permitWithoutCalls else { return [.setTimer(.ping, at: now + keepaliveTime)] }
+            guard call == .open || settings.permitWithoutCalls else {
+                actions.append(.setTimer(.ping, at: now + keepaliveTime))
+                return
+            }
             awaitingPingAck = true
-            return [.send(.ping(fromClient: true)), .setTimer(.pingTimeout, at: now + settings.keepaliveTimeout)]
+            actions.append(.send(.ping(fromClient: true)))
+            actions.append(.setTimer(.pingTimeout, at: now + settings.keepaliveTimeout))
         case .pingTimeout where awaitingPingAck:
-            return [.send(.goAway(tooManyPings: false))] + closeConnection(now: now, ledger: &ledger, reconnect: true)
+            actions.append(.send(.goAway(tooManyPings: false)))
+            closeConnection(now: now, ledger: &ledger, reconnect: true, into: &actions)
         case .callDeadline where call == .open || isOpening:
             ledger.countCallRenewal()
             call = .none
-            return [.send(.callCancelled)] + openCall(attempt: 1, now: now, ledger: &ledger)
+            actions.append(.send(.callCancelled))
+            openCall(attempt: 1, now: now, ledger: &ledger, into: &actions)
         case .retry:
-            guard case .backingOff(let attempt) = call else { return [] }
-            return openCall(attempt: attempt + 1, now: now, ledger: &ledger)
+            guard case .backingOff(let attempt) = call else { return }
+            openCall(attempt: attempt + 1, now: now, ledger: &ledger, into: &actions)
         default:
-            return []
+            break
         }
     }
 
-    public mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction] {
-        guard connection != .none else { return [] }
+    public mutating func connectionEnded(
+        _ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
+        guard connection != .none else { return }
         // grpc-swift's subchannel treats an error on a connection with a stream open as it
         // treats a keepalive timeout (`Subchannel` `.error(wasIdle: false)`): it reconnects at
         // once, network or not. A FIN is a clean close: it waits for the next call.
         let reconnects = end != .closedByPeer && connection == .ready && call == .open
         connection = .none
         awaitingPingAck = false
-        var actions: [TransportAction] = [.cancelTimer(.ping), .cancelTimer(.pingTimeout)]
-        if reconnects { actions += subchannelReconnection() }
-        return actions + callFailed(now: now, ledger: &ledger)
+        actions.append(.cancelTimer(.ping))
+        actions.append(.cancelTimer(.pingTimeout))
+        if reconnects { subchannelReconnection(into: &actions) }
+        callFailed(now: now, ledger: &ledger, into: &actions)
     }
 
     /// The phone's network went away or came back (a mobile OS's reachability callback).
-    public mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func networkChanged(
+        available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
         networkAvailable = available
         switch (call, available) {
         case (.backingOff, false):
             call = .suspended
-            return [.cancelTimer(.retry)]
+            actions.append(.cancelTimer(.retry))
         case (.suspended, true):
-            return openCall(attempt: 1, now: now, ledger: &ledger)
+            openCall(attempt: 1, now: now, ledger: &ledger, into: &actions)
         default:
-            return []
+            break
         }
     }
 
@@ -152,50 +163,57 @@ public struct GRPCClientModel: Sendable {
 
     /// Closes the current connection; with `reconnect`, the subchannel's two new connections
     /// open before the call hears of its failure, so a reopened call goes on the second.
-    private mutating func closeConnection(now: Double, ledger: inout AppLedger, reconnect: Bool = false) -> [TransportAction] {
-        guard connection != .none else { return [] }
+    private mutating func closeConnection(
+        now: Double, ledger: inout AppLedger, reconnect: Bool = false, into actions: inout [TransportAction]
+    ) {
+        guard connection != .none else { return }
         connection = .none
         awaitingPingAck = false
-        var actions: [TransportAction] = [.cancelTimer(.ping), .cancelTimer(.pingTimeout), .closeConnection]
-        if reconnect { actions += subchannelReconnection() }
-        return actions + callFailed(now: now, ledger: &ledger)
+        actions.append(.cancelTimer(.ping))
+        actions.append(.cancelTimer(.pingTimeout))
+        actions.append(.closeConnection)
+        if reconnect { subchannelReconnection(into: &actions) }
+        callFailed(now: now, ledger: &ledger, into: &actions)
     }
 
     /// The two connections grpc-swift opens at once after an unclean close: one idles ever
     /// after, the other becomes current and starts HTTP/2 (the next call goes on it).
-    private mutating func subchannelReconnection() -> [TransportAction] {
+    private mutating func subchannelReconnection(into actions: inout [TransportAction]) {
         connection = .handshaking
-        return [.openSpareConnection, .connect, .send(.preface)]
+        actions.append(.openSpareConnection)
+        actions.append(.connect)
+        actions.append(.send(.preface))
     }
 
     /// The call ended with an error: reopened at once if it had opened, else after backoff.
-    private mutating func callFailed(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    private mutating func callFailed(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch call {
         case .open:
             ledger.countFailedAttempt()
-            return [.cancelTimer(.callDeadline)] + openCall(attempt: 1, now: now, ledger: &ledger)
+            actions.append(.cancelTimer(.callDeadline))
+            openCall(attempt: 1, now: now, ledger: &ledger, into: &actions)
         case .opening(let attempt):
             ledger.countFailedAttempt()
+            actions.append(.cancelTimer(.callDeadline))
             guard networkAvailable else {
                 call = .suspended
-                return [.cancelTimer(.callDeadline)]
+                return
             }
             call = .backingOff(attempt: attempt)
             let delay = settings.backoff.delay(afterAttempt: attempt, random: &random)
-            return [.cancelTimer(.callDeadline), .setTimer(.retry, at: now + delay)]
+            actions.append(.setTimer(.retry, at: now + delay))
         case .none, .backingOff, .suspended:
-            return []
+            break
         }
     }
 
-    private mutating func openCall(attempt: Int, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    private mutating func openCall(attempt: Int, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         guard networkAvailable else {
             call = .suspended
-            return []
+            return
         }
         generation = ledger.beginConnection()
         call = .opening(attempt: attempt)
-        var actions: [TransportAction] = []
         let newConnection = connection == .none
         if newConnection {
             connection = .handshaking
@@ -203,12 +221,9 @@ public struct GRPCClientModel: Sendable {
         }
         actions.append(.send(.open(after: ledger.highestSequence, newConnection: newConnection)))
         if let limit = settings.callTimeLimit { actions.append(.setTimer(.callDeadline, at: now + limit)) }
-        return actions
     }
 
-    private mutating func sendOutbox(ledger: inout AppLedger) -> [TransportAction] {
-        var actions: [TransportAction] = []
+    private mutating func sendOutbox(ledger: inout AppLedger, into actions: inout [TransportAction]) {
         while let id = ledger.nextMessage(for: generation) { actions.append(.send(.message(id))) }
-        return actions
     }
 }

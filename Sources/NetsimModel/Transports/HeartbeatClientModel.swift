@@ -77,66 +77,82 @@ public struct HeartbeatClientModel: Sendable {
         self.random = SeededRandom(seed: seed)
     }
 
-    public mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction] {
-        connect()
+    public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        connect(into: &actions)
     }
 
-    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (phase, frame) {
         case (.opening, .accepted):
             phase = .open
             failures = 0
             unanswered = 0
-            return [.setTimer(.ping, at: now + interval)]
+            actions.append(.setTimer(.ping, at: now + interval))
         case (.open, .heartbeatAck):
             unanswered = 0
             grow()
-            return [.cancelTimer(.pingTimeout), .setTimer(.ping, at: now + interval)]
+            actions.append(.cancelTimer(.pingTimeout))
+            actions.append(.setTimer(.ping, at: now + interval))
         default:
-            return []
+            break
         }
     }
 
-    public mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction] { [] }
+    public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {}
 
-    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (timer, phase) {
         case (.ping, .open):
             unanswered += 1
-            return [.send(.heartbeat), .setTimer(.pingTimeout, at: now + settings.timeout)]
+            actions.append(.send(.heartbeat))
+            actions.append(.setTimer(.pingTimeout, at: now + settings.timeout))
         case (.pingTimeout, .open):
             if case .tcpKeepalive(let probes) = settings.kind, unanswered < probes {
                 unanswered += 1
-                return [.send(.heartbeat), .setTimer(.pingTimeout, at: now + settings.timeout)]
+                actions.append(.send(.heartbeat))
+                actions.append(.setTimer(.pingTimeout, at: now + settings.timeout))
+                return
             }
             shrink()
-            return [.closeConnection] + fail(now: now, ledger: &ledger, opened: true)
+            actions.append(.closeConnection)
+            fail(now: now, ledger: &ledger, opened: true, into: &actions)
         case (.retry, .backingOff):
-            return connect()
+            connect(into: &actions)
         default:
-            return []
+            break
         }
     }
 
-    public mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func connectionEnded(
+        _ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
         switch phase {
-        case .opening: fail(now: now, ledger: &ledger, opened: false)
-        case .open: [.cancelTimer(.ping), .cancelTimer(.pingTimeout)] + fail(now: now, ledger: &ledger, opened: true)
-        case .idle, .backingOff: []
+        case .opening:
+            fail(now: now, ledger: &ledger, opened: false, into: &actions)
+        case .open:
+            actions.append(.cancelTimer(.ping))
+            actions.append(.cancelTimer(.pingTimeout))
+            fail(now: now, ledger: &ledger, opened: true, into: &actions)
+        case .idle, .backingOff:
+            break
         }
     }
 
-    private mutating func connect() -> [TransportAction] {
+    private mutating func connect(into actions: inout [TransportAction]) {
         phase = .opening
-        return [.connect, .send(.open(after: 0, newConnection: true))]
+        actions.append(.connect)
+        actions.append(.send(.open(after: 0, newConnection: true)))
     }
 
-    private mutating func fail(now: Double, ledger: inout AppLedger, opened: Bool) -> [TransportAction] {
+    private mutating func fail(now: Double, ledger: inout AppLedger, opened: Bool, into actions: inout [TransportAction]) {
         ledger.countFailedAttempt()
         phase = .backingOff
         failures = opened ? 0 : failures + 1
-        guard failures > 0 else { return connect() }
-        return [.setTimer(.retry, at: now + settings.backoff.delay(afterAttempt: failures, random: &random))]
+        guard failures > 0 else {
+            connect(into: &actions)
+            return
+        }
+        actions.append(.setTimer(.retry, at: now + settings.backoff.delay(afterAttempt: failures, random: &random)))
     }
 
     /// An answered heartbeat: the adaptive interval grows after enough in a row.

@@ -35,63 +35,69 @@ public struct RESTPollingClientModel: Sendable {
         self.random = SeededRandom(seed: seed)
     }
 
-    public mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         generation = ledger.beginConnection()
-        return cycle(now: now, ledger: &ledger)
+        cycle(now: now, ledger: &ledger, into: &actions)
     }
 
     /// The answer to the request in flight arrived (its events or acknowledgement already in
     /// the ledger).
-    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (phase, frame) {
         case (.posting(let id), .postResponse(let ack)) where id == ack:
-            return [.cancelTimer(.requestTimeout)] + cycle(now: now, ledger: &ledger)
+            actions.append(.cancelTimer(.requestTimeout))
+            cycle(now: now, ledger: &ledger, into: &actions)
         case (.polling, .pollResponse(let first, let last)):
             failures = 0
             let count = last >= first ? Int(last - first + 1) : 0
+            actions.append(.cancelTimer(.requestTimeout))
             if count >= batchLimit || messageWaiting {
-                return [.cancelTimer(.requestTimeout)] + cycle(now: now, ledger: &ledger)
+                cycle(now: now, ledger: &ledger, into: &actions)
+            } else {
+                phase = .waiting
+                actions.append(.setTimer(.poll, at: now + settings.pollInterval))
             }
-            phase = .waiting
-            return [.cancelTimer(.requestTimeout), .setTimer(.poll, at: now + settings.pollInterval)]
         default:
-            return []
+            break
         }
     }
 
-    public mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         guard phase == .waiting else {
             messageWaiting = true
-            return []
+            return
         }
-        return [.cancelTimer(.poll)] + cycle(now: now, ledger: &ledger)
+        actions.append(.cancelTimer(.poll))
+        cycle(now: now, ledger: &ledger, into: &actions)
     }
 
-    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (timer, phase) {
         case (.poll, .waiting), (.retry, .backingOff):
-            return cycle(now: now, ledger: &ledger)
+            cycle(now: now, ledger: &ledger, into: &actions)
         case (.requestTimeout, .posting), (.requestTimeout, .polling):
-            return fail(now: now, ledger: &ledger, closing: true)
+            fail(now: now, ledger: &ledger, closing: true, into: &actions)
         default:
-            return []
+            break
         }
     }
 
-    public mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func connectionEnded(
+        _ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
         hasConnection = false
         switch phase {
         case .posting, .polling:
-            return [.cancelTimer(.requestTimeout)] + fail(now: now, ledger: &ledger, closing: false)
+            actions.append(.cancelTimer(.requestTimeout))
+            fail(now: now, ledger: &ledger, closing: false, into: &actions)
         case .idle, .waiting, .backingOff:
             // An idle pooled connection that died is replaced by the next request, silently.
-            return []
+            break
         }
     }
 
-    private mutating func cycle(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    private mutating func cycle(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         messageWaiting = false
-        var actions: [TransportAction] = []
         if !hasConnection {
             hasConnection = true
             actions.append(.connect)
@@ -104,20 +110,17 @@ public struct RESTPollingClientModel: Sendable {
             actions.append(.send(.pollRequest(after: ledger.highestSequence)))
         }
         if let timeout = settings.requestTimeout { actions.append(.setTimer(.requestTimeout, at: now + timeout)) }
-        return actions
     }
 
-    private mutating func fail(now: Double, ledger: inout AppLedger, closing: Bool) -> [TransportAction] {
+    private mutating func fail(now: Double, ledger: inout AppLedger, closing: Bool, into actions: inout [TransportAction]) {
         ledger.countFailedAttempt()
         failures += 1
         generation = ledger.beginConnection()
         phase = .backingOff
-        var actions: [TransportAction] = []
         if closing, hasConnection {
             hasConnection = false
             actions.append(.closeConnection)
         }
         actions.append(.setTimer(.retry, at: now + settings.backoff.delay(afterAttempt: failures, random: &random)))
-        return actions
     }
 }

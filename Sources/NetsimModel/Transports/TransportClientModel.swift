@@ -1,14 +1,18 @@
 /// A modelled app's transport: a value that takes the app's and the network's inputs and says
 /// what to put on the wire, which timers to arm, and when to connect or give up. The engine
 /// delivers received events and acknowledgements to the `AppLedger` before it hands a frame over.
+///
+/// Each input appends what the machine asks for to `actions`, in order, rather than returning
+/// an array: the engine hands over millions of inputs a run, and an array allocated and freed
+/// per answer was a large part of its time. The engine passes one buffer it keeps.
 public protocol TransportClientModel: Sendable {
-    mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction]
-    mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction]
-    mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction]
-    mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction]
-    mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction]
+    mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
+    mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
+    mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
+    mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
+    mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
     /// The phone's network went away or came back; only clients that watch it act on it.
-    mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction]
+    mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
     /// Whether a frame that arrives now reaches the app (a frame of a call the client has
     /// cancelled does not).
     func delivers(_ frame: Frame) -> Bool
@@ -17,7 +21,9 @@ public protocol TransportClientModel: Sendable {
 extension TransportClientModel {
     public func delivers(_ frame: Frame) -> Bool { true }
 
-    public mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction] { [] }
+    public mutating func networkChanged(
+        available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {}
 }
 
 extension RESTPollingClientModel: TransportClientModel {}

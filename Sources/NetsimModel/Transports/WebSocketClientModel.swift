@@ -26,75 +26,78 @@ public struct WebSocketClientModel: Sendable {
         self.random = SeededRandom(seed: seed)
     }
 
-    public mutating func start(now: Double, ledger: inout AppLedger) -> [TransportAction] {
-        connect(ledger: &ledger)
+    public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        connect(ledger: &ledger, into: &actions)
     }
 
-    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (phase, frame) {
         case (.upgrading, .accepted):
             phase = .open(awaitingPong: false)
             failures = 0
-            return sendOutbox(ledger: &ledger) + (settings.pingInterval.map { [.setTimer(.ping, at: now + $0)] } ?? [])
+            sendOutbox(ledger: &ledger, into: &actions)
+            if let interval = settings.pingInterval { actions.append(.setTimer(.ping, at: now + interval)) }
         case (.open, .pong(toClient: true)):
             phase = .open(awaitingPong: false)
-            return []
         case (.open, .ping(fromClient: false)):
-            return [.send(.pong(toClient: false))]
+            actions.append(.send(.pong(toClient: false)))
         case (.open, .close):
-            return end(now: now, ledger: &ledger, closing: true)
+            end(now: now, ledger: &ledger, closing: true, into: &actions)
         default:
-            return []
+            break
         }
     }
 
-    public mutating func messageProduced(now: Double, ledger: inout AppLedger) -> [TransportAction] {
-        guard case .open = phase else { return [] }
-        return sendOutbox(ledger: &ledger)
+    public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        guard case .open = phase else { return }
+        sendOutbox(ledger: &ledger, into: &actions)
     }
 
-    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (timer, phase) {
         case (.ping, .open(let awaitingPong)):
             if awaitingPong {
-                return [.send(.close)] + end(now: now, ledger: &ledger, closing: true)
+                actions.append(.send(.close))
+                end(now: now, ledger: &ledger, closing: true, into: &actions)
+                return
             }
             phase = .open(awaitingPong: true)
-            return [.send(.ping(fromClient: true))] + (settings.pingInterval.map { [.setTimer(.ping, at: now + $0)] } ?? [])
+            actions.append(.send(.ping(fromClient: true)))
+            if let interval = settings.pingInterval { actions.append(.setTimer(.ping, at: now + interval)) }
         case (.retry, .backingOff):
-            return connect(ledger: &ledger)
+            connect(ledger: &ledger, into: &actions)
         default:
-            return []
+            break
         }
     }
 
-    public mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+    public mutating func connectionEnded(
+        _ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
         switch phase {
-        case .upgrading, .open: self.end(now: now, ledger: &ledger, closing: false)
-        case .idle, .backingOff: []
+        case .upgrading, .open: self.end(now: now, ledger: &ledger, closing: false, into: &actions)
+        case .idle, .backingOff: break
         }
     }
 
-    private mutating func connect(ledger: inout AppLedger) -> [TransportAction] {
+    private mutating func connect(ledger: inout AppLedger, into actions: inout [TransportAction]) {
         generation = ledger.beginConnection()
         phase = .upgrading
-        return [.connect, .send(.open(after: ledger.highestSequence, newConnection: true))]
+        actions.append(.connect)
+        actions.append(.send(.open(after: ledger.highestSequence, newConnection: true)))
     }
 
-    private mutating func sendOutbox(ledger: inout AppLedger) -> [TransportAction] {
-        var actions: [TransportAction] = []
+    private mutating func sendOutbox(ledger: inout AppLedger, into actions: inout [TransportAction]) {
         while let id = ledger.nextMessage(for: generation) { actions.append(.send(.message(id))) }
-        return actions
     }
 
-    private mutating func end(now: Double, ledger: inout AppLedger, closing: Bool) -> [TransportAction] {
+    private mutating func end(now: Double, ledger: inout AppLedger, closing: Bool, into actions: inout [TransportAction]) {
         let wasOpen = if case .open = phase { true } else { false }
         ledger.countFailedAttempt()
         failures = wasOpen ? 1 : failures + 1
         phase = .backingOff
-        var actions: [TransportAction] = [.cancelTimer(.ping)]
+        actions.append(.cancelTimer(.ping))
         if closing { actions.append(.closeConnection) }
         actions.append(.setTimer(.retry, at: now + settings.backoff.delay(afterAttempt: failures, random: &random)))
-        return actions
     }
 }

@@ -33,18 +33,19 @@ public struct WireFormat: Sendable, Equatable {
     /// first message (57, 9 and 133 bytes in the captures), answered by SETTINGS, its ACK and
     /// the response HEADERS (27, 9, 23). `time` is when the frame is written: the times the
     /// JSON carries are about then, and their decimal length is part of the size.
-    public func chunks(_ frame: Frame, at time: Double) -> [Int] {
+    public func chunks(_ frame: Frame, at time: Double) -> FrameWrites {
         switch (encoding, frame) {
         case (.transport(.grpc), .open(let after, true)):
-            return Self.clientConnectionStart + [Self.callHeaders + Self.grpcMessage(subscribe(after: after))]
+            return FrameWrites(
+                Self.clientPreface, Self.settingsAck, Self.callHeaders + Self.grpcMessage(subscribe(after: after)))
         case (.transport(.grpc), .accepted(true)):
-            return Self.serverConnectionStart + [Self.responseHeaders]
+            return FrameWrites(Self.serverSettings, Self.settingsAck, Self.responseHeaders)
         case (.transport(.grpc), .preface):
-            return Self.clientConnectionStart
+            return FrameWrites(Self.clientPreface, Self.settingsAck)
         case (.transport(.grpc), .prefaceAccepted):
-            return Self.serverConnectionStart
+            return FrameWrites(Self.serverSettings, Self.settingsAck)
         default:
-            return [singleWrite(frame, at: time)]
+            return FrameWrites(singleWrite(frame, at: time))
         }
     }
 
@@ -150,9 +151,10 @@ public struct WireFormat: Sendable, Equatable {
     /// The gRPC message prefix: compressed flag and length.
     static let messagePrefix = 5
     /// Client connection start: the preface (24) with SETTINGS, then the SETTINGS ACK.
-    static let clientConnectionStart = [57, 9]
+    static let clientPreface = 57
+    static let settingsAck = 9
     /// Server connection start: SETTINGS, then the ACK of the client's.
-    static let serverConnectionStart = [27, 9]
+    static let serverSettings = 27
     /// The call's request HEADERS (HPACK; 133 bytes with the Subscribe message in the captures).
     /// A later call on the same connection finds its headers in HPACK's dynamic table: about
     /// 30 bytes (an estimate; renewals are rare).
@@ -215,5 +217,40 @@ public struct WireFormat: Sendable, Equatable {
             rest /= 10
         }
         return count
+    }
+}
+
+/// The sizes of the writes one frame takes, in order: one for most frames, two or three for a
+/// gRPC connection's start. Held inline rather than in an array: the engine sizes every frame
+/// it sends, and an array per frame was an allocation per write.
+public struct FrameWrites: RandomAccessCollection, Sendable {
+    private let sizes: (Int, Int, Int)
+    public let count: Int
+
+    init(_ only: Int) {
+        sizes = (only, 0, 0)
+        count = 1
+    }
+
+    init(_ first: Int, _ second: Int) {
+        sizes = (first, second, 0)
+        count = 2
+    }
+
+    init(_ first: Int, _ second: Int, _ third: Int) {
+        sizes = (first, second, third)
+        count = 3
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { count }
+
+    public subscript(index: Int) -> Int {
+        precondition(index >= 0 && index < count, "index out of range")
+        switch index {
+        case 0: return sizes.0
+        case 1: return sizes.1
+        default: return sizes.2
+        }
     }
 }
