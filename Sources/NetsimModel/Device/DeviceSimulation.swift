@@ -194,7 +194,6 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// stack, kept from occurrence to occurrence, so handling one allocates no array.
     private var clientActions: [TransportAction] = []
     private var serverActions: [ServerAction] = []
-    /// Each client timer's armed generation (0: not armed), by `TransportTimer.rawValue`.
     /// The armed timers, kept beside the agenda rather than in it: a timer cancelled or set
     /// again (a REST request's timeout, every poll) then leaves no entry behind for the agenda
     /// to sift and pop. The client's by `TransportTimer.rawValue`.
