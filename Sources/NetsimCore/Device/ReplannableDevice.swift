@@ -181,9 +181,6 @@ public struct ReplannableDevice: Sendable {
         return true
     }
 
-    /// When the journal's gaps are planned to end, while one is kept.
-    public var plannedEnd: Double? { journal?.plannedEnd }
-
     // MARK: Ending early
 
     /// Ends at `time` every triggered gap still in force, as if each had been that long from
@@ -238,13 +235,15 @@ public struct ReplannableDevice: Sendable {
     }
 
     private mutating func note(_ call: Call) {
-        guard journal != nil else { return }
-        guard journal!.calls.count < Self.journalLimit else {
-            overflowedUntil = journal!.plannedEnd
+        // Read through the optional, never into a copy: a copy of the journal would make the
+        // append below copy every call journaled so far.
+        guard let journaled = journal?.calls.count, let plannedEnd = journal?.plannedEnd else { return }
+        guard journaled < Self.journalLimit else {
+            overflowedUntil = plannedEnd
             journal = nil
             return
         }
-        journal!.calls.append(call)
+        journal?.calls.append(call)
     }
 }
 
