@@ -29,9 +29,9 @@ import Testing
         }
     }
 
-    @Test func fourPartsOfADayOfTheTunnelMergeIntoTheUnshardedReportExactly() throws {
-        let whole = try ModelBenchRunner.run(try Self.configuration("lte-tunnel", devices: 40, duration: 6 * 3600)) { _ in }
-        let parts = try Self.modelParts("lte-tunnel", devices: 40, duration: 6 * 3600, count: 4)
+    @Test func fourPartsOfTwoHoursOfTheTunnelMergeIntoTheUnshardedReportExactly() throws {
+        let whole = try ModelBenchRunner.run(try Self.configuration("lte-tunnel", devices: 40, duration: 2 * 3600)) { _ in }
+        let parts = try Self.modelParts("lte-tunnel", devices: 40, duration: 2 * 3600, count: 4)
         // The parts stop at different times: the merge reports every radio until the latest.
         #expect(Set(parts.map(\.shard.endSeconds)).count > 1)
         let merged = try BenchShardMerge.merge(parts.shuffled())

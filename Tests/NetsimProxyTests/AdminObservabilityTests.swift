@@ -102,6 +102,7 @@ import FoundationNetworking
         let echoed = try await Loopback.echo(payload, port: port)
         #expect(echoed.received == payload)
         _ = try await proxy.outage(seconds: 1, mode: .stall)
+        #expect(try await eventually { try await proxy.status().openConnections == 0 })
 
         let after = try await scrape(base)
         #expect(value(after, "netsim_bytes_total", ["direction": "up"]) == 20_000)

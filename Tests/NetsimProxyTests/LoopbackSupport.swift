@@ -166,12 +166,29 @@ final class EchoHandler: ChannelInboundHandler {
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case ChannelEvent.inputClosed = event { context.close(mode: .output, promise: nil) }
+        // The FIN only after every echoed byte is written, as the proxy does it: with the input
+        // closed, NIO turns an output close into a full close that fails pending writes, and an
+        // upstream slowed by the proxy's backpressure would cut its echo short.
+        guard case ChannelEvent.inputClosed = event else { return }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(ByteBuffer())).whenComplete { _ in channel.close(mode: .output, promise: nil) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         context.close(promise: nil)
     }
+}
+
+/// Waits until `condition` holds, for at most `limit`; returns whether it held. For what the
+/// proxy finishes after a peer has seen its part: a connection's record closes once both of
+/// its sides have, a little after the client read the FIN.
+func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
+    let deadline = ContinuousClock.now + limit
+    while ContinuousClock.now < deadline {
+        if try await condition() { return true }
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    return try await condition()
 }
 
 extension Duration {

@@ -9,16 +9,6 @@ import Testing
 /// Faults at the proxy's edges: upstreams that refuse, peers that leave or reset. Nothing may
 /// leak or stay pinned, and a reset must arrive as a reset.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct ProxyFaultTests {
-    /// Waits until `condition` holds, for at most `limit`; returns whether it held.
-    func eventually(within limit: Duration = .seconds(10), _ condition: () async throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + limit
-        while ContinuousClock.now < deadline {
-            if try await condition() { return true }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-        return try await condition()
-    }
-
     @Test("a refused upstream connect leaves no connection record behind")
     func refusedConnectsAreForgotten() async throws {
         let (closed, closedPort) = try await Loopback.echoServer()
