@@ -61,7 +61,7 @@ public enum ModelBenchRunner {
 
     /// A modelled app's counters as the analysis reads a live one's ledger (its deliveries are
     /// in `DeviceRecords.deliveryFigures`).
-    static func counters(_ app: AppLedger.Record) -> DeviceLedger.Record {
+    static func counters(_ app: AppRecord) -> DeviceLedger.Record {
         var counters = DeviceLedger.Record(deliveries: [])
         counters.droppedMessageIDs = app.droppedMessageIDs
         counters.failedAttempts = app.failedAttempts

@@ -35,7 +35,7 @@ struct ModelLink: Sendable {
 /// What one modelled device left behind: the same figures a live device's proxy, app ledger
 /// and server record give the bench's analysis.
 public struct DeviceOutcome: Sendable {
-    public var app: AppLedger.Record
+    public var app: AppRecord
     public var server: ServerRecord
     public var connections: Tally
     /// Payload bytes delivered, and the chunks and segments they made, per direction.
@@ -63,7 +63,7 @@ public struct DeviceOutcome: Sendable {
 /// tallies, not a record per event or message, so a device's memory does not grow with the
 /// run's length while it plays either.
 public struct DeviceRecords: Sendable {
-    public var app: AppLedger.Record
+    public var app: AppRecord
     public var server: ServerRecord
     /// The profile's events as the device met them.
     public var events: [DeviceEvent]
@@ -102,7 +102,7 @@ public struct DeviceRemains: Sendable, Codable {
     /// The outcome at `end`, with empty app and server records (they were handed over).
     public func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
-            app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes,
+            app: AppRecord(), server: ServerRecord(), connections: connections, bytes: bytes,
             segments: segments, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
             events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
     }
