@@ -71,18 +71,15 @@ public struct DeviceRecords: Sendable {
     public var recoveries: [Double]
 
     /// The deliveries as a fleet's analysis pools them. The model's servers always send from
-    /// the app's resume point, so no event is lost by skipping.
+    /// the app's resume point, so no event is skipped.
     public var deliveryFigures: DeliveryFigures {
         DeliveryFigures(
-            events: .init(
-                sent: app.events.created, delivered: app.events.arrived, unrecoverable: app.events.missingBelowHighest,
-                duplicated: app.events.duplicates, outOfOrder: app.events.outOfOrder),
-            eventsLostBySkipping: 0,
+            app: app, skippedThrough: 0,
             messages: .init(
                 sent: app.messagesProduced, delivered: server.messages.arrived,
                 unrecoverable: app.droppedMessageIDs.count { !server.messages.hasArrived($0) },
                 duplicated: server.messages.duplicates, outOfOrder: server.messages.outOfOrder),
-            downlink: app.events.latencies, uplink: server.messages.latencies, recoveries: recoveries)
+            uplink: server.messages.latencies, recoveries: recoveries)
     }
 }
 
