@@ -19,22 +19,31 @@ import Testing
             events: [], eventCounts: [:], eventsNotListed: 0)
     }
 
-    /// One device: the server created `events.count` events, `delivered[i]` says whether the
-    /// app got event i; the app produced `arrived.count` messages, `arrived[i]` says whether
-    /// message i reached the server, and `dropped` lists the ids its full outbox dropped.
+    /// One device's app: the server created `delivered.count` events, one a second, and
+    /// `delivered[i]` says whether event i reached the app (0.1 s after it was created).
+    static func ledger(delivered: [Bool]) -> DeviceLedger {
+        let ledger = DeviceLedger(device: 0, outboxLimit: 8)
+        for index in delivered.indices { ledger.eventCreated(at: Double(index)) }
+        for (index, got) in delivered.enumerated() where got {
+            ledger.receive(sequence: UInt64(index + 1), at: Double(index) + 0.1)
+        }
+        return ledger
+    }
+
+    /// One device: its app's events as `ledger(delivered:)`'s; the app produced `arrived.count`
+    /// messages, `arrived[i]` says whether message i reached the server, and `dropped` lists
+    /// the ids its full outbox dropped.
     static func device(delivered: [Bool], arrived: [Bool], dropped: [UInt64] = []) -> DeviceMeasurement {
-        var app = DeviceLedger.Record(
-            deliveries: delivered.enumerated().map { index, got in
-                got ? DeviceLedger.Delivery(createdAt: Double(index), deliveredAt: Double(index) + 0.1) : nil
-            })
+        let ledger = Self.ledger(delivered: delivered)
+        var app = ledger.record
         app.messagesProduced = arrived.count
         app.droppedMessageIDs = dropped
-        var server = EventStore.DeviceRecord(
+        let server = EventStore.DeviceRecord(
             messageArrivals: arrived.enumerated().map { index, got in
                 got ? EventStore.Arrival(createdAt: Double(index), arrivedAt: Double(index) + 0.1) : nil
             })
-        server.events = delivered.indices.map { EventStore.Event(sequence: UInt64($0 + 1), createdAt: Double($0), payload: "") }
-        return DeviceMeasurement(index: 0, app: app, server: server, proxy: proxyReport(), proxyOrigin: 0)
+        return DeviceMeasurement(
+            index: 0, app: app, deliveries: ledger.deliveries, server: server, proxy: proxyReport(), proxyOrigin: 0)
     }
 
     /// The reproduction: the last event was produced inside the outage and was still

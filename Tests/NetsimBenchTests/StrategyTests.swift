@@ -101,8 +101,7 @@ struct StrategySettingsTests {
 /// The outbox (strategy 3) as a value: bounded, oldest dropped and counted, the rest sent in order.
 struct OfflineQueueTests {
     static func ledger(outboxLimit: Int, messages: Int) -> DeviceLedger {
-        let schedule = DeviceSchedule(eventTimes: [], messageTimes: Array(repeating: 0, count: messages))
-        let ledger = DeviceLedger(device: 0, schedule: schedule, outboxLimit: outboxLimit)
+        let ledger = DeviceLedger(device: 0, outboxLimit: outboxLimit)
         for index in 0..<messages { ledger.produceMessage(createdAt: Double(index), payloadLength: 16) }
         return ledger
     }

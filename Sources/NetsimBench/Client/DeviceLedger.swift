@@ -2,7 +2,8 @@ import NetsimModel
 import Synchronization
 
 /// The app's side of one device, whatever its transport: the events it received (for
-/// delivery accounting and resumption) and its outbox of uplink messages.
+/// delivery accounting and resumption) and its outbox of uplink messages, recorded in the
+/// `AppRecord` the model engine's `AppLedger` fills too.
 ///
 /// The outbox keeps each message until the server acknowledges it and is bounded
 /// (`Workload.outboxLimit`, dropping the oldest). A message is sent once per connection
@@ -16,42 +17,6 @@ final class DeviceLedger: Sendable {
         var payload: String
     }
 
-    /// What the app saw over the run.
-    struct Record: Sendable {
-        /// When each event (sequence - 1) was delivered to the app, and when it was created.
-        var deliveries: [Delivery?]
-        var duplicateEvents = 0
-        var outOfOrderEvents = 0
-        /// Events with a sequence the schedule never had (a server bug if ever above zero).
-        var unexpectedEvents = 0
-        var messagesProduced = 0
-        /// Messages dropped from the full outbox, oldest first: unless an earlier send got
-        /// through, these never arrive.
-        var droppedMessageIDs: [UInt64] = []
-        var messagesDroppedFromOutbox: Int { droppedMessageIDs.count }
-        /// Events the client's receive buffer dropped (full, the oldest went).
-        var receiveBufferDrops = 0
-        /// The most events, and payload bytes, the receive buffer held at once.
-        var peakBufferedEvents = 0
-        var peakBufferedBytes = 0
-        /// Attempts to connect, poll or stream that failed.
-        var failedAttempts = 0
-        /// gRPC calls ended by their deadline and opened again.
-        var callRenewals = 0
-        /// When the app learnt that its connection was gone, on the bench clock: an open gRPC
-        /// call that ended other than by its deadline, a REST request that failed, an open
-        /// WebSocket that closed; and for REST, requests answered (the app is no longer waiting:
-        /// a connection reset between polls is replaced without a failure), at most the first of
-        /// each second. Paired with the deaths (`ConnectionDeaths`) for the keepalive replay's
-        /// detection times and the bench's zombie seconds.
-        var connectionLossesNoticed: [Double] = []
-        /// Attempts to connect again per second of the bench clock (second → attempts): every
-        /// one after a loss or failure, the device's first connect excluded (the bench starts its
-        /// whole fleet at once). Fixed buckets keep it bounded by the run's length however fast
-        /// a client retries.
-        var attemptsBySecond: [Int: Int] = [:]
-    }
-
     /// What a connection's writer does next (`nextBatch`).
     enum SendStep: Sendable, Equatable {
         case send([Message])
@@ -60,14 +25,19 @@ final class DeviceLedger: Sendable {
         case idle
     }
 
+    /// An event's first delivery to the app, and when the server created it.
     struct Delivery: Sendable, Equatable {
         var createdAt: Double
         var deliveredAt: Double
     }
 
     private struct State {
-        var record: Record
-        var highestSequence: UInt64 = 0
+        var record = AppRecord()
+        /// Every event's first delivery, in the order they came: the live bench learns when
+        /// the device's network came back only from its proxy's report at the end, and measures
+        /// the recoveries from these then (the model engine folds them as it plays). Bounded by
+        /// the workload's events.
+        var deliveries: [Delivery] = []
         var outbox: [Message] = []
         var sentInGeneration: [UInt64: Int] = [:]
         var generation = 0
@@ -81,32 +51,28 @@ final class DeviceLedger: Sendable {
     private let state: Mutex<State>
     private let outboxSignal = SignalSlot()
 
-    init(device: Int, schedule: DeviceSchedule, outboxLimit: Int) {
+    init(device: Int, outboxLimit: Int) {
         self.device = device
         self.outboxLimit = outboxLimit
-        state = Mutex(State(record: Record(deliveries: Array(repeating: nil, count: schedule.eventTimes.count))))
+        state = Mutex(State())
     }
 
     // MARK: Events
 
     /// The sequence to resume after: the highest the app has received.
-    var lastReceivedSequence: UInt64 { state.withLock { $0.highestSequence } }
+    var lastReceivedSequence: UInt64 { state.withLock { $0.record.events.highest } }
+
+    /// The server creates the device's next event at `time`: told before the server offers it,
+    /// as the model engine tells its `AppLedger`, so the event's latency is measured from it.
+    func eventCreated(at time: Double) {
+        state.withLock { $0.record.events.create(at: time) }
+    }
 
     /// Delivers an event to the app.
-    func receive(sequence: UInt64, createdAt: Double, at time: Double) {
+    func receive(sequence: UInt64, at time: Double) {
         state.withLock { state in
-            let index = Int(clamping: sequence) - 1
-            guard state.record.deliveries.indices.contains(index) else {
-                state.record.unexpectedEvents += 1
-                return
-            }
-            guard state.record.deliveries[index] == nil else {
-                state.record.duplicateEvents += 1
-                return
-            }
-            if sequence < state.highestSequence { state.record.outOfOrderEvents += 1 }
-            state.record.deliveries[index] = Delivery(createdAt: createdAt, deliveredAt: time)
-            state.highestSequence = max(state.highestSequence, sequence)
+            guard let createdAt = state.record.events.receive(sequence, at: time) else { return }
+            state.deliveries.append(Delivery(createdAt: createdAt, deliveredAt: time))
         }
     }
 
@@ -232,17 +198,18 @@ final class DeviceLedger: Sendable {
     /// `skippedThrough`, where a naive client last subscribed from now) and every message
     /// acknowledged: the bench's drain waits for this, and not for what will never come.
     func isSettled(eventsCreated: Int, skippedThrough: UInt64 = 0) -> Bool {
-        state.withLock { state in
+        let created = UInt64(eventsCreated)
+        return state.withLock { state in
             state.outbox.isEmpty
-                && state.record.deliveries.prefix(eventsCreated).enumerated().allSatisfy { index, delivery in
-                    delivery != nil || index < Int(clamping: skippedThrough)
-                }
+                && (min(skippedThrough, created)..<created).allSatisfy { state.record.events.hasArrived($0 + 1) }
         }
     }
 
-    var deliveredEventCount: Int { state.withLock { state in state.record.deliveries.count { $0 != nil } } }
+    var deliveredEventCount: Int { state.withLock { $0.record.events.arrived } }
 
-    var record: Record { state.withLock { $0.record } }
+    var record: AppRecord { state.withLock { $0.record } }
+
+    var deliveries: [Delivery] { state.withLock { $0.deliveries } }
 
     func stop() { outboxSignal.close() }
 }

@@ -14,7 +14,6 @@ import Synchronization
 final class EventInbox: Sendable {
     struct Event: Sendable {
         var sequence: UInt64
-        var createdAt: Double
         var payloadBytes: Int
     }
 
@@ -83,6 +82,6 @@ final class EventInbox: Sendable {
     /// A cancelled wait still hands the event to the app: it came off the network.
     private func handle(_ event: Event) async {
         if let consumer { try? await clock.sleep(until: clock.now() + 1 / consumer.eventsPerSecond) }
-        ledger.receive(sequence: event.sequence, createdAt: event.createdAt, at: clock.now())
+        ledger.receive(sequence: event.sequence, at: clock.now())
     }
 }

@@ -190,7 +190,7 @@ struct LiveGRPCClient: Sendable {
                         case .event(let event):
                             await inbox.deliver(
                                 EventInbox.Event(
-                                    sequence: event.sequenceID, createdAt: event.createdAt, payloadBytes: event.payload.utf8.count))
+                                    sequence: event.sequenceID, payloadBytes: event.payload.utf8.count))
                         case .ack(let ack):
                             ledger.acknowledge(ack.messageID)
                         case nil:

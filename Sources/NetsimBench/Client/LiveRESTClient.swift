@@ -110,7 +110,7 @@ struct LiveRESTClient: Sendable {
         let now = clock.now()
         for (index, event) in events.enumerated() {
             if let consumer { try? await clock.sleep(until: now + Double(index + 1) / consumer.eventsPerSecond) }
-            ledger.receive(sequence: event.seq, createdAt: event.createdAt, at: clock.now())
+            ledger.receive(sequence: event.seq, at: clock.now())
         }
     }
 

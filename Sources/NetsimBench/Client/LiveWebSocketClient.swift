@@ -69,7 +69,7 @@ struct LiveWebSocketClient: Sendable {
                                 if let event = message.event {
                                     await inbox.deliver(
                                         EventInbox.Event(
-                                            sequence: event.seq, createdAt: event.createdAt, payloadBytes: event.payload.utf8.count))
+                                            sequence: event.seq, payloadBytes: event.payload.utf8.count))
                                 }
                                 for ack in message.acknowledged { ledger.acknowledge(ack) }
                             }

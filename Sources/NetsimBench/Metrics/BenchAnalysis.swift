@@ -7,7 +7,9 @@ import NetsimProxy
 struct DeviceMeasurement: Sendable {
     /// The device's index in the whole fleet.
     var index: Int
-    var app: DeviceLedger.Record
+    var app: AppRecord
+    /// Each event's first delivery to the app, for the recoveries (`DeviceLedger.deliveries`).
+    var deliveries: [DeviceLedger.Delivery]
     var server: EventStore.DeviceRecord
     var proxy: RunReport
     /// The bench-clock time the proxy started, to place its events (which are in proxy time).
@@ -63,24 +65,6 @@ enum BenchAnalysis {
         return BenchShardMerge.analyse([part], end: 0, profile: "", seed: 0)
     }
 
-    /// Events the app will never get, by cause. A server sends a device's events in order, and
-    /// a client subscribes either after the latest event it received (resilient) or from now
-    /// (naive), so:
-    /// - `bySkipping`: missing events up to `skippedThrough`, the latest event when the client
-    ///   last subscribed from now: produced while it was away, and no later subscription asks
-    ///   for them;
-    /// - `dropped`: the other missing events behind one the app received: dropped by the client
-    ///   (its bounded receive buffer) and never sent again.
-    /// One missing after both is still to come (in flight).
-    ///
-    /// - Parameter received: per event, in sequence order, whether the app received it.
-    static func lostEvents(_ received: [Bool], skippedThrough: UInt64) -> (bySkipping: Int, dropped: Int) {
-        let skipped = min(received.count, Int(clamping: skippedThrough))
-        let bySkipping = received[..<skipped].count { !$0 }
-        guard let latest = received.lastIndex(of: true), latest > skipped else { return (bySkipping, 0) }
-        return (bySkipping, received[skipped..<latest].count { !$0 })
-    }
-
     /// The most attempts in one second of the bench clock over `devices`' attempts per second.
     static func peakPerSecond(_ devices: [[Int: Int]]) -> (count: Int, second: Int)? {
         var fleet: [Int: Int] = [:]
@@ -88,18 +72,16 @@ enum BenchAnalysis {
         return fleet.max { ($0.value, $1.key) < ($1.value, $0.key) }.map { ($0.value, $0.key) }
     }
 
-    /// A live device's ledger and server records folded as the model engine folds its
-    /// deliveries, for the same analysis.
+    /// A live device's app record, as the model engine's, with its server's record of the
+    /// messages; its recoveries measured from the deliveries and arrivals against its proxy's
+    /// report.
     static func deliveryFigures(_ device: DeviceMeasurement) -> DeliveryFigures {
         let app = device.app
         let server = device.server
-        var downlink = LatencyCounts()
         var uplink = LatencyCounts()
         var recoveries = RecoveryTimes()
         recoveries.addReturns(connectivityReturns(device))
-        let deliveries = app.deliveries.prefix(server.events.count).compactMap { $0 }
-        for delivery in deliveries {
-            downlink.record(seconds: delivery.deliveredAt - delivery.createdAt)
+        for delivery in device.deliveries {
             recoveries.arrived(createdAt: delivery.createdAt, at: delivery.deliveredAt)
         }
         let arrivals = server.messageArrivals.compactMap { $0 }
@@ -107,18 +89,13 @@ enum BenchAnalysis {
             uplink.record(seconds: arrival.arrivedAt - arrival.createdAt)
             recoveries.arrived(createdAt: arrival.createdAt, at: arrival.arrivedAt)
         }
-        let received = app.deliveries.prefix(server.events.count).map { $0 != nil }
-        let lost = lostEvents(received, skippedThrough: server.skippedThrough)
         return DeliveryFigures(
-            events: .init(
-                sent: server.events.count, delivered: deliveries.count, unrecoverable: lost.bySkipping + lost.dropped,
-                duplicated: app.duplicateEvents, outOfOrder: app.outOfOrderEvents),
-            eventsLostBySkipping: lost.bySkipping,
+            app: app, skippedThrough: server.skippedThrough,
             messages: .init(
                 sent: app.messagesProduced, delivered: arrivals.count,
                 unrecoverable: app.droppedMessageIDs.count { !server.hasArrived(messageID: $0) },
                 duplicated: server.duplicateMessages, outOfOrder: server.outOfOrderMessages),
-            downlink: downlink, uplink: uplink, recoveries: recoveries.times)
+            uplink: uplink, recoveries: recoveries.times)
     }
 
     /// When, on the bench clock, the device's network came back after each outage or handover.

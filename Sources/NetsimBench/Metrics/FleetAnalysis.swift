@@ -25,7 +25,7 @@ struct DeviceShare: Sendable, Codable, Equatable {
     /// the model engine).
     var zombieSeconds: [Double]?
 
-    init(_ figures: DeliveryFigures, app: DeviceLedger.Record, server: EventStore.DeviceRecord, zombieSeconds: [Double]?) {
+    init(_ figures: DeliveryFigures, app: AppRecord, server: EventStore.DeviceRecord, zombieSeconds: [Double]?) {
         events = figures.events
         messages = figures.messages
         eventsLostBySkipping = figures.eventsLostBySkipping

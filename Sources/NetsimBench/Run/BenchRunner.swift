@@ -83,7 +83,7 @@ public enum BenchRunner {
             for transport in configuration.transports {
                 started.append(
                     try await Fleet.start(
-                        transport, configuration: configuration, schedules: schedules, serverPort: servers.ports[transport]!,
+                        transport, configuration: configuration, serverPort: servers.ports[transport]!,
                         store: servers.stores[transport]!, clock: clock, logger: proxyLogger))
             }
         } catch {
@@ -102,8 +102,7 @@ public enum BenchRunner {
         await withTaskGroup(of: Void.self) { group in
             for fleet in fleets {
                 group.addTask {
-                    await produceEvents(
-                        fleet.store, schedules: schedules, shard: configuration.shard, workload: configuration.workload, clock: clock)
+                    await produceEvents(fleet, schedules: schedules, workload: configuration.workload, clock: clock)
                 }
                 for device in fleet.devices {
                     group.addTask {
@@ -141,16 +140,19 @@ public enum BenchRunner {
         return (measured, drainEnd)
     }
 
-    /// Creates every device's events at their scheduled times (one task per transport, so each
-    /// server's events are stamped by its own clock reading).
-    static func produceEvents(
-        _ store: EventStore, schedules: [DeviceSchedule], shard: Shard, workload: Workload, clock: BenchClock
-    ) async {
-        let timeline = schedules.enumerated().filter { shard.includes($0.offset) }
-            .flatMap { device, schedule in schedule.eventTimes.map { ($0, device) } }.sorted { $0 < $1 }
-        for (time, device) in timeline {
+    /// Creates the fleet's devices' events at their scheduled times (one task per transport, so
+    /// each server's events are stamped by its own clock reading). The device's ledger is told
+    /// first, so that it knows the event's creation when the event reaches the app.
+    static func produceEvents(_ fleet: Fleet, schedules: [DeviceSchedule], workload: Workload, clock: BenchClock) async {
+        // By time, then by device: the fleet's devices are in index order.
+        let timeline = fleet.devices.enumerated()
+            .flatMap { position, device in schedules[device.index].eventTimes.map { ($0, position) } }.sorted { $0 < $1 }
+        for (time, position) in timeline {
             do { try await clock.sleep(until: time) } catch { return }
-            store.publish(device: device, createdAt: clock.now(), payloadLength: workload.eventPayloadBytes)
+            let device = fleet.devices[position]
+            let now = clock.now()
+            device.ledger.eventCreated(at: now)
+            fleet.store.publish(device: device.index, createdAt: now, payloadLength: workload.eventPayloadBytes)
         }
     }
 
@@ -254,7 +256,7 @@ struct Fleet: Sendable {
     }
 
     static func start(
-        _ transport: BenchTransport, configuration: BenchConfiguration, schedules: [DeviceSchedule], serverPort: Int,
+        _ transport: BenchTransport, configuration: BenchConfiguration, serverPort: Int,
         store: EventStore, clock: BenchClock, logger: Logger
     ) async throws -> Fleet {
         var options = ProxyOptions()
@@ -274,7 +276,7 @@ struct Fleet: Sendable {
             devices.append(
                 Device(
                     index: index, transport: transport, proxy: proxy,
-                    ledger: DeviceLedger(device: index, schedule: schedules[index], outboxLimit: configuration.workload.outboxLimit),
+                    ledger: DeviceLedger(device: index, outboxLimit: configuration.workload.outboxLimit),
                     proxyOrigin: origin, seed: seed))
         }
         return Fleet(transport: transport, store: store, devices: devices)
@@ -300,8 +302,8 @@ struct Fleet: Sendable {
             }
             measurements.append(
                 DeviceMeasurement(
-                    index: device.index, app: device.ledger.record, server: store.record(device: device.index), proxy: report,
-                    proxyOrigin: device.proxyOrigin))
+                    index: device.index, app: device.ledger.record, deliveries: device.ledger.deliveries,
+                    server: store.record(device: device.index), proxy: report, proxyOrigin: device.proxyOrigin))
         }
         if !failures.isEmpty { throw ProxyStopFailure(failures) }
         return measurements

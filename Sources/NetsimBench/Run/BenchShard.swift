@@ -47,7 +47,7 @@ public struct BenchShard: Sendable, Codable {
         var devices: [DevicePart] = []
 
         /// A modelled device's deliveries and counters; its radio follows when the run ends.
-        mutating func add(_ figures: DeliveryFigures, app: DeviceLedger.Record, server: EventStore.DeviceRecord) -> DeviceShare {
+        mutating func add(_ figures: DeliveryFigures, app: AppRecord, server: EventStore.DeviceRecord) -> DeviceShare {
             downlink.add(figures.downlink)
             uplink.add(figures.uplink)
             return DeviceShare(figures, app: app, server: server, zombieSeconds: nil)

@@ -43,7 +43,7 @@ public enum ModelBenchRunner {
             shouldStop: shouldStop,
             records: { transport, _, records in
                 if profileEvents == nil { profileEvents = records.events }
-                if let share = fleets[transport]?.add(records.deliveryFigures, app: Self.counters(records.app), server: Self.serverRecord) {
+                if let share = fleets[transport]?.add(records.deliveryFigures, app: records.app, server: Self.serverRecord) {
                     shares[transport, default: []].append(share)
                 }
             })
@@ -57,16 +57,6 @@ public enum ModelBenchRunner {
         return configuration.plan.shardReport(
             engine: .model, endSeconds: run.endSeconds, fleets: fleets, profileEvents: profileEvents,
             stopped: played < configuration.shard.share(of: configuration.devices) * configuration.transports.count)
-    }
-
-    /// A modelled app's counters as the analysis reads a live one's ledger (its deliveries are
-    /// in `DeviceRecords.deliveryFigures`).
-    static func counters(_ app: AppLedger.Record) -> DeviceLedger.Record {
-        var counters = DeviceLedger.Record(deliveries: [])
-        counters.droppedMessageIDs = app.droppedMessageIDs
-        counters.failedAttempts = app.failedAttempts
-        counters.callRenewals = app.callRenewals
-        return counters
     }
 
     /// The modelled server models no queue: no buffer peaks to report.

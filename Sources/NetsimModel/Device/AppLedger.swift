@@ -3,28 +3,12 @@
 /// keeps each message until the server acknowledges it, is bounded (oldest dropped and counted),
 /// and every unacknowledged message is sent once per connection ("generation").
 public struct AppLedger: Sendable {
-    /// What the app saw over the run.
-    public struct Record: Sendable, Equatable {
-        /// The server's events as they reached the app.
-        public var events = ArrivalTally()
-        public var messagesProduced = 0
-        /// Messages the full outbox dropped (the oldest first): lost unless they had arrived.
-        public var droppedMessageIDs: [UInt64] = []
-        public var messagesDroppedFromOutbox: Int { droppedMessageIDs.count }
-        /// Connects, polls, requests or calls that failed.
-        public var failedAttempts = 0
-        /// gRPC calls ended by their deadline and opened again.
-        public var callRenewals = 0
-        /// Times the app learnt that its connection was dead, and how long after its death.
-        public var detections: [Double] = []
-    }
-
     private struct Pending: Sendable {
         var id: UInt64
         var sentInGeneration = 0
     }
 
-    public private(set) var record = Record()
+    public private(set) var record = AppRecord()
     /// The sequence to resume after: the highest the app has received.
     public var highestSequence: UInt64 { record.events.highest }
     private var outbox: [Pending] = []

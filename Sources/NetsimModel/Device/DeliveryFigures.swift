@@ -20,10 +20,6 @@ public struct ArrivalTally: Sendable, Equatable {
 
     public init() {}
 
-    /// Items below the highest arrived that have not arrived: the ones a stream delivered in
-    /// order will never deliver.
-    public var missingBelowHighest: Int { missing.count }
-
     /// The items kept: creation times not yet taken by an arrival, and numbers missing below
     /// the highest.
     public var retainedRecordCount: Int { createdAt.count + missing.count }
@@ -35,15 +31,31 @@ public struct ArrivalTally: Sendable, Equatable {
         number <= highest && !missing.contains(number)
     }
 
+    /// The items that will never arrive, by cause, from a sender that sends in order from where
+    /// each subscription starts (after the latest item the receiver has, or "from now": after
+    /// the sender's latest):
+    /// - `bySkipping`: those up to `skippedThrough`, the sender's latest when a subscription
+    ///   last started from now (0: none did), that have not arrived: no later subscription
+    ///   asks for them;
+    /// - `dropped`: the others missing behind one that arrived: dropped by the receiver (its
+    ///   bounded buffer) and never sent again.
+    /// One missing after both may still come (in flight).
+    public func unrecoverable(skippedThrough: UInt64) -> (bySkipping: Int, dropped: Int) {
+        let skipped = min(UInt64(created), skippedThrough)
+        let missingSkipped = missing.count { $0 <= skipped }
+        let neverReached = skipped > highest ? Int(skipped - highest) : 0
+        return (missingSkipped + neverReached, missing.count - missingSkipped)
+    }
+
     /// Item number `created + 1` is created at `time`.
-    mutating func create(at time: Double) {
+    public mutating func create(at time: Double) {
         created += 1
         createdAt[UInt64(created)] = time
     }
 
     /// Item `number` arrives at `time`; returns its creation time at its first arrival, nil
     /// for a duplicate.
-    mutating func receive(_ number: UInt64, at time: Double) -> Double? {
+    public mutating func receive(_ number: UInt64, at time: Double) -> Double? {
         guard number >= 1, number > highest || missing.remove(number) != nil else {
             if number >= 1 { duplicates += 1 }
             return nil
@@ -96,8 +108,8 @@ public struct RecoveryTimes: Sendable {
     public var times: [Double] { longest.compactMap { $0 } }
 }
 
-/// One device's deliveries as a fleet's analysis pools them, whichever engine played it: the
-/// live bench folds its ledgers' records into these, the model engine its tallies.
+/// One device's deliveries as a fleet's analysis pools them, whichever engine played it: its
+/// app's record (`AppRecord`, the events) and its server's count of the messages, folded.
 public struct DeliveryFigures: Sendable {
     /// One stream's items: `sent`, `delivered` of them, and of the rest `unrecoverable` that
     /// will never arrive; the others were still in flight.
@@ -125,14 +137,17 @@ public struct DeliveryFigures: Sendable {
     public var uplink: LatencyCounts
     public var recoveries: [Double]
 
-    public init(
-        events: Stream, eventsLostBySkipping: Int, messages: Stream, downlink: LatencyCounts, uplink: LatencyCounts,
-        recoveries: [Double]
-    ) {
-        self.events = events
-        self.eventsLostBySkipping = eventsLostBySkipping
+    /// A device's figures from its app's record, whichever engine filled it (its events, those
+    /// up to `skippedThrough` skipped for good by a subscription "from now"), and its messages
+    /// and their latencies as its server counted them.
+    public init(app: AppRecord, skippedThrough: UInt64, messages: Stream, uplink: LatencyCounts, recoveries: [Double]) {
+        let lost = app.events.unrecoverable(skippedThrough: skippedThrough)
+        events = Stream(
+            sent: app.events.created, delivered: app.events.arrived, unrecoverable: lost.bySkipping + lost.dropped,
+            duplicated: app.events.duplicates, outOfOrder: app.events.outOfOrder)
+        eventsLostBySkipping = lost.bySkipping
         self.messages = messages
-        self.downlink = downlink
+        downlink = app.events.latencies
         self.uplink = uplink
         self.recoveries = recoveries
     }

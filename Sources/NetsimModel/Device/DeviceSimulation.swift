@@ -35,7 +35,7 @@ struct ModelLink: Sendable {
 /// What one modelled device left behind: the same figures a live device's proxy, app ledger
 /// and server record give the bench's analysis.
 public struct DeviceOutcome: Sendable {
-    public var app: AppLedger.Record
+    public var app: AppRecord
     public var server: ServerRecord
     public var connections: Tally
     /// Payload bytes delivered, and the chunks and segments they made, per direction.
@@ -63,7 +63,7 @@ public struct DeviceOutcome: Sendable {
 /// tallies, not a record per event or message, so a device's memory does not grow with the
 /// run's length while it plays either.
 public struct DeviceRecords: Sendable {
-    public var app: AppLedger.Record
+    public var app: AppRecord
     public var server: ServerRecord
     /// The profile's events as the device met them.
     public var events: [DeviceEvent]
@@ -71,18 +71,15 @@ public struct DeviceRecords: Sendable {
     public var recoveries: [Double]
 
     /// The deliveries as a fleet's analysis pools them. The model's servers always send from
-    /// the app's resume point, so no event is lost by skipping.
+    /// the app's resume point, so no event is skipped.
     public var deliveryFigures: DeliveryFigures {
         DeliveryFigures(
-            events: .init(
-                sent: app.events.created, delivered: app.events.arrived, unrecoverable: app.events.missingBelowHighest,
-                duplicated: app.events.duplicates, outOfOrder: app.events.outOfOrder),
-            eventsLostBySkipping: 0,
+            app: app, skippedThrough: 0,
             messages: .init(
                 sent: app.messagesProduced, delivered: server.messages.arrived,
                 unrecoverable: app.droppedMessageIDs.count { !server.messages.hasArrived($0) },
                 duplicated: server.messages.duplicates, outOfOrder: server.messages.outOfOrder),
-            downlink: app.events.latencies, uplink: server.messages.latencies, recoveries: recoveries)
+            uplink: server.messages.latencies, recoveries: recoveries)
     }
 }
 
@@ -102,7 +99,7 @@ public struct DeviceRemains: Sendable, Codable {
     /// The outcome at `end`, with empty app and server records (they were handed over).
     public func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
-            app: AppLedger.Record(), server: ServerRecord(), connections: connections, bytes: bytes,
+            app: AppRecord(), server: ServerRecord(), connections: connections, bytes: bytes,
             segments: segments, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
             events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
     }
