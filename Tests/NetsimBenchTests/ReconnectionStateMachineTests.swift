@@ -17,7 +17,7 @@ struct ReconnectionStateMachineTests {
     @Test func startOpensACallFromTheBeginning() {
         var machine = machine()
         #expect(machine.start() == .openCall(resumeFrom: 0))
-        #expect(machine.state == .reconnecting(attempt: 1, lastOffset: 0))
+        #expect(machine.state == .reconnecting(lastOffset: 0) && machine.reconnection.failures == 0)
         #expect(machine.callOpened() == .doNothing)
         #expect(machine.state == .connected(lastOffset: 0))
     }
@@ -27,7 +27,7 @@ struct ReconnectionStateMachineTests {
         _ = machine.start()
         _ = machine.callOpened()
         #expect(machine.callEnded(lastOffset: 17, now: start) == .openCall(resumeFrom: 17))
-        #expect(machine.state == .reconnecting(attempt: 1, lastOffset: 17))
+        #expect(machine.state == .reconnecting(lastOffset: 17) && machine.reconnection.failures == 0)
     }
 
     @Test func failedAttemptsBackOffExponentiallyUpToTheCap() {
@@ -45,7 +45,7 @@ struct ReconnectionStateMachineTests {
             #expect(machine.retryDue(now: now.advanced(by: .milliseconds(1))) == .scheduleRetry(at: deadline))
             now = deadline
             #expect(machine.retryDue(now: now) == .openCall(resumeFrom: 5))
-            #expect(machine.state == .reconnecting(attempt: attempt + 1, lastOffset: 5))
+            #expect(machine.state == .reconnecting(lastOffset: 5) && machine.reconnection.failures == attempt)
         }
         #expect(waits == [0.5, 1, 2, 4, 8, 16, 30, 30, 30].map { Duration.milliseconds(Int64($0 * 1000)) })
     }
@@ -74,7 +74,7 @@ struct ReconnectionStateMachineTests {
         #expect(machine.state == .suspended(lastOffset: 9))
         #expect(machine.retryDue(now: start.advanced(by: .seconds(60))) == .doNothing)
         #expect(machine.networkChanged(available: true) == .openCall(resumeFrom: 9))
-        #expect(machine.state == .reconnecting(attempt: 1, lastOffset: 9))
+        #expect(machine.state == .reconnecting(lastOffset: 9) && machine.reconnection.failures == 0)
     }
 
     @Test func aCallLostWhileOfflineWaitsForTheNetwork() {

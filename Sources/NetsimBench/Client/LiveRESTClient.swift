@@ -35,7 +35,7 @@ struct LiveRESTClient: Sendable {
         configuration.connectionPool = .init(idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: 1)
         let http = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup.singleton, configuration: configuration)
         var random = SeededRandom(seed: seed)
-        var failures = 0
+        var reconnection = Reconnection(backoff)
         var generation = ledger.beginConnection()
         var nextPoll = 0.0
         let base = "http://127.0.0.1:\(port)"
@@ -48,7 +48,7 @@ struct LiveRESTClient: Sendable {
             let wakeUps = ledger.outboxWakeUps()
             // Watching the network: no request while the phone is offline; back online, the
             // next goes at once, its backoff started over.
-            if let network, await network.waitUntilUp() { failures = 0 }
+            if let network, await network.waitUntilUp() { reconnection.startOver() }
             if Task.isCancelled { break }
             do {
                 if connecting {
@@ -84,7 +84,7 @@ struct LiveRESTClient: Sendable {
                     // A full answer means more are waiting: ask again at once.
                     fullAnswer = answer.events.count == RESTServer.batchLimit
                 }
-                failures = 0
+                reconnection.startOver()
                 if fullAnswer {
                     nextPoll = clock.now()
                 } else {
@@ -94,11 +94,10 @@ struct LiveRESTClient: Sendable {
                 if Task.isCancelled { break }
                 ledger.noteConnectionLossNoticed(at: clock.now())
                 ledger.countFailedAttempt()
-                failures += 1
                 connecting = true
                 naiveCursor = nil
                 generation = ledger.beginConnection()
-                try? await Task.sleep(for: .seconds(backoff.delay(afterAttempt: failures, random: &random)))
+                try? await Task.sleep(for: .seconds(reconnection.failed(random: &random)))
             }
         }
         try? await http.shutdown()

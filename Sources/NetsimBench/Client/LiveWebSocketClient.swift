@@ -35,13 +35,13 @@ struct LiveWebSocketClient: Sendable {
 
     private func connectAndReconnect() async {
         var random = SeededRandom(seed: seed)
-        var failures = 0
+        var reconnection = Reconnection(backoff)
         let configuration = WebSocketClientConfiguration(
             autoPing: settings.pingInterval.map { .enabled(timePeriod: .seconds($0)) } ?? .disabled)
         while !Task.isCancelled {
             // Watching the network: no connection attempt while the phone is offline; back
             // online, it connects at once, its backoff started over.
-            if let network, await network.waitUntilUp() { failures = 0 }
+            if let network, await network.waitUntilUp() { reconnection.startOver() }
             if Task.isCancelled { break }
             let generation = ledger.beginConnection()
             let after = reconnect == .resilient ? String(inbox.networkOffset.value) : "now"
@@ -84,10 +84,11 @@ struct LiveWebSocketClient: Sendable {
             if Task.isCancelled { break }
             if connected.value { ledger.noteConnectionLossNoticed(at: clock.now()) }
             ledger.countFailedAttempt()
-            failures = connected.value ? 1 : failures + 1
+            // A connection that had opened starts the count over: its first wait is the shortest.
+            if connected.value { reconnection.startOver() }
             // Offline now: the wait for the network replaces the backoff.
             if let network, !(await network.isUp()) { continue }
-            try? await Task.sleep(for: .seconds(backoff.delay(afterAttempt: failures, random: &random)))
+            try? await Task.sleep(for: .seconds(reconnection.failed(random: &random)))
         }
     }
 }

@@ -5,9 +5,10 @@ import NetsimModel
 /// never reads a clock (callers pass `now`), so tests drive it with a mock clock; the client
 /// around it only opens calls and arms timers as told.
 ///
-/// - A lost call is reopened at once (attempt 1), resuming from the last offset received.
-/// - A failed attempt n waits `backoff.delay(afterAttempt: n)` (exponential, jittered), then
-///   tries attempt n + 1.
+/// - A lost call is reopened at once, resuming from the last offset received; the backoff's
+///   count starts over (`Reconnection`, every client's rule).
+/// - A failed attempt waits `Reconnection.failed` (exponential by the failures in a row,
+///   jittered), then tries again.
 /// - While the phone reports no network, it is suspended: no attempts, no growing backoff;
 ///   when the network returns it tries at once.
 /// - A naive machine (`resumes` false) opens every call from "now" (`resumeFrom` nil)
@@ -16,10 +17,10 @@ import NetsimModel
 struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     enum State: Equatable {
         case idle
-        /// A call is being opened; `attempt` counts tries since the last call that opened.
-        case reconnecting(attempt: Int, lastOffset: UInt64)
+        /// A call is being opened.
+        case reconnecting(lastOffset: UInt64)
         case connected(lastOffset: UInt64)
-        case backingOff(attempt: Int, lastOffset: UInt64, until: C.Instant)
+        case backingOff(lastOffset: UInt64, until: C.Instant)
         case suspended(lastOffset: UInt64)
         case stopped
     }
@@ -33,26 +34,27 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     }
 
     private(set) var state = State.idle
-    let backoff: Backoff
+    /// Failed attempts since the last call that opened, and the waits they earn.
+    private(set) var reconnection: Reconnection
     private var random: SeededRandom
     private var networkAvailable = true
     /// Whether a new call resumes from the last offset (resilient) or starts from now (naive).
     let resumes: Bool
 
     init(backoff: Backoff, seed: UInt64, resumes: Bool = true) {
-        self.backoff = backoff
+        self.reconnection = Reconnection(backoff)
         self.random = SeededRandom(seed: seed)
         self.resumes = resumes
     }
 
     mutating func start() -> Action {
         guard state == .idle else { return .doNothing }
-        return reconnect(attempt: 1, lastOffset: 0)
+        return reconnect(startingOver: true, lastOffset: 0)
     }
 
     /// The server accepted the call.
     mutating func callOpened() -> Action {
-        guard case .reconnecting(_, let offset) = state else { return .doNothing }
+        guard case .reconnecting(let offset) = state else { return .doNothing }
         state = .connected(lastOffset: offset)
         return .doNothing
     }
@@ -62,14 +64,14 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     mutating func callEnded(lastOffset: UInt64, now: C.Instant) -> Action {
         switch state {
         case .connected:
-            return reconnect(attempt: 1, lastOffset: lastOffset)
-        case .reconnecting(let attempt, _):
+            return reconnect(startingOver: true, lastOffset: lastOffset)
+        case .reconnecting:
             guard networkAvailable else {
                 state = .suspended(lastOffset: lastOffset)
                 return .doNothing
             }
-            let until = now.advanced(by: .seconds(backoff.delay(afterAttempt: attempt, random: &random)))
-            state = .backingOff(attempt: attempt, lastOffset: lastOffset, until: until)
+            let until = now.advanced(by: .seconds(reconnection.failed(random: &random)))
+            state = .backingOff(lastOffset: lastOffset, until: until)
             return .scheduleRetry(at: until)
         case .idle, .backingOff, .suspended, .stopped:
             return .doNothing
@@ -78,20 +80,20 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
 
     /// The retry timer fired (perhaps early: then it is armed again for the rest).
     mutating func retryDue(now: C.Instant) -> Action {
-        guard case .backingOff(let attempt, let offset, let until) = state else { return .doNothing }
+        guard case .backingOff(let offset, let until) = state else { return .doNothing }
         guard now >= until else { return .scheduleRetry(at: until) }
-        return reconnect(attempt: attempt + 1, lastOffset: offset)
+        return reconnect(startingOver: false, lastOffset: offset)
     }
 
     /// The phone's network went away or came back.
     mutating func networkChanged(available: Bool) -> Action {
         networkAvailable = available
         switch (state, available) {
-        case (.backingOff(_, let offset, _), false):
+        case (.backingOff(let offset, _), false):
             state = .suspended(lastOffset: offset)
             return .cancelRetry
         case (.suspended(let offset), true):
-            return reconnect(attempt: 1, lastOffset: offset)
+            return reconnect(startingOver: true, lastOffset: offset)
         default:
             // A live call may survive a stall; an attempt in flight ends by itself.
             return .doNothing
@@ -103,12 +105,13 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
         return .cancelRetry
     }
 
-    private mutating func reconnect(attempt: Int, lastOffset: UInt64) -> Action {
+    private mutating func reconnect(startingOver: Bool, lastOffset: UInt64) -> Action {
+        if startingOver { reconnection.startOver() }
         guard networkAvailable else {
             state = .suspended(lastOffset: lastOffset)
             return .doNothing
         }
-        state = .reconnecting(attempt: attempt, lastOffset: lastOffset)
+        state = .reconnecting(lastOffset: lastOffset)
         return .openCall(resumeFrom: resumes ? lastOffset : nil)
     }
 }

@@ -28,9 +28,9 @@ public struct GRPCClientModel: Sendable {
 
     public enum Call: Sendable, Equatable {
         case none
-        case opening(attempt: Int)
+        case opening
         case open
-        case backingOff(attempt: Int)
+        case backingOff
         case suspended
     }
 
@@ -40,6 +40,7 @@ public struct GRPCClientModel: Sendable {
     public private(set) var keepaliveTime: Double
     let settings: ClientSettings.GRPCClientSettings
     private var random: SeededRandom
+    private var reconnection: Reconnection
     private var generation = 0
     private var networkAvailable = true
     private var awaitingPingAck = false
@@ -48,10 +49,11 @@ public struct GRPCClientModel: Sendable {
         self.settings = settings
         self.keepaliveTime = settings.keepaliveTime
         self.random = SeededRandom(seed: seed)
+        self.reconnection = Reconnection(settings.backoff)
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        openCall(attempt: 1, now: now, ledger: &ledger, into: &actions)
+        openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
     }
 
     public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -115,10 +117,10 @@ public struct GRPCClientModel: Sendable {
             ledger.countCallRenewal()
             call = .none
             actions.append(.send(.callCancelled))
-            openCall(attempt: 1, now: now, ledger: &ledger, into: &actions)
+            openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
         case .retry:
-            guard case .backingOff(let attempt) = call else { return }
-            openCall(attempt: attempt + 1, now: now, ledger: &ledger, into: &actions)
+            guard call == .backingOff else { return }
+            openCall(startingOver: false, now: now, ledger: &ledger, into: &actions)
         default:
             break
         }
@@ -150,7 +152,7 @@ public struct GRPCClientModel: Sendable {
             call = .suspended
             actions.append(.cancelTimer(.retry))
         case (.suspended, true):
-            openCall(attempt: 1, now: now, ledger: &ledger, into: &actions)
+            openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
         default:
             break
         }
@@ -191,29 +193,33 @@ public struct GRPCClientModel: Sendable {
         case .open:
             ledger.countFailedAttempt()
             actions.append(.cancelTimer(.callDeadline))
-            openCall(attempt: 1, now: now, ledger: &ledger, into: &actions)
-        case .opening(let attempt):
+            openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
+        case .opening:
             ledger.countFailedAttempt()
             actions.append(.cancelTimer(.callDeadline))
             guard networkAvailable else {
                 call = .suspended
                 return
             }
-            call = .backingOff(attempt: attempt)
-            let delay = settings.backoff.delay(afterAttempt: attempt, random: &random)
-            actions.append(.setTimer(.retry, at: now + delay))
+            call = .backingOff
+            actions.append(.setTimer(.retry, at: now + reconnection.failed(random: &random)))
         case .none, .backingOff, .suspended:
             break
         }
     }
 
-    private mutating func openCall(attempt: Int, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+    /// Opens a call: `startingOver` after one that had opened, at the start and when the
+    /// network returns (the backoff's count starts over), not on a retry after a failed attempt.
+    private mutating func openCall(
+        startingOver: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
+        if startingOver { reconnection.startOver() }
         guard networkAvailable else {
             call = .suspended
             return
         }
         generation = ledger.beginConnection()
-        call = .opening(attempt: attempt)
+        call = .opening
         let newConnection = connection == .none
         if newConnection {
             connection = .handshaking

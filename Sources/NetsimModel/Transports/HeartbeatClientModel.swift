@@ -63,7 +63,7 @@ public struct HeartbeatClientModel: Sendable {
     public private(set) var interval: Double
     let settings: HeartbeatSettings
     private var random: SeededRandom
-    private var failures = 0
+    private var reconnection: Reconnection
     private var unanswered = 0
     private var successesInRow = 0
     /// The adaptive heartbeat's last interval that was answered, and whether it has settled.
@@ -75,6 +75,7 @@ public struct HeartbeatClientModel: Sendable {
         self.interval = settings.adaptive?.initial ?? settings.interval
         self.lastGood = interval
         self.random = SeededRandom(seed: seed)
+        self.reconnection = Reconnection(settings.backoff)
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -85,7 +86,7 @@ public struct HeartbeatClientModel: Sendable {
         switch (phase, frame) {
         case (.opening, .accepted):
             phase = .open
-            failures = 0
+            reconnection.startOver()
             unanswered = 0
             actions.append(.setTimer(.ping, at: now + interval))
         case (.open, .heartbeatAck):
@@ -147,12 +148,12 @@ public struct HeartbeatClientModel: Sendable {
     private mutating func fail(now: Double, ledger: inout AppLedger, opened: Bool, into actions: inout [TransportAction]) {
         ledger.countFailedAttempt()
         phase = .backingOff
-        failures = opened ? 0 : failures + 1
-        guard failures > 0 else {
+        // An open connection that ended is opened again at once; a failed attempt waits.
+        guard !opened else {
             connect(into: &actions)
             return
         }
-        actions.append(.setTimer(.retry, at: now + settings.backoff.delay(afterAttempt: failures, random: &random)))
+        actions.append(.setTimer(.retry, at: now + reconnection.failed(random: &random)))
     }
 
     /// An answered heartbeat: the adaptive interval grows after enough in a row.

@@ -23,7 +23,7 @@ public struct RESTPollingClientModel: Sendable {
     /// Events a server answers at most per poll (`RESTServer.batchLimit`).
     let batchLimit: Int
     private var random: SeededRandom
-    private var failures = 0
+    private var reconnection: Reconnection
     private var generation = 0
     private var hasConnection = false
     /// A message was produced since this cycle began: the wait after the poll is skipped.
@@ -33,6 +33,7 @@ public struct RESTPollingClientModel: Sendable {
         self.settings = settings
         self.batchLimit = batchLimit
         self.random = SeededRandom(seed: seed)
+        self.reconnection = Reconnection(settings.backoff)
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -48,7 +49,7 @@ public struct RESTPollingClientModel: Sendable {
             actions.append(.cancelTimer(.requestTimeout))
             cycle(now: now, ledger: &ledger, into: &actions)
         case (.polling, .pollResponse(let first, let last)):
-            failures = 0
+            reconnection.startOver()
             let count = last >= first ? Int(last - first + 1) : 0
             actions.append(.cancelTimer(.requestTimeout))
             if count >= batchLimit || messageWaiting {
@@ -114,13 +115,12 @@ public struct RESTPollingClientModel: Sendable {
 
     private mutating func fail(now: Double, ledger: inout AppLedger, closing: Bool, into actions: inout [TransportAction]) {
         ledger.countFailedAttempt()
-        failures += 1
         generation = ledger.beginConnection()
         phase = .backingOff
         if closing, hasConnection {
             hasConnection = false
             actions.append(.closeConnection)
         }
-        actions.append(.setTimer(.retry, at: now + settings.backoff.delay(afterAttempt: failures, random: &random)))
+        actions.append(.setTimer(.retry, at: now + reconnection.failed(random: &random)))
     }
 }

@@ -18,12 +18,13 @@ public struct WebSocketClientModel: Sendable {
     public private(set) var phase = Phase.idle
     let settings: ClientSettings.WebSocketSettings
     private var random: SeededRandom
-    private var failures = 0
+    private var reconnection: Reconnection
     private var generation = 0
 
     public init(settings: ClientSettings.WebSocketSettings, seed: UInt64) {
         self.settings = settings
         self.random = SeededRandom(seed: seed)
+        self.reconnection = Reconnection(settings.backoff)
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -34,7 +35,7 @@ public struct WebSocketClientModel: Sendable {
         switch (phase, frame) {
         case (.upgrading, .accepted):
             phase = .open(awaitingPong: false)
-            failures = 0
+            reconnection.startOver()
             sendOutbox(ledger: &ledger, into: &actions)
             if let interval = settings.pingInterval { actions.append(.setTimer(.ping, at: now + interval)) }
         case (.open, .pong(toClient: true)):
@@ -92,12 +93,10 @@ public struct WebSocketClientModel: Sendable {
     }
 
     private mutating func end(now: Double, ledger: inout AppLedger, closing: Bool, into actions: inout [TransportAction]) {
-        let wasOpen = if case .open = phase { true } else { false }
         ledger.countFailedAttempt()
-        failures = wasOpen ? 1 : failures + 1
         phase = .backingOff
         actions.append(.cancelTimer(.ping))
         if closing { actions.append(.closeConnection) }
-        actions.append(.setTimer(.retry, at: now + settings.backoff.delay(afterAttempt: failures, random: &random)))
+        actions.append(.setTimer(.retry, at: now + reconnection.failed(random: &random)))
     }
 }
