@@ -160,11 +160,11 @@ import Testing
     /// Issue 25's charts: an outage is hatched over the strips (the state under it shows), a
     /// `set` is a solid line in its own colour, and every axis speaks one unit.
     @Test func timelinesHatchOutagesOverTheStatesAndAxesSpeakOneUnit() throws {
-        let strip = [RadioStateSegment(state: "CONNECTED", start: 0, end: 120)]
+        let strip = [RadioStateSegment(state: .connected, start: 0, end: 120)]
         let svg = SVGCharts.radioTimeline(
             [strip], events: [DeviceEvent(at: 40, kind: .set), DeviceEvent(at: 45, kind: .outage, mode: .stall, durationSeconds: 30)],
             duration: 120)
-        let stripAt = try #require(svg.range(of: "fill=\"\(RadioState.chartColor(named: "CONNECTED"))\""))
+        let stripAt = try #require(svg.range(of: "fill=\"\(RadioState.connected.chartColor)\""))
         let hatchAt = try #require(svg.range(of: "fill=\"url(#outage-hatch)\""))
         #expect(stripAt.lowerBound < hatchAt.lowerBound, "the hatch is drawn over the strip")
         #expect(svg.contains("stroke=\"#0571b0\" stroke-width=\"1.5\"/>"), "a set is a solid blue line")

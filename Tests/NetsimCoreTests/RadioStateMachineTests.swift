@@ -39,7 +39,7 @@ import Testing
         #expect(abs(report.meanPowerMilliwatts - expected / 100 * 1000) < 1e-6)
 
         let states = report.timeline!.map(\.state)
-        #expect(states == ["IDLE", "PROMOTION", "CONTINUOUS_RECEPTION", "SHORT_DRX", "LONG_DRX", "IDLE"])
+        #expect(states == [.idle, .promotion, .continuousReception, .shortDRX, .longDRX, .idle])
         #expect(abs(report.timeline![4].end - 15.38) < 1e-9)
     }
 
@@ -127,7 +127,7 @@ import Testing
         let expected = 2.0 * 0.65 + 4 * 1.30 + 10 * 0.30
         #expect(abs(report.energyJoules - expected) < 1e-9)
         #expect(abs(report.wakeSeconds - 16) < 1e-9)
-        #expect(report.timeline!.map(\.state) == ["PROMOTION", "DCH", "FACH", "IDLE"])
+        #expect(report.timeline!.map(\.state) == [.promotion, .dch, .fach, .idle])
     }
 
     @Test func fachCarriesSmallTransfersAndPromotesPastTheRLCThreshold() {
@@ -166,7 +166,7 @@ import Testing
         let expected = 0.36 * 0.70 + 10.2 * 0.70 + 4.8 * ltePagingWatts + (20 - 15.36) * ltePagingWatts + 0.0008 * 0.032
         #expect(abs(report.energyJoules - expected) < 1e-9)
         #expect(abs(report.wakeSeconds - 15.36) < 1e-9, "wake time counts all time not IDLE")
-        #expect(report.timeline!.map(\.state) == ["PROMOTION", "CONNECTED", "INACTIVE", "IDLE"])
+        #expect(report.timeline!.map(\.state) == [.promotion, .connected, .inactive, .idle])
     }
 
     @Test func nrStandaloneResumesFromInactiveFasterAndCountsItApart() {

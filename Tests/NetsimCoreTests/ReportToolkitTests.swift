@@ -28,9 +28,8 @@ struct ReportToolkitTests {
         #expect(svg.contains(">&lt;30&gt;</text>"))
     }
 
-    @Test func eachStateHasOneColourAndAnUnknownNameIsGrey() {
-        #expect(RadioState.chartColor(named: "DCH") == RadioState.dch.chartColor)
-        #expect(RadioState.chartColor(named: "NOT_A_STATE") == "#999999")
+    @Test func eachAwakeStateHasItsOwnColourAndLegendsListStatesByName() {
+        #expect([RadioState.idle, .dch, .promotion, .fach].sorted(by: RadioState.byName) == [.dch, .fach, .idle, .promotion])
         let awake: [RadioState] = [.promotion, .continuousReception, .shortDRX, .longDRX, .inactive]
         #expect(Set(awake.map(\.chartColor)).count == awake.count)
         #expect(!awake.map(\.chartColor).contains(RadioState.idle.chartColor))

@@ -387,9 +387,9 @@ import Testing
         let analysis = try CaptureAnalysis.analyze(file: path, options: Self.options(.umts))
         let html = analysis.htmlReport()
         let states = Set(try #require(analysis.radio.timeline).map(\.state))
-        #expect(states.isSuperset(of: ["DCH", "FACH", "IDLE"]))
+        #expect(states.isSuperset(of: [.dch, .fach, .idle]))
         for state in states {
-            #expect(html.contains("fill=\"\(RadioState.chartColor(named: state))\"><title>\(state) "), "\(state)")
+            #expect(html.contains("fill=\"\(state.chartColor)\"><title>\(state.rawValue) "), "\(state)")
         }
     }
 

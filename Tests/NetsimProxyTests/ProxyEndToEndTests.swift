@@ -102,7 +102,7 @@ import Testing
 
         // The radio's timeline is in the report, and charted with the table in its HTML.
         let timeline = try #require(report.radio.timeline)
-        #expect(timeline.contains { $0.state == "PROMOTION" } && timeline.last.map { $0.end <= report.durationSeconds + 1e-9 } == true)
+        #expect(timeline.contains { $0.state == .promotion } && timeline.last.map { $0.end <= report.durationSeconds + 1e-9 } == true)
         let html = report.document.html
         #expect(html.contains("<figure><svg") && html.contains("svc.example:8080"))
         #expect(report.document.markdown.contains("| svc.example:8080 | 1 | 2 |"))

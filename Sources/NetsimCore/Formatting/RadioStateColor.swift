@@ -13,9 +13,8 @@ extension RadioState {
         }
     }
 
-    /// The colour of a state as a report names it (`RadioStateSegment.state`); grey for a name
-    /// no model gives (a report from another netsim version).
-    public static func chartColor(named name: String) -> String {
-        RadioState(rawValue: name)?.chartColor ?? "#999999"
+    /// The order legends list states in: by name, the order reports have always used.
+    public static func byName(_ first: RadioState, _ second: RadioState) -> Bool {
+        first.rawValue < second.rawValue
     }
 }

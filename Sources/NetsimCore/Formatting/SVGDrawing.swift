@@ -65,7 +65,7 @@ public enum RadioTimelineChart {
                 let start = x(segment.start)
                 svg.append(
                     SVGDrawing.rect(
-                        start, y, max(0.5, x(segment.end) - start), rowHeight, fill: RadioState.chartColor(named: segment.state)))
+                        start, y, max(0.5, x(segment.end) - start), rowHeight, fill: segment.state.chartColor))
             }
         }
         // Over the strips: an outage or gap hatched (the radio state shows through), each
@@ -127,19 +127,19 @@ public enum RadioTimelineChart {
         let states = Set(rows.flatMap { $0.segments.map(\.state) })
         var legend = SVGDrawing.open(width: width, height: 16)
         var x = 4.0
-        for state in states.sorted() {
-            legend += SVGDrawing.rect(x, 3, 10, 10, fill: RadioState.chartColor(named: state))
-            legend += SVGDrawing.text(x + 14, 12, state, size: 11)
-            x += 26 + Double(state.count) * 7.5
+        for state in states.sorted(by: RadioState.byName) {
+            legend += SVGDrawing.rect(x, 3, 10, 10, fill: state.chartColor)
+            legend += SVGDrawing.text(x + 14, 12, state.rawValue, size: 11)
+            x += 26 + Double(state.rawValue.count) * 7.5
         }
         legend += "</svg>"
         return SVGFigure(svg: legend + svg(rows, events: events, duration: duration, width: width), caption: caption)
     }
 
     /// A legend of the states that occur (HTML, beside the chart).
-    public static func stateLegend(_ states: Set<String>) -> String {
-        states.sorted().map { state in
-            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(RadioState.chartColor(named: state))\"></span>\(state.htmlText)</span>"
+    public static func stateLegend(_ states: Set<RadioState>) -> String {
+        states.sorted(by: RadioState.byName).map { state in
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(state.chartColor)\"></span>\(state.rawValue.htmlText)</span>"
         }.joined(separator: " ")
     }
 }

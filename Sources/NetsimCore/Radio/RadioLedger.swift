@@ -89,7 +89,7 @@ struct RadioLedger: Sendable, Codable {
             promotionsByStage[from] += 1
             promotionSeconds += end - start
             promotionEnergy += (end - start) * power
-            timeline?.append(RadioState.promotion.rawValue, from: start, to: end)
+            timeline?.append(.promotion, from: start, to: end)
             position = RadioChainPosition(stage: 0, anchor: end)
             accountedUntil = max(accountedUntil, end)
         case .transmission(let start, let end, let direction, let bytes, let stage):
@@ -132,7 +132,7 @@ struct RadioLedger: Sendable, Codable {
         guard end > start else { return }
         secondsByStage[index] += end - start
         energyByStage[index] += (end - start) * stages[index].power
-        timeline?.append(stages[index].state.rawValue, from: start, to: end)
+        timeline?.append(stages[index].state, from: start, to: end)
     }
 
     /// The totals so far (cheap: no names, no dictionaries).

@@ -140,13 +140,13 @@ public struct RadioReport: Sendable, Equatable, Codable {
     }
 }
 
-/// A span of time in one state.
+/// A span of time in one state. In JSON the state is its name (`RadioState`'s raw value).
 public struct RadioStateSegment: Sendable, Equatable, Codable {
-    public var state: String
+    public var state: RadioState
     public var start: Double
     public var end: Double
 
-    public init(state: String, start: Double, end: Double) {
+    public init(state: RadioState, start: Double, end: Double) {
         self.state = state
         self.start = start
         self.end = end
@@ -162,7 +162,7 @@ struct StateTimelineRecorder: Sendable, Codable {
     /// The most spans kept; later ones are in the radio's totals, not in its timeline.
     static let segmentLimit = 100_000
 
-    mutating func append(_ state: String, from start: Double, to end: Double) {
+    mutating func append(_ state: RadioState, from start: Double, to end: Double) {
         guard end > start else { return }
         if let last = segments.last, last.state == state, abs(last.end - start) < 1e-9 {
             segments[segments.count - 1].end = end

@@ -57,18 +57,18 @@ extension CaptureAnalysis {
         svg += "height=\"\(Int(height))\" role=\"img\" aria-label=\"radio state timeline\">\n"
         for (lane, state) in lanes.enumerated() {
             let y = Double(lane) * laneHeight
-            svg += "<text x=\"4\" y=\"\(format(y + 15))\">\(escaped(state))</text>\n"
+            svg += "<text x=\"4\" y=\"\(format(y + 15))\">\(escaped(state.rawValue))</text>\n"
             svg += "<line x1=\"\(format(labelWidth))\" x2=\"\(format(labelWidth + plotWidth))\" y1=\"\(format(y + laneHeight))\" "
             svg += "y2=\"\(format(y + laneHeight))\" stroke=\"#eee\"/>\n"
         }
         for segment in timeline {
             guard let lane = lanes.firstIndex(of: segment.state) else { continue }
-            let color = RadioState.chartColor(named: segment.state)
+            let color = segment.state.chartColor
             // At least half a pixel wide, so a short promotion in a long capture stays visible.
             let width = max(0.5, x(segment.end) - x(segment.start))
             svg += "<rect x=\"\(format(x(segment.start)))\" y=\"\(format(Double(lane) * laneHeight + 3))\" "
             svg += "width=\"\(format(width))\" height=\"\(format(laneHeight - 6))\" fill=\"\(color)\">"
-            svg += "<title>\(escaped(segment.state)) \(ReportNumber.fixed(segment.start, decimals: 3))–"
+            svg += "<title>\(escaped(segment.state.rawValue)) \(ReportNumber.fixed(segment.start, decimals: 3))–"
             svg += "\(ReportNumber.fixed(segment.end, decimals: 3)) s</title></rect>\n"
         }
         let flowTop = Double(lanes.count) * laneHeight
@@ -101,9 +101,8 @@ extension CaptureAnalysis {
         var points = [(x(first.start), y(0))]
         var joules = 0.0
         for segment in timeline {
-            let state = RadioState(rawValue: segment.state)
-            let seconds = state.flatMap { radio.secondsByState[$0] } ?? 0
-            let power = seconds > 0 ? (state.flatMap { radio.energyJoulesByState[$0] } ?? 0) / seconds : 0
+            let seconds = radio.secondsByState[segment.state] ?? 0
+            let power = seconds > 0 ? (radio.energyJoulesByState[segment.state] ?? 0) / seconds : 0
             joules += power * (segment.end - segment.start)
             let point = (x(segment.end), y(joules))
             if let last = points.last, point.0 - last.0 < 0.5, segment.end < timeline[timeline.count - 1].end {

@@ -117,23 +117,22 @@ extension CaptureAnalysis {
 
     /// Each state's seconds, share of the duration and energy, in the order the radio walks them.
     func stateRows() -> [[String]] {
-        stateOrder().map { name in
-            let state = RadioState(rawValue: name)
-            let seconds = state.flatMap { radio.secondsByState[$0] } ?? 0
+        stateOrder().map { state in
+            let seconds = radio.secondsByState[state] ?? 0
             return [
-                name, ReportNumber.fixed(seconds, decimals: 3),
+                state.rawValue, ReportNumber.fixed(seconds, decimals: 3),
                 ReportNumber.percent(radio.durationSeconds > 0 ? seconds / radio.durationSeconds : 0, decimals: 1),
-                ReportNumber.fixed(state.flatMap { radio.energyJoulesByState[$0] } ?? 0, decimals: 3),
+                ReportNumber.fixed(radio.energyJoulesByState[state] ?? 0, decimals: 3),
             ]
         }
     }
 
-    /// States (their names) in the order the radio walks them, as the timeline shows them
-    /// first; states never entered come last, by name.
-    func stateOrder() -> [String] {
-        var order: [String] = []
+    /// States in the order the radio walks them, as the timeline shows them first; states never
+    /// entered come last, by name.
+    func stateOrder() -> [RadioState] {
+        var order: [RadioState] = []
         for segment in radio.timeline ?? [] where !order.contains(segment.state) { order.append(segment.state) }
-        for state in radio.secondsByState.keys.map(\.rawValue).sorted() where !order.contains(state) { order.append(state) }
+        for state in radio.secondsByState.keys.sorted(by: RadioState.byName) where !order.contains(state) { order.append(state) }
         return order
     }
 
@@ -170,7 +169,7 @@ extension CaptureAnalysis {
         var table = TextTable(header: ["FROM S", "TO S", "STATE"], rightAligned: [0, 1])
         for segment in timeline.prefix(maximumRows) {
             table.rows.append([
-                ReportNumber.fixed(segment.start, decimals: 3), ReportNumber.fixed(segment.end, decimals: 3), segment.state,
+                ReportNumber.fixed(segment.start, decimals: 3), ReportNumber.fixed(segment.end, decimals: 3), segment.state.rawValue,
             ])
         }
         let title =
