@@ -237,8 +237,7 @@ import Testing
     }
 }
 
-/// Integrity, not timing: whatever the profile, bytes arrive unaltered and in order. Not
-/// serialized and not live-timing (scripts/test.sh), so its cases run beside the rest.
+/// Integrity, not timing: whatever the profile, bytes arrive unaltered and in order.
 @Suite(.timeLimit(.minutes(2))) struct ProxyIntegrityTests {
     /// 10 MB of random bytes through every built-in profile, its timeline played 100 times
     /// faster than real time. Where the profile kills the connection (reset, blackhole, NAT),
