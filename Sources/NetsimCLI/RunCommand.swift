@@ -57,9 +57,17 @@ public struct RunCommand: AsyncParsableCommand {
     var upstream: HostPort?
 
     @Option(
-        name: .customLong("forward"), help: "A further rule LISTEN=UPSTREAM (repeatable); all rules share the one device.",
+        name: .customLong("forward"),
+        help:
+            "A further rule LISTEN=UPSTREAM (repeatable); all rules share the one device. With --phones, LISTEN=UPSTREAM@phone-K gives the rule's connections to phone K.",
         transform: RunCommand.forwardRule)
     var forwards: [ForwardRule] = []
+
+    @Option(
+        help: ArgumentHelp(
+            "How many phones to emulate (1 to \(NetsimProxy.maximumPhones)), each with its own radio, links, NAT and seed (SEED+K-1 for phone K), playing the profile's timeline together. A client's phone: its --forward rule's @phone-K, else its SOCKS5 username or HTTP proxy user phone-K, else its source address (each new address the next phone). Reports, /metrics and the dashboard are per phone (docs/phones.md). Default: 1.",
+            valueName: "N"))
+    var phones = 1
 
     @Option(
         help:
@@ -169,7 +177,28 @@ public struct RunCommand: AsyncParsableCommand {
             )
         }
         if adminToken != nil, admin == nil { throw ValidationError("--admin-token goes with --admin") }
+        try validatePhones()
         try gates.check(.run)
+    }
+
+    /// `--phones` and what it does not go with.
+    private func validatePhones() throws {
+        guard (1...NetsimProxy.maximumPhones).contains(phones) else {
+            throw ValidationError("--phones must be 1 to \(NetsimProxy.maximumPhones), not \(phones)")
+        }
+        if let rule = forwards.first(where: { ($0.phone ?? 1) > phones }), let phone = rule.phone {
+            throw ValidationError(
+                "--forward \(rule.listen)=\(rule.upstream)@phone-\(phone): the run has \(phones) phone\(phones == 1 ? "" : "s") (--phones)")
+        }
+        guard phones > 1 else { return }
+        if pcap != nil {
+            throw ValidationError("--pcap captures one phone: it does not go with --phones \(phones)")
+        }
+        if socks5User != nil {
+            throw ValidationError(
+                "--socks5-user does not go with --phones \(phones): SOCKS5 clients choose their phone by username (phone-1 to phone-\(phones))"
+            )
+        }
     }
 
     /// The forward rules: --listen with --upstream, then each --forward.
@@ -210,14 +239,24 @@ public struct RunCommand: AsyncParsableCommand {
         return address
     }
 
-    /// `LISTEN=UPSTREAM`, as `:8443=api.internal:443`.
+    /// `LISTEN=UPSTREAM`, as `:8443=api.internal:443`, with `@phone-K` for phone K of several.
     static func forwardRule(_ text: String) throws -> ForwardRule {
-        let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
+        var rule = Substring(text)
+        var phone: Int?
+        if let at = rule.lastIndex(of: "@") {
+            let name = rule[rule.index(after: at)...]
+            guard name.hasPrefix("phone-"), let number = Int(name.dropFirst("phone-".count)), number >= 1 else {
+                throw ValidationError("'\(text)': '\(name)' is not phone-K with K a phone's number from 1, e.g. @phone-2")
+            }
+            phone = number
+            rule = rule[..<at]
+        }
+        let parts = rule.split(separator: "=", maxSplits: 1).map(String.init)
         guard parts.count == 2, let listen = try? address(parts[0], form: ""), let upstream = try? address(parts[1], form: "", dialed: true)
         else {
             throw ValidationError("'\(text)' is not LISTEN=UPSTREAM, e.g. :8443=api.internal:443")
         }
-        return ForwardRule(listen: listen, upstream: upstream)
+        return ForwardRule(listen: listen, upstream: upstream, phone: phone)
     }
 
     /// `USER:PASS` for SOCKS5 (RFC 1929: each at most 255 bytes).
@@ -232,7 +271,7 @@ public struct RunCommand: AsyncParsableCommand {
     public func run() async throws {
         let profile = try emulation.loadProfile()
         let frontEnds = try frontEnds()
-        if let report, let problem = unwritableReason(ofFile: report) {
+        if let report, let problem = unwritableReason(ofFile: RunSummary.path(report, phone: phones > 1 ? 1 : nil)) {
             printError("cannot write the report to \(report): \(problem)")
             throw ExitCode(1)
         }
@@ -269,26 +308,38 @@ public struct RunCommand: AsyncParsableCommand {
         }
         let stopReason = await waitForStop(proxy: proxy, command: parts.command)
         let ending = await parts.stop()
-        let report = try ending.report.get()
+        let reports = try ending.reports.get()
         let commandStatus = ending.commandStatus
         let captureIsComplete = finishCaptures(capture.map { [$0] } ?? [])
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
-        print(RunSummary.render(report, stoppedBy: stopReason))
-        let json = try RunSummary.json(report)
-        if let path = self.report {
-            do {
-                try writeAtomically(json, toPath: path)
-            } catch {
-                printError("\(error)")
-                throw ExitCode(1)
+        print(RunSummary.render(reports, stoppedBy: stopReason))
+        var verdicts: [GateVerdict] = []
+        for report in reports {
+            let json = try RunSummary.json(report)
+            if let path = self.report {
+                do {
+                    try writeAtomically(json, toPath: RunSummary.path(path, phone: report.phone))
+                } catch {
+                    printError("\(error)")
+                    throw ExitCode(1)
+                }
+            }
+            verdicts += try gates.verdicts(json, .run).map { verdict in
+                guard let phone = report.phone else { return verdict }
+                var numbered = verdict
+                numbered.name = "phone \(phone): \(verdict.name)"
+                numbered.failure = verdict.failure.map { "phone \(phone): \($0)" }
+                return numbered
             }
         }
-        let commandVerdict = commandStatus.map { status in
-            GateVerdict(
-                name: "command: \(command.joined(separator: " "))", failure: status == 0 ? nil : "the command exited with status \(status)",
-                measured: "exit status \(status)")
+        if let status = commandStatus {
+            verdicts.append(
+                GateVerdict(
+                    name: "command: \(command.joined(separator: " "))",
+                    failure: status == 0 ? nil : "the command exited with status \(status)",
+                    measured: "exit status \(status)"))
         }
-        let breaches = try gates.evaluate(json, .run, suite: "netsim run \(profile.name)", extra: commandVerdict.map { [$0] } ?? [])
+        let breaches = try gates.conclude(verdicts, suite: "netsim run \(profile.name)")
         if let commandStatus, commandStatus != 0 { throw ExitCode(commandStatus) }
         if !breaches.isEmpty { throw ExitCode(3) }
         if !captureIsComplete { throw ExitCode.incompleteCapture }
@@ -301,7 +352,8 @@ public struct RunCommand: AsyncParsableCommand {
         _ parts: inout RunParts, profile: Profile, frontEnds: [FrontEndRule], options: ProxyOptions, logger: Logger
     ) async throws -> NetsimProxy {
         let proxy = try await NetsimProxy.start(
-            profile: profile, seed: emulation.seed, forwards: rules, frontEnds: frontEnds, options: options, group: parts.eventLoops,
+            profile: profile, seed: emulation.seed, phones: phones, forwards: rules, frontEnds: frontEnds, options: options,
+            group: parts.eventLoops,
             logger: logger)
         parts.proxy = proxy
         if let admin {
@@ -309,12 +361,17 @@ public struct RunCommand: AsyncParsableCommand {
             parts.admin = try await AdminServer.start(
                 at: admin, proxy: proxy, readSetChange: ProfileLoader.setChange, group: parts.eventLoops, access: adminAccess)
         }
+        let device =
+            phones == 1
+            ? "one \(profile.name) device (seed \(emulation.seed))"
+            : "\(phones) \(profile.name) phones (seeds \(emulation.seed) to \(emulation.seed &+ UInt64(phones - 1)))"
         for (rule, address) in zip(rules, proxy.listeningAddresses) {
-            logger.info("listening on \(address), forwarding to \(rule.upstream) as one \(profile.name) device (seed \(emulation.seed))")
+            let phone = rule.phone.map { "phone \($0) of \(device)" } ?? device
+            logger.info("listening on \(address), forwarding to \(rule.upstream) as \(phone)")
         }
         for (rule, address) in zip(frontEnds, proxy.frontEndAddresses) {
             let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
-            logger.info("\(name) on \(address), every connection through one \(profile.name) device (seed \(emulation.seed))")
+            logger.info("\(name) on \(address), every connection through \(device)")
         }
         if let server = parts.admin { logger.info("admin API and live dashboard on http://\(server.address)/") }
         guard !command.isEmpty else { return proxy }

@@ -11,10 +11,10 @@ struct RunParts {
     var admin: AdminServer?
     var command: WrappedCommand?
 
-    /// What stopping gave: the proxy's final report (a failure if it never started) and the
-    /// command's exit status (nil if there was none).
+    /// What stopping gave: the proxy's final reports, one per phone (a failure if it never
+    /// started), and the command's exit status (nil if there was none).
     struct Ending {
-        var report: Result<RunReport, any Error> = .failure(ProxyNeverStarted())
+        var reports: Result<[RunReport], any Error> = .failure(ProxyNeverStarted())
         var commandStatus: Int32?
     }
 
@@ -27,16 +27,16 @@ struct RunParts {
     }
 
     /// Stops the command (SIGTERM, then SIGKILL after its grace period), the admin API, the
-    /// proxy (its final report) and the event loops, in that order, those that were started.
+    /// proxy (its final reports) and the event loops, in that order, those that were started.
     func stop() async -> Ending {
         var ending = Ending()
         if let command { ending.commandStatus = await command.stop() }
         await admin?.stop()
         if let proxy {
             do {
-                ending.report = .success(try await proxy.stop())
+                ending.reports = .success(try await proxy.stopEveryPhone())
             } catch {
-                ending.report = .failure(error)
+                ending.reports = .failure(error)
             }
         }
         // The loops are idle once everything on them has stopped; a failure to shut them down

@@ -15,6 +15,51 @@ enum RunSummary {
         return line
     }
 
+    /// The run's summary: a one-phone run's in full; with several phones, a line per phone
+    /// and their totals (each phone's in full is in its JSON report).
+    static func render(_ reports: [RunReport], stoppedBy reason: String) -> String {
+        guard reports.count > 1, let first = reports.first else { return reports.first.map { render($0, stoppedBy: reason) } ?? "" }
+        var lines = [
+            "netsim run: profile \(first.profile), \(reports.count) phones (seeds \(first.seed) to \(reports[reports.count - 1].seed)), "
+                + "\(String(format: "%.1f", first.durationSeconds)) s (stopped by \(reason))",
+            "phone  connections  up          down        awake (s)  promotions  energy (J)",
+        ]
+        func line(_ name: String, _ opened: Int, _ bytes: PerDirection<Int>, _ awake: Double, _ promotions: Int, _ energy: Double) -> String
+        {
+            [
+                name.padding(toLength: 7, withPad: " ", startingAt: 0), String(opened).padding(toLength: 13, withPad: " ", startingAt: 0),
+                Quantity.formatDataSize(Double(bytes.up)).padding(toLength: 12, withPad: " ", startingAt: 0),
+                Quantity.formatDataSize(Double(bytes.down)).padding(toLength: 12, withPad: " ", startingAt: 0),
+                String(format: "%.1f", awake).padding(toLength: 11, withPad: " ", startingAt: 0),
+                String(promotions).padding(toLength: 12, withPad: " ", startingAt: 0), String(format: "%.2f", energy),
+            ].joined()
+        }
+        for report in reports {
+            lines.append(
+                line(
+                    "\(report.phone ?? 1)", report.connections.opened, report.bytes, report.radio.wakeSeconds, report.radio.promotions,
+                    report.radio.energyJoules))
+        }
+        lines.append(
+            line(
+                "all", reports.map(\.connections.opened).reduce(0, +),
+                PerDirection(up: reports.map(\.bytes.up).reduce(0, +), down: reports.map(\.bytes.down).reduce(0, +)),
+                reports.map(\.radio.wakeSeconds).reduce(0, +), reports.map(\.radio.promotions).reduce(0, +),
+                reports.map(\.radio.energyJoules).reduce(0, +)))
+        return lines.joined(separator: "\n")
+    }
+
+    /// Where phone `phone`'s report goes when the run's is `path`: `path` itself in a one-phone
+    /// run, else `.phone-K` before its extension (`run.json` becomes `run.phone-2.json`).
+    static func path(_ path: String, phone: Int?) -> String {
+        guard let phone else { return path }
+        let url = URL(fileURLWithPath: path)
+        let stem = url.deletingPathExtension().lastPathComponent
+        let named = url.pathExtension.isEmpty ? "\(stem).phone-\(phone)" : "\(stem).phone-\(phone).\(url.pathExtension)"
+        return (path as NSString).deletingLastPathComponent.isEmpty
+            ? named : ((path as NSString).deletingLastPathComponent as NSString).appendingPathComponent(named)
+    }
+
     static func render(_ report: RunReport, stoppedBy reason: String) -> String {
         let radio = report.radio
         var lines = [

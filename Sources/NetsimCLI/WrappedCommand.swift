@@ -104,6 +104,7 @@ final class WrappedCommand: Sendable {
         }
         environment["NETSIM_PROXY"] = http.map { "http://\($0)" } ?? all
         if let listen = proxy.listeningAddresses.first { environment["NETSIM_LISTEN"] = reachable(listen).description }
+        environment["NETSIM_PHONES"] = "\(proxy.phoneCount)"
         return environment
     }
 

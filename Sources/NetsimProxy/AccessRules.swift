@@ -8,7 +8,7 @@ import Musl
 
 /// An IPv4 or IPv6 address as its network-order bytes (4 or 16). An IPv4-mapped IPv6 address
 /// (`::ffff:10.0.0.1`, what a dual-stack socket reports for an IPv4 peer) is its IPv4 address.
-public struct IPAddressBytes: Sendable, Equatable {
+public struct IPAddressBytes: Sendable, Hashable {
     public let bytes: [UInt8]
 
     public init?(_ text: String) {

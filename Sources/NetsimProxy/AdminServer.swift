@@ -235,8 +235,10 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     /// buffer, where later ones are dropped and counted (an `event: dropped`), never in memory
     /// without bound.
     private func startEventStream(_ request: AdminRequest, on channel: any Channel) {
+        let phone: Int?
         do {
-            _ = try request.query(allowed: [])
+            let query = try request.query(allowed: AdminRoute.events.parameters)
+            phone = try query["phone"].map { try Self.phone($0, of: proxy) }
         } catch {
             Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange)
             return
@@ -247,7 +249,9 @@ private final class AdminRequestHandler: ChannelInboundHandler {
             return
         }
         // Subscribed before the head goes out: whatever happens after the 200 is in the stream.
-        let events = proxy.events()
+        let events = proxy.events(phone: phone)
+        // One phone's events are as a one-phone run's; all of several phones' name theirs.
+        let numbered = phone == nil && proxy.phoneCount > 1
         var headers = Self.commonHeaders
         headers.add(name: "content-type", value: "text/event-stream")
         headers.add(name: "connection", value: "close")
@@ -262,8 +266,9 @@ private final class AdminRequestHandler: ChannelInboundHandler {
             channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: ": heartbeat\n\n"))), promise: nil)
         }
         let writer = Task {
-            for await event in events {
-                let text = "event: \(event.name)\ndata: \(event.json)\n\n"
+            for await numberedEvent in events {
+                let data = numbered ? numberedEvent.jsonWithPhone : numberedEvent.event.json
+                let text = "event: \(numberedEvent.event.name)\ndata: \(data)\n\n"
                 do {
                     try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: text)))).get()
                 } catch {
@@ -338,18 +343,20 @@ private final class AdminRequestHandler: ChannelInboundHandler {
         }
         do {
             let query = try request.query(allowed: route.parameters)
+            let phone = try query["phone"].map { try Self.phone($0, of: proxy) } ?? 1
             switch route {
             case .dashboard: return (.ok, DashboardPage.html, "text/html; charset=utf-8")
             case .dashboardScript: return (.ok, DashboardPage.script, "text/javascript; charset=utf-8")
             case .dashboardStyle: return (.ok, DashboardPage.css, "text/css; charset=utf-8")
             case .report:
                 switch query["format"] ?? "json" {
-                case "json": return (.ok, try json(try await proxy.report()), jsonType)
-                case "html": return (.ok, try await proxy.report().document.html, "text/html; charset=utf-8")
+                case "json": return (.ok, try json(try await proxy.report(phone: phone)), jsonType)
+                case "html": return (.ok, try await proxy.report(phone: phone).document.html, "text/html; charset=utf-8")
                 case let format: throw AdminError("format must be json or html, not '\(format)'")
                 }
             case .metrics: return (.ok, try await proxy.metricsText(), "text/plain; version=0.0.4; charset=utf-8")
-            case .status: return (.ok, try json(try await proxy.status()), jsonType)
+            case .status: return (.ok, try json(try await proxy.status(phone: phone)), jsonType)
+            case .phones: return (.ok, try json(try await proxy.phoneSummaries()), jsonType)
             case .events:
                 // A valid GET /events is a stream (`startEventStream`); only its bad query gets here.
                 return (.badRequest, errorJSON("\(path) is an event stream"), jsonType)
@@ -357,22 +364,24 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 // Admin defaults: a 10 s stall.
                 let duration = try Quantity.duration(query["duration"] ?? "10s")
                 let mode = try choice(OutageMode.self, query["mode"] ?? "stall")
-                return (.ok, try json(try await proxy.outage(seconds: duration, mode: mode)), jsonType)
+                return (.ok, try json(try await proxy.outage(seconds: duration, mode: mode, phone: phone)), jsonType)
             case .outageEnd:
-                return (.ok, try json(try await proxy.endOutage()), jsonType)
+                return (.ok, try json(try await proxy.endOutage(phone: phone)), jsonType)
             case .set:
                 guard let body = request.body else {
                     return (.payloadTooLarge, errorJSON("the change is larger than \(bodyLimit) bytes"), jsonType)
                 }
                 let change = try readSetChange(body, "the /set body", proxy.profile.networks.map(\.name))
-                return (.ok, try json(try await proxy.trigger(change)), jsonType)
+                return (.ok, try json(try await proxy.trigger(change, phone: phone)), jsonType)
             case .undoSet:
-                return (.ok, try json(try await proxy.undoSet()), jsonType)
+                return (.ok, try json(try await proxy.undoSet(phone: phone)), jsonType)
             case .network, .handover:
                 // The timeline's handover, now. Admin defaults: connections kept, no gap.
                 let mode = try choice(HandoverMode.self, query["mode"] ?? "keep")
                 let gap = try Quantity.duration(query["gap"] ?? "0s")
-                return (.ok, try json(try await proxy.handover(to: query["to"] ?? "", mode: mode, gapSeconds: gap)), jsonType)
+                return (
+                    .ok, try json(try await proxy.handover(to: query["to"] ?? "", mode: mode, gapSeconds: gap, phone: phone)), jsonType
+                )
             }
         } catch {
             return (.badRequest, errorJSON("\(error)"), jsonType)
@@ -380,6 +389,14 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     }
 
     private static let jsonType = "application/json"
+
+    /// The `phone` parameter: a phone's number, 1 to the run's count.
+    private static func phone(_ text: String, of proxy: NetsimProxy) throws -> Int {
+        guard let phone = Int(text), (1...proxy.phoneCount).contains(phone) else {
+            throw AdminError("phone must be a number from 1 to \(proxy.phoneCount), not '\(text.escapingControlCharacters)'")
+        }
+        return phone
+    }
 
     private static func choice<Choice: RawRepresentable & CaseIterable>(_ type: Choice.Type, _ text: String) throws -> Choice
     where Choice.RawValue == String {
@@ -407,6 +424,8 @@ private enum AdminRoute: String, CaseIterable {
     case dashboardScript = "/dashboard.js"
     case dashboardStyle = "/dashboard.css"
     case status = "/status"
+    /// Every phone in a line (`PhoneSummary`): the dashboard's strips in a run of several.
+    case phones = "/phones"
     case report = "/report"
     case metrics = "/metrics"
     case events = "/events"
@@ -420,17 +439,20 @@ private enum AdminRoute: String, CaseIterable {
 
     var method: HTTPMethod {
         switch self {
-        case .dashboard, .dashboardScript, .dashboardStyle, .status, .report, .metrics, .events: .GET
+        case .dashboard, .dashboardScript, .dashboardStyle, .status, .phones, .report, .metrics, .events: .GET
         case .outage, .outageEnd, .set, .undoSet, .network, .handover: .POST
         }
     }
 
+    /// The query parameters. `phone` picks one phone of a run of several (phone 1 if absent);
+    /// `GET /events` without it follows every phone.
     var parameters: [String] {
         switch self {
-        case .dashboard, .dashboardScript, .dashboardStyle, .status, .metrics, .events, .outageEnd, .set, .undoSet: []
-        case .report: ["format"]
-        case .outage: ["duration", "mode"]
-        case .network, .handover: ["to", "mode", "gap"]
+        case .dashboard, .dashboardScript, .dashboardStyle, .metrics, .phones: []
+        case .status, .events, .outageEnd, .set, .undoSet: ["phone"]
+        case .report: ["format", "phone"]
+        case .outage: ["duration", "mode", "phone"]
+        case .network, .handover: ["to", "mode", "gap", "phone"]
         }
     }
 
@@ -439,7 +461,7 @@ private enum AdminRoute: String, CaseIterable {
     var holdsData: Bool {
         switch self {
         case .dashboard, .dashboardScript, .dashboardStyle: false
-        case .status, .report, .metrics, .events, .outage, .outageEnd, .set, .undoSet, .network, .handover: true
+        case .status, .phones, .report, .metrics, .events, .outage, .outageEnd, .set, .undoSet, .network, .handover: true
         }
     }
 }

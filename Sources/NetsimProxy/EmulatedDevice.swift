@@ -5,7 +5,7 @@ import NetsimConnection
 import NetsimCore
 
 /// One emulated phone inside the proxy: the pure `DeviceModel` driven by the wall clock, and
-/// every connection of every forward rule. All of it lives on one event loop, so the model is
+/// every connection of every forward rule and front end that `PhoneAssignment` gives it. All of it lives on one event loop, so the model is
 /// never shared between threads and its answers come in the order the bytes arrived.
 final class EmulatedDevice {
     let loop: any EventLoop
@@ -16,7 +16,7 @@ final class EmulatedDevice {
     private var access: AccessPolicy
     let logger: Logger
     /// Where what the phone does is published (`GET /events`).
-    let events: PhoneEventHub
+    let events: PhoneEventPublisher
     /// The model, journaled while a triggered outage may still end early (`endOutage`).
     private var phone: ReplannableDevice
     private var model: DeviceModel { phone.model }
@@ -41,7 +41,14 @@ final class EmulatedDevice {
     /// The latest wake-ups, for `/status` (`ProxyStatus.wakeUpListLimit` of them at most).
     private var recentWakeUps: [WakeUp] = []
 
-    init(model: DeviceModel, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, events: PhoneEventHub, logger: Logger) {
+    /// This phone's number in a run of several (`NetsimProxy.phoneCount`); nil in a one-phone run.
+    let number: Int?
+
+    init(
+        model: DeviceModel, phone number: Int?, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, events: PhoneEventPublisher,
+        logger: Logger
+    ) {
+        self.number = number
         self.phone = ReplannableDevice(model)
         self.loop = loop
         self.clock = clock
@@ -599,7 +606,7 @@ final class EmulatedDevice {
             radioLatency: model.radioWaits(until: now), chunkDelays: model.chunkDelays(until: now),
             destinations: destinationWaits.figures(until: now), events: model.events,
             eventCounts: model.eventCounts,
-            eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count)
+            eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number)
     }
 
     /// Stops the timeline and closes every connection; the run ended at `time`.

@@ -31,18 +31,18 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
         case done
     }
 
-    private let device: EmulatedDevice
+    private let phones: PhoneSet
     private let readLimit: HandshakeReadLimit
     private var state = State.awaitingHead
     private var handshakeTimeout: Scheduled<Void>?
 
-    init(device: EmulatedDevice, readLimit: HandshakeReadLimit) {
-        self.device = device
+    init(phones: PhoneSet, readLimit: HandshakeReadLimit) {
+        self.phones = phones
         self.readLimit = readLimit
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        handshakeTimeout = scheduleHandshakeTimeout(context, frontEnd: "HTTP proxy", logger: device.logger) { [self] in
+        handshakeTimeout = scheduleHandshakeTimeout(context, frontEnd: "HTTP proxy", logger: phones.logger) { [self] in
             state = .done
         }
     }
@@ -103,6 +103,12 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
         case .invalid(let why):
             return reply(.badRequest, why, context: context)
         }
+        let user = phones.clientsChoose ? PhoneSet.proxyUser(head.headers) : nil
+        let device: EmulatedDevice
+        switch phones.device(named: user, client: context.channel) {
+        case .success(let named): device = named
+        case .failure(let refusal): return reply(.forbidden, "\(refusal)", context: context)
+        }
         handshakeTimeout?.cancel()
         device.dial(destination, from: context.channel) { [self] result in
             switch result {
@@ -127,7 +133,7 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
                 pipeline.removeHandler(decoder, promise: nil)
             case .dialingOrigin(_, let parts):
                 state = .done
-                try pipeline.addHandler(OriginFormRequestEncoder(logger: device.logger), position: .after(self))
+                try pipeline.addHandler(OriginFormRequestEncoder(logger: phones.logger), position: .after(self))
                 try connection.join(channel)
                 for part in parts { context.fireChannelRead(wrapInboundOut(part)) }
                 pipeline.removeHandler(context: context, promise: nil)
@@ -137,7 +143,7 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
             try readLimit.lift(on: channel)
             channel.read()
         } catch {
-            device.logger.warning("HTTP proxy client: cannot hand the connection over (\(error)); closing")
+            phones.logger.warning("HTTP proxy client: cannot hand the connection over (\(error)); closing")
             channel.close(promise: nil)
         }
     }
@@ -156,7 +162,7 @@ final class HTTPProxyFrontEndHandler: ChannelDuplexHandler, RemovableChannelHand
     /// An error reply with `why` as its plain-text body, then a close.
     private func reply(_ status: HTTPResponseStatus, _ why: String, context: ChannelHandlerContext) {
         state = .done
-        replyWithError(status, why, context: context, logger: device.logger)
+        replyWithError(status, why, context: context, logger: phones.logger)
     }
 
     private static func destination(of state: State) -> HostPort? {

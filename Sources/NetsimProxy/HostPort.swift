@@ -34,9 +34,13 @@ public struct HostPort: Sendable, Equatable, CustomStringConvertible {
 public struct ForwardRule: Sendable, Equatable {
     public var listen: HostPort
     public var upstream: HostPort
+    /// The phone whose connections these are, in a run of several (`@phone-K`); nil: the phone
+    /// each client's source address gets (`PhoneAssignment`).
+    public var phone: Int?
 
-    public init(listen: HostPort, upstream: HostPort) {
+    public init(listen: HostPort, upstream: HostPort, phone: Int? = nil) {
         self.listen = listen
         self.upstream = upstream
+        self.phone = phone
     }
 }

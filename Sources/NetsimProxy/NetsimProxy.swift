@@ -15,11 +15,20 @@ public struct LiveChangeError: Error, CustomStringConvertible, Equatable {
 public enum ProxyError: Error, CustomStringConvertible, Equatable {
     case cannotListen(HostPort, reason: String)
     case cannotResolve(HostPort, reason: String)
+    /// A number of phones outside 1 to `NetsimProxy.maximumPhones`.
+    case phoneCount(Int)
+    /// A phone number outside 1 to the run's `count`.
+    case noSuchPhone(Int, count: Int)
 
     public var description: String {
         switch self {
         case .cannotListen(let address, let reason): "cannot listen on \(address): \(reason)"
         case .cannotResolve(let address, let reason): "cannot resolve \(address): \(reason)"
+        case .phoneCount(let count): "a run has 1 to \(NetsimProxy.maximumPhones) phones, not \(count)"
+        case .noSuchPhone(let phone, let count):
+            count == 1
+                ? "there is no phone \(phone): the run has one phone, phone 1"
+                : "there is no phone \(phone): the run's phones are 1 to \(count)"
         }
     }
 
@@ -33,43 +42,57 @@ public enum ProxyError: Error, CustomStringConvertible, Equatable {
     }
 }
 
-/// A running emulating proxy: one emulated device behind one or more forward rules.
+/// A running emulating proxy: one emulated phone (or `phoneCount` of them) behind one or more
+/// forward rules and front ends.
 public final class NetsimProxy: Sendable {
     public let profile: Profile
+    /// The run's seed: phone K's is `seed + K - 1`, the seed of device K - 1 of a bench.
     public let seed: UInt64
+    /// The run's phones (`netsim run --phones`), numbered from 1; `PhoneAssignment` says which
+    /// one a client's connections cross.
+    public let phoneCount: Int
     /// The addresses actually bound, in rule order (a port 0 becomes the port the system chose).
     public let listeningAddresses: [HostPort]
     /// The front ends' addresses actually bound, in the order given.
     public let frontEndAddresses: [HostPort]
-    private let device: NIOLoopBound<EmulatedDevice>
+    private let phones: NIOLoopBound<PhoneSet>
     private let listeners: [any Channel]
     private let eventHub: PhoneEventHub
     private let metrics: ProxyMetrics
     private let lagProbe: RepeatedTask
 
+    /// The most phones one run emulates: each is a radio and link model and its connections on
+    /// the proxy's one event loop.
+    public static let maximumPhones = 1000
+
     private init(
-        profile: Profile, seed: UInt64, device: NIOLoopBound<EmulatedDevice>, listeners: [any Channel], addresses: [HostPort],
+        profile: Profile, seed: UInt64, phones: NIOLoopBound<PhoneSet>, phoneCount: Int, listeners: [any Channel], addresses: [HostPort],
         frontEndAddresses: [HostPort], eventHub: PhoneEventHub, metrics: ProxyMetrics
     ) {
         self.profile = profile
         self.seed = seed
-        self.device = device
+        self.phones = phones
+        self.phoneCount = phoneCount
         self.listeners = listeners
         self.listeningAddresses = addresses
         self.frontEndAddresses = frontEndAddresses
         self.eventHub = eventHub
         self.metrics = metrics
-        self.lagProbe = metrics.startLagProbe(on: device.eventLoop)
+        self.lagProbe = metrics.startLagProbe(on: phones.eventLoop)
     }
 
-    /// Starts listening on every rule's and every front end's address. The device and all its
-    /// connections share one event loop of `group`. A front end listening beyond loopback turns
-    /// on `AccessPolicy.refusesLocalDestinations`; every listener bound here is one of the
-    /// policy's `ownListeners`.
+    /// Starts listening on every rule's and every front end's address. The phones and all
+    /// their connections share one event loop of `group`. A front end listening beyond
+    /// loopback turns on `AccessPolicy.refusesLocalDestinations`; every listener bound here is
+    /// one of the policy's `ownListeners`.
     public static func start(
-        profile: Profile, seed: UInt64, forwards: [ForwardRule], frontEnds: [FrontEndRule] = [],
+        profile: Profile, seed: UInt64, phones phoneCount: Int = 1, forwards: [ForwardRule], frontEnds: [FrontEndRule] = [],
         options: ProxyOptions = ProxyOptions(), group: any EventLoopGroup, logger: Logger
     ) async throws -> NetsimProxy {
+        guard (1...maximumPhones).contains(phoneCount) else { throw ProxyError.phoneCount(phoneCount) }
+        if let rule = forwards.first(where: { ($0.phone ?? 1) > phoneCount || ($0.phone ?? 1) < 1 }) {
+            throw ProxyError.noSuchPhone(rule.phone ?? 0, count: phoneCount)
+        }
         let options = options.guardingTheFrontDoor(frontEnds)
         let loop = group.next()
         var upstreams: [SocketAddress] = []
@@ -81,14 +104,17 @@ public final class NetsimProxy: Sendable {
             }
         }
         let eventHub = PhoneEventHub()
-        let device = try await loop.submit {
-            let model = DeviceModel(
-                profile: profile, seed: seed, recordsRadioTimeline: true, recordsChunkDelays: true)
-            return NIOLoopBound(
-                EmulatedDevice(
-                    model: model, loop: loop, clock: ProxyClock(timeScale: options.timeScale), options: options, events: eventHub,
-                    logger: logger),
-                eventLoop: loop)
+        let phones = try await loop.submit {
+            let devices = (1...phoneCount).map { phone in
+                let model = DeviceModel(
+                    profile: profile, seed: seed &+ UInt64(phone - 1), recordsRadioTimeline: true, recordsChunkDelays: true)
+                var phoneLogger = logger
+                if phoneCount > 1 { phoneLogger[metadataKey: "phone"] = "\(phone)" }
+                return EmulatedDevice(
+                    model: model, phone: phoneCount > 1 ? phone : nil, loop: loop, clock: ProxyClock(timeScale: options.timeScale),
+                    options: options, events: PhoneEventPublisher(hub: eventHub, phone: phone), logger: phoneLogger)
+            }
+            return NIOLoopBound(PhoneSet(devices: devices, logger: logger), eventLoop: loop)
         }.get()
 
         var listeners: [any Channel] = []
@@ -97,17 +123,17 @@ public final class NetsimProxy: Sendable {
         do {
             for (rule, upstream) in zip(forwards, upstreams) {
                 let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
-                    try device.value.accept(channel, upstream: upstream)
+                    try phones.value.device(forRule: rule.phone, client: channel).accept(channel, upstream: upstream)
                 }
-                try await protect(channel, on: device)
+                try await protect(channel, on: phones)
                 listeners.append(channel)
                 addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
             }
             for rule in frontEnds {
                 let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
-                    try Self.startFrontEnd(rule.frontEnd, on: channel, device: device.value, access: options.access, logger: logger)
+                    try Self.startFrontEnd(rule.frontEnd, on: channel, phones: phones.value, access: options.access, logger: logger)
                 }
-                try await protect(channel, on: device)
+                try await protect(channel, on: phones)
                 listeners.append(channel)
                 addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
             }
@@ -115,24 +141,26 @@ public final class NetsimProxy: Sendable {
             for listener in listeners { try? await listener.close() }
             throw ProxyError.cannotListen(listenAddresses[listeners.count], because: error)
         }
-        try await loop.submit { device.value.startTimeline() }.get()
+        try await loop.submit { for device in phones.value.devices { device.startTimeline() } }.get()
         return NetsimProxy(
-            profile: profile, seed: seed, device: device, listeners: listeners, addresses: Array(addresses.prefix(forwards.count)),
-            frontEndAddresses: Array(addresses.dropFirst(forwards.count)), eventHub: eventHub,
-            metrics: ProxyMetrics(profile: profile.name, seed: seed))
+            profile: profile, seed: seed, phones: phones, phoneCount: phoneCount, listeners: listeners,
+            addresses: Array(addresses.prefix(forwards.count)), frontEndAddresses: Array(addresses.dropFirst(forwards.count)),
+            eventHub: eventHub, metrics: ProxyMetrics(profile: profile.name, seed: seed, phones: phoneCount))
     }
 
-    /// Refuses `listener`'s address as a front end's destination from now on.
-    private static func protect(_ listener: any Channel, on device: NIOLoopBound<EmulatedDevice>) async throws {
+    /// Refuses `listener`'s address as a front end's destination from now on, on every phone.
+    private static func protect(_ listener: any Channel, on phones: NIOLoopBound<PhoneSet>) async throws {
         guard let bound = listener.localAddress, let address = bound.ipAddress.flatMap(IPAddressBytes.init), let port = bound.port
         else { return }
-        try await device.eventLoop.submit { device.value.protect(OwnListener(address: address, port: port)) }.get()
+        try await phones.eventLoop.submit {
+            for device in phones.value.devices { device.protect(OwnListener(address: address, port: port)) }
+        }.get()
     }
 
     /// Refuses `listener` as a front end's destination from now on: another of netsim's own
     /// listening channels (the admin API), so that no proxy client can reach it.
     public func protect(_ listener: any Channel) async throws {
-        try await Self.protect(listener, on: device)
+        try await Self.protect(listener, on: phones)
     }
 
     /// A listening channel on `address` whose accepted channels `initialize` sets up, on `loop`.
@@ -159,7 +187,7 @@ public final class NetsimProxy: Sendable {
     /// Sets up a front end's freshly accepted client, or closes it (with a log line) if
     /// `access` does not admit it.
     private static func startFrontEnd(
-        _ frontEnd: FrontEndProtocol, on channel: any Channel, device: EmulatedDevice, access: AccessPolicy, logger: Logger
+        _ frontEnd: FrontEndProtocol, on channel: any Channel, phones: PhoneSet, access: AccessPolicy, logger: Logger
     ) throws {
         let peer = channel.remoteAddress
         guard let address = peer?.ipAddress.flatMap(IPAddressBytes.init), access.admits(client: address) else {
@@ -171,57 +199,75 @@ public final class NetsimProxy: Sendable {
         switch frontEnd {
         case .socks5(let credentials):
             try pipeline.addHandler(SOCKSServerHandshakeHandler())
-            try pipeline.addHandler(SOCKSFrontEndHandler(device: device, credentials: credentials, readLimit: readLimit))
+            try pipeline.addHandler(SOCKSFrontEndHandler(phones: phones, credentials: credentials, readLimit: readLimit))
         case .httpProxy:
             try pipeline.addHandler(ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .forwardBytes)))
-            try pipeline.addHandler(HTTPProxyFrontEndHandler(device: device, readLimit: readLimit))
+            try pipeline.addHandler(HTTPProxyFrontEndHandler(phones: phones, readLimit: readLimit))
         }
     }
 
-    public func status() async throws -> ProxyStatus {
-        try await device.eventLoop.submit { [device] in device.value.status() }.get()
+    /// Runs `body` on `phone`'s device, on its event loop; throws `ProxyError.noSuchPhone` for
+    /// a number outside 1 to `phoneCount`.
+    private func onPhone<Result: Sendable>(_ phone: Int, _ body: @escaping @Sendable (EmulatedDevice) -> Result) async throws -> Result {
+        guard (1...phoneCount).contains(phone) else { throw ProxyError.noSuchPhone(phone, count: phoneCount) }
+        return try await phones.eventLoop.submit { [phones] in body(phones.value.devices[phone - 1]) }.get()
     }
 
-    /// The report so far, without stopping.
-    public func report() async throws -> RunReport {
-        try await device.eventLoop.submit { [device, profile, seed] in device.value.report(profile: profile.name, seed: seed) }.get()
+    /// Phone `phone`'s state now.
+    public func status(phone: Int = 1) async throws -> ProxyStatus {
+        try await onPhone(phone) { $0.status() }
     }
 
-    /// The proxy's metrics now, in the Prometheus text format (see `ProxyMetrics`).
+    /// Every phone in a line, phone 1 first.
+    public func phoneSummaries() async throws -> [PhoneSummary] {
+        try await phones.eventLoop.submit { [phones] in
+            phones.value.devices.enumerated().map { PhoneSummary(phone: $0.offset + 1, status: $0.element.status()) }
+        }.get()
+    }
+
+    /// Phone `phone`'s report so far, without stopping.
+    public func report(phone: Int = 1) async throws -> RunReport {
+        try await onPhone(phone) { [profile, seed] in $0.report(profile: profile.name, seed: seed &+ UInt64(phone - 1)) }
+    }
+
+    /// The proxy's metrics now, in the Prometheus text format (see `ProxyMetrics`): each
+    /// phone's series with a `phone` label when there are several.
     public func metricsText() async throws -> String {
-        let snapshot = try await device.eventLoop.submit { [device] in device.value.metricsSnapshot() }.get()
-        return metrics.render(snapshot, eventSubscribers: eventHub.subscriberCount)
+        let snapshots = try await phones.eventLoop.submit { [phones] in phones.value.devices.map { $0.metricsSnapshot() } }.get()
+        return metrics.render(snapshots, eventSubscribers: eventHub.subscriberCount)
     }
 
-    /// What the phone does from now on (radio state changes, timeline events, connections),
-    /// in order, until the proxy stops or the consumer stops iterating. A consumer that falls
-    /// more than `PhoneEventHub.subscriberBufferLimit` events behind misses the later ones and
-    /// gets `PhoneEvent.dropped` with their count before the next one it does get.
-    public func events() -> AsyncStream<PhoneEvent> {
-        eventHub.subscribe()
+    /// What phone `phone` does (every phone, if nil) from now on (radio state changes, timeline
+    /// events, connections), in order, until the proxy stops or the consumer stops iterating.
+    /// A consumer that falls more than `PhoneEventHub.subscriberBufferLimit` events behind
+    /// misses the later ones and gets `PhoneEvent.dropped` with their count before the next one
+    /// it does get.
+    public func events(phone: Int? = nil) -> AsyncStream<NumberedPhoneEvent> {
+        eventHub.subscribe(phone: phone)
     }
 
-    /// Triggers an outage, a handover or a `set` now, as if the timeline had it at this moment.
-    public func trigger(_ kind: TimelineEvent.Kind) async throws -> DeviceEvent? {
-        try await device.eventLoop.submit { [device] in device.value.trigger(kind) }.get()
+    /// Triggers an outage, a handover or a `set` on `phone` now, as if its timeline had it at
+    /// this moment.
+    public func trigger(_ kind: TimelineEvent.Kind, phone: Int = 1) async throws -> DeviceEvent? {
+        try await onPhone(phone) { $0.trigger(kind) }
     }
 
     // MARK: Live changes, checked as a profile's timeline is
 
     /// An outage now, as the timeline's `outage`: longer than zero and at most
     /// `Quantity.maximumDuration`. Returns the event as the report lists it.
-    public func outage(seconds: Double, mode: OutageMode) async throws -> DeviceEvent? {
+    public func outage(seconds: Double, mode: OutageMode, phone: Int = 1) async throws -> DeviceEvent? {
         guard seconds > 0, seconds <= Quantity.maximumDuration else {
             throw LiveChangeError(
                 "an outage's duration must be longer than zero and at most \(Quantity.maximumDurationText), not \(Quantity.formatDuration(seconds))"
             )
         }
-        return try await trigger(.outage(duration: seconds, mode: mode))
+        return try await trigger(.outage(duration: seconds, mode: mode), phone: phone)
     }
 
     /// A move to another of the profile's networks now, as the timeline's `handover`: after
     /// `gapSeconds` without connectivity, with a fresh radio that starts IDLE.
-    public func handover(to network: String, mode: HandoverMode, gapSeconds: Double = 0) async throws -> DeviceEvent? {
+    public func handover(to network: String, mode: HandoverMode, gapSeconds: Double = 0, phone: Int = 1) async throws -> DeviceEvent? {
         guard profile.network(named: network) != nil else {
             throw LiveChangeError(
                 "no network named '\(network)'; 'to' must name one of the profile's networks: \(profile.networks.map(\.name).joined(separator: ", "))"
@@ -232,46 +278,53 @@ public final class NetsimProxy: Sendable {
                 "a handover's gap must be at least zero and at most \(Quantity.maximumDurationText), not \(Quantity.formatDuration(gapSeconds))"
             )
         }
-        return try await trigger(.handover(to: network, mode: mode, gap: gapSeconds))
+        return try await trigger(.handover(to: network, mode: mode, gap: gapSeconds), phone: phone)
     }
 
     /// Ends the outage or handover gap triggered through this API (`outage`, `handover`, the
-    /// admin API) that is in force, now rather than at its planned end: the bytes it held are
-    /// delivered as if it had been this long from its start. Throws `LiveChangeError` when
-    /// the phone has connectivity, when the gap in force is the profile's timeline's, or when
-    /// the outage held too much to plan again.
-    public func endOutage() async throws -> OutageEnd {
-        let ended = try await device.eventLoop.submit { [device] in device.value.endOutage() }.get()
-        switch ended {
+    /// admin API) that is in force on `phone`, now rather than at its planned end: the bytes it
+    /// held are delivered as if it had been this long from its start. Throws `LiveChangeError`
+    /// when the phone has connectivity, when the gap in force is the profile's timeline's, or
+    /// when the outage held too much to plan again.
+    public func endOutage(phone: Int = 1) async throws -> OutageEnd {
+        switch try await onPhone(phone, { $0.endOutage() }) {
         case .success(let end): return end
         case .failure(let refusal): throw LiveChangeError(refusal.description)
         }
     }
 
-    /// Takes back the latest `set` step made through this API (`trigger`, the admin API's
-    /// `/set`, `EmulatedPhone.set`) and not yet undone, up to `DeviceModel.undoLimit` steps
-    /// back: the fields it set get their earlier values. Returns the `set` event that did it
-    /// (its `undoes` is the step's time); the timeline's own steps are its script and are not
-    /// undone.
-    public func undoSet() async throws -> DeviceEvent {
-        let event = try await device.eventLoop.submit { [device] in device.value.undoSet() }.get()
-        guard let event else {
+    /// Takes back the latest `set` step made on `phone` through this API (`trigger`, the admin
+    /// API's `/set`, `EmulatedPhone.set`) and not yet undone, up to `DeviceModel.undoLimit`
+    /// steps back: the fields it set get their earlier values. Returns the `set` event that did
+    /// it (its `undoes` is the step's time); the timeline's own steps are its script and are
+    /// not undone.
+    public func undoSet(phone: Int = 1) async throws -> DeviceEvent {
+        guard let event = try await onPhone(phone, { $0.undoSet() }) else {
             throw LiveChangeError("no set step to undo: none was made through the admin API, or each was undone already")
         }
         return event
     }
 
-    /// Stops listening, closes every connection, and returns the final report.
-    public func stop() async throws -> RunReport {
+    /// Stops listening, closes every connection of every phone, and returns each phone's final
+    /// report, phone 1's first.
+    public func stopEveryPhone() async throws -> [RunReport] {
         for listener in listeners { try? await listener.close() }
         lagProbe.cancel()
-        let report = try await device.eventLoop.submit { [device, profile, seed] in
-            let report = device.value.report(profile: profile.name, seed: seed)
-            device.value.stop(at: report.durationSeconds)
-            return report
+        let reports = try await phones.eventLoop.submit { [phones, profile, seed] in
+            phones.value.devices.enumerated().map { index, device in
+                let report = device.report(profile: profile.name, seed: seed &+ UInt64(index))
+                device.stop(at: report.durationSeconds)
+                return report
+            }
         }.get()
         eventHub.finishAll()
-        return report
+        return reports
+    }
+
+    /// Stops as `stopEveryPhone` does, and returns phone 1's report: the run's, when it has
+    /// one phone.
+    public func stop() async throws -> RunReport {
+        try await stopEveryPhone()[0]
     }
 }
 

@@ -74,33 +74,68 @@ public enum PhoneEvent: Sendable, Equatable {
     }
 }
 
+/// A phone's event, with the phone's number (from 1); `dropped` notices, which are a
+/// subscriber's own, have none.
+public struct NumberedPhoneEvent: Sendable, Equatable {
+    public var phone: Int?
+    public var event: PhoneEvent
+
+    public init(phone: Int?, event: PhoneEvent) {
+        self.phone = phone
+        self.event = event
+    }
+
+    /// The event's JSON (`PhoneEvent.json`) with its phone's number as `phone`, for a run of
+    /// several phones.
+    public var jsonWithPhone: String {
+        let json = event.json
+        guard let phone, json.hasPrefix("{") else { return json }
+        return json == "{}" ? "{\"phone\":\(phone)}" : "{\"phone\":\(phone)," + json.dropFirst()
+    }
+}
+
+/// Where one phone publishes what it does: its run's hub, under its number.
+struct PhoneEventPublisher {
+    let hub: PhoneEventHub
+    let phone: Int
+
+    func publish(_ event: PhoneEvent) {
+        hub.publish(event, phone: phone)
+    }
+}
+
 /// The subscribers to a proxy's events. Each has a bounded buffer: one that falls behind
 /// misses events rather than growing the process, and is told how many (`PhoneEvent.dropped`)
-/// before the next one it gets. Published to from the device's event loop only, so every
-/// subscriber sees the events in the order they happened.
+/// before the next one it gets. Published to from the phones' one event loop only, so every
+/// subscriber sees the events in the order they happened. A subscriber follows one phone or
+/// all of them.
 final class PhoneEventHub: Sendable {
     /// Events a subscriber may have waiting before later ones are dropped.
     static let subscriberBufferLimit = 256
 
     private final class Subscriber: Sendable {
-        let continuation: AsyncStream<PhoneEvent>.Continuation
+        let continuation: AsyncStream<NumberedPhoneEvent>.Continuation
+        /// The phone followed; nil for all of them.
+        let phone: Int?
         /// Events missed since the last `dropped` notice got through.
         let missed = Atomic(0)
 
-        init(_ continuation: AsyncStream<PhoneEvent>.Continuation) {
+        init(_ continuation: AsyncStream<NumberedPhoneEvent>.Continuation, phone: Int?) {
             self.continuation = continuation
+            self.phone = phone
         }
     }
 
     /// The subscribers by id; nil once the proxy has stopped.
     private let subscribers = Mutex<(next: Int, all: [Int: Subscriber]?)>((0, [:]))
 
-    /// A new subscription, from now on. It ends when the consumer stops iterating (its entry is
-    /// removed then) or when the proxy stops (at once if it has).
-    func subscribe() -> AsyncStream<PhoneEvent> {
+    /// A new subscription to `phone`'s events (all phones' if nil), from now on. It ends when
+    /// the consumer stops iterating (its entry is removed then) or when the proxy stops (at
+    /// once if it has).
+    func subscribe(phone: Int?) -> AsyncStream<NumberedPhoneEvent> {
         let (stream, continuation) = AsyncStream.makeStream(
-            of: PhoneEvent.self, bufferingPolicy: .bufferingOldest(Self.subscriberBufferLimit))
-        let subscriber = Subscriber(continuation)
+            of: NumberedPhoneEvent.self, bufferingPolicy: .bufferingOldest(Self.subscriberBufferLimit))
+        let subscriber = Subscriber(continuation, phone: phone)
         let id = subscribers.withLock { state -> Int? in
             guard state.all != nil else { return nil }
             state.next += 1
@@ -119,19 +154,20 @@ final class PhoneEventHub: Sendable {
 
     var subscriberCount: Int { subscribers.withLock { $0.all?.count ?? 0 } }
 
-    func publish(_ event: PhoneEvent) {
+    func publish(_ event: PhoneEvent, phone: Int) {
         // Yields outside the lock: a yield can end a stream, whose termination takes the lock.
         let current = subscribers.withLock { Array(($0.all ?? [:]).values) }
-        for subscriber in current {
+        for subscriber in current where subscriber.phone == nil || subscriber.phone == phone {
             let missed = subscriber.missed.load(ordering: .relaxed)
             if missed > 0 {
-                guard case .enqueued = subscriber.continuation.yield(.dropped(count: missed)) else {
+                let notice = NumberedPhoneEvent(phone: nil, event: .dropped(count: missed))
+                guard case .enqueued = subscriber.continuation.yield(notice) else {
                     subscriber.missed.add(1, ordering: .relaxed)
                     continue
                 }
                 subscriber.missed.store(0, ordering: .relaxed)
             }
-            if case .dropped = subscriber.continuation.yield(event) {
+            if case .dropped = subscriber.continuation.yield(NumberedPhoneEvent(phone: phone, event: event)) {
                 subscriber.missed.add(1, ordering: .relaxed)
             }
         }

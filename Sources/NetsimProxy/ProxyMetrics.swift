@@ -26,78 +26,96 @@ final class ProxyMetrics: Sendable {
     }
 
     private let registry: PrometheusCollectorRegistry
-    private let bytes: PerDirection<Counter>
-    private let connectionsOpened: Counter
-    private let openConnections: Gauge
-    private let radioStates: [(state: RadioState, gauge: Gauge)]
-    private let wakeSeconds: Counter
-    private let promotions: Counter
-    private let energyJoules: Counter
-    private let queuedBytes: PerDirection<Gauge>
-    private let events: [(kind: DeviceEvent.Kind, counter: Counter)]
+    /// Each phone's series, phone K at index K - 1.
+    private let phones: [PhoneSeries]
     private let eventLoopLag: DurationHistogram
     private let eventSubscribers: Gauge
-    /// The snapshot the counters have reached.
-    private let reported = Mutex(Snapshot())
+    /// The snapshots the counters have reached, one per phone.
+    private let reported: Mutex<[Snapshot]>
 
     /// How often the lag probe looks at the device's event loop.
     static let lagProbeInterval = TimeAmount.milliseconds(250)
 
     /// - Parameters: the run's profile and seed, for `netsim_info`: a dashboard or an alert
-    ///   joins them to every other series, as Prometheus's `*_info` metrics are used.
-    init(profile: String, seed: UInt64) {
+    ///   joins them to every other series, as Prometheus's `*_info` metrics are used. With
+    ///   several `phones`, each phone's series carry a `phone` label (`1` to N).
+    init(profile: String, seed: UInt64, phones: Int = 1) {
         let registry = PrometheusCollectorRegistry()
         self.registry = registry
-        func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
-            MetricNameDescriptor(namespace: "netsim", metricName: metric, unitName: unit, helpText: help)
-        }
         registry.makeGauge(
-            descriptor: name("info", "", "The run: always 1, its profile, seed and netsim version as labels."),
+            descriptor: Self.name("info", "", "The run: always 1, its profile, seed and netsim version as labels."),
             labels: [("profile", profile), ("seed", String(seed)), ("version", NetsimVersion.current)]
         ).set(1.0)
-        let bytesName = name("bytes", "total", "Payload bytes delivered through the proxy (up: phone to server).")
-        bytes = PerDirection(
-            up: registry.makeCounter(descriptor: bytesName, labels: [("direction", "up")]),
-            down: registry.makeCounter(descriptor: bytesName, labels: [("direction", "down")]))
-        connectionsOpened = registry.makeCounter(
-            descriptor: name("connections_opened", "total", "Connections the proxy accepted."))
-        openConnections = registry.makeGauge(descriptor: name("open_connections", "", "Connections open now."))
-        let stateName = name("radio_state", "", "1 for the radio's RRC state now, 0 for the others.")
-        radioStates = RadioState.allCases.map { state in
-            (state, registry.makeGauge(descriptor: stateName, labels: [("state", state.rawValue)]))
+        self.phones = (1...phones).map { phone in
+            PhoneSeries(registry: registry, labels: phones > 1 ? [("phone", String(phone))] : [])
         }
-        wakeSeconds = registry.makeCounter(
-            descriptor: name("radio_wake_seconds", "total", "Emulated seconds the radio was not IDLE, promotions included."))
-        promotions = registry.makeCounter(descriptor: name("radio_promotions", "total", "Radio promotions from IDLE."))
-        energyJoules = registry.makeCounter(
-            descriptor: name("radio_energy_joules", "total", "Radio energy spent (Video Optimizer method)."))
-        let queuedName = name("queued_bytes", "", "Bytes read by the proxy and waiting in its delay lines to be delivered.")
-        queuedBytes = PerDirection(
-            up: registry.makeGauge(descriptor: queuedName, labels: [("direction", "up")]),
-            down: registry.makeGauge(descriptor: queuedName, labels: [("direction", "down")]))
-        let eventsName = name("events", "total", "Timeline events (scripted or triggered) by kind.")
-        events = DeviceEvent.Kind.allCases.map { kind in
-            (kind, registry.makeCounter(descriptor: eventsName, labels: [("kind", kind.rawValue)]))
-        }
+        reported = Mutex(Array(repeating: Snapshot(), count: phones))
         eventSubscribers = registry.makeGauge(
-            descriptor: name("event_subscribers", "", "Subscriptions to the phone's events (GET /events streams, EmulatedPhone.events)."))
+            descriptor: Self.name(
+                "event_subscribers", "", "Subscriptions to the phone's events (GET /events streams, EmulatedPhone.events)."))
         eventLoopLag = registry.makeDurationHistogram(
-            descriptor: name(
+            descriptor: Self.name(
                 "event_loop_lag", "seconds",
                 "How late a timer on the device's event loop ran (probed every 250 ms): time the data plane was busy."),
             buckets: [.microseconds(100), .milliseconds(1), .milliseconds(5), .milliseconds(20), .milliseconds(100), .seconds(1)])
     }
 
-    /// The registry in the Prometheus text format, after setting `snapshot` into it.
-    func render(_ snapshot: Snapshot, eventSubscribers subscriberCount: Int) -> String {
-        reported.withLock { last in
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(namespace: "netsim", metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// One phone's series.
+    private struct PhoneSeries: Sendable {
+        let bytes: PerDirection<Counter>
+        let connectionsOpened: Counter
+        let openConnections: Gauge
+        let radioStates: [(state: RadioState, gauge: Gauge)]
+        let wakeSeconds: Counter
+        let promotions: Counter
+        let energyJoules: Counter
+        let queuedBytes: PerDirection<Gauge>
+        let events: [(kind: DeviceEvent.Kind, counter: Counter)]
+
+        init(registry: PrometheusCollectorRegistry, labels: [(String, String)]) {
+            let bytesName = ProxyMetrics.name("bytes", "total", "Payload bytes delivered through the proxy (up: phone to server).")
+            bytes = PerDirection(
+                up: registry.makeCounter(descriptor: bytesName, labels: labels + [("direction", "up")]),
+                down: registry.makeCounter(descriptor: bytesName, labels: labels + [("direction", "down")]))
+            connectionsOpened = registry.makeCounter(
+                descriptor: ProxyMetrics.name("connections_opened", "total", "Connections the proxy accepted."), labels: labels)
+            openConnections = registry.makeGauge(
+                descriptor: ProxyMetrics.name("open_connections", "", "Connections open now."), labels: labels)
+            let stateName = ProxyMetrics.name("radio_state", "", "1 for the radio's RRC state now, 0 for the others.")
+            radioStates = RadioState.allCases.map { state in
+                (state, registry.makeGauge(descriptor: stateName, labels: labels + [("state", state.rawValue)]))
+            }
+            wakeSeconds = registry.makeCounter(
+                descriptor: ProxyMetrics.name(
+                    "radio_wake_seconds", "total", "Emulated seconds the radio was not IDLE, promotions included."), labels: labels)
+            promotions = registry.makeCounter(
+                descriptor: ProxyMetrics.name("radio_promotions", "total", "Radio promotions from IDLE."), labels: labels)
+            energyJoules = registry.makeCounter(
+                descriptor: ProxyMetrics.name("radio_energy_joules", "total", "Radio energy spent (Video Optimizer method)."),
+                labels: labels)
+            let queuedName = ProxyMetrics.name(
+                "queued_bytes", "", "Bytes read by the proxy and waiting in its delay lines to be delivered.")
+            queuedBytes = PerDirection(
+                up: registry.makeGauge(descriptor: queuedName, labels: labels + [("direction", "up")]),
+                down: registry.makeGauge(descriptor: queuedName, labels: labels + [("direction", "down")]))
+            let eventsName = ProxyMetrics.name("events", "total", "Timeline events (scripted or triggered) by kind.")
+            events = DeviceEvent.Kind.allCases.map { kind in
+                (kind, registry.makeCounter(descriptor: eventsName, labels: labels + [("kind", kind.rawValue)]))
+            }
+        }
+
+        /// Sets `snapshot` into the series: gauges to its values, counters by what grew since `last`.
+        func set(_ snapshot: Snapshot, since last: Snapshot) {
             for direction in Direction.allCases {
                 bytes[direction].increment(by: Int64(max(0, snapshot.bytes[direction] - last.bytes[direction])))
                 queuedBytes[direction].set(Double(snapshot.queuedBytes[direction]))
             }
             connectionsOpened.increment(by: Int64(max(0, snapshot.connectionsOpened - last.connectionsOpened)))
             openConnections.set(Double(snapshot.openConnections))
-            eventSubscribers.set(Double(subscriberCount))
             for (state, gauge) in radioStates { gauge.set(state == snapshot.radioState ? 1.0 : 0.0) }
             wakeSeconds.increment(by: max(0, snapshot.wakeSeconds - last.wakeSeconds))
             promotions.increment(by: Int64(max(0, snapshot.promotions - last.promotions)))
@@ -105,7 +123,18 @@ final class ProxyMetrics: Sendable {
             for (kind, counter) in events {
                 counter.increment(by: Int64(max(0, snapshot.eventCounts[kind, default: 0] - last.eventCounts[kind, default: 0])))
             }
-            last = snapshot
+        }
+    }
+
+    /// The registry in the Prometheus text format, after setting each phone's snapshot (phone
+    /// K's at index K - 1) into it.
+    func render(_ snapshots: [Snapshot], eventSubscribers subscriberCount: Int) -> String {
+        reported.withLock { last in
+            for (phone, snapshot) in zip(phones.indices, snapshots) {
+                phones[phone].set(snapshot, since: last[phone])
+                last[phone] = snapshot
+            }
+            eventSubscribers.set(Double(subscriberCount))
             return registry.emitToString()
         }
     }

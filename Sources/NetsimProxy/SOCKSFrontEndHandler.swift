@@ -20,26 +20,27 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case awaitingGreeting
         /// Username and password bytes so far (RFC 1929 allows at most 513).
         case authenticating(ByteBuffer)
-        case awaitingRequest
+        /// The username the client gave, if it gave one: with several phones, it names the phone.
+        case awaitingRequest(username: String?)
         case dialing(HostPort)
         /// Replied with an error, handed over, or the client left: nothing more happens.
         case done
     }
 
-    private let device: EmulatedDevice
+    private let phones: PhoneSet
     private let credentials: SOCKSCredentials?
     private let readLimit: HandshakeReadLimit
     private var state = State.awaitingGreeting
     private var handshakeTimeout: Scheduled<Void>?
 
-    init(device: EmulatedDevice, credentials: SOCKSCredentials?, readLimit: HandshakeReadLimit) {
-        self.device = device
+    init(phones: PhoneSet, credentials: SOCKSCredentials?, readLimit: HandshakeReadLimit) {
+        self.phones = phones
         self.credentials = credentials
         self.readLimit = readLimit
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
-        handshakeTimeout = scheduleHandshakeTimeout(context, frontEnd: "SOCKS5", logger: device.logger) { [self] in
+        handshakeTimeout = scheduleHandshakeTimeout(context, frontEnd: "SOCKS5", logger: phones.logger) { [self] in
             state = .done
         }
     }
@@ -55,12 +56,12 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case (.authenticating(var received), .authenticationData(var bytes)):
             received.writeBuffer(&bytes)
             authenticate(received, context: context)
-        case (.awaitingRequest, .request(let request)):
-            handle(request, context: context)
+        case (.awaitingRequest(let username), .request(let request)):
+            handle(request, username: username, context: context)
         case (.done, _):
             break
         default:
-            device.logger.warning("SOCKS5 client \(frontEndPeer(context)): a message out of order; closing")
+            phones.logger.warning("SOCKS5 client \(frontEndPeer(context)): a message out of order; closing")
             state = .done
             writeRaw([5, SOCKSServerReply.serverFailure.value, 0, 1, 0, 0, 0, 0, 0, 0], context: context)
         }
@@ -74,13 +75,13 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         }
         switch state {
         case .awaitingGreeting:
-            device.logger.warning("SOCKS5 client \(frontEndPeer(context)): malformed greeting (\(error)); closing")
+            phones.logger.warning("SOCKS5 client \(frontEndPeer(context)): malformed greeting (\(error)); closing")
             state = .done
             // The handshake handler refuses to write after an error: the reply (no acceptable
             // method) goes straight to the socket.
             writeRaw([5, 0xFF], context: context)
         case .authenticating, .awaitingRequest, .dialing:
-            device.logger.warning("SOCKS5 client \(frontEndPeer(context)): malformed request (\(error)); closing")
+            phones.logger.warning("SOCKS5 client \(frontEndPeer(context)): malformed request (\(error)); closing")
             state = .done
             writeRaw([5, SOCKSServerReply.serverFailure.value, 0, 1, 0, 0, 0, 0, 0, 0], context: context)
         case .done:
@@ -103,10 +104,16 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
 
     // MARK: Steps
 
+    /// Picks username and password when credentials are required; without them, when the
+    /// client offers it and either there are several phones (its username names its phone) or
+    /// it offers nothing else (a client set up for a run of several, pointed at a run of one):
+    /// any username and password will do then. Else no authentication.
     private func greet(_ greeting: ClientGreeting, context: ChannelHandlerContext) {
-        let wanted: AuthenticationMethod = credentials == nil ? .noneRequired : .usernamePassword
+        let offersUsername = greeting.methods.contains(.usernamePassword)
+        let readsUsername = offersUsername && (phones.clientsChoose || !greeting.methods.contains(.noneRequired))
+        let wanted: AuthenticationMethod = credentials == nil && !readsUsername ? .noneRequired : .usernamePassword
         guard greeting.methods.contains(wanted) else {
-            device.logger.warning(
+            phones.logger.warning(
                 "SOCKS5 client \(frontEndPeer(context)): offers no acceptable authentication method (\(credentials == nil ? "none" : "username/password") needed); closing"
             )
             state = .done
@@ -114,13 +121,12 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
                 .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
             return
         }
-        state = credentials == nil ? .awaitingRequest : .authenticating(context.channel.allocator.buffer(capacity: 64))
+        state = wanted == .noneRequired ? .awaitingRequest(username: nil) : .authenticating(context.channel.allocator.buffer(capacity: 64))
         context.writeAndFlush(wrapOutboundOut(.selectedAuthenticationMethod(.init(method: wanted))), promise: nil)
     }
 
     /// RFC 1929: version 1, then the username and the password, each after its length byte.
     private func authenticate(_ received: ByteBuffer, context: ChannelHandlerContext) {
-        guard let credentials else { return }
         switch UsernamePassword.parse(received) {
         case .needsMoreData:
             state = .authenticating(received)
@@ -130,23 +136,23 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
             // A client must wait for this reply before its request: bytes after the
             // credentials are a protocol error.
             guard trailing == 0 else { return rejectAuthentication("bytes after the credentials", context: context) }
-            guard username == credentials.username, password == credentials.password else {
+            if let credentials, username != credentials.username || password != credentials.password {
                 return rejectAuthentication("wrong username or password", context: context)
             }
-            state = .awaitingRequest
+            state = .awaitingRequest(username: username)
             context.writeAndFlush(wrapOutboundOut(.authenticationData(ByteBuffer(bytes: [1, 0]), complete: true)), promise: nil)
         }
     }
 
     /// RFC 1929's failure status, then a close.
     private func rejectAuthentication(_ why: String, context: ChannelHandlerContext) {
-        device.logger.warning("SOCKS5 client \(frontEndPeer(context)): \(why); closing")
+        phones.logger.warning("SOCKS5 client \(frontEndPeer(context)): \(why); closing")
         state = .done
         context.writeAndFlush(wrapOutboundOut(.authenticationData(ByteBuffer(bytes: [1, 1]), complete: false)))
             .assumeIsolated().whenComplete { _ in context.close(promise: nil) }
     }
 
-    private func handle(_ request: SOCKSRequest, context: ChannelHandlerContext) {
+    private func handle(_ request: SOCKSRequest, username: String?, context: ChannelHandlerContext) {
         guard request.command == .connect else {
             return fail("command \(request.command.value) (only CONNECT is supported)", reply: .commandUnsupported, context: context)
         }
@@ -167,6 +173,11 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
                     context: context)
             }
             destination = valid
+        }
+        let device: EmulatedDevice
+        switch phones.device(named: username, client: context.channel) {
+        case .success(let named): device = named
+        case .failure(let refusal): return fail("\(refusal)", reply: .notAllowed, context: context)
         }
         state = .dialing(destination)
         handshakeTimeout?.cancel()
@@ -194,7 +205,7 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
             try readLimit.lift(on: channel)
             channel.read()
         } catch {
-            device.logger.warning("SOCKS5 client: cannot hand the connection over (\(error)); closing")
+            phones.logger.warning("SOCKS5 client: cannot hand the connection over (\(error)); closing")
             context.channel.close(promise: nil)
         }
     }
@@ -209,14 +220,14 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         case .busy: reply = .serverFailure
         case .clientLeft: return
         }
-        device.logger.info("SOCKS5 client \(frontEndPeer(context)): \(destination) refused with reply \(reply.value)")
+        phones.logger.info("SOCKS5 client \(frontEndPeer(context)): \(destination) refused with reply \(reply.value)")
         state = .done
         respond(reply, context: context)
     }
 
     /// Replies to the request with `reply` and closes.
     private func fail(_ what: String, reply: SOCKSServerReply, context: ChannelHandlerContext) {
-        device.logger.warning("SOCKS5 client \(frontEndPeer(context)): \(what); closing")
+        phones.logger.warning("SOCKS5 client \(frontEndPeer(context)): \(what); closing")
         state = .done
         respond(reply, context: context)
     }

@@ -129,7 +129,7 @@ public final class EmulatedPhone: Sendable {
     /// What the phone does from now on: radio state changes, timeline events, connections
     /// opening and closing, in order. Each access is a new subscription, which ends when the
     /// phone stops or its consumer stops iterating.
-    public var events: AsyncStream<PhoneEvent> { proxy.events() }
+    public var events: AsyncMapSequence<AsyncStream<NumberedPhoneEvent>, PhoneEvent> { proxy.events().map(\.event) }
 
     /// The metrics in the Prometheus text format (what `GET /metrics` serves).
     public func metrics() async throws -> String {

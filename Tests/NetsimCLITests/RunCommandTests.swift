@@ -24,6 +24,18 @@ struct RunCommandTests {
         #expect(run.emulation.seed == 7)
     }
 
+    @Test("a forward rule names its phone with @phone-K; each phone's report has its own file")
+    func phones() throws {
+        let run = try #require(
+            try Netsim.parseAsRoot(["run", "--phones", "3", "--forward", ":8080=api:80@phone-3", "--forward", ":8081=api:80"])
+                as? RunCommand)
+        #expect(run.phones == 3)
+        #expect(run.rules.map(\.phone) == [3, nil])
+        #expect(RunSummary.path("out/run.json", phone: 2) == "out/run.phone-2.json")
+        #expect(RunSummary.path("run", phone: 12) == "run.phone-12")
+        #expect(RunSummary.path("/tmp/a.b/run.json", phone: nil) == "/tmp/a.b/run.json")
+    }
+
     @Test(
         "bad flags are usage errors that say what is wrong",
         arguments: [
@@ -62,6 +74,17 @@ struct RunCommandTests {
             (["run", "--socks5", ":1080", "--allow-to", "example.com:0"], "--allow-to <allow-to>': 'example.com:0' is not NAME"),
             (["run", "--forward", ":80=:81", "--socks5-user", "a:b"], "--socks5-user goes with --socks5"),
             (["run", "--socks5", ":1080", "--socks5-user", "nopassword"], "USER:PASS"),
+            (["run", "--forward", ":80=:81", "--phones", "0"], "--phones must be 1 to 1000, not 0"),
+            (["run", "--forward", ":80=:81", "--phones", "1001"], "--phones must be 1 to 1000, not 1001"),
+            (["run", "--forward", ":80=:81@phone-3", "--phones", "2"], "@phone-3: the run has 2 phones (--phones)"),
+            (["run", "--forward", ":80=:81@phone-2"], "@phone-2: the run has 1 phone (--phones)"),
+            (["run", "--forward", ":80=:81@phone-0"], "'phone-0' is not phone-K with K a phone's number from 1"),
+            (["run", "--forward", ":80=:81@tablet"], "'tablet' is not phone-K"),
+            (["run", "--forward", ":80=:81", "--phones", "2", "--pcap", "x.pcap"], "--pcap captures one phone"),
+            (
+                ["run", "--socks5", ":1080", "--socks5-user", "a:b", "--phones", "2"],
+                "--socks5-user does not go with --phones 2: SOCKS5 clients choose their phone by username (phone-1 to phone-2)"
+            ),
         ])
     func badFlags(arguments: [String], message: String) {
         do {

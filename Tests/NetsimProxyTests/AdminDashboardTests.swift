@@ -203,4 +203,36 @@ import FoundationNetworking
         _ = try await proxy.stop()
         try await server.close()
     }
+
+    /// A run of two phones in Chromium: one strip per phone, traffic through phone 2 shows on
+    /// its strip only, and an outage pressed with phone 2 picked reaches phone 2 alone
+    /// (Peers/dashboard_phones_check.py says each check it makes). The screenshot goes to the
+    /// temporary directory.
+    @Test(
+        .enabled(
+            if: FrontEndPeers.python(has: "selenium") && FileManager.default.fileExists(atPath: "/usr/bin/chromium")
+                && FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"),
+            "needs python3 with selenium, and Debian's chromium and chromium-driver"))
+    func twoPhonesInARealBrowser() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let upstream = HostPort(host: "127.0.0.1", port: serverPort)
+        let proxy = try await NetsimProxy.start(
+            profile: Self.lte, seed: 1, phones: 2,
+            forwards: [1, 2].map { ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: upstream, phone: $0) },
+            group: Loopback.group, logger: Loopback.logger)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/dashboard_phones_check.py")
+            .path
+        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-dashboard-two-phones.png").path
+        let ports = proxy.listeningAddresses.map { "\($0.port)" }
+        let result = try FrontEndPeers.run(
+            ["python3", script, "http://127.0.0.1:\(admin.address.port)/"] + ports + [screenshot], timeout: .seconds(120))
+        #expect(result.status == 0, "\(result.output)")
+        await admin.stop()
+        let reports = try await proxy.stopEveryPhone()
+        #expect(reports[0].events.allSatisfy { $0.kind != .outage }, "phone 1 had no outage")
+        #expect(reports[1].events.first { $0.kind == .outage }?.affectedConnections == 1, "phone 2's connection saw it")
+        #expect(reports.map(\.connections.opened) == [1, 1])
+        try await server.close()
+    }
 }

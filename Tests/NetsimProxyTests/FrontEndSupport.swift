@@ -172,14 +172,14 @@ struct FrontEndProxy {
     /// Both front ends on `host` (loopback by default), with `forwards` beside them.
     static func start(
         access: AccessPolicy = AccessPolicy(), credentials: SOCKSCredentials? = nil, observer: (any LinkObserver)? = nil,
-        host: String = "127.0.0.1", forwards: [ForwardRule] = [], logger: Logger = Loopback.logger
+        host: String = "127.0.0.1", forwards: [ForwardRule] = [], phones: Int = 1, logger: Logger = Loopback.logger
     ) async throws -> FrontEndProxy {
         var options = ProxyOptions()
         options.access = access
         options.observer = observer
         let listen = HostPort(host: host, port: 0)
         let proxy = try await NetsimProxy.start(
-            profile: profile, seed: 1, forwards: forwards,
+            profile: profile, seed: 1, phones: phones, forwards: forwards,
             frontEnds: [
                 FrontEndRule(listen: listen, frontEnd: .socks5(credentials: credentials)),
                 FrontEndRule(listen: listen, frontEnd: .httpProxy),

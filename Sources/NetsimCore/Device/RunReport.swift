@@ -1,5 +1,7 @@
 /// The JSON report of `netsim run --report` (schema in docs/run-report.md).
 public struct RunReport: Sendable, Codable, Equatable {
+    /// Which phone of a run of several (`--phones N`) this is, from 1; absent in a one-phone run.
+    public var phone: Int?
     public var netsimVersion: String
     public var profile: String
     public var seed: UInt64
@@ -30,8 +32,9 @@ public struct RunReport: Sendable, Codable, Equatable {
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
         chunkDelays: PerDirection<ChunkDelayFigures>? = nil, destinations: [DestinationFigures]? = nil, events: [DeviceEvent],
-        eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int
+        eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int, phone: Int? = nil
     ) {
+        self.phone = phone
         self.destinations = destinations
         self.netsimVersion = netsimVersion
         self.profile = profile
@@ -248,5 +251,63 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         try container.encode(link, forKey: .link)
         try container.encode(connections, forKey: .connections)
         try container.encode(recentWakeUps, forKey: .recentWakeUps)
+    }
+}
+
+/// One phone of a run of several (`netsim run --phones N`) in a line: `GET /phones` lists them
+/// all, for the dashboard's one strip per phone. The figures are `ProxyStatus`'s.
+public struct PhoneSummary: Sendable, Codable, Equatable {
+    /// The phone's number, from 1.
+    public var phone: Int
+    public var network: String
+    /// The radio's state now; nil without a radio model (encoded `NONE`).
+    public var radioState: RadioState?
+    public var disconnected: Bool
+    public var wakeSeconds: Double
+    public var energyJoules: Double
+    public var promotions: Int
+    public var openConnections: Int
+    public var bytes: PerDirection<Int>
+
+    public init(phone: Int, status: ProxyStatus) {
+        self.phone = phone
+        network = status.network
+        radioState = status.radioState
+        disconnected = status.disconnected
+        wakeSeconds = status.wakeSeconds
+        energyJoules = status.energyJoules
+        promotions = status.promotions
+        openConnections = status.openConnections
+        bytes = status.bytes
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case phone, network, radioState, disconnected, wakeSeconds, energyJoules, promotions, openConnections, bytes
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        phone = try container.decode(Int.self, forKey: .phone)
+        network = try container.decode(String.self, forKey: .network)
+        radioState = RadioState?(reportName: try container.decode(String.self, forKey: .radioState))
+        disconnected = try container.decode(Bool.self, forKey: .disconnected)
+        wakeSeconds = try container.decode(Double.self, forKey: .wakeSeconds)
+        energyJoules = try container.decode(Double.self, forKey: .energyJoules)
+        promotions = try container.decode(Int.self, forKey: .promotions)
+        openConnections = try container.decode(Int.self, forKey: .openConnections)
+        bytes = try container.decode(PerDirection<Int>.self, forKey: .bytes)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(phone, forKey: .phone)
+        try container.encode(network, forKey: .network)
+        try container.encode(radioState.reportName, forKey: .radioState)
+        try container.encode(disconnected, forKey: .disconnected)
+        try container.encode(wakeSeconds, forKey: .wakeSeconds)
+        try container.encode(energyJoules, forKey: .energyJoules)
+        try container.encode(promotions, forKey: .promotions)
+        try container.encode(openConnections, forKey: .openConnections)
+        try container.encode(bytes, forKey: .bytes)
     }
 }

@@ -31,8 +31,14 @@ enum DashboardPage {
           <span id="feed" class="feed">connecting…</span>
         </header>
 
+        <section id="phones-section" hidden>
+          <h2>Phones <span class="hint">each phone's radio, the last 120 s; pick one to watch and drive below</span></h2>
+          <label>watching <select id="phone-select"></select></label>
+          <svg id="phone-strips" viewBox="0 0 1000 40" role="img" aria-label="each phone's radio state over time"></svg>
+        </section>
+
         <section>
-          <h2>Radio <span class="hint">the last <span id="window-seconds"></span> s, newest on the right</span></h2>
+          <h2><span id="phone-name"></span>Radio <span class="hint">the last <span id="window-seconds"></span> s, newest on the right</span></h2>
           <svg id="strip" viewBox="0 0 1000 170" role="img" aria-label="the radio's state over time, with outages, network moves, set steps and wake-ups"></svg>
           <div id="legend" class="legend"></div>
         </section>
@@ -124,6 +130,8 @@ enum DashboardPage {
         .feed { font-size: 12px; padding: 2px 8px; border-radius: 8px; background: #eee; }
         .feed.live { background: #d9f0d3; } .feed.down { background: #fbd5d5; }
         #strip { width: 100%; height: auto; border: 1px solid #ddd; background: #fafafa; }
+        #phone-strips { width: 100%; height: auto; border: 1px solid #ddd; background: #fafafa; }
+        .phone-row { cursor: pointer; }
         .legend { font-size: 12px; display: flex; flex-wrap: wrap; gap: 12px; margin-top: 4px; }
         .legend span::before { content: ""; display: inline-block; width: 10px; height: 10px; margin-right: 4px; background: var(--swatch); }
         .figures { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }
@@ -162,7 +170,16 @@ enum DashboardPage {
           gaps: [],                  // {start, end|null}
           wakes: [],                 // {at, connection, destination}
           status: null, statusTime: 0, previous: null, ended: false, legendKey: null,
+          phone: 1, phoneCount: 1,   // the phone watched and driven, of how many
+          phoneSegments: {},         // phone -> [{state, start, end|null}], for the overview strips
+          phoneStates: [],           // /phones: each phone's state now
         };
+
+        // `path` for the phone watched: with several phones, every call names it.
+        function forPhone(path) {
+          if (page.phoneCount < 2) return path;
+          return path + (path.includes("?") ? "&" : "?") + "phone=" + page.phone;
+        }
 
         const $ = (id) => document.getElementById(id);
         const seconds = (s) => s < 60 ? s.toFixed(1) + " s" : Math.floor(s / 60) + " min " + (s % 60).toFixed(0) + " s";
@@ -190,11 +207,12 @@ enum DashboardPage {
 
         // MARK: The event stream
 
-        function startSegment(state, at) {
-          const last = page.segments[page.segments.length - 1];
+        function startSegment(state, at, segments) {
+          segments = segments || page.segments;
+          const last = segments[segments.length - 1];
           if (last && at < last.start) return;        // already in the past the report gave
           if (last && last.end === null) last.end = at;
-          page.segments.push({ state: state, start: at, end: null });
+          segments.push({ state: state, start: at, end: null });
         }
 
         function logLine(text) {
@@ -261,6 +279,8 @@ enum DashboardPage {
           }
         }
 
+        // Of several phones' events, each radio change goes to its phone's overview strip and
+        // the watched phone's events to the rest of the page.
         function dispatch(block) {
           let name = "message", data = "";
           for (const line of block.split("\n")) {
@@ -268,7 +288,13 @@ enum DashboardPage {
             else if (line.startsWith("data: ")) data += line.slice(6);
           }
           if (!data) return;
-          try { onEvent(name, JSON.parse(data)); } catch (error) { /* a line this page does not know */ }
+          let parsed;
+          try { parsed = JSON.parse(data); } catch (error) { return; /* a line this page does not know */ }
+          if (typeof parsed.phone === "number") {
+            if (name === "radio-state") startSegment(parsed.state, parsed.at, page.phoneSegments[parsed.phone] = page.phoneSegments[parsed.phone] || []);
+            if (parsed.phone !== page.phone) return;
+          }
+          onEvent(name, parsed);
         }
 
         // Server-sent events read with fetch, so that a token can go in a header.
@@ -308,7 +334,7 @@ enum DashboardPage {
 
         async function loadPast() {
           try {
-            const response = await api("/report");
+            const response = await api(forPhone("/report"));
             if (!response.ok) return;
             const report = await response.json();
             $("profile").textContent = report.profile + (report.seed != null ? " (seed " + report.seed + ")" : "");
@@ -332,7 +358,7 @@ enum DashboardPage {
 
         async function poll() {
           try {
-            const response = await api("/status");
+            const response = await api(forPhone("/status"));
             if (!response.ok) throw new Error("status: " + response.status);
             const status = await response.json();
             const previous = page.status;
@@ -384,6 +410,81 @@ enum DashboardPage {
             });
             return row;
           }));
+        }
+
+        // MARK: Several phones
+
+        // Each phone's state now; the first answer says how many phones there are.
+        async function pollPhones() {
+          try {
+            const response = await api("/phones");
+            if (!response.ok) return;
+            const phones = await response.json();
+            page.phoneStates = phones;
+            if (phones.length > 1 && page.phoneCount !== phones.length) {
+              page.phoneCount = phones.length;
+              $("phones-section").hidden = false;
+              $("phone-select").replaceChildren(...phones.map((phone) => {
+                const option = document.createElement("option");
+                option.value = String(phone.phone);
+                option.textContent = "phone " + phone.phone;
+                return option;
+              }));
+              $("phone-select").value = String(page.phone);
+              // The page so far showed phone 1, which it goes on watching.
+              $("phone-name").textContent = "Phone " + page.phone + ": ";
+              for (const form of document.querySelectorAll(".controls form")) form.dispatchEvent(new Event("change"));
+            }
+            // A phone whose radio has not changed since the page opened starts its strip now.
+            for (const phone of phones) {
+              const segments = page.phoneSegments[phone.phone] = page.phoneSegments[phone.phone] || [];
+              if (!segments.length) segments.push({ state: phone.radioState, start: now(), end: null });
+            }
+          } catch (error) { /* the run has ended, or not yet begun */ }
+        }
+
+        // Watches and drives phone `phone` from now on: the rest of the page starts over with
+        // its past, its status and its events.
+        function watch(phone) {
+          page.phone = phone;
+          page.segments = []; page.marks = []; page.gaps = []; page.wakes = [];
+          page.status = null; page.previous = null;
+          $("log").replaceChildren();
+          $("phone-name").textContent = "Phone " + phone + ": ";
+          for (const form of document.querySelectorAll(".controls form")) form.dispatchEvent(new Event("change"));
+          poll();
+          loadPast();
+        }
+
+        // One row per phone (the first PHONE_ROWS), the watched one outlined; a row picks its phone.
+        const PHONE_ROWS = 100;
+        function drawPhones() {
+          if (page.phoneCount < 2) return;
+          const end = now(), start = end - WINDOW, width = 1000, label = 70, row = 16;
+          const x = (t) => label + Math.max(0, Math.min(width - label, (t - start) / WINDOW * (width - label)));
+          const rows = Math.min(page.phoneCount, PHONE_ROWS);
+          const strips = $("phone-strips");
+          strips.setAttribute("viewBox", "0 0 " + width + " " + (rows * row + 4));
+          const children = [];
+          for (let phone = 1; phone <= rows; phone++) {
+            const y = (phone - 1) * row + 2;
+            const group = svg("g", { "class": "phone-row", "data-phone": String(phone) });
+            group.appendChild(svg("text", { x: 0, y: y + 11, "font-size": 11, fill: phone === page.phone ? "#000" : "#555", "font-weight": phone === page.phone ? "bold" : "normal" }, "phone " + phone));
+            let segments = page.phoneSegments[phone] || [];
+            for (const segment of segments) {
+              const segmentEnd = segment.end === null ? end : segment.end;
+              if (segmentEnd < start) continue;
+              const rect = svg("rect", { x: x(segment.start), y: y, width: Math.max(0.5, x(segmentEnd) - x(segment.start)), height: row - 4, fill: STATE_COLORS[segment.state] || "#999", "data-state": segment.state });
+              rect.appendChild(svg("title", {}, "phone " + phone + ": " + segment.state + " from " + seconds(segment.start)));
+              group.appendChild(rect);
+            }
+            if (phone === page.phone) group.appendChild(svg("rect", { x: label, y: y - 1, width: width - label, height: row - 2, fill: "none", stroke: "#000" }));
+            group.addEventListener("click", () => { $("phone-select").value = String(phone); watch(phone); });
+            children.push(group);
+            page.phoneSegments[phone] = segments.filter((segment) => segment.end === null || segment.end >= end - KEEP);
+          }
+          strips.replaceChildren(...children);
+          strips.setAttribute("data-phones", String(rows));
         }
 
         // MARK: The strip
@@ -483,10 +584,10 @@ enum DashboardPage {
 
         function request(form) {
           const path = form.dataset.path;
-          if (path === "/set") return { path: path, body: form.elements.body.value };
+          if (path === "/set") return { path: forPhone(path), body: form.elements.body.value };
           const query = new URLSearchParams();
           for (const element of form.elements) if (element.name) query.set(element.name, element.value);
-          return { path: path + "?" + query.toString() };
+          return { path: forPhone(path + "?" + query.toString()) };
         }
 
         function curl(call) {
@@ -517,11 +618,11 @@ enum DashboardPage {
         }
 
         async function download(format) {
-          const response = await api(format === "html" ? "/report?format=html" : "/report");
+          const response = await api(forPhone(format === "html" ? "/report?format=html" : "/report"));
           if (!response.ok) return;
           const link = document.createElement("a");
           link.href = URL.createObjectURL(await response.blob());
-          link.download = "netsim-run." + format;
+          link.download = "netsim-run" + (page.phoneCount > 1 ? ".phone-" + page.phone : "") + "." + format;
           link.click();
           setTimeout(() => URL.revokeObjectURL(link.href), 1000);
         }
@@ -530,8 +631,9 @@ enum DashboardPage {
           $("window-seconds").textContent = String(WINDOW);
           legend();
           for (const form of document.querySelectorAll(".controls form")) wire(form);
-          $("undo").addEventListener("click", () => post({ path: "/set/undo" }));
-          $("end-outage").addEventListener("click", () => post({ path: "/outage/end" }));
+          $("undo").addEventListener("click", () => post({ path: forPhone("/set/undo") }));
+          $("end-outage").addEventListener("click", () => post({ path: forPhone("/outage/end") }));
+          $("phone-select").addEventListener("change", (event) => watch(Number(event.target.value)));
           $("download-json").addEventListener("click", () => download("json"));
           $("download-html").addEventListener("click", () => download("html"));
           $("token-form").addEventListener("submit", (event) => {
@@ -543,9 +645,12 @@ enum DashboardPage {
             poll();
           });
           poll();
+          pollPhones();
           follow(loadPast);
           setInterval(poll, 1000);
+          setInterval(pollPhones, 1000);
           setInterval(draw, 250);
+          setInterval(drawPhones, 250);
         });
 
         """#
