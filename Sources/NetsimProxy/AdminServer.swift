@@ -375,6 +375,10 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 return (.ok, try json(try await proxy.trigger(change, phone: phone)), jsonType)
             case .undoSet:
                 return (.ok, try json(try await proxy.undoSet(phone: phone)), jsonType)
+            case .timelinePause:
+                return (.ok, try json(try await proxy.pauseTimeline(phone: phone)), jsonType)
+            case .timelineResume:
+                return (.ok, try json(try await proxy.resumeTimeline(phone: phone)), jsonType)
             case .network, .handover:
                 // The timeline's handover, now. Admin defaults: connections kept, no gap.
                 let mode = try choice(HandoverMode.self, query["mode"] ?? "keep")
@@ -433,6 +437,8 @@ private enum AdminRoute: String, CaseIterable {
     case outageEnd = "/outage/end"
     case set = "/set"
     case undoSet = "/set/undo"
+    case timelinePause = "/timeline/pause"
+    case timelineResume = "/timeline/resume"
     case network = "/network"
     /// The first name of `/network`: the same parameters and the same code.
     case handover = "/handover"
@@ -440,7 +446,7 @@ private enum AdminRoute: String, CaseIterable {
     var method: HTTPMethod {
         switch self {
         case .dashboard, .dashboardScript, .dashboardStyle, .status, .phones, .report, .metrics, .events: .GET
-        case .outage, .outageEnd, .set, .undoSet, .network, .handover: .POST
+        case .outage, .outageEnd, .set, .undoSet, .network, .handover, .timelinePause, .timelineResume: .POST
         }
     }
 
@@ -449,7 +455,7 @@ private enum AdminRoute: String, CaseIterable {
     var parameters: [String] {
         switch self {
         case .dashboard, .dashboardScript, .dashboardStyle, .metrics, .phones: []
-        case .status, .events, .outageEnd, .set, .undoSet: ["phone"]
+        case .status, .events, .outageEnd, .set, .undoSet, .timelinePause, .timelineResume: ["phone"]
         case .report: ["format", "phone"]
         case .outage: ["duration", "mode", "phone"]
         case .network, .handover: ["to", "mode", "gap", "phone"]
@@ -461,7 +467,9 @@ private enum AdminRoute: String, CaseIterable {
     var holdsData: Bool {
         switch self {
         case .dashboard, .dashboardScript, .dashboardStyle: false
-        case .status, .phones, .report, .metrics, .events, .outage, .outageEnd, .set, .undoSet, .network, .handover: true
+        case .status, .phones, .report, .metrics, .events, .outage, .outageEnd, .set, .undoSet, .network, .handover, .timelinePause,
+            .timelineResume:
+            true
         }
     }
 }

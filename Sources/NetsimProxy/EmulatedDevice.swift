@@ -430,6 +430,49 @@ final class EmulatedDevice {
                 connectivityReturnsAt: model.connectivityReturns(after: now)))
     }
 
+    /// Pauses the profile's timeline now (`DeviceModel.pauseTimeline`): no scripted event or
+    /// scripted outage begins until `resumeTimeline`. Returns the pause, begun now.
+    func pauseTimeline() -> Result<TimelinePause, DeviceModel.TimelinePauseRefusal> {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        do {
+            perform(try phone.pauseTimeline(at: now))
+        } catch {
+            return .failure(error)
+        }
+        timelineTimer?.cancel()
+        timelineTimer = nil
+        logger.info("\(Quantity.formatDuration(now)): the timeline paused")
+        events.publish(.timelinePaused(at: now))
+        modelChanged(at: now)
+        return .success(TimelinePause(at: now))
+    }
+
+    /// Runs the profile's timeline again, behind by the time it was paused; returns the pause,
+    /// ended now.
+    func resumeTimeline() -> Result<TimelinePause, DeviceModel.TimelinePauseRefusal> {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        let paused: Double
+        do {
+            paused = try phone.resumeTimeline(at: now)
+        } catch {
+            return .failure(error)
+        }
+        logger.info("\(Quantity.formatDuration(now)): the timeline resumed after \(Quantity.formatDuration(paused))")
+        events.publish(.timelineResumed(at: now, pausedSeconds: paused))
+        scheduleNextEvent()
+        modelChanged(at: now)
+        return .success(TimelinePause(at: now - paused, resumedAt: now))
+    }
+
+    /// Where the profile's timeline is, for `/status`.
+    private var timelineState: ProxyStatus.TimelineState {
+        if model.profile.timeline.events.isEmpty { return .none }
+        if model.isTimelinePaused { return .paused }
+        return model.timelineHasEventsAhead ? .playing : .over
+    }
+
     /// Takes back the latest `set` step the admin API (or the test API) made; nil if none is left.
     func undoSet() -> DeviceEvent? {
         let now = clock.now()
@@ -575,7 +618,7 @@ final class EmulatedDevice {
             radioState: model.radioState(at: now), radio: model.radioReport(until: now), openConnections: connections.count,
             bytes: bytesDelivered,
             queuedBytes: queuedBytes, disconnected: model.isDisconnected(at: now), lastEvent: model.lastEvent,
-            link: model.network.linkFigures, connections: listed, recentWakeUps: recentWakeUps)
+            link: model.network.linkFigures, connections: listed, recentWakeUps: recentWakeUps, timeline: timelineState)
     }
 
     /// Bytes read and not yet delivered, over every open connection.
@@ -606,7 +649,8 @@ final class EmulatedDevice {
             radioLatency: model.radioWaits(until: now), chunkDelays: model.chunkDelays(until: now),
             destinations: destinationWaits.figures(until: now), events: model.events,
             eventCounts: model.eventCounts,
-            eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number)
+            eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number,
+            timelinePauses: model.timelinePauses.isEmpty ? nil : model.timelinePauses)
     }
 
     /// Stops the timeline and closes every connection; the run ended at `time`.

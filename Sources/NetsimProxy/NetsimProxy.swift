@@ -305,6 +305,26 @@ public final class NetsimProxy: Sendable {
         return event
     }
 
+    /// Pauses `phone`'s profile timeline now: no scripted event or scripted outage begins until
+    /// `resumeTimeline`, and each then begins that much later; one in force runs its course.
+    /// Returns the pause. Throws `LiveChangeError` when the profile has no timeline, when it
+    /// has played all its events, or when it is paused already.
+    public func pauseTimeline(phone: Int = 1) async throws -> TimelinePause {
+        switch try await onPhone(phone, { $0.pauseTimeline() }) {
+        case .success(let pause): return pause
+        case .failure(let refusal): throw LiveChangeError(refusal.description)
+        }
+    }
+
+    /// Runs `phone`'s paused timeline again; returns the pause, with when it ended. Throws
+    /// `LiveChangeError` when it is not paused.
+    public func resumeTimeline(phone: Int = 1) async throws -> TimelinePause {
+        switch try await onPhone(phone, { $0.resumeTimeline() }) {
+        case .success(let pause): return pause
+        case .failure(let refusal): throw LiveChangeError(refusal.description)
+        }
+    }
+
     /// Stops listening, closes every connection of every phone, and returns each phone's final
     /// report, phone 1's first.
     public func stopEveryPhone() async throws -> [RunReport] {

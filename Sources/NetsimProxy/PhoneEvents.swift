@@ -21,6 +21,10 @@ public enum PhoneEvent: Sendable, Equatable {
     case connectionOpened(at: Double, connection: ConnectionID)
     /// `finished` when both FINs were passed on (not reset, blackholed or cut at the end).
     case connectionClosed(at: Double, connection: ConnectionID, finished: Bool)
+    /// The profile's timeline was paused (`POST /timeline/pause`).
+    case timelinePaused(at: Double)
+    /// The profile's timeline runs again, `pausedSeconds` behind its script.
+    case timelineResumed(at: Double, pausedSeconds: Double)
     /// This subscriber fell behind and missed `count` events before the next one.
     case dropped(count: Int)
 
@@ -33,6 +37,8 @@ public enum PhoneEvent: Sendable, Equatable {
         case .radioWoken: "radio-woken"
         case .connectionOpened: "connection-opened"
         case .connectionClosed: "connection-closed"
+        case .timelinePaused: "timeline-paused"
+        case .timelineResumed: "timeline-resumed"
         case .dropped: "dropped"
         }
     }
@@ -55,6 +61,10 @@ public enum PhoneEvent: Sendable, Equatable {
             data = try? encoder.encode(ConnectionChange(at: at, connection: connection, finished: nil))
         case .connectionClosed(let at, let connection, let finished):
             data = try? encoder.encode(ConnectionChange(at: at, connection: connection, finished: finished))
+        case .timelinePaused(let at):
+            data = try? encoder.encode(["at": at])
+        case .timelineResumed(let at, let pausedSeconds):
+            data = try? encoder.encode(["at": at, "pausedSeconds": pausedSeconds])
         case .dropped(let count):
             data = try? encoder.encode(["count": count])
         }

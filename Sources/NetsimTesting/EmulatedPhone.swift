@@ -98,6 +98,20 @@ public final class EmulatedPhone: Sendable {
         return try await proxy.trigger(kind)
     }
 
+    /// Pauses the profile's timeline: no scripted event or scripted outage begins until
+    /// `resumeTimeline`, and each then begins that much later (an outage in force runs its
+    /// course). Throws when the profile has no timeline, has played it all, or it is paused.
+    @discardableResult
+    public func pauseTimeline() async throws -> TimelinePause {
+        try await proxy.pauseTimeline()
+    }
+
+    /// Runs the paused timeline again; returns the pause with its end.
+    @discardableResult
+    public func resumeTimeline() async throws -> TimelinePause {
+        try await proxy.resumeTimeline()
+    }
+
     /// Takes back the latest `set` of this phone not yet undone: the fields it set get their
     /// earlier values. Throws if there is none left to undo.
     @discardableResult

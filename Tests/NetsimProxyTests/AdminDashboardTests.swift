@@ -205,7 +205,8 @@ import FoundationNetworking
     }
 
     /// A run of two phones in Chromium: one strip per phone, traffic through phone 2 shows on
-    /// its strip only, and an outage pressed with phone 2 picked reaches phone 2 alone
+    /// its strip only, and an outage and a timeline pause pressed with phone 2 picked reach
+    /// phone 2 alone
     /// (Peers/dashboard_phones_check.py says each check it makes). The screenshot goes to the
     /// temporary directory.
     @Test(
@@ -216,8 +217,11 @@ import FoundationNetworking
     func twoPhonesInARealBrowser() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
         let upstream = HostPort(host: "127.0.0.1", port: serverPort)
+        // A timeline to pause: a set step ten minutes in.
+        var profile = Self.lte
+        profile.timeline = Timeline(events: [TimelineEvent(at: 600, kind: .set(network: nil, up: .init(delay: 0.1), down: .init()))])
         let proxy = try await NetsimProxy.start(
-            profile: Self.lte, seed: 1, phones: 2,
+            profile: profile, seed: 1, phones: 2,
             forwards: [1, 2].map { ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: upstream, phone: $0) },
             group: Loopback.group, logger: Loopback.logger)
         let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
@@ -233,6 +237,8 @@ import FoundationNetworking
         #expect(reports[0].events.allSatisfy { $0.kind != .outage }, "phone 1 had no outage")
         #expect(reports[1].events.first { $0.kind == .outage }?.affectedConnections == 1, "phone 2's connection saw it")
         #expect(reports.map(\.connections.opened) == [1, 1])
+        #expect(
+            reports[0].timelinePauses == nil && reports[1].timelinePauses?.first?.resumedAt != nil, "phone 2's timeline paused and resumed")
         try await server.close()
     }
 }

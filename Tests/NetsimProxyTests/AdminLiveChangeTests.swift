@@ -158,6 +158,49 @@ import FoundationNetworking
         }
     }
 
+    /// An outage scripted 3 s in (at time scale 10, 0.3 s of wall time): paused at once, it
+    /// has not begun 0.5 s (5 emulated seconds) later; resumed, it begins as far behind its
+    /// script as the pause lasted.
+    @Test("POST /timeline/pause holds the scripted outage back and /timeline/resume lets it come, that much later")
+    func pauseAndResumeTheTimeline() async throws {
+        var profile = Self.profile
+        profile.timeline = Timeline(events: [TimelineEvent(at: 3, kind: .outage(duration: 2, mode: .stall))])
+        let (echo, echoPort) = try await Loopback.echoServer()
+        var options = ProxyOptions()
+        options.timeScale = 10
+        let proxy = try await NetsimProxy.start(
+            profile: profile, seed: 1,
+            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: echoPort))],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let base = "http://127.0.0.1:\(admin.address.port)"
+        let paused = try await post(base + "/timeline/pause")
+        #expect(paused.status == 200)
+        let pausedAt = try #require(paused.json["at"] as? Double)
+        #expect(try await proxy.status().timeline == .paused)
+        let again = try await post(base + "/timeline/pause")
+        #expect(again.status == 400 && (again.json["error"] as? String)?.contains("paused already") == true)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await proxy.report().events.isEmpty, "no scripted event while paused")
+        let resumed = try await post(base + "/timeline/resume")
+        #expect(resumed.status == 200)
+        let resumedAt = try #require(resumed.json["resumedAt"] as? Double)
+        #expect(resumedAt - pausedAt >= 5)
+        #expect(await eventually { (try? await proxy.report().events.count) == 1 })
+        let report = try await proxy.report()
+        let outageAt = try #require(report.events.first?.at)
+        #expect(abs(outageAt - (3 + resumedAt - pausedAt)) < 0.05, "\(outageAt) \(pausedAt) \(resumedAt)")
+        #expect(report.timelinePauses?.count == 1)
+        #expect(await eventually { (try? await proxy.status().timeline) == .over })
+        let over = try await post(base + "/timeline/pause")
+        #expect(over.status == 400 && (over.json["error"] as? String)?.contains("played all its events") == true)
+        let notPaused = try await post(base + "/timeline/resume")
+        #expect(notPaused.status == 400 && notPaused.json["error"] as? String == "the timeline is not paused")
+        await admin.stop()
+        _ = try await proxy.stop()
+        try await echo.close()
+    }
+
     @Test("POST /network moves the device, as /handover does")
     func networkMoves() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)

@@ -19,8 +19,9 @@ public struct DeviceModel: Sendable {
     private var earlierRadioReports: [RadioReport] = []
 
     private var gaps: ConnectivityGaps
+    /// Walks the timeline in script time (`gaps.script`, the timeline's clock, says when that is).
     private var cursor: TimelineCursor {
-        didSet { nextEventTime = cursor.nextTime }
+        didSet { nextEventTime = cursor.nextTime.flatMap(gaps.script.emulated) }
     }
     private var connections = ConnectionTable<ConnectionState>()
     private var nextConnection: ConnectionID = 1
@@ -65,6 +66,7 @@ public struct DeviceModel: Sendable {
         self.gaps = ConnectivityGaps(scripted: profile.timeline.connectivityGaps, period: profile.timeline.repeatPeriod)
         self.cursor = TimelineCursor(profile.timeline, start: start)
         self.nextEventTime = cursor.nextTime
+        self.timelinePauses = []
         self.chunkDelayLedger = recordsChunkDelays ? ChunkDelayLedger() : nil
     }
 
@@ -229,7 +231,70 @@ public struct DeviceModel: Sendable {
     /// `nextEventTime` is then at or before `time`), and says what the proxy must do.
     public mutating func advance(to time: Double, limit: Int = .max) -> [DeviceAction] {
         settle(through: time)
-        return cursor.take(through: time, limit: limit).flatMap { apply($0.event.kind, at: $0.time) }
+        let script = gaps.script
+        guard !script.isIdentity else {
+            return cursor.take(through: time, limit: limit).flatMap { apply($0.event.kind, at: $0.time) }
+        }
+        return cursor.take(through: script.scriptTime(at: time), limit: limit).flatMap { occurrence in
+            apply(occurrence.event.kind, at: script.emulated(occurrence.time) ?? time)
+        }
+    }
+
+    // MARK: Pausing the timeline
+
+    /// The pauses of the timeline (`pauseTimeline`), in order, the first `eventListLimit`.
+    public private(set) var timelinePauses: [TimelinePause]
+
+    /// Whether the timeline is paused now.
+    public var isTimelinePaused: Bool { gaps.script.pausedAt != nil }
+
+    /// Whether the timeline has events still to come (paused or not).
+    public var timelineHasEventsAhead: Bool { cursor.nextTime != nil }
+
+    /// Why the timeline cannot be paused or resumed now.
+    public enum TimelinePauseRefusal: Error, Equatable, Sendable, CustomStringConvertible {
+        /// The profile scripts no events.
+        case empty
+        /// The timeline has played all its events (it does not repeat).
+        case over
+        case alreadyPaused(since: Double)
+        case notPaused
+
+        public var description: String {
+            switch self {
+            case .empty: "the profile's timeline has no events: there is nothing to pause"
+            case .over: "the profile's timeline has played all its events: there is nothing left to pause"
+            case .alreadyPaused(let since): "the timeline is paused already (since \(Quantity.formatDuration(since)))"
+            case .notPaused: "the timeline is not paused"
+            }
+        }
+    }
+
+    /// Stops the profile's timeline at `time` (the admin API's `POST /timeline/pause`): the
+    /// events due by then happen first (what they make the proxy do is returned), then no
+    /// scripted event or scripted outage begins until `resumeTimeline`, and each begins that
+    /// much later (`ScriptClock`). One in force runs its course. Events triggered through the
+    /// admin API still happen.
+    public mutating func pauseTimeline(at time: Double) throws(TimelinePauseRefusal) -> [DeviceAction] {
+        if let pausedAt = gaps.script.pausedAt { throw .alreadyPaused(since: gaps.script.emulated(pausedAt) ?? time) }
+        guard !profile.timeline.events.isEmpty else { throw .empty }
+        let actions = advance(to: time)
+        guard nextEventTime != nil else { throw .over }
+        gaps.script.pause(at: time)
+        nextEventTime = nil
+        if timelinePauses.count < Self.eventListLimit { timelinePauses.append(TimelinePause(at: time)) }
+        return actions
+    }
+
+    /// Runs the timeline again from `time`, behind by the time it was paused; returns how long
+    /// that was.
+    public mutating func resumeTimeline(at time: Double) throws(TimelinePauseRefusal) -> Double {
+        guard isTimelinePaused else { throw .notPaused }
+        settle(through: time)
+        let paused = gaps.script.resume(at: time)
+        nextEventTime = cursor.nextTime.flatMap(gaps.script.emulated)
+        if let last = timelinePauses.indices.last, timelinePauses[last].resumedAt == nil { timelinePauses[last].resumedAt = time }
+        return paused
     }
 
     /// Applies an event now that the timeline did not script (the admin API's triggers).
@@ -495,6 +560,17 @@ public enum DeviceAction: Sendable, Equatable {
 }
 
 /// A `set` step triggered from outside, and what undoes it.
+/// A pause of the profile's timeline, for reports: from `at` until `resumedAt` (nil while in force).
+public struct TimelinePause: Sendable, Codable, Equatable {
+    public var at: Double
+    public var resumedAt: Double?
+
+    public init(at: Double, resumedAt: Double? = nil) {
+        self.at = at
+        self.resumedAt = resumedAt
+    }
+}
+
 private struct TriggeredSetStep: Sendable {
     var at: Double
     var network: String

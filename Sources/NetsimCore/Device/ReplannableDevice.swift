@@ -45,6 +45,8 @@ public struct ReplannableDevice: Sendable {
         case advance(to: Double, limit: Int)
         case trigger(TimelineEvent.Kind, at: Double)
         case undoSet(at: Double)
+        case pauseTimeline(at: Double)
+        case resumeTimeline(at: Double)
     }
 
     /// A journaled call's answer, as replayed with the gaps ended early.
@@ -159,6 +161,18 @@ public struct ReplannableDevice: Sendable {
         return model.undoSet(at: time)
     }
 
+    public mutating func pauseTimeline(at time: Double) throws(DeviceModel.TimelinePauseRefusal) -> [DeviceAction] {
+        let actions = try model.pauseTimeline(at: time)
+        note(.pauseTimeline(at: time))
+        return actions
+    }
+
+    public mutating func resumeTimeline(at time: Double) throws(DeviceModel.TimelinePauseRefusal) -> Double {
+        let paused = try model.resumeTimeline(at: time)
+        note(.resumeTimeline(at: time))
+        return paused
+    }
+
     /// The model's own calls that change nothing it answers later (they trim what has left the
     /// link), not journaled.
     public mutating func backlog(_ direction: Direction, at time: Double) -> Int {
@@ -230,6 +244,13 @@ public struct ReplannableDevice: Sendable {
             return .other
         case .undoSet(let time):
             _ = model.undoSet(at: time)
+            return .other
+        case .pauseTimeline(let time):
+            // It was taken when first made, and the replayed model is where it was then.
+            _ = try? model.pauseTimeline(at: time)
+            return .other
+        case .resumeTimeline(let time):
+            _ = try? model.resumeTimeline(at: time)
             return .other
         }
     }

@@ -27,14 +27,18 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var eventCounts: [DeviceEvent.Kind: Int]
     /// Events beyond the list's limit: counted in `eventCounts`, not listed.
     public var eventsNotListed: Int
+    /// When the profile's timeline was paused (`POST /timeline/pause`) and resumed; absent if
+    /// it never was. Scripted events after a pause happened that much later than scripted.
+    public var timelinePauses: [TimelinePause]?
 
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
         chunkDelays: PerDirection<ChunkDelayFigures>? = nil, destinations: [DestinationFigures]? = nil, events: [DeviceEvent],
-        eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int, phone: Int? = nil
+        eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int, phone: Int? = nil, timelinePauses: [TimelinePause]? = nil
     ) {
         self.phone = phone
+        self.timelinePauses = timelinePauses
         self.destinations = destinations
         self.netsimVersion = netsimVersion
         self.profile = profile
@@ -160,6 +164,13 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     public var connections: [ConnectionStatus]
     /// The latest radio wake-ups, oldest first, at most `wakeUpListLimit` of them.
     public var recentWakeUps: [WakeUp]
+    /// The profile's timeline: `none` (no events), `playing`, `paused` or `over` (all played).
+    public var timeline: TimelineState
+
+    /// Where the profile's timeline is.
+    public enum TimelineState: String, Sendable, Codable, Equatable {
+        case none, playing, paused, over
+    }
 
     /// The most connections `/status` lists.
     public static let connectionListLimit = 100
@@ -191,8 +202,9 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
     package init(
         elapsedSeconds: Double, network: String, networks: [String], radioState: RadioState?, radio: RadioReport, openConnections: Int,
         bytes: PerDirection<Int>, queuedBytes: PerDirection<Int>, disconnected: Bool, lastEvent: DeviceEvent?,
-        link: PerDirection<LinkFigures>, connections: [ConnectionStatus], recentWakeUps: [WakeUp]
+        link: PerDirection<LinkFigures>, connections: [ConnectionStatus], recentWakeUps: [WakeUp], timeline: TimelineState
     ) {
+        self.timeline = timeline
         self.elapsedSeconds = elapsedSeconds
         self.network = network
         self.networks = networks
@@ -212,7 +224,7 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
 
     private enum CodingKeys: String, CodingKey {
         case elapsedSeconds, network, networks, radioState, wakeSeconds, energyJoules, promotions, openConnections, bytes, queuedBytes
-        case disconnected, lastEvent, link, connections, recentWakeUps
+        case disconnected, lastEvent, link, connections, recentWakeUps, timeline
     }
 
     public init(from decoder: any Decoder) throws {
@@ -232,6 +244,7 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         link = try container.decode(PerDirection<LinkFigures>.self, forKey: .link)
         connections = try container.decode([ConnectionStatus].self, forKey: .connections)
         recentWakeUps = try container.decode([WakeUp].self, forKey: .recentWakeUps)
+        timeline = try container.decode(TimelineState.self, forKey: .timeline)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -251,6 +264,7 @@ public struct ProxyStatus: Sendable, Codable, Equatable {
         try container.encode(link, forKey: .link)
         try container.encode(connections, forKey: .connections)
         try container.encode(recentWakeUps, forKey: .recentWakeUps)
+        try container.encode(timeline, forKey: .timeline)
     }
 }
 

@@ -22,6 +22,8 @@ public struct ConnectivityGaps: Sendable, Equatable {
     private let scripted: [Gap]
     private let period: Double?
     private var live: [Gap] = []
+    /// The timeline's clock, which the scripted gaps follow: paused, they wait (`ScriptClock`).
+    public var script = ScriptClock()
 
     /// - Parameters:
     ///   - scripted: gaps within one period of the timeline, sorted by start.
@@ -41,14 +43,39 @@ public struct ConnectivityGaps: Sendable, Equatable {
     public func gap(containing time: Double) -> Gap? {
         for gap in live where gap.start <= time && time < gap.end { return gap }
         guard !scripted.isEmpty else { return nil }
-        let offset: Double
-        if let period, period > 0 {
-            offset = (time / period).rounded(.down) * period
-        } else {
-            offset = 0
-        }
+        guard script.isIdentity else { return scriptedGap(containing: time) }
+        let offset = cycleStart(time)
         for gap in scripted where gap.start + offset <= time && time < gap.end + offset {
             return Gap(start: gap.start + offset, end: gap.end + offset)
+        }
+        return nil
+    }
+
+    /// Where the repetition of the timeline that holds `time` starts (0 if it does not repeat).
+    private func cycleStart(_ time: Double) -> Double {
+        guard let period, period > 0 else { return 0 }
+        return (time / period).rounded(.down) * period
+    }
+
+    /// The scripted gaps of the repetitions `scriptTime` and the one before it lie in, in script
+    /// time, in order: a gap of an earlier one has ended by then (a gap is shorter than the
+    /// period, and a pause only pushes later gaps later).
+    private func scriptedOccurrences(around scriptTime: Double) -> [Gap] {
+        let cycle = cycleStart(scriptTime)
+        guard let period, period > 0 else { return scripted }
+        return [cycle - period, cycle].flatMap { start in scripted.map { Gap(start: $0.start + start, end: $0.end + start) } }
+    }
+
+    /// A scripted gap, in emulated time, as the paused and resumed script clock places it: it
+    /// begins when the script reaches its start, and lasts as long as scripted.
+    private func emulated(_ occurrence: Gap) -> Gap? {
+        script.emulated(occurrence.start).map { Gap(start: $0, end: $0 + occurrence.end - occurrence.start) }
+    }
+
+    /// `gap(containing:)` for scripted gaps once the timeline has been paused.
+    private func scriptedGap(containing time: Double) -> Gap? {
+        for occurrence in scriptedOccurrences(around: script.scriptTime(at: time)) {
+            if let gap = emulated(occurrence), gap.start <= time, time < gap.end { return gap }
         }
         return nil
     }
@@ -83,12 +110,21 @@ public struct ConnectivityGaps: Sendable, Equatable {
     public func nextGapStart(after time: Double) -> Double? {
         var best = Double.infinity
         for gap in live where gap.start > time { best = min(best, gap.start) }
+        if !script.isIdentity {
+            // This repetition's and the next's, placed by the script clock (none while paused).
+            let scriptTime = script.scriptTime(at: time)
+            let occurrences = scriptedOccurrences(around: scriptTime) + scriptedOccurrences(around: scriptTime + (period ?? 0))
+            if let start = occurrences.lazy.compactMap({ self.emulated($0)?.start }).first(where: { $0 > time }) {
+                best = min(best, start)
+            }
+            return best.isFinite ? best : nil
+        }
         // Gaps are sorted: the first one after `time` in this repetition, else in the next.
-        let cycleStart = period.map { $0 > 0 ? (time / $0).rounded(.down) * $0 : 0 } ?? 0
-        if let gap = scripted.first(where: { $0.start + cycleStart > time }) {
-            best = min(best, gap.start + cycleStart)
+        let cycle = cycleStart(time)
+        if let gap = scripted.first(where: { $0.start + cycle > time }) {
+            best = min(best, gap.start + cycle)
         } else if let period, let first = scripted.first {
-            best = min(best, first.start + cycleStart + period)
+            best = min(best, first.start + cycle + period)
         }
         return best.isFinite ? best : nil
     }

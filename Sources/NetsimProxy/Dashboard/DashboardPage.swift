@@ -97,7 +97,12 @@ enum DashboardPage {
             <button type="button" id="undo">Undo the last set</button>
             <code class="call"></code>
           </form>
-          <p class="hint">The profile's own timeline runs as scripted; the API has no pause for it.</p>
+          <div class="timeline-control">
+            <h3>The profile's timeline: <span id="timeline-state">–</span></h3>
+            <button type="button" id="timeline-pause" title="POST /timeline/pause: scripted events and outages wait; one in force runs its course">Pause</button>
+            <button type="button" id="timeline-resume" title="POST /timeline/resume: the script goes on, later by the time paused">Resume</button>
+            <code class="call" id="timeline-call"></code>
+          </div>
           <pre id="answer" class="answer"></pre>
         </section>
 
@@ -132,6 +137,8 @@ enum DashboardPage {
         #strip { width: 100%; height: auto; border: 1px solid #ddd; background: #fafafa; }
         #phone-strips { width: 100%; height: auto; border: 1px solid #ddd; background: #fafafa; }
         .phone-row { cursor: pointer; }
+        .timeline-control { border: 1px solid #ddd; padding: 6px 8px; margin: 8px 0; }
+        .timeline-control h3 { margin: 0 0 4px; }
         .legend { font-size: 12px; display: flex; flex-wrap: wrap; gap: 12px; margin-top: 4px; }
         .legend span::before { content: ""; display: inline-block; width: 10px; height: 10px; margin-right: 4px; background: var(--swatch); }
         .figures { display: grid; grid-template-columns: repeat(3, 1fr); gap: 16px; }
@@ -273,6 +280,14 @@ enum DashboardPage {
             case "connection-closed":
               logLine(seconds(at) + "  connection " + data.connection + (data.finished ? " closed" : " ended without a clean close"));
               break;
+            case "timeline-paused":
+              page.marks.push({ at: at, kind: "pause", label: "timeline paused" });
+              logLine(seconds(at) + "  the profile's timeline paused");
+              break;
+            case "timeline-resumed":
+              page.marks.push({ at: at, kind: "pause", label: "resumed" });
+              logLine(seconds(at) + "  the profile's timeline resumed after " + seconds(data.pausedSeconds));
+              break;
             case "dropped":
               logLine("(" + data.count + " events missed: this page fell behind)");
               break;
@@ -393,6 +408,10 @@ enum DashboardPage {
             select.replaceChildren(...status.networks.map((name) => { const option = document.createElement("option"); option.textContent = name; return option; }));
             select.form.dispatchEvent(new Event("change"));
           }
+          $("timeline-state").textContent = { none: "none in this profile", playing: "playing", paused: "paused", over: "played to its end" }[status.timeline] || status.timeline;
+          $("timeline-pause").disabled = status.timeline !== "playing";
+          $("timeline-resume").disabled = status.timeline !== "paused";
+          $("timeline-call").textContent = curl({ path: forPhone(status.timeline === "paused" ? "/timeline/resume" : "/timeline/pause") });
           const listed = status.connections.length < status.openConnections ? " (the oldest " + status.connections.length + " of " + status.openConnections + ")" : "";
           $("connection-count").textContent = status.openConnections + " open" + listed;
           // The proxy renames a wake-up once its connection's first bytes name it (Host, SNI).
@@ -633,6 +652,8 @@ enum DashboardPage {
           for (const form of document.querySelectorAll(".controls form")) wire(form);
           $("undo").addEventListener("click", () => post({ path: forPhone("/set/undo") }));
           $("end-outage").addEventListener("click", () => post({ path: forPhone("/outage/end") }));
+          $("timeline-pause").addEventListener("click", () => post({ path: forPhone("/timeline/pause") }));
+          $("timeline-resume").addEventListener("click", () => post({ path: forPhone("/timeline/resume") }));
           $("phone-select").addEventListener("change", (event) => watch(Number(event.target.value)));
           $("download-json").addEventListener("click", () => download("json"));
           $("download-html").addEventListener("click", () => download("html"));

@@ -5,7 +5,8 @@ Usage: dashboard_phones_check.py ADMIN_URL PHONE1_PORT PHONE2_PORT [SCREENSHOT.p
 PHONE1_PORT and PHONE2_PORT are forward rules given to phone 1 and phone 2 (`@phone-K`), whose
 upstream echoes. Checks what a user would see: one strip per phone; traffic through phone 2
 wakes phone 2's radio on its strip and not phone 1's; picking phone 2 on the page points the
-controls at it, and an outage pressed then reaches phone 2 and appears on its radio strip.
+controls at it, and an outage pressed then reaches phone 2 and appears on its radio strip;
+its timeline pauses and resumes from the page.
 Prints one line per check; exits non-zero on the first that fails.
 """
 
@@ -92,6 +93,19 @@ def main():
         check("phone 2 took the outage", '"affectedConnections" : 1' in answer, answer)
         wait.until(lambda d: len(d.execute_script("return Array.from(document.querySelectorAll('#strip rect.gap'));")) > 0)
         check("the outage is on phone 2's radio strip", True)
+
+        wait.until(lambda d: d.find_element(By.ID, "timeline-state").text == "playing")
+        check("the watched phone's timeline is playing", True)
+        call = driver.find_element(By.ID, "timeline-call").text
+        check("the pause control shows its call", "/timeline/pause?phone=2" in call, call)
+        driver.find_element(By.ID, "timeline-pause").click()
+        wait.until(lambda d: d.find_element(By.ID, "timeline-state").text == "paused")
+        wait.until(lambda d: "timeline paused" in d.find_element(By.ID, "log").text)
+        check("the timeline paused from the page, and the log says so", True)
+        driver.find_element(By.ID, "timeline-resume").click()
+        wait.until(lambda d: "timeline resumed" in d.find_element(By.ID, "log").text)
+        wait.until(lambda d: d.find_element(By.ID, "timeline-state").text == "playing")
+        check("it resumed from the page, and plays again", driver.find_element(By.ID, "timeline-pause").is_enabled())
 
         other, echoed = round_trip(phone1_port, "GET / HTTP/1.1\r\nHost: phone-one.test\r\n\r\n")
         check("a request crossed phone 1", echoed)
