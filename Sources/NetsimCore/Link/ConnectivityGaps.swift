@@ -41,12 +41,7 @@ public struct ConnectivityGaps: Sendable, Equatable {
     public func gap(containing time: Double) -> Gap? {
         for gap in live where gap.start <= time && time < gap.end { return gap }
         guard !scripted.isEmpty else { return nil }
-        let offset: Double
-        if let period, period > 0 {
-            offset = (time / period).rounded(.down) * period
-        } else {
-            offset = 0
-        }
+        let offset = if let period, period > 0 { Self.repetitionStart(of: time, period: period) } else { 0.0 }
         for gap in scripted where gap.start + offset <= time && time < gap.end + offset {
             return Gap(start: gap.start + offset, end: gap.end + offset)
         }
@@ -84,13 +79,23 @@ public struct ConnectivityGaps: Sendable, Equatable {
         var best = Double.infinity
         for gap in live where gap.start > time { best = min(best, gap.start) }
         // Gaps are sorted: the first one after `time` in this repetition, else in the next.
-        let cycleStart = period.map { $0 > 0 ? (time / $0).rounded(.down) * $0 : 0 } ?? 0
+        let cycleStart = if let period, period > 0 { Self.repetitionStart(of: time, period: period) } else { 0.0 }
         if let gap = scripted.first(where: { $0.start + cycleStart > time }) {
             best = min(best, gap.start + cycleStart)
         } else if let period, let first = scripted.first {
             best = min(best, first.start + cycleStart + period)
         }
         return best.isFinite ? best : nil
+    }
+
+    /// When the repetition of a timeline repeating every `period` that holds `time` began. Out
+    /// of line on purpose: inlined, the optimizer divided and rounded before testing for a
+    /// period, so a timeline that does not repeat paid a division and a call of `floor` on
+    /// every call of `gap(containing:)` and `nextGapStart`, several for each chunk the model
+    /// engine sends.
+    @inline(never)
+    private static func repetitionStart(of time: Double, period: Double) -> Double {
+        (time / period).rounded(.down) * period
     }
 }
 
