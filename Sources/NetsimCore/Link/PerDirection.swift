@@ -10,6 +10,9 @@ public struct PerDirection<Value> {
     }
 
     /// Mutates in place (a get/set pair would copy a delay line's buffer on every change).
+    /// Inlinable: the model engine counts every chunk it delivers through it, and from another
+    /// module it was a call and a coroutine each time.
+    @inlinable
     public subscript(direction: Direction) -> Value {
         get { direction == .up ? up : down }
         _modify {

@@ -15,6 +15,7 @@ public enum TCPSegmentation {
     }
 
     /// The full or partial segments a chunk of `bytes` makes; at least one.
+    @inlinable
     public static func segments(_ bytes: Int) -> Int {
         max(1, (bytes + maximumSegmentSize - 1) / maximumSegmentSize)
     }

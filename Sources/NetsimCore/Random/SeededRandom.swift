@@ -16,14 +16,14 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
     }
 
     public mutating func next() -> UInt64 {
-        let result = rotateLeft(state.1 &* 5, by: 7) &* 9
+        let result = Self.rotateLeft(state.1 &* 5, by: 7) &* 9
         let shifted = state.1 << 17
         state.2 ^= state.0
         state.3 ^= state.1
         state.1 ^= state.2
         state.0 ^= state.3
         state.2 ^= shifted
-        state.3 = rotateLeft(state.3, by: 45)
+        state.3 = Self.rotateLeft(state.3, by: 45)
         return result
     }
 
@@ -45,7 +45,10 @@ public struct SeededRandom: RandomNumberGenerator, Sendable {
         SeededRandom(seed: next())
     }
 
-    private func rotateLeft(_ value: UInt64, by amount: UInt64) -> UInt64 {
+    /// Static and always inlined: as an instance method it stayed a call of its own, handed the
+    /// generator's state, on every draw (the model engine draws for every chunk it sends).
+    @inline(__always)
+    private static func rotateLeft(_ value: UInt64, by amount: UInt64) -> UInt64 {
         (value << amount) | (value >> (64 - amount))
     }
 }
