@@ -65,9 +65,16 @@ public struct RunCommand: AsyncParsableCommand {
 
     @Option(
         help: ArgumentHelp(
-            "How many phones to emulate (1 to \(NetsimProxy.maximumPhones)), each with its own radio, links, NAT and seed (SEED+K-1 for phone K), playing the profile's timeline together. A client's phone: its --forward rule's @phone-K, else its SOCKS5 username or HTTP proxy user phone-K, else its source address (each new address the next phone). Reports, /metrics and the dashboard are per phone (docs/phones.md). Default: 1.",
+            "How many phones to emulate (1 to \(NetsimProxy.maximumPhones)), each with its own radio, links, NAT and seed (SEED+K-1 for phone K), playing the profile's timeline together (or staggered: --timeline-phase). A client's phone: its --forward rule's @phone-K, else its SOCKS5 username or HTTP proxy user phone-K, else its source address (each new address the next phone). Reports, /metrics and the dashboard are per phone (docs/phones.md). Default: 1.",
             valueName: "N"))
     var phones = 1
+
+    @Option(
+        name: .customLong("timeline-phase"),
+        help: ArgumentHelp(
+            "When each phone plays the profile's timeline: together (at the scripted times) or staggered (each phone's starts a delay later drawn from its seed, up to the timeline's period or length). Default: together.",
+            valueName: "together|staggered"))
+    var timelinePhase = TimelinePhase.together
 
     @Option(
         help:
@@ -352,7 +359,8 @@ public struct RunCommand: AsyncParsableCommand {
         _ parts: inout RunParts, profile: Profile, frontEnds: [FrontEndRule], options: ProxyOptions, logger: Logger
     ) async throws -> NetsimProxy {
         let proxy = try await NetsimProxy.start(
-            profile: profile, seed: emulation.seed, phones: phones, forwards: rules, frontEnds: frontEnds, options: options,
+            profile: profile, seed: emulation.seed, phones: phones, timelinePhase: timelinePhase, forwards: rules, frontEnds: frontEnds,
+            options: options,
             group: parts.eventLoops,
             logger: logger)
         parts.proxy = proxy
@@ -435,3 +443,5 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 }
+
+extension TimelinePhase: ExpressibleByArgument {}

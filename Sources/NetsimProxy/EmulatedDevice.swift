@@ -650,7 +650,8 @@ final class EmulatedDevice {
             destinations: destinationWaits.figures(until: now), events: model.events,
             eventCounts: model.eventCounts,
             eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number,
-            timelinePauses: model.timelinePauses.isEmpty ? nil : model.timelinePauses)
+            timelinePauses: model.timelinePauses.isEmpty ? nil : model.timelinePauses,
+            timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil)
     }
 
     /// Stops the timeline and closes every connection; the run ended at `time`.

@@ -42,6 +42,16 @@ public enum ProxyError: Error, CustomStringConvertible, Equatable {
     }
 }
 
+/// When each phone of a run plays the profile's timeline.
+public enum TimelinePhase: String, Sendable, CaseIterable {
+    /// Every phone at the scripted times: a tunnel at 45 s is a tunnel for all of them.
+    case together
+    /// Each phone's timeline starts a seeded delay later (`Timeline.staggerDelay`, drawn from
+    /// the phone's seed), as phones spread over a city meet the same conditions at different
+    /// times.
+    case staggered
+}
+
 /// A running emulating proxy: one emulated phone (or `phoneCount` of them) behind one or more
 /// forward rules and front ends.
 public final class NetsimProxy: Sendable {
@@ -86,8 +96,8 @@ public final class NetsimProxy: Sendable {
     /// loopback turns on `AccessPolicy.refusesLocalDestinations`; every listener bound here is
     /// one of the policy's `ownListeners`.
     public static func start(
-        profile: Profile, seed: UInt64, phones phoneCount: Int = 1, forwards: [ForwardRule], frontEnds: [FrontEndRule] = [],
-        options: ProxyOptions = ProxyOptions(), group: any EventLoopGroup, logger: Logger
+        profile: Profile, seed: UInt64, phones phoneCount: Int = 1, timelinePhase: TimelinePhase = .together, forwards: [ForwardRule],
+        frontEnds: [FrontEndRule] = [], options: ProxyOptions = ProxyOptions(), group: any EventLoopGroup, logger: Logger
     ) async throws -> NetsimProxy {
         guard (1...maximumPhones).contains(phoneCount) else { throw ProxyError.phoneCount(phoneCount) }
         if let rule = forwards.first(where: { ($0.phone ?? 1) > phoneCount || ($0.phone ?? 1) < 1 }) {
@@ -106,8 +116,10 @@ public final class NetsimProxy: Sendable {
         let eventHub = PhoneEventHub()
         let phones = try await loop.submit {
             let devices = (1...phoneCount).map { phone in
+                let phoneSeed = seed &+ UInt64(phone - 1)
                 let model = DeviceModel(
-                    profile: profile, seed: seed &+ UInt64(phone - 1), recordsRadioTimeline: true, recordsChunkDelays: true)
+                    profile: profile, seed: phoneSeed, recordsRadioTimeline: true, recordsChunkDelays: true,
+                    timelineDelay: timelinePhase == .staggered ? profile.timeline.staggerDelay(seed: phoneSeed) : 0)
                 var phoneLogger = logger
                 if phoneCount > 1 { phoneLogger[metadataKey: "phone"] = "\(phone)" }
                 return EmulatedDevice(

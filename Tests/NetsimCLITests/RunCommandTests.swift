@@ -29,7 +29,9 @@ struct RunCommandTests {
         let run = try #require(
             try Netsim.parseAsRoot(["run", "--phones", "3", "--forward", ":8080=api:80@phone-3", "--forward", ":8081=api:80"])
                 as? RunCommand)
-        #expect(run.phones == 3)
+        #expect(run.phones == 3 && run.timelinePhase == .together)
+        let staggered = try #require(try Netsim.parseAsRoot(["run", "--forward", ":1=:2", "--timeline-phase", "staggered"]) as? RunCommand)
+        #expect(staggered.timelinePhase == .staggered)
         #expect(run.rules.map(\.phone) == [3, nil])
         #expect(RunSummary.path("out/run.json", phone: 2) == "out/run.phone-2.json")
         #expect(RunSummary.path("run", phone: 12) == "run.phone-12")
@@ -75,6 +77,7 @@ struct RunCommandTests {
             (["run", "--forward", ":80=:81", "--socks5-user", "a:b"], "--socks5-user goes with --socks5"),
             (["run", "--socks5", ":1080", "--socks5-user", "nopassword"], "USER:PASS"),
             (["run", "--forward", ":80=:81", "--phones", "0"], "--phones must be 1 to 1000, not 0"),
+            (["run", "--forward", ":80=:81", "--timeline-phase", "random"], "--timeline-phase"),
             (["run", "--forward", ":80=:81", "--phones", "1001"], "--phones must be 1 to 1000, not 1001"),
             (["run", "--forward", ":80=:81@phone-3", "--phones", "2"], "@phone-3: the run has 2 phones (--phones)"),
             (["run", "--forward", ":80=:81@phone-2"], "@phone-2: the run has 1 phone (--phones)"),

@@ -127,6 +127,38 @@ import Testing
         #expect(phone.model.timelinePauses == [TimelinePause(at: 20, resumedAt: 30)])
     }
 
+    /// A staggered phone's timeline (`--timeline-phase staggered`) starts a delay late.
+    @Test func aTimelineThatStartsLateMovesEveryScriptedEventByItsDelay() {
+        let clock = ScriptClock(delay: 10)
+        #expect(clock.emulated(45) == 55 && clock.emulated(0) == 10 && clock.scriptTime(at: 5) == -5 && !clock.isIdentity)
+        let outage = TimelineEvent(at: 45, kind: .outage(duration: 30, mode: .stall))
+        var device = DeviceModel(profile: Self.profile([outage]), seed: 1, timelineDelay: 10)
+        #expect(device.nextEventTime == 55)
+        #expect(!device.isDisconnected(at: 50) && device.isDisconnected(at: 55) && !device.isDisconnected(at: 85))
+        _ = device.advance(to: 90)
+        #expect(device.events.map(\.at) == [55])
+        // Repeating every 60 s, 30 s late: the first outage at 40 s; no repetition before the start.
+        let short = TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .stall))
+        var repeating = DeviceModel(profile: Self.profile([short], repeatPeriod: 60), seed: 1, timelineDelay: 30)
+        #expect(!repeating.isDisconnected(at: 12) && repeating.isDisconnected(at: 40) && repeating.isDisconnected(at: 100))
+        _ = repeating.advance(to: 101)
+        #expect(repeating.events.map(\.at) == [40, 100])
+    }
+
+    @Test func aStaggerDelayIsSeededAndWithinOnePassOfTheTimeline() {
+        let timeline = Timeline(events: [
+            TimelineEvent(at: 40, kind: .set(network: nil, up: .init(), down: .init())),
+            TimelineEvent(at: 45, kind: .outage(duration: 30, mode: .stall)),
+        ])
+        #expect(timeline.span == 75)
+        #expect(Timeline(events: timeline.events, repeatPeriod: 120).span == 120 && Timeline().span == 0)
+        let delays = (1...50).map { timeline.staggerDelay(seed: UInt64($0)) }
+        #expect(delays.allSatisfy { (0..<75).contains($0) })
+        #expect(Set(delays).count == 50 && delays.max()! - delays.min()! > 50, "spread over the span")
+        #expect(timeline.staggerDelay(seed: 7) == timeline.staggerDelay(seed: 7))
+        #expect(Timeline().staggerDelay(seed: 7) == 0)
+    }
+
     static func profile(_ events: [TimelineEvent], repeatPeriod: Double? = nil) -> Profile {
         Profile(
             name: "test", description: "",

@@ -180,6 +180,20 @@ import Testing
         try await echo.close()
     }
 
+    @Test func staggeredPhonesStartTheTimelineEachAtItsSeededDelay() async throws {
+        var profile = FrontEndProxy.profile
+        profile.timeline = Timeline(events: [TimelineEvent(at: 600, kind: .outage(duration: 60, mode: .stall))])
+        let start = { (phase: TimelinePhase) in
+            try await NetsimProxy.start(
+                profile: profile, seed: 9, phones: 3, timelinePhase: phase, forwards: [], group: Loopback.group, logger: Loopback.logger)
+        }
+        let staggered = try await start(.staggered).stopEveryPhone()
+        #expect(staggered.map(\.timelineDelaySeconds) == (9...11).map { profile.timeline.staggerDelay(seed: UInt64($0)) })
+        #expect(staggered.allSatisfy { ($0.timelineDelaySeconds ?? -1) >= 0 && ($0.timelineDelaySeconds ?? 660) < 660 })
+        let together = try await start(.together).stopEveryPhone()
+        #expect(together.allSatisfy { $0.timelineDelaySeconds == nil })
+    }
+
     @Test func theAPINamesPhonesItDoesNotHave() async throws {
         let front = try await FrontEndProxy.start(phones: 2)
         await #expect(throws: ProxyError.noSuchPhone(3, count: 2)) { try await front.proxy.status(phone: 3) }

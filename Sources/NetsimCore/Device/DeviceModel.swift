@@ -49,8 +49,13 @@ public struct DeviceModel: Sendable {
     /// How many triggered `set` steps `undoSet` can take back, one after another.
     public static let undoLimit = 64
 
+    /// How late the profile's timeline starts in this device's run (`Timeline.staggerDelay`):
+    /// every scripted event and outage that much later; 0 as scripted.
+    public let timelineDelay: Double
+
     public init(
-        profile: Profile, seed: UInt64, start: Double = 0, recordsRadioTimeline: Bool = false, recordsChunkDelays: Bool = false
+        profile: Profile, seed: UInt64, start: Double = 0, recordsRadioTimeline: Bool = false, recordsChunkDelays: Bool = false,
+        timelineDelay: Double = 0
     ) {
         self.profile = profile
         var random = SeededRandom(seed: seed)
@@ -63,9 +68,12 @@ public struct DeviceModel: Sendable {
         self.radioStart = start
         self.radio = Self.makeRadio(network.radio, start: start, random: &random, recordsTimeline: recordsRadioTimeline)
         self.random = random
-        self.gaps = ConnectivityGaps(scripted: profile.timeline.connectivityGaps, period: profile.timeline.repeatPeriod)
+        self.timelineDelay = max(0, timelineDelay)
+        var gaps = ConnectivityGaps(scripted: profile.timeline.connectivityGaps, period: profile.timeline.repeatPeriod)
+        gaps.script = ScriptClock(delay: timelineDelay)
+        self.gaps = gaps
         self.cursor = TimelineCursor(profile.timeline, start: start)
-        self.nextEventTime = cursor.nextTime
+        self.nextEventTime = cursor.nextTime.flatMap(gaps.script.emulated)
         self.timelinePauses = []
         self.chunkDelayLedger = recordsChunkDelays ? ChunkDelayLedger() : nil
     }

@@ -30,14 +30,19 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// When the profile's timeline was paused (`POST /timeline/pause`) and resumed; absent if
     /// it never was. Scripted events after a pause happened that much later than scripted.
     public var timelinePauses: [TimelinePause]?
+    /// How late the profile's timeline started for this phone (`--timeline-phase staggered`);
+    /// absent when it started as scripted.
+    public var timelineDelaySeconds: Double?
 
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
         chunkDelays: PerDirection<ChunkDelayFigures>? = nil, destinations: [DestinationFigures]? = nil, events: [DeviceEvent],
-        eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int, phone: Int? = nil, timelinePauses: [TimelinePause]? = nil
+        eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int, phone: Int? = nil, timelinePauses: [TimelinePause]? = nil,
+        timelineDelaySeconds: Double? = nil
     ) {
         self.phone = phone
+        self.timelineDelaySeconds = timelineDelaySeconds
         self.timelinePauses = timelinePauses
         self.destinations = destinations
         self.netsimVersion = netsimVersion

@@ -67,9 +67,11 @@ public struct ConnectivityGaps: Sendable, Equatable {
     }
 
     /// A scripted gap, in emulated time, as the paused and resumed script clock places it: it
-    /// begins when the script reaches its start, and lasts as long as scripted.
+    /// begins when the script reaches its start, and lasts as long as scripted. The script
+    /// starts at 0: a repetition before it (of a timeline that starts late) never happens.
     private func emulated(_ occurrence: Gap) -> Gap? {
-        script.emulated(occurrence.start).map { Gap(start: $0, end: $0 + occurrence.end - occurrence.start) }
+        guard occurrence.start >= 0 else { return nil }
+        return script.emulated(occurrence.start).map { Gap(start: $0, end: $0 + occurrence.end - occurrence.start) }
     }
 
     /// `gap(containing:)` for scripted gaps once the timeline has been paused.

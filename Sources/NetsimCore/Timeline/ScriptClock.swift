@@ -18,7 +18,11 @@ public struct ScriptClock: Sendable, Equatable {
     /// The script time at which a pause in force stopped the script; nil while it runs.
     public private(set) var pausedAt: Double?
 
-    public init() {}
+    /// A clock for a timeline that starts `delay` seconds into the run (`Timeline.staggerDelay`):
+    /// the script is that far behind from its start.
+    public init(delay: Double = 0) {
+        if delay > 0 { shifts = [Shift(from: -.infinity, behind: delay)] }
+    }
 
     /// Whether script and emulated time are the same (never paused).
     public var isIdentity: Bool { shifts.isEmpty && pausedAt == nil }

@@ -14,6 +14,23 @@ public struct Timeline: Sendable, Equatable, Codable {
         self.events = events
         self.repeatPeriod = repeatPeriod
     }
+
+    /// How long one pass of the timeline lasts: its period if it repeats, else until its last
+    /// event ends (an outage's or a handover gap's end); 0 without events.
+    public var span: Double {
+        repeatPeriod ?? events.map { $0.at + $0.connectivityGap }.max() ?? 0
+    }
+
+    /// How late a phone's timeline starts when a run's phones are staggered
+    /// (`netsim run --timeline-phase staggered`): uniform in [0, `span`), drawn from its own
+    /// generator of `seed` (the phone's), so the phone's other draws are a one-phone run's.
+    public func staggerDelay(seed: UInt64) -> Double {
+        var random = SeededRandom(seed: seed ^ Self.staggerSeedSalt)
+        return random.unitInterval() * span
+    }
+
+    /// Keeps the stagger draw apart from the phone's own stream of the same seed.
+    static let staggerSeedSalt: UInt64 = 0x5354_4147_4745_5221
 }
 
 public struct TimelineEvent: Sendable, Equatable, Codable {
