@@ -200,8 +200,7 @@ final class DeviceLedger: Sendable {
     func isSettled(eventsCreated: Int, skippedThrough: UInt64 = 0) -> Bool {
         let created = UInt64(eventsCreated)
         return state.withLock { state in
-            state.outbox.isEmpty
-                && (min(skippedThrough, created)..<created).allSatisfy { state.record.events.hasArrived($0 + 1) }
+            state.outbox.isEmpty && state.record.events.hasArrived(after: min(skippedThrough, created), through: created)
         }
     }
 

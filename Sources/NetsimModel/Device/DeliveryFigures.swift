@@ -31,6 +31,14 @@ public struct ArrivalTally: Sendable, Equatable {
         number <= highest && !missing.contains(number)
     }
 
+    /// Whether every item after `number` up to `last` has arrived: `hasArrived` of each, from
+    /// what is missing rather than number by number (a drain asks every 100 ms, of every item
+    /// of the run).
+    public func hasArrived(after number: UInt64, through last: UInt64) -> Bool {
+        guard last > number else { return true }
+        return last <= highest && !missing.contains { $0 > number && $0 <= last }
+    }
+
     /// The items that will never arrive, by cause, from a sender that sends in order from where
     /// each subscription starts (after the latest item the receiver has, or "from now": after
     /// the sender's latest):

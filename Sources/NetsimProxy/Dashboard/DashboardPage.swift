@@ -179,6 +179,7 @@ enum DashboardPage {
           status: null, statusTime: 0, previous: null, ended: false, legendKey: null,
           phone: 1, phoneCount: 1,   // the phone watched and driven, of how many
           phoneSegments: {},         // phone -> [{state, start, end|null}], for the overview strips
+          phoneGaps: {},             // phone -> [{start, end|null}]: its outages and handover gaps
           phoneStates: [],           // /phones: each phone's state now
         };
 
@@ -307,6 +308,9 @@ enum DashboardPage {
           try { parsed = JSON.parse(data); } catch (error) { return; /* a line this page does not know */ }
           if (typeof parsed.phone === "number") {
             if (name === "radio-state") startSegment(parsed.state, parsed.at, page.phoneSegments[parsed.phone] = page.phoneSegments[parsed.phone] || []);
+            const gaps = page.phoneGaps[parsed.phone] = page.phoneGaps[parsed.phone] || [];
+            if (name === "outage" || (name === "handover" && parsed.durationSeconds)) gaps.push({ start: parsed.at, end: null });
+            if (name === "outage-ended") for (const gap of gaps) if (gap.end === null) gap.end = parsed.at;
             if (parsed.phone !== page.phone) return;
           }
           onEvent(name, parsed);
@@ -484,7 +488,11 @@ enum DashboardPage {
           const rows = Math.min(page.phoneCount, PHONE_ROWS);
           const strips = $("phone-strips");
           strips.setAttribute("viewBox", "0 0 " + width + " " + (rows * row + 4));
-          const children = [];
+          const defs = svg("defs", {});
+          const pattern = svg("pattern", { id: "phone-hatch", patternUnits: "userSpaceOnUse", width: 6, height: 6, patternTransform: "rotate(45)" });
+          pattern.appendChild(svg("line", { x1: 0, y1: 0, x2: 0, y2: 6, stroke: "#000", "stroke-width": 2, "stroke-opacity": 0.45 }));
+          defs.appendChild(pattern);
+          const children = [defs];
           for (let phone = 1; phone <= rows; phone++) {
             const y = (phone - 1) * row + 2;
             const group = svg("g", { "class": "phone-row", "data-phone": String(phone) });
@@ -497,10 +505,16 @@ enum DashboardPage {
               rect.appendChild(svg("title", {}, "phone " + phone + ": " + segment.state + " from " + seconds(segment.start)));
               group.appendChild(rect);
             }
+            for (const gap of page.phoneGaps[phone] || []) {
+              const gapEnd = gap.end === null ? end : gap.end;
+              if (gapEnd < start) continue;
+              group.appendChild(svg("rect", { x: x(gap.start), y: y, width: Math.max(1, x(gapEnd) - x(gap.start)), height: row - 4, fill: "url(#phone-hatch)", "class": "gap" }));
+            }
             if (phone === page.phone) group.appendChild(svg("rect", { x: label, y: y - 1, width: width - label, height: row - 2, fill: "none", stroke: "#000" }));
             group.addEventListener("click", () => { $("phone-select").value = String(phone); watch(phone); });
             children.push(group);
             page.phoneSegments[phone] = segments.filter((segment) => segment.end === null || segment.end >= end - KEEP);
+            page.phoneGaps[phone] = (page.phoneGaps[phone] || []).filter((gap) => gap.end === null || gap.end >= end - KEEP);
           }
           strips.replaceChildren(...children);
           strips.setAttribute("data-phones", String(rows));

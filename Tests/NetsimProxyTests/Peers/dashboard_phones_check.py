@@ -93,6 +93,9 @@ def main():
         check("phone 2 took the outage", '"affectedConnections" : 1' in answer, answer)
         wait.until(lambda d: len(d.execute_script("return Array.from(document.querySelectorAll('#strip rect.gap'));")) > 0)
         check("the outage is on phone 2's radio strip", True)
+        wait.until(lambda d: len(d.execute_script("return Array.from(document.querySelectorAll('#phone-strips g[data-phone=\"2\"] rect.gap'));")) > 0)
+        overview_gaps = driver.execute_script("return document.querySelectorAll('#phone-strips g[data-phone=\"1\"] rect.gap').length;")
+        check("and on phone 2's overview strip, not phone 1's", overview_gaps == 0, str(overview_gaps))
 
         wait.until(lambda d: d.find_element(By.ID, "timeline-state").text == "playing")
         check("the watched phone's timeline is playing", True)
