@@ -17,6 +17,12 @@ import FoundationNetworking
         networks: [Network(name: "lte", radio: .lte(LTERadioParameters()), up: LinkParameters(), down: LinkParameters())],
         start: "lte")
 
+    /// Whether the browser checks can run: Selenium, Chromium and its driver.
+    static var hasBrowser: Bool {
+        FrontEndPeers.python(has: "selenium") && FileManager.default.fileExists(atPath: "/usr/bin/chromium")
+            && FileManager.default.fileExists(atPath: "/usr/bin/chromedriver")
+    }
+
     /// One whole request on its own connection, as written; the whole answer.
     func raw(_ request: String, port: Int) async throws -> String {
         let channel = try await Loopback.connect(port: port)
@@ -182,11 +188,7 @@ import FoundationNetworking
     /// named, the connection listed, and an outage pressed on the page reaches the proxy and
     /// ends early when "End it now" is pressed (Peers/dashboard_check.py says each check it
     /// makes).
-    @Test(
-        .enabled(
-            if: FrontEndPeers.python(has: "selenium") && FileManager.default.fileExists(atPath: "/usr/bin/chromium")
-                && FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"),
-            "needs python3 with selenium, and Debian's chromium and chromium-driver"))
+    @Test(.enabled(if: Self.hasBrowser, "needs python3 with selenium, and Debian's chromium and chromium-driver"))
     func theDashboardInARealBrowser() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(Self.lte, upstreamPort: serverPort)
@@ -209,11 +211,7 @@ import FoundationNetworking
     /// phone 2 alone
     /// (Peers/dashboard_phones_check.py says each check it makes). The screenshot goes to the
     /// temporary directory.
-    @Test(
-        .enabled(
-            if: FrontEndPeers.python(has: "selenium") && FileManager.default.fileExists(atPath: "/usr/bin/chromium")
-                && FileManager.default.fileExists(atPath: "/usr/bin/chromedriver"),
-            "needs python3 with selenium, and Debian's chromium and chromium-driver"))
+    @Test(.enabled(if: Self.hasBrowser, "needs python3 with selenium, and Debian's chromium and chromium-driver"))
     func twoPhonesInARealBrowser() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
         let upstream = HostPort(host: "127.0.0.1", port: serverPort)

@@ -10,25 +10,14 @@ it now" is pressed. Prints one line
 per check; exits non-zero on the first that fails.
 """
 
-import socket
 import sys
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
+from dashboard_browser import browser, check, round_trip
+
 DESTINATION = "api.dashboard.test"
-
-
-def browser():
-    options = Options()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1400"):
-        options.add_argument(argument)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
 def strip(driver, selector, attribute=None):
@@ -36,12 +25,6 @@ def strip(driver, selector, attribute=None):
     read in one script: the strip is redrawn four times a second, so elements go stale."""
     read = f"e.getAttribute('{attribute}')" if attribute else "e.textContent"
     return driver.execute_script(f"return Array.from(document.querySelectorAll('#strip {selector}')).map(e => {read});")
-
-
-def check(name, condition, detail=""):
-    print(("ok   " if condition else "FAIL ") + name + (": " + detail if detail else ""), flush=True)
-    if not condition:
-        raise SystemExit(1)
 
 
 def main():
@@ -57,16 +40,8 @@ def main():
 
         first = float(wait.until(lambda d: d.find_element(By.ID, "strip").get_attribute("data-now")))
         # A request that wakes the radio, on a connection kept open (the upstream echoes).
-        connection = socket.create_connection(("127.0.0.1", forward_port), timeout=10)
-        request = ("GET / HTTP/1.1\r\nHost: " + DESTINATION + "\r\n\r\n").encode()
-        connection.sendall(request)
-        received = b""
-        while len(received) < len(request):
-            chunk = connection.recv(4096)
-            if not chunk:
-                break
-            received += chunk
-        check("the request crossed the phone", received == request, f"{len(received)} of {len(request)} bytes back")
+        connection, echoed = round_trip(forward_port, "GET / HTTP/1.1\r\nHost: " + DESTINATION + "\r\n\r\n")
+        check("the request crossed the phone", echoed)
 
         wait.until(lambda d: float(d.find_element(By.ID, "strip").get_attribute("data-now")) > first + 1.5)
         check("the strip advances", True)

@@ -10,22 +10,12 @@ its timeline pauses and resumes from the page.
 Prints one line per check; exits non-zero on the first that fails.
 """
 
-import socket
 import sys
 
-from selenium import webdriver
-from selenium.webdriver.chrome.options import Options
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-
-def browser():
-    options = Options()
-    options.binary_location = "/usr/bin/chromium"
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1400"):
-        options.add_argument(argument)
-    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+from dashboard_browser import browser, check, round_trip
 
 
 def row_states(driver, phone):
@@ -34,25 +24,6 @@ def row_states(driver, phone):
     return set(driver.execute_script(
         f"return Array.from(document.querySelectorAll('#phone-strips g[data-phone=\"{phone}\"] rect[data-state]'))"
         ".map(e => e.getAttribute('data-state'));"))
-
-
-def check(name, condition, detail=""):
-    print(("ok   " if condition else "FAIL ") + name + (": " + detail if detail else ""), flush=True)
-    if not condition:
-        raise SystemExit(1)
-
-
-def round_trip(port, text):
-    connection = socket.create_connection(("127.0.0.1", port), timeout=10)
-    request = text.encode()
-    connection.sendall(request)
-    received = b""
-    while len(received) < len(request):
-        chunk = connection.recv(4096)
-        if not chunk:
-            break
-        received += chunk
-    return connection, received == request
 
 
 def main():
