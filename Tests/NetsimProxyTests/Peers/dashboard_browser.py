@@ -7,6 +7,8 @@ import socket
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support.ui import WebDriverWait
 
 
 def browser():
@@ -15,6 +17,16 @@ def browser():
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1400"):
         options.add_argument(argument)
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def open_live(driver, url):
+    """Loads the dashboard at `url` and waits until its event stream is live; returns the
+    wait to use after."""
+    driver.set_page_load_timeout(20)
+    driver.get(url)
+    wait = WebDriverWait(driver, 20)
+    wait.until(lambda d: d.find_element(By.ID, "feed").text == "live")
+    return wait
 
 
 def check(name, condition, detail=""):

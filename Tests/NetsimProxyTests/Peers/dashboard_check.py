@@ -13,9 +13,9 @@ per check; exits non-zero on the first that fails.
 import sys
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-from dashboard_browser import browser, check, round_trip
+from dashboard_browser import browser, check, open_live, round_trip
 
 DESTINATION = "api.dashboard.test"
 
@@ -32,10 +32,7 @@ def main():
     screenshot = sys.argv[3] if len(sys.argv) > 3 else None
     driver = browser()
     try:
-        driver.set_page_load_timeout(20)
-        driver.get(url)
-        wait = WebDriverWait(driver, 20)
-        wait.until(lambda d: d.find_element(By.ID, "feed").text == "live")
+        wait = open_live(driver, url)
         check("the event stream is live", True)
 
         first = float(wait.until(lambda d: d.find_element(By.ID, "strip").get_attribute("data-now")))

@@ -13,9 +13,9 @@ Prints one line per check; exits non-zero on the first that fails.
 import sys
 
 from selenium.webdriver.common.by import By
-from selenium.webdriver.support.ui import Select, WebDriverWait
+from selenium.webdriver.support.ui import Select
 
-from dashboard_browser import browser, check, round_trip
+from dashboard_browser import browser, check, open_live, round_trip
 
 
 def row_states(driver, phone):
@@ -31,10 +31,7 @@ def main():
     screenshot = sys.argv[4] if len(sys.argv) > 4 else None
     driver = browser()
     try:
-        driver.set_page_load_timeout(20)
-        driver.get(url)
-        wait = WebDriverWait(driver, 20)
-        wait.until(lambda d: d.find_element(By.ID, "feed").text == "live")
+        wait = open_live(driver, url)
         wait.until(lambda d: d.find_element(By.ID, "phone-strips").get_attribute("data-phones") == "2")
         check("the page shows one strip per phone", True)
         check("both phones start IDLE", row_states(driver, 1) == {"IDLE"} and row_states(driver, 2) == {"IDLE"},
