@@ -44,7 +44,7 @@ extension ProfilesCommand {
             let events = profile.timeline.events.count
             var timeline = events == 0 ? "-" : "\(events) event\(events == 1 ? "" : "s")"
             if let period = profile.timeline.repeatPeriod { timeline += ", every \(Quantity.formatDuration(period))" }
-            let nat = profile.nat.map { "\(Quantity.formatDuration($0.idleTimeout)) \($0.mode.rawValue)" } ?? "-"
+            let nat = profile.nat.map(\.summary) ?? "-"
             return [
                 name, radios.joined(separator: "+"),
                 "\(start.down.capacity.shortSummary) / \(start.up.capacity.shortSummary)", delay, timeline, nat,

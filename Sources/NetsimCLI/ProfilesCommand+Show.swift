@@ -50,8 +50,14 @@ extension ProfilesCommand {
             }
             lines.append("")
             if let nat = profile.nat {
-                let timeout = Quantity.formatDuration(nat.idleTimeout)
-                lines.append("NAT: mappings expire after \(timeout) idle, \(nat.mode.rawValue)")
+                if let timeout = nat.idleTimeout {
+                    lines.append("NAT: TCP mappings expire after \(Quantity.formatDuration(timeout)) idle, \(nat.mode.rawValue)")
+                } else {
+                    lines.append("NAT: TCP mappings never expire")
+                }
+                if let timeout = nat.udpIdleTimeout {
+                    lines.append("     UDP mappings expire after \(Quantity.formatDuration(timeout)) idle")
+                }
             } else {
                 lines.append("NAT: none (idle connections never expire)")
             }

@@ -64,6 +64,13 @@ public struct RunCommand: AsyncParsableCommand {
     var forwards: [ForwardRule] = []
 
     @Option(
+        name: .customLong("udp-forward"),
+        help:
+            "A UDP rule LISTEN=UPSTREAM (repeatable), e.g. :4433=127.0.0.1:4433 for HTTP/3: each client address and port is a flow through the same phone (its radio, links and NAT, nat.udpIdleTimeout), relayed to UPSTREAM; @phone-K as for --forward (docs/udp.md).",
+        transform: RunCommand.forwardRule)
+    var udpForwards: [ForwardRule] = []
+
+    @Option(
         help: ArgumentHelp(
             "How many phones to emulate (1 to \(NetsimProxy.maximumPhones)), each with its own radio, links, NAT and seed (SEED+K-1 for phone K), playing the profile's timeline together (or staggered: --timeline-phase). A client's phone: its --forward rule's @phone-K, else its SOCKS5 username or HTTP proxy user phone-K, else its source address (each new address the next phone). Reports, /metrics and the dashboard are per phone (docs/phones.md). Default: 1.",
             valueName: "N"))
@@ -172,9 +179,9 @@ public struct RunCommand: AsyncParsableCommand {
         if (listen == nil) != (upstream == nil) {
             throw ValidationError("--listen and --upstream go together")
         }
-        if listen == nil, forwards.isEmpty, socks5 == nil, httpProxy == nil {
+        if listen == nil, forwards.isEmpty, udpForwards.isEmpty, socks5 == nil, httpProxy == nil {
             throw ValidationError(
-                "nothing to forward: give --listen HOST:PORT --upstream HOST:PORT, --forward LISTEN=UPSTREAM, --socks5 PORT or --http-proxy PORT"
+                "nothing to forward: give --listen HOST:PORT --upstream HOST:PORT, --forward LISTEN=UPSTREAM, --udp-forward LISTEN=UPSTREAM, --socks5 PORT or --http-proxy PORT"
             )
         }
         _ = try frontEnds()
@@ -193,9 +200,11 @@ public struct RunCommand: AsyncParsableCommand {
         guard (1...NetsimProxy.maximumPhones).contains(phones) else {
             throw ValidationError("--phones must be 1 to \(NetsimProxy.maximumPhones), not \(phones)")
         }
-        if let rule = forwards.first(where: { ($0.phone ?? 1) > phones }), let phone = rule.phone {
-            throw ValidationError(
-                "--forward \(rule.listen)=\(rule.upstream)@phone-\(phone): the run has \(phones) phone\(phones == 1 ? "" : "s") (--phones)")
+        for (option, rules) in [("--forward", forwards), ("--udp-forward", udpForwards)] {
+            if let rule = rules.first(where: { ($0.phone ?? 1) > phones }), let phone = rule.phone {
+                throw ValidationError(
+                    "\(option) \(rule.listen)=\(rule.upstream)@phone-\(phone): the run has \(phones) phone\(phones == 1 ? "" : "s") (--phones)")
+            }
         }
         guard phones > 1 else { return }
         if pcap != nil {
@@ -360,7 +369,7 @@ public struct RunCommand: AsyncParsableCommand {
     ) async throws -> NetsimProxy {
         let proxy = try await NetsimProxy.start(
             profile: profile, seed: emulation.seed, phones: phones, timelinePhase: timelinePhase, forwards: rules, frontEnds: frontEnds,
-            options: options,
+            datagramForwards: udpForwards, options: options,
             group: parts.eventLoops,
             logger: logger)
         parts.proxy = proxy
@@ -380,6 +389,10 @@ public struct RunCommand: AsyncParsableCommand {
         for (rule, address) in zip(frontEnds, proxy.frontEndAddresses) {
             let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
             logger.info("\(name) on \(address), every connection through \(device)")
+        }
+        for (rule, address) in zip(udpForwards, proxy.datagramAddresses) {
+            let phone = rule.phone.map { "phone \($0) of \(device)" } ?? device
+            logger.info("UDP on \(address), forwarding to \(rule.upstream) as \(phone)")
         }
         if let server = parts.admin { logger.info("admin API and live dashboard on http://\(server.address)/") }
         guard !command.isEmpty else { return proxy }

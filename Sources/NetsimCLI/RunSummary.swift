@@ -69,6 +69,16 @@ enum RunSummary {
             "bytes delivered: \(Quantity.formatDataSize(Double(report.bytes.up))) up, "
                 + "\(Quantity.formatDataSize(Double(report.bytes.down))) down",
         ]
+        if let datagrams = report.datagrams {
+            let direction = { (name: String, counts: DatagramCounts) in
+                let dropped = counts.dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }
+                return "\(name) \(counts.delivered) of \(counts.sent) delivered (\(Quantity.formatDataSize(Double(counts.bytesDelivered))))"
+                    + (dropped.isEmpty ? "" : ", dropped: " + dropped.joined(separator: ", "))
+            }
+            lines.append(
+                "UDP datagrams: \(datagrams.flows) flow(s), \(datagrams.remappings) NAT remapping(s); "
+                    + direction("up", datagrams.counts.up) + "; " + direction("down", datagrams.counts.down))
+        }
         if radio.model != RadioTechnology.none.rawValue {
             let share = radio.durationSeconds > 0 ? radio.wakeSeconds / radio.durationSeconds * 100 : 0
             lines.append(

@@ -79,19 +79,29 @@ final class EmulatedDevice {
     }
 
     /// Dials `destination` for a front end's client whose handshake named it, as the phone
-    /// would: a name is looked up first, the lookup crossing the emulated link
-    /// (`DeviceModel.lookup`) while the system resolver answers for real, whichever is later.
-    /// The steps, and which of them `access` refuses, are `DialPlan`'s.
+    /// would: its address found first (`resolve`), then connected.
     /// `completion` gets the connection once its upstream is connected and active: the client
     /// joins it then (`ProxiedConnection.join`), after the front end has replied.
     func dial(_ destination: HostPort, from client: Channel, completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void) {
+        resolve(destination) { [self] resolved in
+            switch resolved {
+            case .success(let address): connect(client, to: address, for: destination, completion)
+            case .failure(let refusal): completion(.failure(refusal))
+            }
+        }
+    }
+
+    /// Finds the address of a front end's destination as the phone would: a name is looked up
+    /// first, the lookup crossing the emulated link (`DeviceModel.lookup`) while the system
+    /// resolver answers for real, whichever is later. The steps, and which of them `access`
+    /// refuses (with a log line), are `DialPlan`'s.
+    func resolve(_ destination: HostPort, completion: @escaping (Result<SocketAddress, DialRefusal>) -> Void) {
         switch DialPlan(destination: destination, access: access).first {
         case .refuse(let refusal):
             refuse(destination, refusal, completion)
         case .connect:
             do {
-                let address = try SocketAddress(ipAddress: destination.host, port: destination.port)
-                connect(client, to: address, for: destination, completion)
+                completion(.success(try SocketAddress(ipAddress: destination.host, port: destination.port)))
             } catch {
                 refuse(destination, .unresolvable, completion)
             }
@@ -104,7 +114,7 @@ final class EmulatedDevice {
                     let refusal = if case .refuse(let why) = step { why } else { DialRefusal.unresolvable }
                     return refuse(destination, refusal, completion, resolvedTo: resolved)
                 }
-                connect(client, to: resolved, for: destination, completion)
+                completion(.success(resolved))
             }
         }
     }
@@ -117,12 +127,12 @@ final class EmulatedDevice {
         applyTimeline(upTo: now)
         let ticket = phone.nextTicket
         let answerTime = publishingWakeUp(by: .lookup, of: nil, to: destination.description, .up) { $0.lookup(at: now) }
-        let answer = LookupAnswer(loop: loop, at: clock.deadline(answerTime))
+        let answer = MovableTimer(loop: loop, at: clock.deadline(answerTime))
         if let ticket { held.hold(.lookup(answer, answeredAt: answerTime), answeredBy: ticket) }
         let resolved = NIOThreadPool.singleton.runIfActive(eventLoop: loop) { [port = destination.port] in
             Result { try SocketAddress.makeAddressResolvingHost(name, port: port) }
         }
-        resolved.and(answer.answered.futureResult).assumeIsolated().whenComplete { outcome in
+        resolved.and(answer.fired.futureResult).assumeIsolated().whenComplete { outcome in
             guard case .success((.success(let address), _)) = outcome else { return answered(nil) }
             answered(address)
         }
@@ -141,8 +151,8 @@ final class EmulatedDevice {
         }
     }
 
-    private func refuse(
-        _ destination: HostPort, _ refusal: DialRefusal, _ completion: (Result<ProxiedConnection, DialRefusal>) -> Void,
+    private func refuse<Success>(
+        _ destination: HostPort, _ refusal: DialRefusal, _ completion: (Result<Success, DialRefusal>) -> Void,
         resolvedTo address: SocketAddress? = nil
     ) {
         let target = address.map { "\(destination) (\($0.ipAddress ?? "?"))" } ?? "\(destination)"
@@ -387,6 +397,72 @@ final class EmulatedDevice {
         if finished { captureClosed(connection.id, reset: false, at: connection.lastFinOnAir) }
     }
 
+    // MARK: Datagrams
+
+    /// The phone's UDP datagrams so far (`RunReport.datagrams`); nil until its first flow.
+    private var datagrams: DatagramFigures?
+    /// Datagram bytes read and not yet delivered, per direction: past `options.bufferLimit` a
+    /// datagram is dropped (`DatagramDrop.overflow`), as a full socket buffer would drop it.
+    private var datagramBytesInFlight = PerDirection(up: 0, down: 0)
+
+    /// A new UDP flow of the phone (one client address and port), on a fresh NAT mapping.
+    func openDatagramFlow() -> DatagramFlowID {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        datagrams = datagrams ?? DatagramFigures()
+        datagrams?.flows += 1
+        return phone.openDatagramFlow(at: now)
+    }
+
+    func closeDatagramFlow(_ flow: DatagramFlowID) {
+        phone.closeDatagramFlow(flow)
+    }
+
+    /// A flow's datagram left on a new NAT mapping: the server sees a new source port.
+    func datagramFlowRemapped() {
+        datagrams?.remappings += 1
+    }
+
+    /// Counts a datagram the proxy dropped before the model saw it (`DatagramDrop.tooLarge`).
+    func datagramDropped(_ bytes: Int, _ direction: Direction, _ why: DatagramDrop) {
+        datagrams?.count(bytes, direction, droppedBy: why)
+    }
+
+    /// Sends a datagram of `bytes` read now on `flow` through the phone (`DeviceModel.sendDatagram`;
+    /// going down, `mapping` is the NAT mapping it was sent to). When the model says it arrives
+    /// (later, if an outage triggered through the admin API ends early), `deliver` gets the
+    /// mapping it left on and writes it, returning false if the socket had no room for it.
+    func sendDatagram(
+        _ bytes: Int, _ direction: Direction, on flow: DatagramFlowID, mapping: Int?, to destination: String,
+        deliver: @escaping (_ mapping: Int) -> Bool
+    ) -> DatagramVerdict {
+        let now = clock.now()
+        applyTimeline(upTo: now)
+        guard datagramBytesInFlight[direction] + bytes <= options.bufferLimit else {
+            datagrams?.count(bytes, direction, droppedBy: .overflow)
+            return .drop(.overflow)
+        }
+        let ticket = phone.nextTicket
+        let verdict = publishingWakeUp(by: .datagram, of: nil, to: destination, direction) {
+            $0.sendDatagram(bytes, direction, on: flow, mapping: mapping, at: now)
+        }
+        switch verdict {
+        case .drop(let why):
+            datagrams?.count(bytes, direction, droppedBy: why)
+        case .deliver(let delivery, let leftOn):
+            datagramBytesInFlight[direction] += bytes
+            let timer = MovableTimer(loop: loop, at: clock.deadline(delivery.at))
+            if let ticket { held.hold(.datagram(timer, delivery), answeredBy: ticket) }
+            timer.fired.futureResult.assumeIsolated().whenComplete { [self] fired in
+                datagramBytesInFlight[direction] -= bytes
+                guard case .success = fired, !stopped else { return }
+                datagrams?.count(bytes, direction, droppedBy: deliver(leftOn) ? nil : .overflow)
+            }
+        }
+        modelChanged(at: now)
+        return verdict
+    }
+
     // MARK: Timeline
 
     func startTimeline() {
@@ -521,7 +597,7 @@ final class EmulatedDevice {
     // MARK: Held while an outage may end early
 
     /// What the device did on planned times while an outage may still end early (`HeldEffects`).
-    private typealias Held = HeldEffects<ProxiedConnection, LookupAnswer>
+    private typealias Held = HeldEffects<ProxiedConnection, MovableTimer>
     private var held = Held()
 
     private func capture(_ opening: Held.Opening, handshake: LinkSchedule.Transmission) {
@@ -563,6 +639,8 @@ final class EmulatedDevice {
                 )
             case .lookup(let answer, let answeredAt):
                 if replan != nil { answer.move(to: clock.deadline(answeredAt)) }
+            case .datagram(let timer, let delivery):
+                if replan != nil { timer.move(to: clock.deadline(delivery.at)) }
             }
         }
         for (connection, dues) in release.dues {
@@ -651,7 +729,7 @@ final class EmulatedDevice {
             eventCounts: model.eventCounts,
             eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number,
             timelinePauses: model.timelinePauses.isEmpty ? nil : model.timelinePauses,
-            timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil)
+            timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil, datagrams: datagrams)
     }
 
     /// Stops the timeline and closes every connection; the run ended at `time`.
@@ -667,38 +745,5 @@ final class EmulatedDevice {
             roomWaiters[direction] = []
         }
         for connection in connections.values { connection.close() }
-    }
-}
-
-/// When a front end's lookup is answered on the emulated link (`EmulatedDevice.dial`): a timer
-/// that ending an outage early moves. `answered` fails, as a timer does, if the event loop stops
-/// first.
-private final class LookupAnswer {
-    let answered: EventLoopPromise<Void>
-    private let loop: any EventLoop
-    private var timer: Scheduled<Void>?
-    /// Which timer answers: a moved one's cancellation is not an answer.
-    private var generation = 0
-
-    init(loop: any EventLoop, at deadline: NIODeadline) {
-        self.loop = loop
-        self.answered = loop.makePromise()
-        arm(deadline)
-    }
-
-    func move(to deadline: NIODeadline) {
-        timer?.cancel()
-        arm(deadline)
-    }
-
-    private func arm(_ deadline: NIODeadline) {
-        generation += 1
-        let armed = generation
-        let timer = loop.assumeIsolated().scheduleTask(deadline: deadline) {}
-        self.timer = timer
-        timer.futureResult.assumeIsolated().whenComplete { [self] result in
-            guard armed == generation else { return }
-            answered.completeWith(result)
-        }
     }
 }

@@ -7,11 +7,12 @@ import NetsimCore
 ///
 /// A value with no I/O: `release` says what each effect becomes with the answers of a replan,
 /// or with the answers first given, and the device carries that out. Generic over the
-/// connection and the lookup's timer, so that it is tested without sockets.
+/// connection and the timer that answers a lookup or delivers a datagram, so that it is tested
+/// without sockets.
 ///
 /// Bounded as the delay lines are: every chunk held here is still in one (nothing read during
 /// an outage is delivered before it ends), and the journal caps the calls.
-struct HeldEffects<Connection: AnyObject, Lookup> {
+struct HeldEffects<Connection: AnyObject, Timer> {
     /// A connection's opening, for a capture: its handshake's time is the model's.
     struct Opening: Equatable {
         var connection: ConnectionID
@@ -36,7 +37,9 @@ struct HeldEffects<Connection: AnyObject, Lookup> {
         case end(Connection, Direction, Delivery)
         case closed(ConnectionID, reset: Bool, at: Double)
         case wakeUp(WakeCandidate)
-        case lookup(Lookup, answeredAt: Double)
+        case lookup(Timer, answeredAt: Double)
+        /// A UDP datagram's delivery, by its timer.
+        case datagram(Timer, Delivery)
     }
 
     /// What the held effects became.
@@ -108,6 +111,15 @@ struct HeldEffects<Connection: AnyObject, Lookup> {
                     continue
                 }
                 release.effects.append(.lookup(lookup, answeredAt: replanned))
+            case .datagram(let datagram, let delivery):
+                // A datagram the replan drops (the queue it waited in is now shorter, never
+                // longer, so this is rare) keeps the delivery first planned.
+                guard case .datagram(.deliver(let replanned, _))? = replayed?.answer else {
+                    release.effects.append(effect)
+                    continue
+                }
+                if replanned.at != delivery.at { release.movedDeliveries += 1 }
+                release.effects.append(.datagram(datagram, replanned))
             }
         }
         return release

@@ -2,7 +2,7 @@ import NetsimCore
 
 /// A host and port as users write them: `127.0.0.1:8080`, `localhost:80`, `[::1]:443`, or
 /// `:8080` (loopback).
-public struct HostPort: Sendable, Equatable, CustomStringConvertible {
+public struct HostPort: Sendable, Hashable, CustomStringConvertible {
     public var host: String
     public var port: Int
 

@@ -65,6 +65,8 @@ public final class NetsimProxy: Sendable {
     public let listeningAddresses: [HostPort]
     /// The front ends' addresses actually bound, in the order given.
     public let frontEndAddresses: [HostPort]
+    /// The UDP forward rules' addresses actually bound, in rule order.
+    public let datagramAddresses: [HostPort]
     private let phones: NIOLoopBound<PhoneSet>
     private let listeners: [any Channel]
     private let eventHub: PhoneEventHub
@@ -77,8 +79,9 @@ public final class NetsimProxy: Sendable {
 
     private init(
         profile: Profile, seed: UInt64, phones: NIOLoopBound<PhoneSet>, phoneCount: Int, listeners: [any Channel], addresses: [HostPort],
-        frontEndAddresses: [HostPort], eventHub: PhoneEventHub, metrics: ProxyMetrics
+        frontEndAddresses: [HostPort], datagramAddresses: [HostPort], eventHub: PhoneEventHub, metrics: ProxyMetrics
     ) {
+        self.datagramAddresses = datagramAddresses
         self.profile = profile
         self.seed = seed
         self.phones = phones
@@ -91,22 +94,24 @@ public final class NetsimProxy: Sendable {
         self.lagProbe = metrics.startLagProbe(on: phones.eventLoop)
     }
 
-    /// Starts listening on every rule's and every front end's address. The phones and all
-    /// their connections share one event loop of `group`. A front end listening beyond
+    /// Starts listening on every rule's and every front end's address, and on every UDP
+    /// forward rule's (`datagramForwards`). The phones and all their connections and flows
+    /// share one event loop of `group`. A front end listening beyond
     /// loopback turns on `AccessPolicy.refusesLocalDestinations`; every listener bound here is
     /// one of the policy's `ownListeners`.
     public static func start(
         profile: Profile, seed: UInt64, phones phoneCount: Int = 1, timelinePhase: TimelinePhase = .together, forwards: [ForwardRule],
-        frontEnds: [FrontEndRule] = [], options: ProxyOptions = ProxyOptions(), group: any EventLoopGroup, logger: Logger
+        frontEnds: [FrontEndRule] = [], datagramForwards: [ForwardRule] = [], options: ProxyOptions = ProxyOptions(),
+        group: any EventLoopGroup, logger: Logger
     ) async throws -> NetsimProxy {
         guard (1...maximumPhones).contains(phoneCount) else { throw ProxyError.phoneCount(phoneCount) }
-        if let rule = forwards.first(where: { ($0.phone ?? 1) > phoneCount || ($0.phone ?? 1) < 1 }) {
+        if let rule = (forwards + datagramForwards).first(where: { ($0.phone ?? 1) > phoneCount || ($0.phone ?? 1) < 1 }) {
             throw ProxyError.noSuchPhone(rule.phone ?? 0, count: phoneCount)
         }
         let options = options.guardingTheFrontDoor(frontEnds)
         let loop = group.next()
         var upstreams: [SocketAddress] = []
-        for rule in forwards {
+        for rule in forwards + datagramForwards {
             do {
                 upstreams.append(try SocketAddress.makeAddressResolvingHost(rule.upstream.host, port: rule.upstream.port))
             } catch {
@@ -131,7 +136,7 @@ public final class NetsimProxy: Sendable {
 
         var listeners: [any Channel] = []
         var addresses: [HostPort] = []
-        let listenAddresses = forwards.map(\.listen) + frontEnds.map(\.listen)
+        let listenAddresses = forwards.map(\.listen) + frontEnds.map(\.listen) + datagramForwards.map(\.listen)
         do {
             for (rule, upstream) in zip(forwards, upstreams) {
                 let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
@@ -149,6 +154,14 @@ public final class NetsimProxy: Sendable {
                 listeners.append(channel)
                 addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
             }
+            for (rule, upstream) in zip(datagramForwards, upstreams.dropFirst(forwards.count)) {
+                let channel = try await loop.flatSubmit {
+                    DatagramForwarder.start(rule: rule, upstream: upstream, udpIdleTimeout: profile.nat?.udpIdleTimeout, phones: phones)
+                }.get()
+                try await protect(channel, on: phones)
+                listeners.append(channel)
+                addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
+            }
         } catch {
             for listener in listeners { try? await listener.close() }
             throw ProxyError.cannotListen(listenAddresses[listeners.count], because: error)
@@ -156,8 +169,9 @@ public final class NetsimProxy: Sendable {
         try await loop.submit { for device in phones.value.devices { device.startTimeline() } }.get()
         return NetsimProxy(
             profile: profile, seed: seed, phones: phones, phoneCount: phoneCount, listeners: listeners,
-            addresses: Array(addresses.prefix(forwards.count)), frontEndAddresses: Array(addresses.dropFirst(forwards.count)),
-            eventHub: eventHub, metrics: ProxyMetrics(profile: profile.name, seed: seed, phones: phoneCount))
+            addresses: Array(addresses.prefix(forwards.count)),
+            frontEndAddresses: Array(addresses.dropFirst(forwards.count).prefix(frontEnds.count)),
+            datagramAddresses: Array(addresses.suffix(datagramForwards.count)), eventHub: eventHub, metrics: ProxyMetrics(profile: profile.name, seed: seed, phones: phoneCount))
     }
 
     /// Refuses `listener`'s address as a front end's destination from now on, on every phone.

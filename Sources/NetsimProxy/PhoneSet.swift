@@ -19,7 +19,12 @@ final class PhoneSet {
 
     /// The phone a forward rule names, else the one `client`'s source address gets.
     func device(forRule phone: Int?, client: any Channel) -> EmulatedDevice {
-        devices[(phone ?? assignment.phone(forSource: Self.source(of: client))) - 1]
+        device(forRule: phone, source: Self.source(of: client))
+    }
+
+    /// The phone a forward rule names, else the one the source address `source` gets.
+    func device(forRule phone: Int?, source: IPAddressBytes?) -> EmulatedDevice {
+        devices[(phone ?? assignment.phone(forSource: source)) - 1]
     }
 
     /// The phone a front end's client named (its SOCKS5 or proxy user), else the one its

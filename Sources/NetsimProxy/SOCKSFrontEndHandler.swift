@@ -6,7 +6,8 @@ import NetsimCore
 /// parses and enforces the protocol): it picks the authentication method, checks RFC 1929
 /// credentials, and dials the requested destination through the device. Once the upstream is
 /// connected it replies, leaves the pipeline with the handshake handler, and the client's
-/// channel is an ordinary side of an emulated connection.
+/// channel is an ordinary side of an emulated connection. A UDP ASSOCIATE gets a relay
+/// (`SOCKSDatagramRelay`) that lasts as long as the client's connection.
 ///
 /// Reads are pulled only while a handshake message is awaited: while the destination is
 /// dialed the client is not read, so what it sends ahead of the reply stays in the handshake
@@ -23,6 +24,8 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
         /// The username the client gave, if it gave one: with several phones, it names the phone.
         case awaitingRequest(username: String?)
         case dialing(HostPort)
+        /// Opening a UDP relay for the client.
+        case associating
         /// Replied with an error, handed over, or the client left: nothing more happens.
         case done
     }
@@ -80,7 +83,7 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
             // The handshake handler refuses to write after an error: the reply (no acceptable
             // method) goes straight to the socket.
             writeRaw([5, 0xFF], context: context)
-        case .authenticating, .awaitingRequest, .dialing:
+        case .authenticating, .awaitingRequest, .dialing, .associating:
             phones.logger.warning("SOCKS5 client \(frontEndPeer(context)): malformed request (\(error)); closing")
             state = .done
             writeRaw([5, SOCKSServerReply.serverFailure.value, 0, 1, 0, 0, 0, 0, 0, 0], context: context)
@@ -98,7 +101,7 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
     func read(context: ChannelHandlerContext) {
         switch state {
         case .awaitingGreeting, .authenticating, .awaitingRequest: context.read()
-        case .dialing, .done: break
+        case .dialing, .associating, .done: break
         }
     }
 
@@ -153,8 +156,11 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
     }
 
     private func handle(_ request: SOCKSRequest, username: String?, context: ChannelHandlerContext) {
+        if request.command == .udpAssociate { return associate(request, username: username, context: context) }
         guard request.command == .connect else {
-            return fail("command \(request.command.value) (only CONNECT is supported)", reply: .commandUnsupported, context: context)
+            return fail(
+                "command \(request.command.value) (only CONNECT and UDP ASSOCIATE are supported)", reply: .commandUnsupported,
+                context: context)
         }
         let destination: HostPort
         switch request.addressType {
@@ -186,6 +192,55 @@ final class SOCKSFrontEndHandler: ChannelDuplexHandler, RemovableChannelHandler 
             case .success(let connection): joinOrLeave(connection, context: context)
             case .failure(let refusal): refuse(refusal, context: context)
             }
+        }
+    }
+
+    /// UDP ASSOCIATE: a relay on the address the client reached the front end on, for the
+    /// client's address (and the port its request names, if it names one).
+    private func associate(_ request: SOCKSRequest, username: String?, context: ChannelHandlerContext) {
+        let device: EmulatedDevice
+        switch phones.device(named: username, client: context.channel) {
+        case .success(let named): device = named
+        case .failure(let refusal): return fail("\(refusal)", reply: .notAllowed, context: context)
+        }
+        guard let clientAddress = context.channel.remoteAddress?.ipAddress.flatMap(IPAddressBytes.init),
+            let host = context.channel.localAddress?.ipAddress
+        else { return fail("a UDP ASSOCIATE on a connection without addresses", reply: .serverFailure, context: context) }
+        let requestedPort: Int? =
+            switch request.addressType {
+            case .address(let address): address.port.flatMap { $0 == 0 ? nil : $0 }
+            case .domain(_, let port): port == 0 ? nil : port
+            }
+        state = .associating
+        handshakeTimeout?.cancel()
+        SOCKSDatagramRelay.start(device: device, clientAddress: clientAddress, requestedPort: requestedPort, host: host)
+            .assumeIsolated().whenComplete { [self] result in
+                switch result {
+                case .success(let relay): associated(relay, context: context)
+                case .failure(let error): fail("cannot open a UDP relay (\(error))", reply: .serverFailure, context: context)
+                }
+            }
+    }
+
+    /// Replies with the relay's address; the connection then only keeps the relay alive.
+    private func associated(_ relay: SOCKSDatagramRelay, context: ChannelHandlerContext) {
+        guard case .associating = state, context.channel.isActive else { return relay.close() }
+        state = .done
+        let bound = SOCKSAddress.address(relay.address ?? Self.unspecified)
+        context.writeAndFlush(wrapOutboundOut(.response(SOCKSResponse(reply: .succeeded, boundAddress: bound))), promise: nil)
+        do {
+            let pipeline = context.pipeline.syncOperations
+            let handshake = try pipeline.handler(type: SOCKSServerHandshakeHandler.self)
+            let channel = context.channel
+            try pipeline.addHandler(SOCKSAssociationHandler(relay: relay))
+            pipeline.removeHandler(context: context, promise: nil)
+            pipeline.removeHandler(handshake, promise: nil)
+            try readLimit.lift(on: channel)
+            channel.read()
+        } catch {
+            phones.logger.warning("SOCKS5 client: cannot hand the association over (\(error)); closing")
+            relay.close()
+            context.channel.close(promise: nil)
         }
     }
 

@@ -12,18 +12,20 @@ public struct DeviceModel: Sendable {
     public private(set) var network: Network
     /// Each network's parameters as `set` events have changed them.
     private var networks: [String: Network]
-    private var uplink: LinkDirection
-    private var downlink: LinkDirection
-    private var radio: RadioStateMachine?
+    var uplink: LinkDirection
+    var downlink: LinkDirection
+    var radio: RadioStateMachine?
     private var radioStart: Double
     private var earlierRadioReports: [RadioReport] = []
 
-    private var gaps: ConnectivityGaps
+    var gaps: ConnectivityGaps
     /// Walks the timeline in script time (`gaps.script`, the timeline's clock, says when that is).
     private var cursor: TimelineCursor {
         didSet { nextEventTime = cursor.nextTime.flatMap(gaps.script.emulated) }
     }
     private var connections = ConnectionTable<ConnectionState>()
+    /// The UDP flows and their NAT mappings (`sendDatagram`).
+    var datagramFlows = DatagramFlows()
     private var nextConnection: ConnectionID = 1
 
     /// The first `eventListLimit` timeline events that happened, in order, for reports. Later
@@ -42,7 +44,7 @@ public struct DeviceModel: Sendable {
     private var radioWaits = RadioWaitLedger()
     /// Each chunk's added delay, when asked for (`recordsChunkDelays`): the proxy's one device
     /// reports it; the model engine's thousands do not pay for it.
-    private var chunkDelayLedger: ChunkDelayLedger?
+    var chunkDelayLedger: ChunkDelayLedger?
     /// The `set` steps triggered from outside (`trigger`), latest last, each with the change
     /// that undoes it; at most `undoLimit`. The timeline's own steps are its script, not undone.
     private var triggeredSetSteps: [TriggeredSetStep] = []
@@ -308,7 +310,7 @@ public struct DeviceModel: Sendable {
     /// Applies an event now that the timeline did not script (the admin API's triggers).
     public mutating func trigger(_ kind: TimelineEvent.Kind, at time: Double) -> [DeviceAction] {
         let gap = TimelineEvent(at: time, kind: kind).connectivityGap
-        if gap > 0 { gaps.add(.init(start: time, end: time + gap)) }
+        if gap > 0 { gaps.add(.init(start: time, end: time + gap, holdsDatagrams: kind.holdsDatagrams)) }
         if case .set(let name, let up, let down) = kind, let target = networks[name ?? network.name] {
             if triggeredSetSteps.count == Self.undoLimit { triggeredSetSteps.removeFirst() }
             triggeredSetSteps.append(
@@ -378,7 +380,7 @@ public struct DeviceModel: Sendable {
     // MARK: Internals
 
     /// The clock has reached `time`: what the radio and its waits scheduled until then is past.
-    private mutating func settle(through time: Double) {
+    mutating func settle(through time: Double) {
         radio?.settle(through: time)
         radioWaits.settle(through: time)
         chunkDelayLedger?.settle(through: time)
@@ -397,7 +399,7 @@ public struct DeviceModel: Sendable {
             stages, start: start, pagingPhase: random.unitInterval() * pagingCycle, recordsTimeline: recordsTimeline)
     }
 
-    private mutating func admitToRadio(at time: Double, _ direction: Direction, _ bytes: Int) -> RadioAdmission {
+    mutating func admitToRadio(at time: Double, _ direction: Direction, _ bytes: Int) -> RadioAdmission {
         guard let admission = radio?.admit(at: time, direction: direction, bytes: bytes) else {
             return RadioAdmission(requested: time)
         }
@@ -421,8 +423,8 @@ public struct DeviceModel: Sendable {
 
     /// Whether the NAT forgot `connection`'s mapping before `time`.
     private func natMappingExpired(_ connection: ConnectionID, at time: Double) -> Bool {
-        guard let nat = profile.nat, let state = connections[connection] else { return false }
-        return time - state.lastActivity > nat.idleTimeout
+        guard let timeout = profile.nat?.idleTimeout, let state = connections[connection] else { return false }
+        return time - state.lastActivity > timeout
     }
 
     /// Kills `connection` by its NAT mapping if the mapping expired before `time`, recording
@@ -432,7 +434,7 @@ public struct DeviceModel: Sendable {
     private mutating func expireNATMapping(
         of connection: ConnectionID, at time: Double, recorded: Bool
     ) -> ConnectionState.Fate? {
-        guard let nat = profile.nat, var state = connections[connection], state.fate == .open,
+        guard let nat = profile.nat, let timeout = nat.idleTimeout, var state = connections[connection], state.fate == .open,
             natMappingExpired(connection, at: time)
         else { return nil }
         state.fate = nat.mode == .silent ? .silenced : .reset
@@ -441,7 +443,7 @@ public struct DeviceModel: Sendable {
         record(
             DeviceEvent(
                 at: time, kind: .natExpiry, network: network.name, mode: DeviceEvent.Mode(nat.mode), affectedConnections: 1,
-                expiredAt: state.lastActivity + nat.idleTimeout))
+                expiredAt: state.lastActivity + timeout))
         return state.fate
     }
 
@@ -466,8 +468,11 @@ public struct DeviceModel: Sendable {
             record(
                 DeviceEvent(
                     at: time, kind: .handover, network: target, mode: DeviceEvent.Mode(mode), durationSeconds: gap,
-                    affectedConnections: mode == .keep ? 0 : open.count))
+                    affectedConnections: mode == .keep ? 0 : open.count,
+                    affectedFlows: mode == .keep || datagramFlows.count == 0 ? nil : datagramFlows.count))
             switchNetwork(to: target, at: time)
+            // The phone's address changes: every UDP flow gets a new NAT mapping.
+            if mode != .keep { datagramFlows.rebindAll() }
             switch mode {
             case .keep: return []
             case .blackhole: return silence(open)
@@ -512,7 +517,7 @@ public struct DeviceModel: Sendable {
         return recentEvents
     }
 
-    private mutating func record(_ event: DeviceEvent) {
+    mutating func record(_ event: DeviceEvent) {
         if events.count < Self.eventListLimit { events.append(event) }
         if recentEvents.count < Self.eventListLimit { recentEvents.append(event) }
         eventCounts[event.kind, default: 0] += 1
@@ -650,6 +655,9 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
     public var mode: Mode?
     public var durationSeconds: Double?
     public var affectedConnections: Int?
+    /// The UDP flows the event gave a new NAT mapping: a `nat-expiry` of a UDP flow's (1), a
+    /// handover that changed the phone's address (every open flow). nil where none.
+    public var affectedFlows: Int?
     /// A `nat-expiry`'s mapping expired here, its idle timeout after the connection's last
     /// bytes; `at` is later, when the next bytes found it gone. The connection died at this time.
     public var expiredAt: Double?
@@ -660,8 +668,10 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
 
     public init(
         at: Double, kind: Kind, network: String? = nil, mode: Mode? = nil, durationSeconds: Double? = nil,
-        affectedConnections: Int? = nil, expiredAt: Double? = nil, link: PerDirection<LinkFigures>? = nil, undoes: Double? = nil
+        affectedConnections: Int? = nil, affectedFlows: Int? = nil, expiredAt: Double? = nil, link: PerDirection<LinkFigures>? = nil,
+        undoes: Double? = nil
     ) {
+        self.affectedFlows = affectedFlows
         self.expiredAt = expiredAt
         self.link = link
         self.undoes = undoes
@@ -683,6 +693,7 @@ extension DeviceEvent: CustomStringConvertible {
         if let undoes { text += " undoing the set at \(Quantity.formatDuration(undoes))" }
         if let durationSeconds, durationSeconds > 0 { text += " for \(Quantity.formatDuration(durationSeconds))" }
         if let affectedConnections, affectedConnections > 0 { text += ", \(affectedConnections) connection(s) affected" }
+        if let affectedFlows { text += ", \(affectedFlows) UDP flow(s) remapped" }
         return text
     }
 }

@@ -47,6 +47,9 @@ public struct ReplannableDevice: Sendable {
         case undoSet(at: Double)
         case pauseTimeline(at: Double)
         case resumeTimeline(at: Double)
+        case openFlow(at: Double)
+        case closeFlow(DatagramFlowID)
+        case datagram(Int, Direction, DatagramFlowID, mapping: Int?, at: Double)
     }
 
     /// A journaled call's answer, as replayed with the gaps ended early.
@@ -54,6 +57,7 @@ public struct ReplannableDevice: Sendable {
         case handshake(LinkSchedule.Transmission)
         case lookup(answeredAt: Double)
         case send(SendVerdict)
+        case datagram(DatagramVerdict)
         /// A call whose answer holds no time (an open, a close, a timeline step).
         case other
     }
@@ -131,6 +135,23 @@ public struct ReplannableDevice: Sendable {
     public mutating func closeConnection(_ id: ConnectionID) {
         note(.close(id))
         model.closeConnection(id)
+    }
+
+    public mutating func openDatagramFlow(at time: Double) -> DatagramFlowID {
+        note(.openFlow(at: time))
+        return model.openDatagramFlow(at: time)
+    }
+
+    public mutating func closeDatagramFlow(_ flow: DatagramFlowID) {
+        note(.closeFlow(flow))
+        model.closeDatagramFlow(flow)
+    }
+
+    public mutating func sendDatagram(
+        _ bytes: Int, _ direction: Direction, on flow: DatagramFlowID, mapping: Int? = nil, at time: Double
+    ) -> DatagramVerdict {
+        note(.datagram(bytes, direction, flow, mapping: mapping, at: time))
+        return model.sendDatagram(bytes, direction, on: flow, mapping: mapping, at: time)
     }
 
     public mutating func advance(to time: Double, limit: Int = .max) -> [DeviceAction] {
@@ -236,6 +257,14 @@ public struct ReplannableDevice: Sendable {
         case .close(let connection):
             model.closeConnection(connection)
             return .other
+        case .openFlow(let time):
+            _ = model.openDatagramFlow(at: time)
+            return .other
+        case .closeFlow(let flow):
+            model.closeDatagramFlow(flow)
+            return .other
+        case .datagram(let bytes, let direction, let flow, let mapping, let time):
+            return .datagram(model.sendDatagram(bytes, direction, on: flow, mapping: mapping, at: time))
         case .advance(let time, let limit):
             _ = model.advance(to: time, limit: limit)
             return .other

@@ -33,14 +33,17 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// How late the profile's timeline started for this phone (`--timeline-phase staggered`);
     /// absent when it started as scripted.
     public var timelineDelaySeconds: Double?
+    /// The UDP datagrams the run carried and dropped (`--udp-forward`); absent if it carried none.
+    public var datagrams: DatagramFigures?
 
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
         chunkDelays: PerDirection<ChunkDelayFigures>? = nil, destinations: [DestinationFigures]? = nil, events: [DeviceEvent],
         eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int, phone: Int? = nil, timelinePauses: [TimelinePause]? = nil,
-        timelineDelaySeconds: Double? = nil
+        timelineDelaySeconds: Double? = nil, datagrams: DatagramFigures? = nil
     ) {
+        self.datagrams = datagrams
         self.phone = phone
         self.timelineDelaySeconds = timelineDelaySeconds
         self.timelinePauses = timelinePauses
@@ -142,6 +145,8 @@ public enum WakeCause: String, Sendable, Codable {
     case data
     /// A connection's FIN.
     case close
+    /// A UDP datagram (`--udp-forward`, SOCKS5 UDP ASSOCIATE).
+    case datagram
 }
 
 /// The live state, for the status line and the admin API.

@@ -5,7 +5,7 @@ extension ReportSchema {
     /// (`radio.promotions`, `connections.reset`, `eventCounts.nat-expiry`,
     /// `radio.secondsByState.IDLE`).
     public static let run = ReportSchema(
-        name: "run report", sample: runSample, isOpenMap: { $0.hasSuffix("ByState") || $0.hasSuffix("ByOrigin") || $0 == "eventCounts" },
+        name: "run report", sample: runSample, isOpenMap: { $0.hasSuffix("ByState") || $0.hasSuffix("ByOrigin") || $0 == "eventCounts" || $0 == "dropped" },
         relativeKeys: [
             "radio.energyJoules", "radio.wakeSeconds", "radio.promotions", "radioLatency.promotionSeconds",
             "radioLatency.pagingSeconds", "radioLatency.drxSeconds", "connections.opened",
@@ -29,12 +29,17 @@ extension ReportSchema {
                 destinations.add("sample.example:443", direction, deliveredAt: delivery.at, waits: delivery.waits)
             }
         }
+        var datagrams = DatagramFigures()
+        datagrams.flows = 1
+        datagrams.count(1, .up, droppedBy: nil)
+        datagrams.count(1, .down, droppedBy: .loss)
         let report = RunReport(
             netsimVersion: NetsimVersion.current, profile: "sample", seed: 1, durationSeconds: 1, connections: ConnectionCounters(),
             bytes: PerDirection(up: 1, down: 1), segments: SegmentCounts(), radio: model.radioReport(until: 1),
             radioLatency: model.radioWaits(until: 1), chunkDelays: model.chunkDelays(until: 1),
             destinations: destinations.figures(until: 1), events: [],
-            eventCounts: Dictionary(uniqueKeysWithValues: DeviceEvent.Kind.allCases.map { ($0, 1) }), eventsNotListed: 0)
+            eventCounts: Dictionary(uniqueKeysWithValues: DeviceEvent.Kind.allCases.map { ($0, 1) }), eventsNotListed: 0,
+            datagrams: datagrams)
         let json = try! JSONEncoder().encode(report)
         return try! JSONDecoder().decode(ReportTree.self, from: json)
     }

@@ -9,10 +9,16 @@ public struct ConnectivityGaps: Sendable, Equatable {
     public struct Gap: Sendable, Equatable {
         public var start: Double
         public var end: Double
+        /// Whether datagrams sent into the gap wait for its end (a `stall` outage, a `keep`
+        /// handover: the phone's queue holds them) rather than being dropped (a `blackhole` or
+        /// `reset` outage or handover: the path they were sent on is gone). TCP's bytes wait
+        /// either way, by retransmission.
+        public var holdsDatagrams: Bool
 
-        public init(start: Double, end: Double) {
+        public init(start: Double, end: Double, holdsDatagrams: Bool = true) {
             self.start = start
             self.end = end
+            self.holdsDatagrams = holdsDatagrams
         }
     }
 
@@ -46,7 +52,7 @@ public struct ConnectivityGaps: Sendable, Equatable {
         guard script.isIdentity else { return scriptedGap(containing: time) }
         let offset = cycleStart(time)
         for gap in scripted where gap.start + offset <= time && time < gap.end + offset {
-            return Gap(start: gap.start + offset, end: gap.end + offset)
+            return Gap(start: gap.start + offset, end: gap.end + offset, holdsDatagrams: gap.holdsDatagrams)
         }
         return nil
     }
@@ -63,7 +69,9 @@ public struct ConnectivityGaps: Sendable, Equatable {
     private func scriptedOccurrences(around scriptTime: Double) -> [Gap] {
         let cycle = cycleStart(scriptTime)
         guard let period, period > 0 else { return scripted }
-        return [cycle - period, cycle].flatMap { start in scripted.map { Gap(start: $0.start + start, end: $0.end + start) } }
+        return [cycle - period, cycle].flatMap { start in
+            scripted.map { Gap(start: $0.start + start, end: $0.end + start, holdsDatagrams: $0.holdsDatagrams) }
+        }
     }
 
     /// A scripted gap, in emulated time, as the paused and resumed script clock places it: it
@@ -71,7 +79,9 @@ public struct ConnectivityGaps: Sendable, Equatable {
     /// starts at 0: a repetition before it (of a timeline that starts late) never happens.
     private func emulated(_ occurrence: Gap) -> Gap? {
         guard occurrence.start >= 0 else { return nil }
-        return script.emulated(occurrence.start).map { Gap(start: $0, end: $0 + occurrence.end - occurrence.start) }
+        return script.emulated(occurrence.start).map {
+            Gap(start: $0, end: $0 + occurrence.end - occurrence.start, holdsDatagrams: occurrence.holdsDatagrams)
+        }
     }
 
     /// `gap(containing:)` for scripted gaps once the timeline has been paused.
@@ -105,6 +115,19 @@ public struct ConnectivityGaps: Sendable, Equatable {
             sentAt = retry
         }
         return sentAt
+    }
+
+    /// When a datagram sent at `time` may cross: `time` itself outside a gap, the end of the gap
+    /// in force (and of those that overlap it one after another) if they hold datagrams, nil if
+    /// one of them drops it. Nothing is retransmitted: the datagram goes the moment the link is
+    /// back.
+    public func datagramPassage(at time: Double) -> Double? {
+        var passage = time
+        while let gap = gap(containing: passage) {
+            guard gap.holdsDatagrams else { return nil }
+            passage = gap.end
+        }
+        return passage
     }
 
     /// The first gap starting after `time` (absolute), for splitting a long serialization.

@@ -65,27 +65,36 @@ public struct LinkDirection: Sendable {
     public mutating func retransmissionDelay(_ bytes: Int, roundTrip: Double, retransmissionTimeout: Double) -> Double {
         let segments = TCPSegmentation.segments(bytes)
         var delay = 0.0
-        switch parameters.loss {
-        case .none:
-            return 0
-        case .independent(let probability):
-            guard probability > 0 else { return 0 }
-            for segment in 0..<segments where random.unitInterval() < probability {
-                delay += segment == segments - 1 ? retransmissionTimeout : roundTrip
-            }
-        case .gilbertElliott(let enterBad, let leaveBad, let lossInBad, let lossInGood):
-            for segment in 0..<segments {
-                if inBadLossState {
-                    if random.unitInterval() < leaveBad { inBadLossState = false }
-                } else if random.unitInterval() < enterBad {
-                    inBadLossState = true
-                }
-                if random.unitInterval() < (inBadLossState ? lossInBad : lossInGood) {
-                    delay += segment == segments - 1 ? retransmissionTimeout : roundTrip
-                }
-            }
+        for segment in 0..<segments where packetLost() {
+            delay += segment == segments - 1 ? retransmissionTimeout : roundTrip
         }
         return delay
+    }
+
+    /// Whether a datagram of `bytes` is lost: it is if any of its IP fragments is (one draw a
+    /// fragment, every fragment drawn, so the loss model's state moves as the packets do).
+    public mutating func datagramLost(_ bytes: Int) -> Bool {
+        var lost = false
+        for _ in 0..<UDPDatagram.fragments(bytes) where packetLost() { lost = true }
+        return lost
+    }
+
+    /// One packet's draw of the loss model: independent, or the Gilbert-Elliott chain stepped
+    /// once. Draws nothing where loss is off.
+    private mutating func packetLost() -> Bool {
+        switch parameters.loss {
+        case .none:
+            return false
+        case .independent(let probability):
+            return probability > 0 && random.unitInterval() < probability
+        case .gilbertElliott(let enterBad, let leaveBad, let lossInBad, let lossInGood):
+            if inBadLossState {
+                if random.unitInterval() < leaveBad { inBadLossState = false }
+            } else if random.unitInterval() < enterBad {
+                inBadLossState = true
+            }
+            return random.unitInterval() < (inBadLossState ? lossInBad : lossInGood)
+        }
     }
 
     /// The delivery time on `connection`: never before the connection's previous delivery,

@@ -52,7 +52,9 @@ public struct Network: Sendable, Equatable, Codable {
     }
 }
 
-/// A carrier NAT that forgets idle TCP mappings.
+/// A carrier NAT that forgets idle mappings: TCP connections after `idleTimeout`, UDP flows
+/// after `udpIdleTimeout` (carriers forget UDP far sooner: 30 s to a few minutes, RFC 4787
+/// REQ-5 asks for at least 2 min; ../shared/reference/keepalive.md).
 public struct NATPolicy: Sendable, Equatable, Codable {
     public enum ExpiryMode: String, Sendable, CaseIterable, Equatable, Codable {
         /// Later bytes from either side go nowhere and nobody is told (most carrier NATs).
@@ -61,12 +63,29 @@ public struct NATPolicy: Sendable, Equatable, Codable {
         case reset
     }
 
-    /// A connection with no bytes either way for longer than this loses its mapping.
-    public var idleTimeout: Double
+    /// A TCP connection with no bytes either way for longer than this loses its mapping; nil:
+    /// TCP mappings are kept.
+    public var idleTimeout: Double?
+    /// What a TCP connection whose mapping expired sees.
     public var mode: ExpiryMode
+    /// A UDP flow with no datagram either way for longer than this loses its mapping: the
+    /// server's datagrams are dropped, and the phone's next one gets a new mapping, which the
+    /// server sees as a new source port. nil: UDP mappings are kept.
+    public var udpIdleTimeout: Double?
 
-    public init(idleTimeout: Double, mode: ExpiryMode = .silent) {
+    public init(idleTimeout: Double?, mode: ExpiryMode = .silent, udpIdleTimeout: Double? = nil) {
         self.idleTimeout = idleTimeout
+        self.udpIdleTimeout = udpIdleTimeout
         self.mode = mode
+    }
+}
+
+extension NATPolicy {
+    /// One line for `netsim profiles list`: the TCP timeout and mode, then the UDP timeout.
+    public var summary: String {
+        var parts: [String] = []
+        if let idleTimeout { parts.append("\(Quantity.formatDuration(idleTimeout)) \(mode.rawValue)") }
+        if let udpIdleTimeout { parts.append("udp \(Quantity.formatDuration(udpIdleTimeout))") }
+        return parts.joined(separator: ", ")
     }
 }

@@ -52,6 +52,17 @@ public struct TimelineEvent: Sendable, Equatable, Codable {
         case handover(to: String, mode: HandoverMode, gap: Double)
         /// Changes link parameters from now on, on the named network (default: the current one).
         case set(network: String?, up: LinkChange, down: LinkChange)
+
+        /// Whether datagrams sent during the event's gap wait for its end: the phone keeps its
+        /// path through a `stall` outage and a `keep` handover, and loses it in the others
+        /// (`ConnectivityGaps.Gap.holdsDatagrams`).
+        public var holdsDatagrams: Bool {
+            switch self {
+            case .outage(_, let mode): mode == .stall
+            case .handover(_, let mode, _): mode == .keep
+            case .set: true
+            }
+        }
     }
 
     /// How long the event holds connectivity down (0 for `set`).

@@ -47,6 +47,8 @@ struct TimelineCursor: Sendable {
 extension Timeline {
     /// The windows without connectivity (outages and handover gaps) within one period.
     var connectivityGaps: [ConnectivityGaps.Gap] {
-        events.filter { $0.connectivityGap > 0 }.map { .init(start: $0.at, end: $0.at + $0.connectivityGap) }
+        events.filter { $0.connectivityGap > 0 }.map {
+            .init(start: $0.at, end: $0.at + $0.connectivityGap, holdsDatagrams: $0.kind.holdsDatagrams)
+        }
     }
 }

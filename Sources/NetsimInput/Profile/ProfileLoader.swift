@@ -126,10 +126,14 @@ struct ProfileDecoder {
     }
 
     private func natPolicy(_ node: YAMLNode) throws(InputFileError) -> NATPolicy {
-        let mapping = try node.mapping(keys: ["idleTimeout", "mode"])
-        let idleTimeout = try positiveDuration(mapping.required("idleTimeout"))
+        let mapping = try node.mapping(keys: ["idleTimeout", "mode", "udpIdleTimeout"])
+        let idleTimeout = try mapping.value("idleTimeout").map { (node) throws(InputFileError) in try positiveDuration(node) }
+        let udpIdleTimeout = try mapping.value("udpIdleTimeout").map { (node) throws(InputFileError) in try positiveDuration(node) }
+        guard idleTimeout != nil || udpIdleTimeout != nil else {
+            throw node.error("\(node.place): nat needs idleTimeout (TCP), udpIdleTimeout (UDP) or both, e.g. {idleTimeout: 30s}")
+        }
         let mode = try mapping.value("mode")?.choice(NATPolicy.ExpiryMode.self) ?? .silent
-        return NATPolicy(idleTimeout: idleTimeout, mode: mode)
+        return NATPolicy(idleTimeout: idleTimeout, mode: mode, udpIdleTimeout: udpIdleTimeout)
     }
 
     func duration(_ node: YAMLNode) throws(InputFileError) -> Double {

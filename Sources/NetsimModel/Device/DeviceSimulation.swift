@@ -624,8 +624,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
 
     /// When the NAT forgot the connection, if that is what killed it.
     private func natExpiry(_ link: ModelLink) -> Double? {
-        guard let nat = device.profile.nat, now - link.lastActivity > nat.idleTimeout else { return nil }
-        return link.lastActivity + nat.idleTimeout
+        guard let timeout = device.profile.nat?.idleTimeout, now - link.lastActivity > timeout else { return nil }
+        return link.lastActivity + timeout
     }
 
     /// Bytes are written on `id` now: the NAT's idle timer restarts, unless it already expired.

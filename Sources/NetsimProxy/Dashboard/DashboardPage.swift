@@ -249,7 +249,7 @@ enum DashboardPage {
               break;
             case "radio-woken": {
               addWake(data);
-              const what = { handshake: "a SYN", lookup: "a name lookup", data: "data " + data.direction, close: "a FIN " + data.direction }[data.cause] || data.cause;
+              const what = { handshake: "a SYN", lookup: "a name lookup", data: "data " + data.direction, close: "a FIN " + data.direction, datagram: "a datagram " + data.direction }[data.cause] || data.cause;
               logLine(seconds(at) + "  radio woken by " + what + " for " + data.destination + (data.connection != null ? " (connection " + data.connection + ")" : ""));
               break;
             }
