@@ -36,7 +36,7 @@ else
     echo "install-deps: no apt-get or Homebrew; install libpcap, tcpdump, tshark and socat yourself" >&2
 fi
 
-python_modules=(grpc:grpcio websockets:websockets python_socks:python-socks junitparser:junitparser selenium:selenium)
+python_modules=(grpc:grpcio websockets:websockets python_socks:python-socks junitparser:junitparser selenium:selenium aioquic:aioquic)
 if command -v python3 >/dev/null 2>&1; then
     missing=()
     for entry in "${python_modules[@]}"; do

@@ -456,7 +456,9 @@ final class EmulatedDevice {
             timer.fired.futureResult.assumeIsolated().whenComplete { [self] fired in
                 datagramBytesInFlight[direction] -= bytes
                 guard case .success = fired, !stopped else { return }
-                datagrams?.count(bytes, direction, droppedBy: deliver(leftOn) ? nil : .overflow)
+                // Written first: writing may count a remapping in `datagrams`.
+                let written = deliver(leftOn)
+                datagrams?.count(bytes, direction, droppedBy: written ? nil : .overflow)
             }
         }
         modelChanged(at: now)

@@ -272,7 +272,18 @@ struct ProfileErrorTests {
         expectError(
             profileHeader + "timeline:\n  - outage: {duration: 1s}", line: 7, column: 5, "timeline event 1 needs 'at'")
         expectError(
-            profileHeader + "nat: {mode: reset}", line: 6, column: 6, "'nat' needs 'idleTimeout'")
+            profileHeader + "nat: {mode: reset}", line: 6, column: 6,
+            "'nat' needs 'idleTimeout' (TCP mappings), 'udpIdleTimeout' (UDP mappings) or both")
+    }
+
+    @Test("a NAT may forget UDP mappings only, or both kinds on their own timeouts")
+    func udpNAT() throws {
+        #expect(try loadProfile(profileHeader + "nat: {udpIdleTimeout: 30s}").nat == NATPolicy(idleTimeout: nil, udpIdleTimeout: 30))
+        #expect(
+            try loadProfile(profileHeader + "nat: {idleTimeout: 5m, udpIdleTimeout: 45s, mode: reset}").nat
+                == NATPolicy(idleTimeout: 300, mode: .reset, udpIdleTimeout: 45))
+        expectError(
+            profileHeader + "nat: {udpIdleTimeout: 0s}", line: 6, column: 23, "'udpIdleTimeout' in 'nat' must be longer than zero")
     }
 
     @Test("an unknown radio model or enumeration value suggests the nearest")

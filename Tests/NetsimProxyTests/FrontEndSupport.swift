@@ -83,12 +83,17 @@ enum FrontEndPeers {
         return child
     }
 
-    /// A server of the python peers (`http`, `websocket`, `grpc`), and the port it listens on.
+    /// A server of the python peers (`http`, `websocket`, `grpc`; of `script`, its commands),
+    /// and the port it listens on.
     final class Server {
         let port: Int
         private let child: pid_t
 
-        init(_ arguments: String...) throws {
+        convenience init(_ arguments: String...) throws {
+            try self.init(script: FrontEndPeers.script, arguments)
+        }
+
+        init(script: String, _ arguments: [String]) throws {
             let portFile = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-port-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: portFile) }
             child = try spawn(["python3", script, arguments[0], portFile] + arguments.dropFirst())

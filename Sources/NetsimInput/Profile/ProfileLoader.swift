@@ -130,7 +130,7 @@ struct ProfileDecoder {
         let idleTimeout = try mapping.value("idleTimeout").map { (node) throws(InputFileError) in try positiveDuration(node) }
         let udpIdleTimeout = try mapping.value("udpIdleTimeout").map { (node) throws(InputFileError) in try positiveDuration(node) }
         guard idleTimeout != nil || udpIdleTimeout != nil else {
-            throw node.error("\(node.place): nat needs idleTimeout (TCP), udpIdleTimeout (UDP) or both, e.g. {idleTimeout: 30s}")
+            throw node.error("\(node.place) needs 'idleTimeout' (TCP mappings), 'udpIdleTimeout' (UDP mappings) or both")
         }
         let mode = try mapping.value("mode")?.choice(NATPolicy.ExpiryMode.self) ?? .silent
         return NATPolicy(idleTimeout: idleTimeout, mode: mode, udpIdleTimeout: udpIdleTimeout)
