@@ -1,7 +1,8 @@
 """Loopback peers for the proxy benchmark: an asyncio echo server, a discard server, a
 small-message ping-pong client, a bulk sender, and a client that holds many idle connections
-open. The ping-pong and bulk clients reach their server directly, or with `socks5 TARGET_PORT`
-after them through netsim's SOCKS5 front end on PORT (the handshake is not timed)."""
+open; for UDP, an echo server and a ping-pong client of datagrams. The ping-pong and bulk
+clients reach their server directly, or with `socks5 TARGET_PORT` after them through netsim's
+SOCKS5 front end on PORT (the handshake is not timed)."""
 import asyncio
 import socket
 import statistics
@@ -84,6 +85,31 @@ def ping_pong(port, count, size=64, socks_target=None):
     return statistics.median(trips), trips[int(len(trips) * 0.99)]
 
 
+def udp_echo_server(port):
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", port))
+    while True:
+        data, address = server.recvfrom(65535)
+        server.sendto(data, address)
+
+
+def udp_ping_pong(port, count, size=64):
+    """Median and p99 round trip in microseconds of `count` datagrams, each answered before
+    the next is sent (a lost one would stop the run: loopback loses none)."""
+    client = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    client.settimeout(5)
+    client.connect(("127.0.0.1", port))
+    payload = b"x" * size
+    trips = []
+    for _ in range(count):
+        start = time.perf_counter()
+        client.send(payload)
+        client.recv(65535)
+        trips.append((time.perf_counter() - start) * 1e6)
+    trips.sort()
+    return statistics.median(trips), trips[int(len(trips) * 0.99)]
+
+
 async def hold_idle(port, count, seconds):
     """Opens `count` connections, checks each with one byte, and keeps them open."""
     connections = []
@@ -109,6 +135,11 @@ if __name__ == "__main__":
         print(f"{bulk(int(sys.argv[2]), float(sys.argv[3]), socks_target):.2f}")
     elif command == "ping":
         median, p99 = ping_pong(int(sys.argv[2]), int(sys.argv[3]), socks_target=socks_target)
+        print(f"{median:.1f} {p99:.1f}")
+    elif command == "udp-echo":
+        udp_echo_server(int(sys.argv[2]))
+    elif command == "udp-ping":
+        median, p99 = udp_ping_pong(int(sys.argv[2]), int(sys.argv[3]))
         print(f"{median:.1f} {p99:.1f}")
     elif command == "hold":
         asyncio.run(hold_idle(int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4])))

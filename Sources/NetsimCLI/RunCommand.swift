@@ -203,7 +203,8 @@ public struct RunCommand: AsyncParsableCommand {
         for (option, rules) in [("--forward", forwards), ("--udp-forward", udpForwards)] {
             if let rule = rules.first(where: { ($0.phone ?? 1) > phones }), let phone = rule.phone {
                 throw ValidationError(
-                    "\(option) \(rule.listen)=\(rule.upstream)@phone-\(phone): the run has \(phones) phone\(phones == 1 ? "" : "s") (--phones)")
+                    "\(option) \(rule.listen)=\(rule.upstream)@phone-\(phone): the run has \(phones) phone\(phones == 1 ? "" : "s") (--phones)"
+                )
             }
         }
         guard phones > 1 else { return }

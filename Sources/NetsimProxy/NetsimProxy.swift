@@ -171,7 +171,8 @@ public final class NetsimProxy: Sendable {
             profile: profile, seed: seed, phones: phones, phoneCount: phoneCount, listeners: listeners,
             addresses: Array(addresses.prefix(forwards.count)),
             frontEndAddresses: Array(addresses.dropFirst(forwards.count).prefix(frontEnds.count)),
-            datagramAddresses: Array(addresses.suffix(datagramForwards.count)), eventHub: eventHub, metrics: ProxyMetrics(profile: profile.name, seed: seed, phones: phoneCount))
+            datagramAddresses: Array(addresses.suffix(datagramForwards.count)), eventHub: eventHub,
+            metrics: ProxyMetrics(profile: profile.name, seed: seed, phones: phoneCount))
     }
 
     /// Refuses `listener`'s address as a front end's destination from now on, on every phone.

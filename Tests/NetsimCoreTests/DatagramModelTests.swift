@@ -33,7 +33,8 @@ import Testing
 
     @Test func theRateSerializesDatagramsBehindEachOtherAndTheDelayFollows() {
         var device = DeviceModel(
-            profile: profile(up: LinkParameters(capacity: Self.megabit, delay: 0.02), down: LinkParameters(capacity: Self.megabit, delay: 0.02)),
+            profile: profile(
+                up: LinkParameters(capacity: Self.megabit, delay: 0.02), down: LinkParameters(capacity: Self.megabit, delay: 0.02)),
             seed: 1)
         let flow = device.openDatagramFlow(at: 0)
         // Up: on the link 1.000-1.010, then 20 ms; the second waits for the first: 1.010-1.020.
@@ -115,7 +116,8 @@ import Testing
             TimelineEvent(at: 20, kind: .outage(duration: 5, mode: .blackhole)),
             TimelineEvent(at: 30, kind: .outage(duration: 5, mode: .reset)),
         ]
-        var device = DeviceModel(profile: profile(up: LinkParameters(delay: 0.02), down: LinkParameters(delay: 0.02), events: events), seed: 1)
+        var device = DeviceModel(
+            profile: profile(up: LinkParameters(delay: 0.02), down: LinkParameters(delay: 0.02), events: events), seed: 1)
         let flow = device.openDatagramFlow(at: 0)
         _ = device.advance(to: 40)
         // Held, not retransmitted: it goes the moment the link is back (TCP would wait for its RTO).

@@ -5,7 +5,8 @@ extension ReportSchema {
     /// (`radio.promotions`, `connections.reset`, `eventCounts.nat-expiry`,
     /// `radio.secondsByState.IDLE`).
     public static let run = ReportSchema(
-        name: "run report", sample: runSample, isOpenMap: { $0.hasSuffix("ByState") || $0.hasSuffix("ByOrigin") || $0 == "eventCounts" || $0 == "dropped" },
+        name: "run report", sample: runSample,
+        isOpenMap: { $0.hasSuffix("ByState") || $0.hasSuffix("ByOrigin") || $0 == "eventCounts" || $0 == "dropped" },
         relativeKeys: [
             "radio.energyJoules", "radio.wakeSeconds", "radio.promotions", "radioLatency.promotionSeconds",
             "radioLatency.pagingSeconds", "radioLatency.drxSeconds", "connections.opened",
