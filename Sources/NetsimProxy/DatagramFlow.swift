@@ -62,7 +62,7 @@ final class DatagramFlow {
         guard bytes <= UDPDatagram.maximumPayload else {
             return tooLarge(bytes, .up)
         }
-        _ = device.sendDatagram(bytes, .up, on: id, mapping: nil, to: Self.name(destination)) { [self] mapping in
+        _ = device.sendDatagram(payload, .up, on: id, mapping: nil, clientPort: client.port ?? 0, peer: destination) { [self] mapping in
             writeUpstream(AddressedEnvelope(remoteAddress: destination, data: payload), mapping: mapping)
         }
     }
@@ -141,7 +141,7 @@ final class DatagramFlow {
         lastActivity = device.clock.now()
         let bytes = payload.readableBytes
         guard bytes <= UDPDatagram.maximumPayload else { return tooLarge(bytes, .down) }
-        _ = device.sendDatagram(bytes, .down, on: id, mapping: mapping, to: Self.name(source)) { [self] _ in
+        _ = device.sendDatagram(payload, .down, on: id, mapping: mapping, clientPort: client.port ?? 0, peer: source) { [self] _ in
             !closed && reply(payload, source)
         }
     }
@@ -156,10 +156,6 @@ final class DatagramFlow {
 
     /// Room for the largest datagram (65,535 bytes with its headers) in one read.
     static let receiveBufferBytes = 65_536
-
-    private static func name(_ address: SocketAddress) -> String {
-        "udp \(address.ipAddress ?? "?"):\(address.port ?? 0)"
-    }
 }
 
 /// Reads one upstream socket of a flow: each datagram goes to the flow with its mapping.

@@ -428,28 +428,35 @@ final class EmulatedDevice {
         datagrams?.count(bytes, direction, droppedBy: why)
     }
 
-    /// Sends a datagram of `bytes` read now on `flow` through the phone (`DeviceModel.sendDatagram`;
-    /// going down, `mapping` is the NAT mapping it was sent to). When the model says it arrives
+    /// Sends a datagram read now on `flow` through the phone (`DeviceModel.sendDatagram`):
+    /// between the client's `clientPort` and `peer`, the upstream it goes to or came from;
+    /// going down, `mapping` is the NAT mapping it was sent to. When the model says it arrives
     /// (later, if an outage triggered through the admin API ends early), `deliver` gets the
     /// mapping it left on and writes it, returning false if the socket had no room for it.
     func sendDatagram(
-        _ bytes: Int, _ direction: Direction, on flow: DatagramFlowID, mapping: Int?, to destination: String,
+        _ payload: ByteBuffer, _ direction: Direction, on flow: DatagramFlowID, mapping: Int?, clientPort: Int, peer: SocketAddress,
         deliver: @escaping (_ mapping: Int) -> Bool
     ) -> DatagramVerdict {
         let now = clock.now()
         applyTimeline(upTo: now)
+        let bytes = payload.readableBytes
         guard datagramBytesInFlight[direction] + bytes <= options.bufferLimit else {
             datagrams?.count(bytes, direction, droppedBy: .overflow)
             return .drop(.overflow)
         }
         let ticket = phone.nextTicket
-        let verdict = publishingWakeUp(by: .datagram, of: nil, to: destination, direction) {
+        let name = "udp \(peer.ipAddress ?? "?"):\(peer.port ?? 0)"
+        let verdict = publishingWakeUp(by: .datagram, of: nil, to: name, direction) {
             $0.sendDatagram(bytes, direction, on: flow, mapping: mapping, at: now)
         }
         switch verdict {
         case .drop(let why):
             datagrams?.count(bytes, direction, droppedBy: why)
         case .deliver(let delivery, let leftOn):
+            // Captured as first planned: an early end moves the delivery, not the capture.
+            options.observer?.datagram(
+                direction, Array(payload.readableBytesView), clientPort: clientPort, upstreamAddress: peer.ipAddress,
+                upstreamPort: peer.port, onAir: delivery.onAir, at: now)
             datagramBytesInFlight[direction] += bytes
             let timer = MovableTimer(loop: loop, at: clock.deadline(delivery.at))
             if let ticket { held.hold(.datagram(timer, delivery), answeredBy: ticket) }

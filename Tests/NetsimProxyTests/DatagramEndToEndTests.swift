@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimPcap
 import NetsimProxy
 import Testing
 
@@ -94,6 +95,41 @@ import Testing
         #expect(report.bytes.up == 0, "TCP bytes counted datagrams")
     }
 
+    /// `--pcap` writes the datagrams as UDP packets on air, and `netsim analyze` of the capture
+    /// gives the run's radio figures back, with the flow and its bytes.
+    @Test(.enabled(if: hasPython, "needs python3"))
+    func aCaptureShowsTheDatagramsAndItsAnalysisTheRunsRadio() async throws {
+        let echo = try FrontEndPeers.Server(script: Self.script, ["echo-server"])
+        defer { echo.stop() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970)
+        var options = ProxyOptions()
+        options.observer = CaptureLinkObserver(writer: writer)
+        let proxy = try await NetsimProxy.start(
+            profile: Self.lte, seed: 1, forwards: [],
+            datagramForwards: [
+                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: echo.port))
+            ],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        let result: EchoResult = try client(["echo-client", "\(proxy.datagramAddresses[0].port)", "30", "1000"])
+        let report = try await proxy.stop()
+        try writer.finish()
+        #expect(result.received == 30)
+
+        let analysis = try CaptureAnalysis.analyze(
+            file: path, options: CaptureAnalysisOptions(radio: RadioStages(.lte(LTERadioParameters()))!))
+        let flows = analysis.flows.filter { $0.transport == "udp" }
+        #expect(flows.count == 1)
+        #expect(flows.first?.packets == 60)
+        // The server's echo ends with the 2-byte port it saw.
+        #expect(flows.first?.bytesUp == 30 * 1000 && flows.first?.bytesDown == 30 * 1002)
+        #expect(flows.first?.remote == "127.0.0.1:\(echo.port)")
+        #expect(analysis.radio.promotions == report.radio.promotions)
+        let live = report.radio.wakeSeconds
+        #expect(abs(analysis.radio.wakeSeconds - live) / live < 0.01, "wake \(analysis.radio.wakeSeconds) vs \(live)")
+    }
+
     @Test(.enabled(if: hasPython, "needs python3"))
     func socks5UDPAssociateRelaysByAddressAndNameAndDropsWhatItMust() async throws {
         let echo = try FrontEndPeers.Server(script: Self.script, ["echo-server"])
@@ -113,6 +149,30 @@ import Testing
         let datagrams = try #require(report.datagrams)
         #expect(datagrams.counts.up.dropped[.unsupported] == 1)
         #expect(datagrams.flows == 2)
+    }
+
+    struct DNSAnswer: Decodable {
+        var answer: String
+        var seconds: Double
+    }
+
+    /// A phone's DNS query and its answer, through the forward rule and through SOCKS5 UDP
+    /// ASSOCIATE: the first wakes the idle radio and pays its 0.26 s promotion, the second
+    /// finds it awake.
+    @Test(.enabled(if: hasPython, "needs python3"))
+    func aDNSQueryCrossesThePhoneAndTheFirstPaysThePromotion() async throws {
+        let resolver = try FrontEndPeers.Server(script: Self.script, ["dns-server"])
+        defer { resolver.stop() }
+        let proxy = try await start(Self.lte, udp: [resolver.port], socks5: true)
+        let forwarded: DNSAnswer = try client(["dns-query", "\(proxy.datagramAddresses[0].port)", "api.example.com"])
+        let relayed: DNSAnswer = try client(
+            ["dns-query", "\(resolver.port)", "api.example.com", "--socks5", "\(proxy.frontEndAddresses[0].port)"])
+        let report = try await proxy.stop()
+        #expect(forwarded.answer == "192.0.2.1" && relayed.answer == "192.0.2.1")
+        #expect(forwarded.seconds >= 0.26 + 0.05, "no promotion: \(forwarded.seconds) s")
+        #expect(relayed.seconds >= 0.05 && relayed.seconds < forwarded.seconds)
+        #expect(report.radio.promotions == 1)
+        #expect(report.datagrams?.counts.down.delivered == 2)
     }
 
     /// A 30 s UDP NAT timeout at 20 emulated seconds a second: a client idle for 2.5 s (50 s)

@@ -307,6 +307,10 @@ final class ClosingObserver: LinkObserver {
         _ connection: ConnectionID, clientPort: Int, upstreamAddress: String?, upstreamPort: Int?, handshakeOnAir: Double
     ) {}
     func carried(_ connection: ConnectionID, _ direction: Direction, _ bytes: [UInt8], onAir: LinkSchedule.Transmission, at time: Double) {}
+    func datagram(
+        _ direction: Direction, _ bytes: [UInt8], clientPort: Int, upstreamAddress: String?, upstreamPort: Int?,
+        onAir: LinkSchedule.Transmission, at time: Double
+    ) {}
     func closed(_ connection: ConnectionID, reset: Bool, at time: Double) {
         if reset { state.withLock { $0 += 1 } }
     }

@@ -15,6 +15,12 @@ public protocol LinkObserver: Sendable {
     func carried(
         _ connection: ConnectionID, _ direction: Direction, _ bytes: [UInt8], onAir: LinkSchedule.Transmission,
         at time: Double)
+    /// A UDP datagram of the flow from the phone's `clientPort` to (or from) `upstreamAddress`
+    /// and `upstreamPort` will cross the link, on air from `onAir.start`; the proxy read it at
+    /// `time`.
+    func datagram(
+        _ direction: Direction, _ bytes: [UInt8], clientPort: Int, upstreamAddress: String?, upstreamPort: Int?,
+        onAir: LinkSchedule.Transmission, at time: Double)
     /// The connection ended: both FINs passed on (the later on air at `time`), or a reset.
     func closed(_ connection: ConnectionID, reset: Bool, at time: Double)
     /// The run stopped at `time`, where its report ends: nothing after it crossed the link.

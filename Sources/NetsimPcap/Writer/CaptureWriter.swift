@@ -4,8 +4,8 @@ import NetsimCore
 import Synchronization
 
 /// Writes what crossed the emulated link as a pcap file: synthesized TCP conversations
-/// (handshake, 1448-byte segments, acknowledgments, FIN or RST) timestamped when the bytes were
-/// on the emulated radio, so Wireshark dissects the real protocols and `netsim analyze` gives
+/// (handshake, 1448-byte segments, acknowledgments, FIN or RST) and UDP datagrams, timestamped
+/// when the bytes were on the emulated radio, so Wireshark dissects the real protocols and `netsim analyze` gives
 /// the run's radio figures back.
 ///
 /// The proxy calls it from its event loops; a call only copies the record into a bounded
@@ -92,6 +92,14 @@ public final class CaptureWriter: Sendable {
             return CaptureRecord(
                 connection: connection, endpoints: entry.endpoints, time: time,
                 kind: .data(direction, bytes, streamOffset: offset, onAirStart: onAirStart, onAirEnd: onAirEnd))
+        }
+    }
+
+    /// A UDP datagram between `endpoints` the proxy read at `time`, on the emulated radio from
+    /// `onAir`: one UDP packet (IP fragments are not synthesized).
+    public func datagram(_ endpoints: CaptureEndpoints, _ direction: Direction, _ bytes: [UInt8], onAir: Double, at time: Double) {
+        queue.enqueue(at: time, onAir: (onAir, onAir), bytes: bytes.count) { _ in
+            CaptureRecord(connection: 0, endpoints: endpoints, time: time, kind: .datagram(direction, bytes, onAir: onAir))
         }
     }
 

@@ -15,7 +15,8 @@ struct TCPSegmentFields {
     var fromDevice: Bool
 }
 
-/// Encodes segments as Ethernet + IPv4/IPv6 + TCP frames with correct checksums.
+/// Encodes segments as Ethernet + IPv4/IPv6 + TCP frames, and datagrams as UDP ones, with
+/// correct checksums.
 ///
 /// Segments carry the timestamps option (12 bytes), which is why a 1500-byte MTU gives the
 /// 1448-byte segments real captures show; SYNs also carry MSS 1460. The window is a fixed
@@ -29,12 +30,6 @@ enum FrameEncoder {
 
     /// Writes the frame into `frame`, replacing what it held (its capacity is reused).
     static func encode(_ segment: TCPSegmentFields, into frame: inout [UInt8]) {
-        frame.removeAll(keepingCapacity: true)
-        let isIPv4 = segment.source.isIPv4
-        frame.append(contentsOf: segment.fromDevice ? gatewayMAC : deviceMAC)
-        frame.append(contentsOf: segment.fromDevice ? deviceMAC : gatewayMAC)
-        append(isIPv4 ? PacketDecoder.ipv4EtherType : PacketDecoder.ipv6EtherType, to: &frame)
-
         var options: [UInt8] = []
         if segment.flags.contains(.syn) {
             options += [2, 4, UInt8(announcedMSS >> 8), UInt8(announcedMSS & 0xFF)]
@@ -45,30 +40,9 @@ enum FrameEncoder {
             withUnsafeBytes(of: segment.timestampEcho.bigEndian) { options += $0 }
         }
         let tcpLength = 20 + options.count + segment.payload.count
-
-        let ipStart = frame.count
-        if isIPv4 {
-            frame += [0x45, 0x00]
-            append(UInt16(truncatingIfNeeded: 20 + tcpLength), to: &frame)
-            append(segment.ipIdentification, to: &frame)
-            frame += [0x40, 0x00, 64, 6, 0, 0]  // don't fragment, TTL 64, TCP, checksum later
-            append(UInt32(truncatingIfNeeded: segment.source.low), to: &frame)
-            append(UInt32(truncatingIfNeeded: segment.destination.low), to: &frame)
-            let checksum = frame.withUnsafeBytes { bytes in
-                var sum = InternetChecksum()
-                sum.add(UnsafeRawBufferPointer(rebasing: bytes[ipStart..<(ipStart + 20)]))
-                return sum.value
-            }
-            put(checksum, at: ipStart + 10, in: &frame)
-        } else {
-            frame += [0x60, 0x00, 0x00, 0x00]
-            append(UInt16(truncatingIfNeeded: tcpLength), to: &frame)
-            frame += [6, 64]
-            for word in [segment.source.high, segment.source.low, segment.destination.high, segment.destination.low] {
-                append(UInt32(truncatingIfNeeded: word >> 32), to: &frame)
-                append(UInt32(truncatingIfNeeded: word), to: &frame)
-            }
-        }
+        beginFrame(
+            from: segment.source, to: segment.destination, fromDevice: segment.fromDevice, ipProtocol: 6,
+            transportLength: tcpLength, identification: segment.ipIdentification, into: &frame)
 
         let tcpStart = frame.count
         append(segment.sourcePort, to: &frame)
@@ -80,14 +54,77 @@ enum FrameEncoder {
         frame += [0, 0, 0, 0]  // checksum later, urgent pointer
         frame += options
         frame += segment.payload
-        let checksum = frame.withUnsafeBytes { bytes in
+        put(transportChecksum(of: frame, from: tcpStart, segment.source, segment.destination, ipProtocol: 6), at: tcpStart + 16, in: &frame)
+    }
+
+    /// Writes a UDP datagram's frame into `frame`, replacing what it held.
+    static func encodeDatagram(
+        from source: (address: IPAddress, port: UInt16), to destination: (address: IPAddress, port: UInt16), payload: [UInt8],
+        ipIdentification: UInt16, fromDevice: Bool, into frame: inout [UInt8]
+    ) {
+        let udpLength = 8 + payload.count
+        beginFrame(
+            from: source.address, to: destination.address, fromDevice: fromDevice, ipProtocol: 17, transportLength: udpLength,
+            identification: ipIdentification, into: &frame)
+        let udpStart = frame.count
+        append(source.port, to: &frame)
+        append(destination.port, to: &frame)
+        append(UInt16(truncatingIfNeeded: udpLength), to: &frame)
+        frame += [0, 0]  // checksum later
+        frame += payload
+        let checksum = transportChecksum(of: frame, from: udpStart, source.address, destination.address, ipProtocol: 17)
+        // UDP sends a computed zero as all ones: zero means "no checksum" (RFC 768).
+        put(checksum == 0 ? 0xFFFF : checksum, at: udpStart + 6, in: &frame)
+    }
+
+    /// Empties `frame` and writes the Ethernet and IP headers of a packet whose transport
+    /// header and payload take `transportLength` bytes.
+    private static func beginFrame(
+        from source: IPAddress, to destination: IPAddress, fromDevice: Bool, ipProtocol: UInt8, transportLength: Int,
+        identification: UInt16, into frame: inout [UInt8]
+    ) {
+        frame.removeAll(keepingCapacity: true)
+        let isIPv4 = source.isIPv4
+        frame.append(contentsOf: fromDevice ? gatewayMAC : deviceMAC)
+        frame.append(contentsOf: fromDevice ? deviceMAC : gatewayMAC)
+        append(isIPv4 ? PacketDecoder.ipv4EtherType : PacketDecoder.ipv6EtherType, to: &frame)
+        let ipStart = frame.count
+        if isIPv4 {
+            frame += [0x45, 0x00]
+            append(UInt16(truncatingIfNeeded: 20 + transportLength), to: &frame)
+            append(identification, to: &frame)
+            frame += [0x40, 0x00, 64, ipProtocol, 0, 0]  // don't fragment, TTL 64, checksum later
+            append(UInt32(truncatingIfNeeded: source.low), to: &frame)
+            append(UInt32(truncatingIfNeeded: destination.low), to: &frame)
+            let checksum = frame.withUnsafeBytes { bytes in
+                var sum = InternetChecksum()
+                sum.add(UnsafeRawBufferPointer(rebasing: bytes[ipStart..<(ipStart + 20)]))
+                return sum.value
+            }
+            put(checksum, at: ipStart + 10, in: &frame)
+        } else {
+            frame += [0x60, 0x00, 0x00, 0x00]
+            append(UInt16(truncatingIfNeeded: transportLength), to: &frame)
+            frame += [ipProtocol, 64]
+            for word in [source.high, source.low, destination.high, destination.low] {
+                append(UInt32(truncatingIfNeeded: word >> 32), to: &frame)
+                append(UInt32(truncatingIfNeeded: word), to: &frame)
+            }
+        }
+    }
+
+    /// The checksum of the transport header and payload from `start` to the frame's end, with
+    /// the IP pseudo-header.
+    private static func transportChecksum(
+        of frame: [UInt8], from start: Int, _ source: IPAddress, _ destination: IPAddress, ipProtocol: UInt8
+    ) -> UInt16 {
+        frame.withUnsafeBytes { bytes in
             var sum = InternetChecksum()
             PacketDecoder.addPseudoHeader(
-                to: &sum, source: segment.source, destination: segment.destination, ipProtocol: 6, length: tcpLength)
-            sum.add(UnsafeRawBufferPointer(rebasing: bytes[tcpStart...]))
+                to: &sum, source: source, destination: destination, ipProtocol: ipProtocol, length: frame.count - start)
+            sum.add(UnsafeRawBufferPointer(rebasing: bytes[start...]))
             return sum.value
         }
-        put(checksum, at: tcpStart + 16, in: &frame)
     }
 
     private static func append(_ value: UInt16, to frame: inout [UInt8]) {

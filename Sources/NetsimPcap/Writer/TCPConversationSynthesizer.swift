@@ -9,6 +9,8 @@ struct CaptureRecord {
         /// How many bytes each direction carried in all, so the FIN or RST has the right
         /// sequence number even when data records were dropped.
         case close(reset: Bool, bytesUp: Int, bytesDown: Int)
+        /// A UDP datagram (its record's connection is unused), on air from `onAir`.
+        case datagram(Direction, [UInt8], onAir: Double)
     }
 
     var connection: ConnectionID
@@ -19,13 +21,15 @@ struct CaptureRecord {
 
     /// What the record holds in the queue's byte budget.
     var queuedBytes: Int {
-        if case .data(_, let bytes, _, _, _) = kind { return bytes.count }
-        return 0
+        switch kind {
+        case .data(_, let bytes, _, _, _), .datagram(_, let bytes, _): bytes.count
+        case .open, .close: 0
+        }
     }
 }
 
-/// Turns the proxy's records into the TCP segments a real capture would show, and hands them
-/// out in time order.
+/// Turns the proxy's records into the TCP segments (and UDP datagrams) a real capture would
+/// show, and hands them out in time order.
 ///
 /// A chunk's segments come at a 1448-byte MSS with their times spread evenly over the chunk's
 /// time on the emulated radio (first segment at its start, last at its end); the receiver
@@ -44,6 +48,8 @@ struct TCPConversationSynthesizer {
         /// The last ACK of a FIN exchange: the connection is done after it.
         case finalAcknowledgment
         case reset(streamOffset: Int)
+        /// A UDP datagram: no TCP state.
+        case datagram([UInt8])
     }
 
     private struct PlannedSegment {
@@ -78,6 +84,8 @@ struct TCPConversationSynthesizer {
         sequence: 0, acknowledgment: 0, flags: [], ipIdentification: 0, timestampValue: 0, timestampEcho: 0, payload: [],
         fromDevice: true)
     private var frame: [UInt8] = []
+    /// The IP identification of the next UDP datagram.
+    private var datagramIdentification: UInt16 = 1
 
     mutating func plan(_ record: CaptureRecord) {
         func add(_ time: Double, _ sender: Side, _ kind: SegmentKind) {
@@ -114,6 +122,8 @@ struct TCPConversationSynthesizer {
                 add(record.time, .server, .fin(streamOffset: bytesDown))
                 add(record.time, .client, .finalAcknowledgment)
             }
+        case .datagram(let direction, let bytes, let onAir):
+            add(onAir, direction == .up ? .client : .server, .datagram(bytes))
         }
     }
 
@@ -127,6 +137,16 @@ struct TCPConversationSynthesizer {
     }
 
     private mutating func encode(_ segment: PlannedSegment) {
+        if case .datagram(let payload) = segment.kind {
+            let endpoints = segment.endpoints
+            let fromDevice = segment.sender == .client
+            FrameEncoder.encodeDatagram(
+                from: fromDevice ? (endpoints.client, endpoints.clientPort) : (endpoints.server, endpoints.serverPort),
+                to: fromDevice ? (endpoints.server, endpoints.serverPort) : (endpoints.client, endpoints.clientPort),
+                payload: payload, ipIdentification: datagramIdentification, fromDevice: fromDevice, into: &frame)
+            datagramIdentification &+= 1
+            return
+        }
         var state = written[segment.connection] ?? WrittenState(connection: segment.connection)
         let isClient = segment.sender == .client
         let ownInitial = isClient ? state.initialSequence.client : state.initialSequence.server
@@ -160,6 +180,8 @@ struct TCPConversationSynthesizer {
             flags = [.rst, .ack]
             position = 1 + streamOffset
             isDone = true
+        case .datagram:
+            return
         }
         let consumed = payload.count + (flags.isDisjoint(with: [.syn, .fin]) ? 0 : 1)
         ownEnd = max(ownEnd, position + consumed)

@@ -6,6 +6,8 @@
     udp_peers.py h3-server PORT_FILE STATS_FILE CERT KEY
     udp_peers.py h3-client PORT PATH CAFILE [--socks5 PORT]
     udp_peers.py socks5-probe PROXY_PORT TARGET_PORT
+    udp_peers.py dns-server PORT_FILE
+    udp_peers.py dns-query PORT NAME [--socks5 PORT]
 
 Servers write the port they listen on to PORT_FILE once they listen. Clients print one JSON
 object: what they sent and got back, and how long it took.
@@ -163,6 +165,46 @@ def socks5_probe(proxy_port, target_port):
     exchange("afterwards", socks5_header("127.0.0.1", target_port), b"still")
     control.close()
     print(json.dumps(results))
+
+
+# DNS: a stub resolver that answers every A query with 192.0.2.1 (TEST-NET-1, RFC 5737), and a
+# client that asks it one question, as a phone's resolver does (RFC 1035 section 4).
+
+
+def dns_server(port_file):
+    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    server.bind(("127.0.0.1", 0))
+    write_port(port_file, server.getsockname()[1])
+    while True:
+        query, address = server.recvfrom(512)
+        end = 12
+        while query[end] != 0:
+            end += query[end] + 1
+        question = query[12 : end + 5]
+        header = query[:2] + b"\x81\x80" + b"\x00\x01\x00\x01\x00\x00\x00\x00"
+        answer = b"\xc0\x0c\x00\x01\x00\x01" + struct.pack(">IH", 60, 4) + socket.inet_aton("192.0.2.1")
+        server.sendto(header + question + answer, address)
+
+
+def dns_query(port, name, socks5=None):
+    identifier = os.getpid() & 0xFFFF
+    question = b"".join(bytes([len(label)]) + label.encode() for label in name.split(".")) + b"\x00\x00\x01\x00\x01"
+    query = struct.pack(">HHHHHH", identifier, 0x0100, 1, 0, 0, 0) + question
+    sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    sock.settimeout(5)
+    target = ("127.0.0.1", port)
+    started = time.monotonic()
+    if socks5 is None:
+        sock.sendto(query, target)
+        reply, _ = sock.recvfrom(512)
+    else:
+        control, relay = socks5_associate(socks5)
+        sock.sendto(socks5_header(*target) + query, relay)
+        reply, _ = socks5_strip(sock.recvfrom(512)[0])
+        control.close()
+    seconds = time.monotonic() - started
+    assert struct.unpack(">H", reply[:2])[0] == identifier and reply[3] & 0x0F == 0, reply
+    print(json.dumps({"answer": socket.inet_ntoa(reply[-4:]), "seconds": seconds}))
 
 
 # HTTP/3 with aioquic.
@@ -335,6 +377,10 @@ if __name__ == "__main__":
         echo_client(int(arguments[0]), int(arguments[1]), int(arguments[2]), socks5=socks5, gap=gap)
     elif command == "socks5-probe":
         socks5_probe(int(arguments[0]), int(arguments[1]))
+    elif command == "dns-server":
+        dns_server(arguments[0])
+    elif command == "dns-query":
+        dns_query(int(arguments[0]), arguments[1], socks5=socks5)
     elif command == "h3-server":
         h3_server(*arguments)
     elif command == "h3-client":
