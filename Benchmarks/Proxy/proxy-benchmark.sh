@@ -24,7 +24,8 @@ idle_connections=$(( $(ulimit -n) / 2 - 500 ))
 [ "$idle_connections" -gt 10000 ] && idle_connections=10000
 
 pids=()
-cleanup() { for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done; }
+# socat's UDP relays fork a child per peer that outlives its parent: those go too.
+cleanup() { for pid in "${pids[@]}"; do pkill -P "$pid" 2>/dev/null || true; kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 iperf3 -s -p 15201 >/dev/null 2>&1 & pids+=($!)

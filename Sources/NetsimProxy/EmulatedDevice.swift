@@ -457,6 +457,12 @@ final class EmulatedDevice {
             options.observer?.datagram(
                 direction, Array(payload.readableBytesView), clientPort: clientPort, upstreamAddress: peer.ipAddress,
                 upstreamPort: peer.port, onAir: delivery.onAir, at: now)
+            if ticket == nil, delivery.at <= now {
+                // Due already (a link with no delay): written now, without a timer.
+                let written = deliver(leftOn)
+                datagrams?.count(bytes, direction, droppedBy: written ? nil : .overflow)
+                break
+            }
             datagramBytesInFlight[direction] += bytes
             let timer = MovableTimer(loop: loop, at: clock.deadline(delivery.at))
             if let ticket { held.hold(.datagram(timer, delivery), answeredBy: ticket) }

@@ -214,6 +214,39 @@ import Testing
         #expect((report.datagrams?.counts.down.bytesDelivered ?? 0) > 2_000_000)
     }
 
+    /// `netsim analyze` names a QUIC flow of a run's capture by the SNI of the ClientHello in
+    /// its client's Initial packets.
+    @Test(.enabled(if: hasAioquic, "needs aioquic (pip install aioquic) and openssl"))
+    func theCaptureOfAnHTTP3FetchNamesTheQUICFlowByItsSNI() async throws {
+        let certificate = try FrontEndPeers.Certificate()
+        defer { certificate.remove() }
+        let server = try FrontEndPeers.Server(
+            script: Self.script, ["h3-server", FrontEndPeers.scratchFile(), certificate.certificate, certificate.key])
+        defer { server.stop() }
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970)
+        var options = ProxyOptions()
+        options.observer = CaptureLinkObserver(writer: writer)
+        let proxy = try await NetsimProxy.start(
+            profile: Self.lte, seed: 1, forwards: [],
+            datagramForwards: [
+                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: server.port))
+            ],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        let fetched: FetchResult = try client(
+            ["h3-client", "\(proxy.datagramAddresses[0].port)", "/payload?size=20000", certificate.certificate])
+        _ = try await proxy.stop()
+        try writer.finish()
+        #expect(fetched.intact)
+        let analysis = try CaptureAnalysis.analyze(
+            file: path, options: CaptureAnalysisOptions(radio: RadioStages(.lte(LTERadioParameters()))!))
+        let quic = analysis.flows.filter { $0.transport == "udp" }
+        #expect(quic.count == 1)
+        #expect(quic.first?.serverName == "localhost")
+        #expect((quic.first?.bytesDown ?? 0) > 20000)
+    }
+
     /// The same 3 MB over HTTP/3 and over TCP through a phone that hands over (reset mode, a
     /// 1 s gap) 2.5 s in: QUIC's connection migrates (the server sees the phone's new port, and
     /// one connection: no new handshake) and the transfer completes; TCP's is reset.

@@ -33,8 +33,23 @@ public enum ServerNameSniffer {
         guard let record = stream.slice(at: 5, length: Int(recordLength)) else {
             return 5 + Int(recordLength) <= maximumPrefix ? .needsMoreData : .notFound
         }
-        guard record.byte(at: 0) == 1 else { return .notFound }  // ClientHello
         // Fields of a ClientHello that spills into a second record are cut at this record's end.
+        return clientHelloServerName(record)
+    }
+
+    /// The SNI of a TLS ClientHello handshake message on its own, as QUIC's CRYPTO frames
+    /// carry it (RFC 9001 section 4): `needsMoreData` while it is shorter than its length says.
+    public static func sniffClientHello(_ handshake: UnsafeRawBufferPointer) -> ServerNameSniff {
+        guard let type = handshake.byte(at: 0), handshake.count >= 4 else { return .needsMoreData }
+        guard type == 1 else { return .notFound }
+        let length = Int(handshake[1]) << 16 | Int(handshake[2]) << 8 | Int(handshake[3])
+        guard handshake.count >= 4 + length else { return 4 + length <= maximumPrefix ? .needsMoreData : .notFound }
+        return clientHelloServerName(handshake)
+    }
+
+    /// The SNI of the ClientHello at the start of `record` (its handshake header included).
+    private static func clientHelloServerName(_ record: UnsafeRawBufferPointer) -> ServerNameSniff {
+        guard record.byte(at: 0) == 1 else { return .notFound }  // ClientHello
         var offset = 4 + 2 + 32
         guard let sessionIDLength = record.byte(at: offset) else { return .notFound }
         offset += 1 + Int(sessionIDLength)

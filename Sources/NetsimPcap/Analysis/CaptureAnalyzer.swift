@@ -67,6 +67,8 @@ public struct CaptureAnalyzer {
         /// device is not yet known.
         var deviceIsA: Bool?
         var sniffer: FlowNameSniffer?
+        /// A UDP flow's: its QUIC Initial packets' ClientHello.
+        var quicSniffer: QUICServerNameSniffer?
         var serverName: String?
         var packets = 0
         var bytesUp = 0
@@ -200,6 +202,10 @@ public struct CaptureAnalyzer {
             let payload = packet.bytes.slice(at: decoded.payloadOffset, length: decoded.capturedPayloadLength)
         {
             sniffServerName(flow, payload, payloadLength: decoded.payloadLength, sequence: tcp.sequence, sentByA: sentByA)
+        } else if decoded.ipProtocol == 17, decoded.payloadLength > 0, decoded.capturedPayloadLength == decoded.payloadLength,
+            flows[flow].quicSniffer != nil, let payload = packet.bytes.slice(at: decoded.payloadOffset, length: decoded.payloadLength)
+        {
+            sniffQUICServerName(flow, Array(payload))
         }
 
         if deviceAddresses != nil {
@@ -280,7 +286,8 @@ public struct CaptureAnalyzer {
             flows.append(
                 FlowState(
                     key: key, deviceIsA: deviceAddresses.flatMap { deviceSide(of: key, devices: $0) },
-                    sniffer: key.ipProtocol == 6 ? FlowNameSniffer() : nil))
+                    sniffer: key.ipProtocol == 6 ? FlowNameSniffer() : nil,
+                    quicSniffer: key.ipProtocol == 17 ? QUICServerNameSniffer() : nil))
             flowIndices[key] = index
         }
         cachedFlow = (key, index)
@@ -310,6 +317,18 @@ public struct CaptureAnalyzer {
             return
         }
         if !sniffer.isDone { flows[flow].sniffer = sniffer }
+    }
+
+    /// Looks for a UDP flow's server name in a datagram it carried (either way: only the
+    /// client's Initial packets decrypt with the client's keys).
+    private mutating func sniffQUICServerName(_ flow: Int, _ datagram: [UInt8]) {
+        guard var sniffer = flows[flow].quicSniffer else { return }
+        flows[flow].quicSniffer = nil
+        if let name = sniffer.inspect(datagram) {
+            flows[flow].serverName = name
+            return
+        }
+        if !sniffer.isDone { flows[flow].quicSniffer = sniffer }
     }
 
     private mutating func settleDevice(_ addresses: [IPAddress]) {
