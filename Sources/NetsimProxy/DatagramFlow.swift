@@ -110,7 +110,9 @@ final class DatagramFlow {
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: Self.receiveBufferBytes))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(UpstreamDatagramHandler(flow: bound.value, mapping: mapping))
+                    let flow = bound.value
+                    try channel.pipeline.syncOperations.addHandler(
+                        DatagramReader { flow.upstreamSent($0.data, from: $0.remoteAddress, mapping: mapping) })
                 }
             }
             .bind(host: any, port: 0)
@@ -158,23 +160,21 @@ final class DatagramFlow {
     static let receiveBufferBytes = 65_536
 }
 
-/// Reads one upstream socket of a flow: each datagram goes to the flow with its mapping.
-private final class UpstreamDatagramHandler: ChannelInboundHandler {
+/// Hands each datagram a socket reads to `received`. An ICMP error or a failed send is
+/// ignored: UDP promises nothing, and the socket goes on. Every datagram socket of netsim's
+/// reads through one: a rule's listener, a flow's upstream, a SOCKS5 relay.
+final class DatagramReader: ChannelInboundHandler {
     typealias InboundIn = AddressedEnvelope<ByteBuffer>
 
-    private let flow: DatagramFlow
-    private let mapping: Int
+    private let received: (AddressedEnvelope<ByteBuffer>) -> Void
 
-    init(flow: DatagramFlow, mapping: Int) {
-        self.flow = flow
-        self.mapping = mapping
+    init(_ received: @escaping (AddressedEnvelope<ByteBuffer>) -> Void) {
+        self.received = received
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let envelope = unwrapInboundIn(data)
-        flow.upstreamSent(envelope.data, from: envelope.remoteAddress, mapping: mapping)
+        received(unwrapInboundIn(data))
     }
 
-    /// An ICMP error or a failed send: UDP promises nothing, and the flow goes on.
     func errorCaught(context: ChannelHandlerContext, error: any Error) {}
 }

@@ -47,7 +47,8 @@ final class DatagramForwarder {
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: DatagramFlow.receiveBufferBytes))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ClientDatagramHandler(forwarder: forwarder.value))
+                    let forwarder = forwarder.value
+                    try channel.pipeline.syncOperations.addHandler(DatagramReader { forwarder.clientSent($0) })
                 }
             }
             .bind(host: rule.listen.host, port: rule.listen.port)
@@ -67,7 +68,7 @@ final class DatagramForwarder {
     private var clock: ProxyClock { phones.devices[0].clock }
 
     /// A datagram from a client: to its flow, opened on its first.
-    fileprivate func clientSent(_ envelope: AddressedEnvelope<ByteBuffer>) {
+    func clientSent(_ envelope: AddressedEnvelope<ByteBuffer>) {
         guard let listener else { return }
         let client = envelope.remoteAddress
         let flow: DatagramFlow
@@ -118,22 +119,4 @@ final class DatagramForwarder {
         for flow in flows.values { flow.close() }
         flows = [:]
     }
-}
-
-/// Reads the rule's listening socket: each datagram to the forwarder.
-private final class ClientDatagramHandler: ChannelInboundHandler {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-
-    private let forwarder: DatagramForwarder
-
-    init(forwarder: DatagramForwarder) {
-        self.forwarder = forwarder
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        forwarder.clientSent(unwrapInboundIn(data))
-    }
-
-    /// An ICMP error from a client that left: UDP promises nothing, and the socket goes on.
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
 }

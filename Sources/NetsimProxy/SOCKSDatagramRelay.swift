@@ -61,7 +61,8 @@ final class SOCKSDatagramRelay {
             .channelOption(ChannelOptions.recvAllocator, value: FixedSizeRecvByteBufferAllocator(capacity: DatagramFlow.receiveBufferBytes))
             .channelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(RelayDatagramHandler(relay: bound.value))
+                    let relay = bound.value
+                    try channel.pipeline.syncOperations.addHandler(DatagramReader { relay.received($0) })
                 }
             }
             .bind(host: host, port: 0)
@@ -75,7 +76,7 @@ final class SOCKSDatagramRelay {
     var address: SocketAddress? { socket?.localAddress }
 
     /// A datagram on the relay's socket.
-    fileprivate func received(_ envelope: AddressedEnvelope<ByteBuffer>) {
+    func received(_ envelope: AddressedEnvelope<ByteBuffer>) {
         guard !closed else { return }
         let source = envelope.remoteAddress
         guard source.ipAddress.flatMap(IPAddressBytes.init) == clientAddress, client.map({ $0 == source }) ?? true,
@@ -153,24 +154,6 @@ final class SOCKSDatagramRelay {
         flow?.close()
         socket?.close(promise: nil)
     }
-}
-
-/// Reads the relay's socket.
-private final class RelayDatagramHandler: ChannelInboundHandler {
-    typealias InboundIn = AddressedEnvelope<ByteBuffer>
-
-    private let relay: SOCKSDatagramRelay
-
-    init(relay: SOCKSDatagramRelay) {
-        self.relay = relay
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        relay.received(unwrapInboundIn(data))
-    }
-
-    /// An ICMP error from a client that left: UDP promises nothing, and the relay goes on.
-    func errorCaught(context: ChannelHandlerContext, error: any Error) {}
 }
 
 /// The TCP connection of a SOCKS5 UDP association once the relay is running: what the client

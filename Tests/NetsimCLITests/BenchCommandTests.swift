@@ -46,7 +46,7 @@ struct BenchCommandTests {
             }
         }
         // Flags, and where a run's traffic goes (a run needs one of these; nothing stands in).
-        let withoutDefault = ["--quiet", "--force", "--version", "-h,", "--listen", "--upstream", "--forward"]
+        let withoutDefault = ["--quiet", "--force", "--version", "-h,", "--listen", "--upstream", "--forward", "--udp-forward"]
         for option in options where !withoutDefault.contains(where: { option.hasPrefix($0 + " ") || option == $0 }) {
             #expect(option.lowercased().contains("default"), "\(command): \(option)")
         }

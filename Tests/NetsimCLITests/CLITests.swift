@@ -104,7 +104,7 @@ struct ProfilesCommandTests {
         #expect(text.contains("  0:40       set: up rate 300kbps, delay 60ms; down rate 1mbps, delay 60ms\n"))
 
         let nat = ProfilesCommand.Show.render(try ProfileCatalog.builtin(named: "nat-timeout"), source: .builtin(name: "nat-timeout"))
-        #expect(nat.contains("NAT: mappings expire after 30s idle, silent"))
+        #expect(nat.contains("NAT: TCP mappings expire after 30s idle, silent"))
         let subway = ProfilesCommand.Show.render(try ProfileCatalog.builtin(named: "subway"), source: .builtin(name: "subway"))
         #expect(subway.contains("Timeline (repeats every 75s; times within each repetition):"))
     }

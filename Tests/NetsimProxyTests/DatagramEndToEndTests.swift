@@ -40,6 +40,22 @@ import Testing
             options: options, group: Loopback.group, logger: Loopback.logger)
     }
 
+    /// A proxy with one UDP forward rule to `upstream` on `lte`, and a capture of it in a
+    /// scratch file (the caller removes it).
+    func capturing(upstream: Int) async throws -> (NetsimProxy, CaptureWriter, String) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970)
+        var options = ProxyOptions()
+        options.observer = CaptureLinkObserver(writer: writer)
+        let proxy = try await NetsimProxy.start(
+            profile: Self.lte, seed: 1, forwards: [],
+            datagramForwards: [
+                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: upstream))
+            ],
+            options: options, group: Loopback.group, logger: Loopback.logger)
+        return (proxy, writer, path)
+    }
+
     /// Runs a client command of the peers and decodes the JSON line it prints last.
     func client<Result: Decodable>(_ arguments: [String], as type: Result.Type = Result.self) throws -> Result {
         let run = try FrontEndPeers.run(["python3", Self.script] + arguments, timeout: .seconds(150))
@@ -101,17 +117,8 @@ import Testing
     func aCaptureShowsTheDatagramsAndItsAnalysisTheRunsRadio() async throws {
         let echo = try FrontEndPeers.Server(script: Self.script, ["echo-server"])
         defer { echo.stop() }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        let (proxy, writer, path) = try await capturing(upstream: echo.port)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970)
-        var options = ProxyOptions()
-        options.observer = CaptureLinkObserver(writer: writer)
-        let proxy = try await NetsimProxy.start(
-            profile: Self.lte, seed: 1, forwards: [],
-            datagramForwards: [
-                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: echo.port))
-            ],
-            options: options, group: Loopback.group, logger: Loopback.logger)
         let result: EchoResult = try client(["echo-client", "\(proxy.datagramAddresses[0].port)", "30", "1000"])
         let report = try await proxy.stop()
         try writer.finish()
@@ -223,17 +230,8 @@ import Testing
         let server = try FrontEndPeers.Server(
             script: Self.script, ["h3-server", FrontEndPeers.scratchFile(), certificate.certificate, certificate.key])
         defer { server.stop() }
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        let (proxy, writer, path) = try await capturing(upstream: server.port)
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970)
-        var options = ProxyOptions()
-        options.observer = CaptureLinkObserver(writer: writer)
-        let proxy = try await NetsimProxy.start(
-            profile: Self.lte, seed: 1, forwards: [],
-            datagramForwards: [
-                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: server.port))
-            ],
-            options: options, group: Loopback.group, logger: Loopback.logger)
         let fetched: FetchResult = try client(
             ["h3-client", "\(proxy.datagramAddresses[0].port)", "/payload?size=20000", certificate.certificate])
         _ = try await proxy.stop()

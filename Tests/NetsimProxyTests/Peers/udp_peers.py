@@ -80,10 +80,16 @@ def socks5_strip(data):
 # A UDP echo server that says which source port each datagram came from.
 
 
-def echo_server(port_file):
+def udp_server(port_file):
+    """A UDP socket on a port of loopback the system chose, written to PORT_FILE."""
     server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
     server.bind(("127.0.0.1", 0))
     write_port(port_file, server.getsockname()[1])
+    return server
+
+
+def echo_server(port_file):
+    server = udp_server(port_file)
     while True:
         data, address = server.recvfrom(65535)
         # Echoes the datagram, ending with the source port the server saw.
@@ -172,9 +178,7 @@ def socks5_probe(proxy_port, target_port):
 
 
 def dns_server(port_file):
-    server = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    server.bind(("127.0.0.1", 0))
-    write_port(port_file, server.getsockname()[1])
+    server = udp_server(port_file)
     while True:
         query, address = server.recvfrom(512)
         end = 12
