@@ -728,10 +728,14 @@ final class EmulatedDevice {
         let now = clock.now()
         let radio = model.radioReport(until: now)
         let queued = queuedBytes
+        let counts = datagrams?.counts ?? PerDirection(up: DatagramCounts(), down: DatagramCounts())
         return ProxyMetrics.Snapshot(
             bytes: bytesDelivered, connectionsOpened: counters.opened, openConnections: connections.count,
             radioState: model.radioState(at: now), wakeSeconds: radio.wakeSeconds, promotions: radio.promotions,
-            energyJoules: radio.energyJoules, queuedBytes: queued, eventCounts: model.eventCounts)
+            energyJoules: radio.energyJoules, queuedBytes: queued, eventCounts: model.eventCounts,
+            datagramsDelivered: PerDirection(up: counts.up.delivered, down: counts.down.delivered),
+            datagramsDropped: PerDirection(
+                up: counts.up.dropped.values.reduce(0, +), down: counts.down.dropped.values.reduce(0, +)))
     }
 
     func report(profile: String, seed: UInt64) -> RunReport {

@@ -23,6 +23,9 @@ final class ProxyMetrics: Sendable {
         var energyJoules = 0.0
         var queuedBytes = PerDirection(up: 0, down: 0)
         var eventCounts: [DeviceEvent.Kind: Int] = [:]
+        /// UDP datagrams delivered and dropped, per direction (`DatagramFigures`).
+        var datagramsDelivered = PerDirection(up: 0, down: 0)
+        var datagramsDropped = PerDirection(up: 0, down: 0)
     }
 
     private let registry: PrometheusCollectorRegistry
@@ -75,6 +78,8 @@ final class ProxyMetrics: Sendable {
         let energyJoules: Counter
         let queuedBytes: PerDirection<Gauge>
         let events: [(kind: DeviceEvent.Kind, counter: Counter)]
+        let datagramsDelivered: PerDirection<Counter>
+        let datagramsDropped: PerDirection<Counter>
 
         init(registry: PrometheusCollectorRegistry, labels: [(String, String)]) {
             let bytesName = ProxyMetrics.name("bytes", "total", "Payload bytes delivered through the proxy (up: phone to server).")
@@ -106,6 +111,15 @@ final class ProxyMetrics: Sendable {
             events = DeviceEvent.Kind.allCases.map { kind in
                 (kind, registry.makeCounter(descriptor: eventsName, labels: labels + [("kind", kind.rawValue)]))
             }
+            let datagramsName = ProxyMetrics.name(
+                "datagrams", "total", "UDP datagrams by direction and outcome: delivered, or dropped (the run report says why).")
+            func datagrams(_ outcome: String) -> PerDirection<Counter> {
+                PerDirection(
+                    up: registry.makeCounter(descriptor: datagramsName, labels: labels + [("direction", "up"), ("outcome", outcome)]),
+                    down: registry.makeCounter(descriptor: datagramsName, labels: labels + [("direction", "down"), ("outcome", outcome)]))
+            }
+            datagramsDelivered = datagrams("delivered")
+            datagramsDropped = datagrams("dropped")
         }
 
         /// Sets `snapshot` into the series: gauges to its values, counters by what grew since `last`.
@@ -113,6 +127,10 @@ final class ProxyMetrics: Sendable {
             for direction in Direction.allCases {
                 bytes[direction].increment(by: Int64(max(0, snapshot.bytes[direction] - last.bytes[direction])))
                 queuedBytes[direction].set(Double(snapshot.queuedBytes[direction]))
+                datagramsDelivered[direction].increment(
+                    by: Int64(max(0, snapshot.datagramsDelivered[direction] - last.datagramsDelivered[direction])))
+                datagramsDropped[direction].increment(
+                    by: Int64(max(0, snapshot.datagramsDropped[direction] - last.datagramsDropped[direction])))
             }
             connectionsOpened.increment(by: Int64(max(0, snapshot.connectionsOpened - last.connectionsOpened)))
             openConnections.set(Double(snapshot.openConnections))

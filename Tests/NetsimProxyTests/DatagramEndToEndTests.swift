@@ -96,7 +96,10 @@ import Testing
         defer { echo.stop() }
         let proxy = try await start(Self.lte, udp: [echo.port])
         let result: EchoResult = try client(["echo-client", "\(proxy.datagramAddresses[0].port)", "40", "1200"])
+        let metrics = try await proxy.metricsText()
         let report = try await proxy.stop()
+        #expect(metrics.contains(#"netsim_datagrams_total{direction="up",outcome="delivered"} 40"#), "\(metrics)")
+        #expect(metrics.contains(#"netsim_datagrams_total{direction="down",outcome="dropped"} 0"#))
         #expect(result.received == 40 && result.intact == 40)
         // One flow, one NAT mapping: the server saw one source port.
         #expect(Set(result.serverSawPorts).count == 1)
