@@ -43,12 +43,15 @@ final class EmulatedDevice {
 
     /// This phone's number in a run of several (`NetsimProxy.phoneCount`); nil in a one-phone run.
     let number: Int?
+    /// This phone's seed (the run's + its number - 1), for its report.
+    let seed: UInt64
 
     init(
-        model: DeviceModel, phone number: Int?, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions, events: PhoneEventPublisher,
-        logger: Logger
+        model: DeviceModel, phone number: Int?, seed: UInt64, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions,
+        events: PhoneEventPublisher, logger: Logger
     ) {
         self.number = number
+        self.seed = seed
         self.phone = ReplannableDevice(model)
         self.loop = loop
         self.clock = clock
@@ -738,10 +741,10 @@ final class EmulatedDevice {
                 up: counts.up.dropped.values.reduce(0, +), down: counts.down.dropped.values.reduce(0, +)))
     }
 
-    func report(profile: String, seed: UInt64) -> RunReport {
+    func report() -> RunReport {
         let now = clock.now()
         return RunReport(
-            netsimVersion: NetsimVersion.current, profile: profile, seed: seed, durationSeconds: now,
+            netsimVersion: NetsimVersion.current, profile: model.profile.name, seed: seed, durationSeconds: now,
             connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
             radioLatency: model.radioWaits(until: now), chunkDelays: model.chunkDelays(until: now),
             destinations: destinationWaits.figures(until: now), events: model.events,

@@ -128,7 +128,8 @@ public final class NetsimProxy: Sendable {
                 var phoneLogger = logger
                 if phoneCount > 1 { phoneLogger[metadataKey: "phone"] = "\(phone)" }
                 return EmulatedDevice(
-                    model: model, phone: phoneCount > 1 ? phone : nil, loop: loop, clock: ProxyClock(timeScale: options.timeScale),
+                    model: model, phone: phoneCount > 1 ? phone : nil, seed: phoneSeed, loop: loop,
+                    clock: ProxyClock(timeScale: options.timeScale),
                     options: options, events: PhoneEventPublisher(hub: eventHub, phone: phone), logger: phoneLogger)
             }
             return NIOLoopBound(PhoneSet(devices: devices, logger: logger), eventLoop: loop)
@@ -254,7 +255,7 @@ public final class NetsimProxy: Sendable {
 
     /// Phone `phone`'s report so far, without stopping.
     public func report(phone: Int = 1) async throws -> RunReport {
-        try await onPhone(phone) { [profile, seed] in $0.report(profile: profile.name, seed: seed &+ UInt64(phone - 1)) }
+        try await onPhone(phone) { $0.report() }
     }
 
     /// The proxy's metrics now, in the Prometheus text format (see `ProxyMetrics`): each
@@ -357,9 +358,9 @@ public final class NetsimProxy: Sendable {
     public func stopEveryPhone() async throws -> [RunReport] {
         for listener in listeners { try? await listener.close() }
         lagProbe.cancel()
-        let reports = try await phones.eventLoop.submit { [phones, profile, seed] in
-            phones.value.devices.enumerated().map { index, device in
-                let report = device.report(profile: profile.name, seed: seed &+ UInt64(index))
+        let reports = try await phones.eventLoop.submit { [phones] in
+            phones.value.devices.map { device in
+                let report = device.report()
                 device.stop(at: report.durationSeconds)
                 return report
             }

@@ -140,6 +140,27 @@ import Testing
         #expect(abs(analysis.radio.wakeSeconds - live) / live < 0.01, "wake \(analysis.radio.wakeSeconds) vs \(live)")
     }
 
+    /// With several phones, a rule's `@phone-K` gives its flows to phone K: its report counts
+    /// them, and the other phone's has none.
+    @Test(.enabled(if: hasPython, "needs python3"))
+    func aRulesPhoneCarriesItsFlows() async throws {
+        let echo = try FrontEndPeers.Server(script: Self.script, ["echo-server"])
+        defer { echo.stop() }
+        let proxy = try await NetsimProxy.start(
+            profile: Self.lte, seed: 1, phones: 2, forwards: [],
+            datagramForwards: [
+                ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: echo.port), phone: 2)
+            ],
+            group: Loopback.group, logger: Loopback.logger)
+        let result: EchoResult = try client(["echo-client", "\(proxy.datagramAddresses[0].port)", "10", "500"])
+        let reports = try await proxy.stopEveryPhone()
+        #expect(result.received == 10)
+        #expect(reports[0].datagrams == nil)
+        #expect(reports[1].datagrams?.counts.up.delivered == 10)
+        #expect(reports[1].phone == 2 && reports[1].seed == 2)
+        #expect(reports[1].radio.promotions >= 1 && reports[0].radio.promotions == 0)
+    }
+
     @Test(.enabled(if: hasPython, "needs python3"))
     func socks5UDPAssociateRelaysByAddressAndNameAndDropsWhatItMust() async throws {
         let echo = try FrontEndPeers.Server(script: Self.script, ["echo-server"])
