@@ -69,7 +69,7 @@ final class DatagramFlow {
 
     private func tooLarge(_ bytes: Int, _ direction: Direction) {
         device.logger.warning(
-            "UDP flow \(id) from \(client): dropped a datagram of \(bytes) bytes, more than the \(UDPDatagram.maximumPayload) a UDP datagram carries"
+            "UDP flow \(id) from \(client.logText): dropped a datagram of \(bytes) bytes, more than the \(UDPDatagram.maximumPayload) a UDP datagram carries"
         )
         device.datagramDropped(bytes, direction, .unsupported)
     }
@@ -131,7 +131,8 @@ final class DatagramFlow {
             for envelope in waiting where channel.isWritable { channel.write(envelope, promise: nil) }
             channel.flush()
         case .failure(let error):
-            device.logger.warning("UDP flow \(id) from \(client): cannot open its upstream socket (\(error)); its datagrams are dropped")
+            device.logger.warning(
+                "UDP flow \(id) from \(client.logText): cannot open its upstream socket (\(error)); its datagrams are dropped")
             upstream = .none
         }
     }
@@ -177,4 +178,13 @@ final class DatagramReader: ChannelInboundHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {}
+}
+
+extension SocketAddress {
+    /// `127.0.0.1:4433` or `[::1]:4433`, for log lines (NIO's own description repeats the
+    /// address and names its family).
+    var logText: String {
+        let host = ipAddress ?? "?"
+        return host.contains(":") ? "[\(host)]:\(port ?? 0)" : "\(host):\(port ?? 0)"
+    }
 }

@@ -90,7 +90,7 @@ final class DatagramForwarder {
                 return true
             }
             flows[client] = flow
-            device.logger.debug("UDP flow \(flow.id) from \(client) to \(upstream)")
+            device.logger.debug("UDP flow \(flow.id) from \(client.logText) to \(upstream.logText)")
         }
         flow.clientSent(envelope.data, to: upstream)
     }

@@ -82,7 +82,7 @@ final class SOCKSDatagramRelay {
         guard source.ipAddress.flatMap(IPAddressBytes.init) == clientAddress, client.map({ $0 == source }) ?? true,
             requestedPort.map({ $0 == source.port }) ?? true
         else {
-            return warnOnce(.stranger, "a datagram from \(source), not the client that asked for the relay: dropped")
+            return warnOnce(.stranger, "a datagram from \(source.logText), not the client that asked for the relay: dropped")
         }
         var payload = envelope.data
         let header: SOCKSDatagramHeader
@@ -125,7 +125,7 @@ final class SOCKSDatagramRelay {
             return true
         }
         self.flow = flow
-        device.logger.debug("UDP flow \(flow.id) from \(client) through a SOCKS5 relay")
+        device.logger.debug("UDP flow \(flow.id) from \(client.logText) through a SOCKS5 relay")
         return flow
     }
 
@@ -143,8 +143,7 @@ final class SOCKSDatagramRelay {
 
     private func warnOnce(_ warning: Warning, _ message: String) {
         guard warned.insert(warning).inserted else { return }
-        let relay = address.map { "\($0.ipAddress ?? "?"):\($0.port ?? 0)" } ?? "?"
-        device.logger.warning("SOCKS5 UDP relay \(relay): \(message.escapingControlCharacters)")
+        device.logger.warning("SOCKS5 UDP relay \(address?.logText ?? "?"): \(message.escapingControlCharacters)")
     }
 
     /// The client's TCP connection ended: so does the relay.

@@ -140,6 +140,32 @@ import Testing
         #expect(abs(analysis.radio.wakeSeconds - live) / live < 0.01, "wake \(analysis.radio.wakeSeconds) vs \(live)")
     }
 
+    struct SendResult: Decodable {
+        var sent: Int
+    }
+
+    /// A datagram larger than UDP over IPv4 carries (an IPv6 client can send up to 65,527
+    /// bytes) is dropped and counted, and the flow goes on.
+    @Test(.enabled(if: hasPython, "needs python3"))
+    func aDatagramTooLargeForIPv4IsDroppedAndCounted() async throws {
+        let echo = try FrontEndPeers.Server(script: Self.script, ["echo-server"])
+        defer { echo.stop() }
+        let proxy = try await NetsimProxy.start(
+            profile: Self.lte, seed: 1, forwards: [],
+            datagramForwards: [
+                ForwardRule(listen: HostPort(host: "::1", port: 0), upstream: HostPort(host: "127.0.0.1", port: echo.port))
+            ],
+            group: Loopback.group, logger: Loopback.logger)
+        let port = proxy.datagramAddresses[0].port
+        let big: SendResult = try client(["send-one", "::1", "\(port)", "65520"])
+        let small: SendResult = try client(["send-one", "::1", "\(port)", "1000"])
+        #expect(big.sent == 65520 && small.sent == 1000)
+        #expect(await eventually { (try? await proxy.report().datagrams?.counts.up.sent) == 2 })
+        let report = try await proxy.stop()
+        #expect(report.datagrams?.counts.up.dropped[.unsupported] == 1)
+        #expect(report.datagrams?.counts.up.delivered == 1)
+    }
+
     /// With several phones, a rule's `@phone-K` gives its flows to phone K: its report counts
     /// them, and the other phone's has none.
     @Test(.enabled(if: hasPython, "needs python3"))

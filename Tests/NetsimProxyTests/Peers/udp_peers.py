@@ -7,6 +7,7 @@
     udp_peers.py h3-client PORT PATH CAFILE [--socks5 PORT]
     udp_peers.py socks5-probe PROXY_PORT TARGET_PORT
     udp_peers.py dns-server PORT_FILE
+    udp_peers.py send-one HOST PORT SIZE
     udp_peers.py dns-query PORT NAME [--socks5 PORT]
 
 Servers write the port they listen on to PORT_FILE once they listen. Clients print one JSON
@@ -138,6 +139,14 @@ def echo_client(port, count, size, socks5=None, gap=0.0):
             }
         )
     )
+
+
+def send_one(host, port, size):
+    """Sends one datagram of `size` bytes to HOST (IPv6 carries up to 65,527: more than IPv4)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_DGRAM)
+    sent = sock.sendto(pattern(size), (host, port))
+    print(json.dumps({"sent": sent}))
 
 
 def socks5_probe(proxy_port, target_port):
@@ -379,6 +388,8 @@ if __name__ == "__main__":
         echo_server(arguments[0])
     elif command == "echo-client":
         echo_client(int(arguments[0]), int(arguments[1]), int(arguments[2]), socks5=socks5, gap=gap)
+    elif command == "send-one":
+        send_one(arguments[0], int(arguments[1]), int(arguments[2]))
     elif command == "socks5-probe":
         socks5_probe(int(arguments[0]), int(arguments[1]))
     elif command == "dns-server":
