@@ -1,8 +1,57 @@
 #!/usr/bin/env bash
-# The test command: installs what is missing, then runs every test (Swift Testing).
-# Serially: the end-to-end tests measure round trips to a few milliseconds on loopback and must
-# not share 2 cores with the benchmark's transport tests.
+# The test command: installs what is missing, builds once, then runs every test (Swift Testing)
+# in three lanes at once, each lane one test at a time.
+#
+# Why lanes: the suite spends most of its time waiting. Its live tests play real seconds of
+# benches and phones on loopback (the whole suite uses about a third of its wall time in CPU), so
+# three lanes share 2 cores without starving one another. Each lane is serial because the
+# end-to-end tests time round trips to a few milliseconds and must not run beside each other
+# in numbers. The two side lanes hold the long live suites whose checks are counts, bytes,
+# energy and orders rather than milliseconds; everything else runs in the main lane, whose
+# output is shown as it goes. A side lane's log is printed whole if it fails.
+#
+# The lanes run the test executable itself: `swift test` plans the build again before it runs
+# anything, which takes up to a minute on a busy machine and cannot run twice at once. Where
+# the tests are not an executable (macOS builds an .xctest bundle), and with arguments
+# (`scripts/test.sh --filter LinkTests`), it runs `swift test --no-parallel`, in one lane.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift test --no-parallel "$@"
+if [ $# -gt 0 ]; then
+    exec swift test --no-parallel "$@"
+fi
+swift build --build-tests
+tests="$(swift build --show-bin-path)/netsimPackageTests.xctest"
+if [ ! -f "$tests" ] || [ ! -x "$tests" ]; then
+    exec swift test --skip-build --no-parallel
+fi
+
+# Suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
+side_lanes=(
+    'EngineAgreementTests|BenchShardTests|KeepaliveReplayTests'
+    'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests|BenchEndToEndTests|DatagramEndToEndTests'
+)
+pattern() { echo "\\.($1)/"; }
+lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }
+[ -t 1 ] || export NO_COLOR=1
+
+logs=.build/test-lanes
+mkdir -p "$logs"
+pids=()
+for index in "${!side_lanes[@]}"; do
+    NO_COLOR=1 lane --filter "$(pattern "${side_lanes[$index]}")" > "$logs/lane-$((index + 1)).log" 2>&1 &
+    pids+=($!)
+done
+status=0
+lane --skip "$(pattern "$(IFS='|'; echo "${side_lanes[*]}")")" || status=$?
+for index in "${!pids[@]}"; do
+    log="$logs/lane-$((index + 1)).log"
+    if wait "${pids[$index]}"; then
+        echo "side lane $((index + 1)) ($log): $(grep -E 'Test run with' "$log" | tail -n 1)"
+    else
+        status=1
+        echo "side lane $((index + 1)) failed ($log):"
+        cat "$log"
+    fi
+done
+exit $status

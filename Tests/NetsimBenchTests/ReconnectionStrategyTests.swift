@@ -87,9 +87,12 @@ import Testing
         let outage = TimelineEvent(at: 2, kind: .outage(duration: 1.5, mode: .reset))
         var configuration = BenchEndToEndTests.configuration(BenchEndToEndTests.profile(events: [outage]), duration: 6)
         configuration.client.rest.requestTimeout = 0.5
-        let resilient = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
-        configuration.client.reconnect = .naive
-        let naive = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        // The two benches are independent and mostly wait: they run side by side.
+        var naiveConfiguration = configuration
+        naiveConfiguration.client.reconnect = .naive
+        async let resilientRun = BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        async let naiveRun = BenchRunner.run(naiveConfiguration, logger: BenchEndToEndTests.logger) { _ in }
+        let (resilient, naive) = try await (resilientRun, naiveRun)
         for transport in BenchTransport.allCases {
             let calm = try #require(resilient.report.transports[transport])
             let storm = try #require(naive.report.transports[transport])
@@ -111,9 +114,11 @@ import Testing
         configuration.transports = [.rest]
         configuration.devices = 4
         configuration.client.rest.requestTimeout = 0.3
-        let resilient = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
-        configuration.client.reconnect = .naive
-        let naive = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        var naiveConfiguration = configuration
+        naiveConfiguration.client.reconnect = .naive
+        async let resilientRun = BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+        async let naiveRun = BenchRunner.run(naiveConfiguration, logger: BenchEndToEndTests.logger) { _ in }
+        let (resilient, naive) = try await (resilientRun, naiveRun)
         let calm = try #require(resilient.report.transports[.rest]?.resilience?.connectionAttempts)
         let storm = try #require(naive.report.transports[.rest]?.resilience?.connectionAttempts)
         #expect(storm.peakPerSecond > calm.peakPerSecond, "naive \(storm), resilient \(calm)")

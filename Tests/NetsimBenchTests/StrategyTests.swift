@@ -163,9 +163,12 @@ struct OfflineQueueTests {
         configuration.workload.messageInterval = 15
         configuration.workload.messageBurst = 20
         configuration.workload.messageBurstSpan = 2
-        let unbatched = try await Self.grpc(configuration)
-        configuration.client.batching = ClientSettings.Batching(maxMessages: 40, flushAfter: 20)
-        let batched = try await Self.grpc(configuration)
+        var batching = configuration
+        batching.client.batching = ClientSettings.Batching(maxMessages: 40, flushAfter: 20)
+        // The two benches are independent and mostly wait: they run side by side.
+        async let unbatchedRun = Self.grpc(configuration)
+        async let batchedRun = Self.grpc(batching)
+        let (unbatched, batched) = try await (unbatchedRun, batchedRun)
         #expect(unbatched.messages.delivered == unbatched.messages.sent && batched.messages.delivered == batched.messages.sent)
         #expect(
             batched.perDevice.promotions.mean < unbatched.perDevice.promotions.mean,
@@ -201,14 +204,15 @@ struct OfflineQueueTests {
     }
 
     @Test func aBoundedBufferDropsAndStaysFlatAndAPullingClientDropsNothing() async throws {
-        let bounded = try await Self.slowConsumer(.bounded(64))
+        async let boundedRun = Self.slowConsumer(.bounded(64))
+        async let pulledRun = Self.slowConsumer(.pull)
+        let (bounded, pulled) = try await (boundedRun, pulledRun)
         let boundedBuffers = try #require(bounded.buffers)
         #expect(bounded.client.receiveBufferDrops > 0)
         #expect(boundedBuffers.lost.receiveBufferOverflow > 0)
         #expect(boundedBuffers.clientPeakEvents <= 64)
         #expect(boundedBuffers.clientPeakBytes <= 64 * 256)
 
-        let pulled = try await Self.slowConsumer(.pull)
         let pulledBuffers = try #require(pulled.buffers)
         #expect(pulled.client.receiveBufferDrops == 0)
         #expect(pulled.events.lost == 0)
@@ -230,10 +234,11 @@ struct OfflineQueueTests {
             let result = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
             return try #require(result.report.transports[.ws])
         }
-        let bounded = try await run(.bounded(16))
+        async let boundedRun = run(.bounded(16))
+        async let pulledRun = run(.pull)
+        let (bounded, pulled) = try await (boundedRun, pulledRun)
         #expect(bounded.client.receiveBufferDrops > 0)
         #expect(try #require(bounded.buffers).clientPeakEvents <= 16)
-        let pulled = try await run(.pull)
         #expect(pulled.client.receiveBufferDrops == 0 && pulled.events.lost == 0 && pulled.events.inFlight == 0)
         #expect(try #require(pulled.buffers).clientPeakEvents == 1)
     }
@@ -257,8 +262,10 @@ struct OfflineQueueTests {
     }
 
     @Test func anUnboundedBufferGrowsWithTheBurst() async throws {
-        let small = try #require(try await Self.slowConsumer(.unbounded, burst: 300).buffers)
-        let large = try #require(try await Self.slowConsumer(.unbounded, burst: 600).buffers)
+        async let smallRun = Self.slowConsumer(.unbounded, burst: 300)
+        async let largeRun = Self.slowConsumer(.unbounded, burst: 600)
+        let small = try #require(try await smallRun.buffers)
+        let large = try #require(try await largeRun.buffers)
         #expect(small.clientPeakEvents > 64)
         #expect(large.clientPeakBytes > small.clientPeakBytes + 100 * 256)
     }
