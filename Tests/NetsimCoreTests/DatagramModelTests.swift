@@ -99,6 +99,33 @@ import Testing
         }
     }
 
+    /// The same link with `reorder: false`: each datagram is delivered when it would have been,
+    /// or with the one before it if that is later (the running latest of the reordering link's
+    /// deliveries, since the draws are the same), in both directions.
+    @Test func aLinkThatKeepsDatagramsInOrderDeliversEachNoEarlierThanTheOneBefore() {
+        let reordering = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04))
+        var inOrder = reordering
+        inOrder.jitter?.reordersDatagrams = false
+        var free = DeviceModel(profile: profile(up: reordering, down: reordering), seed: 3)
+        var kept = DeviceModel(profile: profile(up: inOrder, down: inOrder), seed: 3)
+        let freeFlow = free.openDatagramFlow(at: 0)
+        let keptFlow = kept.openDatagramFlow(at: 0)
+        for direction in Direction.allCases {
+            var latest = 0.0
+            var held = 0
+            for index in 0..<200 {
+                let time = 1 + Double(index) * 0.001
+                let drawn = deliveredAt(free.sendDatagram(100, direction, on: freeFlow, at: time))!
+                let delivered = deliveredAt(kept.sendDatagram(100, direction, on: keptFlow, at: time))!
+                if drawn < latest { held += 1 }
+                latest = max(latest, drawn)
+                #expect(delivered == latest, "\(direction) datagram \(index)")
+            }
+            #expect(held > 50, "\(direction): \(held) datagrams waited for an earlier one")
+        }
+        #expect(Jitter(amount: 0.005, reordersDatagrams: false).summary == "5ms uniform, datagrams in order")
+    }
+
     /// A queue of 3,000 bytes on a 1 Mbit/s link: three 1,000-byte datagrams fit, the fourth is
     /// dropped; once the first has left (8 ms), there is room again.
     @Test func aFullQueueDropsTheDatagramThatDoesNotFit() {

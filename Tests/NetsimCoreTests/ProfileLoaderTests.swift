@@ -21,7 +21,7 @@ struct ProfileLoaderTests {
                   up: {rate: 5mbps, delay: 25ms, jitter: 5ms, loss: 0.5%, queue: 256KiB}
                   down:
                     trace: traces/x.down
-                    jitter: {amount: 10ms, distribution: pareto}
+                    jitter: {amount: 10ms, distribution: pareto, reorder: false}
                     loss: {model: gilbert-elliott, enterBad: 1%, leaveBad: 30%, lossInBad: 100%, lossInGood: 0%}
                     queue: 100packets
             nat: {idleTimeout: 5m, mode: reset}
@@ -51,7 +51,7 @@ struct ProfileLoaderTests {
                         loss: .independent(probability: 0.005), queueLimit: 262_144),
                     down: LinkParameters(
                         capacity: .trace(DeliveryTrace(opportunitiesMs: [1, 2, 2, 10], source: "traces/x.down")),
-                        delay: 0.02, jitter: Jitter(amount: 0.01, distribution: .pareto),
+                        delay: 0.02, jitter: Jitter(amount: 0.01, distribution: .pareto, reordersDatagrams: false),
                         loss: .gilbertElliott(enterBad: 0.01, leaveBad: 0.3, lossInBad: 1, lossInGood: 0),
                         queueLimit: 150_000)),
             ],
@@ -300,6 +300,9 @@ struct ProfileErrorTests {
             profileHeader + "    link: {jitter: {amount: 1ms, distribution: gauss}}", line: 6, column: 48,
             "'distribution' in 'jitter' in the link of network 'lte': unknown value 'gauss'"
                 + " (expected one of: uniform, normal, pareto)")
+        expectError(
+            profileHeader + "    link: {jitter: {amount: 1ms, reorder: sometimes}}", line: 6, column: 43,
+            "'reorder' in 'jitter' in the link of network 'lte' must be true or false, not 'sometimes'")
     }
 
     /// Two networks, so that names can be nearly right: lines 1-7.

@@ -18,6 +18,9 @@ struct DatagramFlows: Sendable {
 
     private var mappings: [DatagramFlowID: Mapping] = [:]
     private var nextFlow: DatagramFlowID = 1
+    /// The latest delivery so far each way, which a link that keeps datagrams in order
+    /// (`Jitter.reordersDatagrams` false) delivers none before.
+    private var latestDelivery = PerDirection(up: 0.0, down: 0.0)
 
     mutating func open(at time: Double) -> DatagramFlowID {
         defer { nextFlow += 1 }
@@ -33,6 +36,14 @@ struct DatagramFlows: Sendable {
     }
 
     var count: Int { mappings.count }
+
+    /// When a datagram that would arrive at `time` is delivered: then, or after the one
+    /// before it going `direction` if the link keeps datagrams in order.
+    mutating func delivery(_ time: Double, _ direction: Direction, keepingOrder: Bool) -> Double {
+        let delivery = keepingOrder ? max(time, latestDelivery[direction]) : time
+        latestDelivery[direction] = max(latestDelivery[direction], delivery)
+        return delivery
+    }
 
     /// The phone's address changed: every flow's next datagram goes out on a new mapping.
     mutating func rebindAll() {
@@ -99,7 +110,9 @@ extension DeviceModel {
     ///   it has taken its time on the link and the radio;
     /// - jitter may reorder it: the one-way delay is drawn per datagram and nothing keeps
     ///   deliveries in order (on the downlink, the base delay is before the radio's queue and
-    ///   the jitter after it, so that the queue stays first in, first out);
+    ///   the jitter after it, so that the queue stays first in, first out), unless the link's
+    ///   jitter says `reorder: false`: then a datagram is delivered no earlier than the one
+    ///   before it;
     /// - the rate or trace serializes it behind what is queued, and a full queue
     ///   (`queueLimit`) drops it (tail drop);
     /// - a gap that holds datagrams (`stall`, `keep`) holds it until the link is back, within
@@ -126,8 +139,9 @@ extension DeviceModel {
             let admission = admitToRadio(at: ready, .up, bytes)
             let transmission = uplink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: 0)
             radio?.transmitted(from: transmission.start, to: transmission.end, direction: .up, bytes: bytes)
-            let arrival = transmission.end + uplink.propagationDelay()
+            let propagated = transmission.end + uplink.propagationDelay()
             if uplink.datagramLost(bytes) { return .drop(.loss) }
+            let arrival = datagramFlows.delivery(propagated, .up, keepingOrder: uplink.parameters.keepsDatagramsInOrder)
             state.lastActivity = max(state.lastActivity, arrival)
             let waits = ChunkWaits(admission, outage: ready - time, queue: transmission.start - admission.start)
             chunkDelayLedger?.add(.up, readAt: time, deliveredAt: arrival, radioWait: admission.totalWait)
@@ -148,7 +162,8 @@ extension DeviceModel {
             let transmission = downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: 0)
             radio?.transmitted(from: transmission.start, to: transmission.end, direction: .down, bytes: bytes)
             if downlink.datagramLost(bytes) { return .drop(.loss) }
-            let delivery = transmission.end + max(0, propagation - baseDelay)
+            let delivery = datagramFlows.delivery(
+                transmission.end + max(0, propagation - baseDelay), .down, keepingOrder: downlink.parameters.keepsDatagramsInOrder)
             let waits = ChunkWaits(admission, outage: ready - atRadio, queue: transmission.start - admission.start)
             chunkDelayLedger?.add(.down, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
             return .deliver(Delivery(at: delivery, waits: waits, onAir: transmission), mapping: state.number)

@@ -27,6 +27,11 @@ public struct LinkParameters: Sendable, Equatable, Codable {
     }
 }
 
+extension LinkParameters {
+    /// Whether datagrams keep their order across this link (`Jitter.reordersDatagrams`).
+    public var keepsDatagramsInOrder: Bool { !(jitter?.reordersDatagrams ?? true) }
+}
+
 public enum LinkCapacity: Sendable, Equatable, Codable {
     case unlimited
     /// Serialization at this many bits per second.
@@ -50,10 +55,36 @@ public struct Jitter: Sendable, Equatable, Codable {
 
     public var amount: Double
     public var distribution: Distribution
+    /// Whether UDP datagrams may overtake one another, each drawing its own delay (the
+    /// default). False keeps each direction's datagrams in the order they were sent, a
+    /// datagram waiting for the one before it, as a cellular link's in-order delivery (RLC
+    /// acknowledged mode) does. A connection's bytes are never reordered either way.
+    public var reordersDatagrams: Bool
 
-    public init(amount: Double, distribution: Distribution = .uniform) {
+    public init(amount: Double, distribution: Distribution = .uniform, reordersDatagrams: Bool = true) {
         self.amount = amount
         self.distribution = distribution
+        self.reordersDatagrams = reordersDatagrams
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case amount, distribution, reordersDatagrams
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        amount = try container.decode(Double.self, forKey: .amount)
+        distribution = try container.decode(Distribution.self, forKey: .distribution)
+        reordersDatagrams = try container.decodeIfPresent(Bool.self, forKey: .reordersDatagrams) ?? true
+    }
+
+    /// Written only when datagrams are kept in order, so that what was written before the
+    /// switch existed reads and writes the same.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(amount, forKey: .amount)
+        try container.encode(distribution, forKey: .distribution)
+        if !reordersDatagrams { try container.encode(false, forKey: .reordersDatagrams) }
     }
 }
 

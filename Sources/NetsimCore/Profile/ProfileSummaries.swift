@@ -44,8 +44,10 @@ extension LinkCapacity {
 }
 
 extension Jitter {
-    /// "5ms uniform".
-    public var summary: String { "\(Quantity.formatDuration(amount)) \(distribution.rawValue)" }
+    /// "5ms uniform", or "5ms uniform, datagrams in order".
+    public var summary: String {
+        "\(Quantity.formatDuration(amount)) \(distribution.rawValue)\(reordersDatagrams ? "" : ", datagrams in order")"
+    }
 }
 
 extension LossModel {

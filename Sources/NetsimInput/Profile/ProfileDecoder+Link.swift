@@ -59,15 +59,16 @@ extension ProfileDecoder {
         }
     }
 
-    /// A duration (uniform jitter), or `{amount, distribution}`. Zero means no jitter, which
-    /// lets a `set` event remove it.
+    /// A duration (uniform jitter), or `{amount, distribution, reorder}`. Zero means no jitter,
+    /// which lets a `set` event remove it.
     private func jitter(_ node: YAMLNode) throws(InputFileError) -> Jitter? {
         let jitter: Jitter
         if case .mapping = node.node {
-            let mapping = try node.mapping(keys: ["amount", "distribution"])
+            let mapping = try node.mapping(keys: ["amount", "distribution", "reorder"])
             jitter = Jitter(
                 amount: try duration(mapping.required("amount")),
-                distribution: try mapping.value("distribution")?.choice(Jitter.Distribution.self) ?? .uniform)
+                distribution: try mapping.value("distribution")?.choice(Jitter.Distribution.self) ?? .uniform,
+                reordersDatagrams: try mapping.value("reorder")?.flag() ?? true)
         } else {
             jitter = Jitter(amount: try duration(node))
         }

@@ -116,6 +116,12 @@ package struct YAMLNode {
         return scalar.string
     }
 
+    /// `true` or `false`.
+    func flag() throws(InputFileError) -> Bool {
+        guard case .scalar = node, let flag = node.bool else { throw mismatch(expected: "true or false") }
+        return flag
+    }
+
     /// A value with a unit, parsed by one of the `Quantity` parsers. A bare number is refused
     /// with a hint (`unitExample` is a unit suffix such as "ms"): a profile always says its
     /// units, so `delay: 20` cannot silently mean 20 seconds.
