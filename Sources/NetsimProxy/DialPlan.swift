@@ -39,3 +39,9 @@ struct DialPlan {
         return .connect(resolved)
     }
 }
+
+/// What a front end finds a destination's address for: a refusal's log line names it.
+enum DialPurpose: String {
+    case connection = "a connection"
+    case datagrams = "datagrams"
+}

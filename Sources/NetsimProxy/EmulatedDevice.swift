@@ -11,6 +11,8 @@ final class EmulatedDevice {
     let loop: any EventLoop
     let clock: ProxyClock
     let options: ProxyOptions
+    /// Opens upstream connections: sockets, or a test's channels.
+    private let dialer: UpstreamDialer
     /// Where the front ends' clients may go: `options.access`, with netsim's own listeners
     /// added as they are bound.
     private var access: AccessPolicy
@@ -48,7 +50,7 @@ final class EmulatedDevice {
 
     init(
         model: DeviceModel, phone number: Int?, seed: UInt64, loop: any EventLoop, clock: ProxyClock, options: ProxyOptions,
-        events: PhoneEventPublisher, logger: Logger
+        events: PhoneEventPublisher, logger: Logger, dialer: UpstreamDialer = .sockets
     ) {
         self.number = number
         self.seed = seed
@@ -56,6 +58,8 @@ final class EmulatedDevice {
         self.loop = loop
         self.clock = clock
         self.options = options
+        self.dialer = dialer
+        self.datagrams = DatagramLedger(limit: options.bufferLimit)
         self.access = options.access
         self.events = events
         self.logger = logger
@@ -86,7 +90,7 @@ final class EmulatedDevice {
     /// `completion` gets the connection once its upstream is connected and active: the client
     /// joins it then (`ProxiedConnection.join`), after the front end has replied.
     func dial(_ destination: HostPort, from client: Channel, completion: @escaping (Result<ProxiedConnection, DialRefusal>) -> Void) {
-        resolve(destination) { [self] resolved in
+        resolve(destination, for: .connection) { [self] resolved in
             switch resolved {
             case .success(let address): connect(client, to: address, for: destination, completion)
             case .failure(let refusal): completion(.failure(refusal))
@@ -97,16 +101,18 @@ final class EmulatedDevice {
     /// Finds the address of a front end's destination as the phone would: a name is looked up
     /// first, the lookup crossing the emulated link (`DeviceModel.lookup`) while the system
     /// resolver answers for real, whichever is later. The steps, and which of them `access`
-    /// refuses (with a log line), are `DialPlan`'s.
-    func resolve(_ destination: HostPort, completion: @escaping (Result<SocketAddress, DialRefusal>) -> Void) {
+    /// refuses (with a log line that says what `purpose` was refused), are `DialPlan`'s.
+    func resolve(
+        _ destination: HostPort, for purpose: DialPurpose, completion: @escaping (Result<SocketAddress, DialRefusal>) -> Void
+    ) {
         switch DialPlan(destination: destination, access: access).first {
         case .refuse(let refusal):
-            refuse(destination, refusal, completion)
+            refuse(purpose, to: destination, refusal, completion)
         case .connect:
             do {
                 completion(.success(try SocketAddress(ipAddress: destination.host, port: destination.port)))
             } catch {
-                refuse(destination, .unresolvable, completion)
+                refuse(purpose, to: destination, .unresolvable, completion)
             }
         case .lookUp(let name):
             lookUp(name, for: destination) { [self] resolved in
@@ -115,7 +121,7 @@ final class EmulatedDevice {
                 let step = plan.afterLookup(resolvedTo: resolved?.ipAddress.flatMap(IPAddressBytes.init))
                 guard let resolved, case .connect = step else {
                     let refusal = if case .refuse(let why) = step { why } else { DialRefusal.unresolvable }
-                    return refuse(destination, refusal, completion, resolvedTo: resolved)
+                    return refuse(purpose, to: destination, refusal, completion, resolvedTo: resolved)
                 }
                 completion(.success(resolved))
             }
@@ -155,13 +161,13 @@ final class EmulatedDevice {
     }
 
     private func refuse<Success>(
-        _ destination: HostPort, _ refusal: DialRefusal, _ completion: (Result<Success, DialRefusal>) -> Void,
+        _ purpose: DialPurpose, to destination: HostPort, _ refusal: DialRefusal, _ completion: (Result<Success, DialRefusal>) -> Void,
         resolvedTo address: SocketAddress? = nil
     ) {
         let target = address.map { "\(destination) (\($0.ipAddress ?? "?"))" } ?? "\(destination)"
         switch refusal {
-        case .notAllowed(let why): logger.warning("refused a connection to \(target): \(why)")
-        case .unresolvable: logger.warning("refused a connection to \(target): the name does not resolve")
+        case .notAllowed(let why): logger.warning("refused \(purpose.rawValue) to \(target): \(why)")
+        case .unresolvable: logger.warning("refused \(purpose.rawValue) to \(target): the name does not resolve")
         case .unreachable, .busy, .clientLeft: break
         }
         completion(.failure(refusal))
@@ -212,14 +218,9 @@ final class EmulatedDevice {
     @discardableResult
     private func connectUpstream(of connection: ProxiedConnection, to upstream: SocketAddress) -> EventLoopFuture<any Channel> {
         let bound = NIOLoopBound(connection, eventLoop: loop)
-        let connected = ClientBootstrap(group: loop)
-            .channelOption(ChannelOptions.allowRemoteHalfClosure, value: true)
-            .channelOption(ChannelOptions.socketOption(.tcp_nodelay), value: 1)
-            .connectTimeout(.seconds(10))
-            .channelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture { try bound.value.attach(channel, as: .upstream) }
-            }
-            .connect(to: upstream)
+        let connected = dialer.dial(loop, upstream) { channel in
+            channel.eventLoop.makeCompletedFuture { try bound.value.attach(channel, as: .upstream) }
+        }
         connected.assumeIsolated().whenFailure { [self] error in
             logger.warning("connection \(connection.id): upstream \(upstream) unreachable (\(error)); closing the client connection")
             connection.upstreamUnreachable()
@@ -402,18 +403,14 @@ final class EmulatedDevice {
 
     // MARK: Datagrams
 
-    /// The phone's UDP datagrams so far (`RunReport.datagrams`); nil until its first flow.
-    private var datagrams: DatagramFigures?
-    /// Datagram bytes read and not yet delivered, per direction: past `options.bufferLimit` a
-    /// datagram is dropped (`DatagramDrop.overflow`), as a full socket buffer would drop it.
-    private var datagramBytesInFlight = PerDirection(up: 0, down: 0)
+    /// The phone's UDP datagrams so far, and those waiting, bounded by `options.bufferLimit`.
+    private var datagrams: DatagramLedger
 
     /// A new UDP flow of the phone (one client address and port), on a fresh NAT mapping.
     func openDatagramFlow() -> DatagramFlowID {
         let now = clock.now()
         applyTimeline(upTo: now)
-        datagrams = datagrams ?? DatagramFigures()
-        datagrams?.flows += 1
+        datagrams.flowOpened()
         return phone.openDatagramFlow(at: now)
     }
 
@@ -423,12 +420,12 @@ final class EmulatedDevice {
 
     /// A flow's datagram left on a new NAT mapping: the server sees a new source port.
     func datagramFlowRemapped() {
-        datagrams?.remappings += 1
+        datagrams.flowRemapped()
     }
 
     /// Counts a datagram the proxy dropped before the model saw it (`DatagramDrop.tooLarge`).
     func datagramDropped(_ bytes: Int, _ direction: Direction, _ why: DatagramDrop) {
-        datagrams?.count(bytes, direction, droppedBy: why)
+        datagrams.count(bytes, direction, droppedBy: why)
     }
 
     /// Sends a datagram read now on `flow` through the phone (`DeviceModel.sendDatagram`):
@@ -443,8 +440,8 @@ final class EmulatedDevice {
         let now = clock.now()
         applyTimeline(upTo: now)
         let bytes = payload.readableBytes
-        guard datagramBytesInFlight[direction] + bytes <= options.bufferLimit else {
-            datagrams?.count(bytes, direction, droppedBy: .overflow)
+        guard datagrams.fits(bytes, direction) else {
+            datagrams.count(bytes, direction, droppedBy: .overflow)
             return .drop(.overflow)
         }
         let ticket = phone.nextTicket
@@ -454,27 +451,34 @@ final class EmulatedDevice {
         }
         switch verdict {
         case .drop(let why):
-            datagrams?.count(bytes, direction, droppedBy: why)
+            datagrams.count(bytes, direction, droppedBy: why)
         case .deliver(let delivery, let leftOn):
-            // Captured as first planned: an early end moves the delivery, not the capture.
-            options.observer?.datagram(
-                direction, Array(payload.readableBytesView), clientPort: clientPort, upstreamAddress: peer.ipAddress,
-                upstreamPort: peer.port, onAir: delivery.onAir, at: now)
+            let capture = options.observer.map { _ in
+                Held.DatagramCapture(
+                    direction: direction, payload: Array(payload.readableBytesView), clientPort: clientPort,
+                    upstreamAddress: peer.ipAddress, upstreamPort: peer.port, readAt: now)
+            }
             if ticket == nil, delivery.at <= now {
                 // Due already (a link with no delay): written now, without a timer.
+                if let capture { captureDatagram(capture, onAir: delivery.onAir) }
                 let written = deliver(leftOn)
-                datagrams?.count(bytes, direction, droppedBy: written ? nil : .overflow)
+                datagrams.count(bytes, direction, droppedBy: written ? nil : .overflow)
                 break
             }
-            datagramBytesInFlight[direction] += bytes
+            datagrams.wait(bytes, direction)
             let timer = MovableTimer(loop: loop, at: clock.deadline(delivery.at))
-            if let ticket { held.hold(.datagram(timer, delivery), answeredBy: ticket) }
+            // Captured when its time is known for good: an outage may end early and move it.
+            if let ticket {
+                held.hold(.datagram(timer, delivery, capture: capture), answeredBy: ticket)
+            } else if let capture {
+                captureDatagram(capture, onAir: delivery.onAir)
+            }
             timer.fired.futureResult.assumeIsolated().whenComplete { [self] fired in
-                datagramBytesInFlight[direction] -= bytes
+                datagrams.stopWaiting(bytes, direction)
                 guard case .success = fired, !stopped else { return }
                 // Written first: writing may count a remapping in `datagrams`.
                 let written = deliver(leftOn)
-                datagrams?.count(bytes, direction, droppedBy: written ? nil : .overflow)
+                datagrams.count(bytes, direction, droppedBy: written ? nil : .overflow)
             }
         }
         modelChanged(at: now)
@@ -624,6 +628,12 @@ final class EmulatedDevice {
             upstreamPort: opening.upstreamPort, handshakeOnAir: handshake.start)
     }
 
+    private func captureDatagram(_ capture: Held.DatagramCapture, onAir: LinkSchedule.Transmission) {
+        options.observer?.datagram(
+            capture.direction, capture.payload, clientPort: capture.clientPort, upstreamAddress: capture.upstreamAddress,
+            upstreamPort: capture.upstreamPort, onAir: onAir, at: capture.readAt)
+    }
+
     private func captureClosed(_ connection: ConnectionID, reset: Bool, at time: Double) {
         if phone.nextTicket != nil {
             held.hold(.closed(connection, reset: reset, at: time), answeredBy: nil)
@@ -657,7 +667,8 @@ final class EmulatedDevice {
                 )
             case .lookup(let answer, let answeredAt):
                 if replan != nil { answer.move(to: clock.deadline(answeredAt)) }
-            case .datagram(let timer, let delivery):
+            case .datagram(let timer, let delivery, let capture):
+                if let capture { captureDatagram(capture, onAir: delivery.onAir) }
                 if replan != nil { timer.move(to: clock.deadline(delivery.at)) }
             }
         }
@@ -731,7 +742,7 @@ final class EmulatedDevice {
         let now = clock.now()
         let radio = model.radioReport(until: now)
         let queued = queuedBytes
-        let counts = datagrams?.counts ?? PerDirection(up: DatagramCounts(), down: DatagramCounts())
+        let counts = datagrams.counts
         return ProxyMetrics.Snapshot(
             bytes: bytesDelivered, connectionsOpened: counters.opened, openConnections: connections.count,
             radioState: model.radioState(at: now), wakeSeconds: radio.wakeSeconds, promotions: radio.promotions,
@@ -751,7 +762,7 @@ final class EmulatedDevice {
             eventCounts: model.eventCounts,
             eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number,
             timelinePauses: model.timelinePauses.isEmpty ? nil : model.timelinePauses,
-            timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil, datagrams: datagrams)
+            timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil, datagrams: datagrams.figures)
     }
 
     /// Stops the timeline and closes every connection; the run ended at `time`.

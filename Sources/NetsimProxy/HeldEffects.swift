@@ -30,6 +30,16 @@ struct HeldEffects<Connection: AnyObject, Timer> {
         var wokeAt: Double?
     }
 
+    /// A datagram as a capture records it, once its time on air is known for good.
+    struct DatagramCapture: Equatable {
+        var direction: Direction
+        var payload: [UInt8]
+        var clientPort: Int
+        var upstreamAddress: String?
+        var upstreamPort: Int?
+        var readAt: Double
+    }
+
     enum Effect {
         case opened(Opening, handshake: LinkSchedule.Transmission)
         case chunk(Connection, Direction, payload: [UInt8]?, Delivery, readAt: Double)
@@ -38,8 +48,8 @@ struct HeldEffects<Connection: AnyObject, Timer> {
         case closed(ConnectionID, reset: Bool, at: Double)
         case wakeUp(WakeCandidate)
         case lookup(Timer, answeredAt: Double)
-        /// A UDP datagram's delivery, by its timer.
-        case datagram(Timer, Delivery)
+        /// A UDP datagram's delivery, by its timer, and its capture (nil without one).
+        case datagram(Timer, Delivery, capture: DatagramCapture?)
     }
 
     /// What the held effects became.
@@ -78,8 +88,11 @@ struct HeldEffects<Connection: AnyObject, Timer> {
             }
             release.dues[dueIndex[key]!].dues[direction].append(delivery.at)
         }
+        /// The delivery the replan gives the call `ticket`, counted if it moved; the delivery
+        /// first planned where the replan gives none. A datagram the replan drops (the queue it
+        /// waited in is now shorter, never longer, so this is rare) keeps its first delivery.
         func moved(_ delivery: Delivery, _ ticket: Int?) -> Delivery {
-            guard case .send(.deliver(let replanned))? = Self.replayed(ticket, in: replan)?.answer else { return delivery }
+            guard let replanned = Self.replayed(ticket, in: replan)?.answer.plannedDelivery else { return delivery }
             if replanned.at != delivery.at { release.movedDeliveries += 1 }
             return replanned
         }
@@ -111,15 +124,8 @@ struct HeldEffects<Connection: AnyObject, Timer> {
                     continue
                 }
                 release.effects.append(.lookup(lookup, answeredAt: replanned))
-            case .datagram(let datagram, let delivery):
-                // A datagram the replan drops (the queue it waited in is now shorter, never
-                // longer, so this is rare) keeps the delivery first planned.
-                guard case .datagram(.deliver(let replanned, _))? = replayed?.answer else {
-                    release.effects.append(effect)
-                    continue
-                }
-                if replanned.at != delivery.at { release.movedDeliveries += 1 }
-                release.effects.append(.datagram(datagram, replanned))
+            case .datagram(let datagram, let delivery, let capture):
+                release.effects.append(.datagram(datagram, moved(delivery, ticket), capture: capture))
             }
         }
         return release
@@ -128,5 +134,15 @@ struct HeldEffects<Connection: AnyObject, Timer> {
     private static func replayed(_ ticket: Int?, in replan: ReplannableDevice.Replan?) -> ReplannableDevice.Replan.Replayed? {
         guard let replan, let ticket, replan.calls.indices.contains(ticket) else { return nil }
         return replan.calls[ticket]
+    }
+}
+
+extension ReplannableDevice.Answer {
+    /// The delivery planned for a chunk, a FIN or a datagram; nil for a drop or another call.
+    fileprivate var plannedDelivery: Delivery? {
+        switch self {
+        case .send(.deliver(let delivery)), .datagram(.deliver(let delivery, _)): delivery
+        default: nil
+        }
     }
 }

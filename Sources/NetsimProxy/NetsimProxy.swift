@@ -120,6 +120,8 @@ public final class NetsimProxy: Sendable {
         }
         let eventHub = PhoneEventHub()
         let phones = try await loop.submit {
+            // One origin: every phone's emulated time is the run's.
+            let origin = loop.now
             let devices = (1...phoneCount).map { phone in
                 let phoneSeed = seed &+ UInt64(phone - 1)
                 let model = DeviceModel(
@@ -129,7 +131,7 @@ public final class NetsimProxy: Sendable {
                 if phoneCount > 1 { phoneLogger[metadataKey: "phone"] = "\(phone)" }
                 return EmulatedDevice(
                     model: model, phone: phoneCount > 1 ? phone : nil, seed: phoneSeed, loop: loop,
-                    clock: ProxyClock(timeScale: options.timeScale),
+                    clock: ProxyClock(loop: loop, origin: origin, timeScale: options.timeScale),
                     options: options, events: PhoneEventPublisher(hub: eventHub, phone: phone), logger: phoneLogger)
             }
             return NIOLoopBound(PhoneSet(devices: devices, logger: logger), eventLoop: loop)

@@ -101,7 +101,7 @@ final class ProxiedConnection {
             let verdict = device.send(buffer, direction, on: self)
             execute(
                 machine.bytesScheduled(
-                    buffer, byteCount: buffer.readableBytes, direction, verdict: machineVerdict(verdict), now: .now()))
+                    buffer, byteCount: buffer.readableBytes, direction, verdict: machineVerdict(verdict), now: device.clock.loopNow))
         }
     }
 
@@ -161,7 +161,7 @@ final class ProxiedConnection {
     /// An outage ended early: the latest `dues.count` items queued in `direction` (what the
     /// outage held) arrive at these times instead, still in order.
     func replanned(_ direction: Direction, dues: [Double]) {
-        execute(machine.replanned(direction, dues: dues.map(device.clock.deadline), now: .now()))
+        execute(machine.replanned(direction, dues: dues.map(device.clock.deadline), now: device.clock.loopNow))
     }
 
     /// Closes both sides now (the run is over).
@@ -188,10 +188,10 @@ final class ProxiedConnection {
         switch action {
         case .sendEnd(let direction):
             let verdict = device.sendEnd(direction, on: self)
-            execute(machine.endScheduled(direction, verdict: machineVerdict(verdict), now: .now()))
+            execute(machine.endScheduled(direction, verdict: machineVerdict(verdict), now: device.clock.loopNow))
         case .sendReset(let direction):
             let arrival = device.resetArrival(direction, on: self)
-            execute(machine.resetScheduled(direction, due: device.clock.deadline(arrival), now: .now()))
+            execute(machine.resetScheduled(direction, due: device.clock.deadline(arrival), now: device.clock.loopNow))
         case .deliver(let direction):
             deliverDue(direction)
         case .armTimer(let direction, let due):
@@ -234,7 +234,7 @@ final class ProxiedConnection {
     /// Writes what is due in `direction`, item by item while its destination takes bytes.
     private func deliverDue(_ direction: Direction) {
         guard machine.delivers, let destination = channels[direction.destination] else { return }
-        let now = NIODeadline.now()
+        let now = device.clock.loopNow
         var wrote = false
         while let item = machine.nextDelivery(direction, now: now, destinationWritable: destination.isWritable) {
             switch item {

@@ -110,7 +110,7 @@ final class SOCKSDatagramRelay {
         case nil:
             if destinations.count >= Self.destinationLimit { destinations = [:] }
             destinations[destination] = .resolving([payload])
-            device.resolve(destination) { [self] result in resolved(destination, result) }
+            device.resolve(destination, for: .datagrams) { [self] result in resolved(destination, result) }
         }
     }
 

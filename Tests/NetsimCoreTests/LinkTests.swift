@@ -189,6 +189,19 @@ import Testing
         #expect(abs(transmission.end - 7.0) < 1e-9)
     }
 
+    /// A datagram waits out gaps that hold datagrams, across overlapping ones; one of them
+    /// that drops datagrams drops it.
+    @Test func aDatagramPassesAfterHoldingGapsAndNotThroughADroppingOne() {
+        let held = ConnectivityGaps(scripted: [.init(start: 2, end: 5), .init(start: 4, end: 7)], period: nil)
+        #expect(held.datagramPassage(at: 1) == 1)
+        #expect(held.datagramPassage(at: 3) == 7)
+        #expect(held.connectivityReturns(after: 3) == 7)
+        let mixed = ConnectivityGaps(scripted: [.init(start: 2, end: 5), .init(start: 4, end: 7, holdsDatagrams: false)], period: nil)
+        #expect(mixed.datagramPassage(at: 3) == nil)
+        #expect(mixed.datagramPassage(at: 8) == 8)
+        #expect(mixed.connectivityReturns(after: 3) == 7)
+    }
+
     @Test func repeatingGapsRecurEveryPeriod() {
         let gaps = ConnectivityGaps(scripted: [.init(start: 10, end: 15)], period: 60)
         #expect(gaps.gap(containing: 72) == .init(start: 70, end: 75))

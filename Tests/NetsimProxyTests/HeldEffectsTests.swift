@@ -83,4 +83,34 @@ import Testing
         }
         #expect(wake.wokeAt == nil)
     }
+
+    @Test("a held datagram takes the replan's delivery, counted if it moved, or keeps its first if the replan drops it")
+    func heldDatagrams() {
+        var held = Held()
+        let capture = Held.DatagramCapture(
+            direction: .up, payload: [7], clientPort: 5000, upstreamAddress: "127.0.0.1", upstreamPort: 53, readAt: 12)
+        held.hold(.datagram("moved", Self.delivery(at: 50.2), capture: capture), answeredBy: 0)
+        held.hold(.datagram("dropped now", Self.delivery(at: 50.3), capture: nil), answeredBy: 1)
+        held.hold(.datagram("unmoved", Self.delivery(at: 50.4), capture: nil), answeredBy: 2)
+        let replan = ReplannableDevice.Replan(
+            calls: [
+                .init(answer: .datagram(.deliver(Self.delivery(at: 21.2), mapping: 1))),
+                .init(answer: .datagram(.drop(.queueFull))),
+                .init(answer: .datagram(.deliver(Self.delivery(at: 50.4), mapping: 1))),
+            ],
+            startedAt: 10, plannedEnd: 50)
+        let release = held.release(replan)
+        #expect(release.movedDeliveries == 1)
+        let deliveries = release.effects.compactMap { effect -> Double? in
+            guard case .datagram(_, let delivery, _) = effect else { return nil }
+            return delivery.at
+        }
+        #expect(deliveries == [21.2, 50.3, 50.4])
+        // The capture waits for the time on air the replan gives (21.15 s, not 50.15 s).
+        guard case .datagram("moved", let moved, capture) = release.effects[0] else {
+            Issue.record("the first datagram's effect: \(release.effects[0])")
+            return
+        }
+        #expect(abs(moved.onAir.start - 21.15) < 1e-9)
+    }
 }

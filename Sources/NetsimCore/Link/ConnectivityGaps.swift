@@ -95,9 +95,18 @@ public struct ConnectivityGaps: Sendable, Equatable {
     /// When connectivity is back if it is down at `time`: the end of the gap in force then, or
     /// of the gaps that overlap it one after another; nil if it is up at `time`.
     public func connectivityReturns(after time: Double) -> Double? {
-        guard var back = gap(containing: time)?.end else { return nil }
-        while let next = gap(containing: back) { back = next.end }
-        return back
+        gapsInForce(at: time)?.end
+    }
+
+    /// The gap in force at `time` and those that overlap it one after another: when the last
+    /// of them ends, and whether every one of them holds datagrams.
+    private func gapsInForce(at time: Double) -> (end: Double, holdDatagrams: Bool)? {
+        guard let first = gap(containing: time) else { return nil }
+        var run = (end: first.end, holdDatagrams: first.holdsDatagrams)
+        while let next = gap(containing: run.end) {
+            run = (next.end, run.holdDatagrams && next.holdsDatagrams)
+        }
+        return run
     }
 
     /// When bytes first sent at `time` get through: `time` itself outside a gap, otherwise the
@@ -122,12 +131,8 @@ public struct ConnectivityGaps: Sendable, Equatable {
     /// one of them drops it. Nothing is retransmitted: the datagram goes the moment the link is
     /// back.
     public func datagramPassage(at time: Double) -> Double? {
-        var passage = time
-        while let gap = gap(containing: passage) {
-            guard gap.holdsDatagrams else { return nil }
-            passage = gap.end
-        }
-        return passage
+        guard let gaps = gapsInForce(at: time) else { return time }
+        return gaps.holdDatagrams ? gaps.end : nil
     }
 
     /// The first gap starting after `time` (absolute), for splitting a long serialization.
