@@ -28,8 +28,8 @@ fi
 
 # Suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
 side_lanes=(
-    'EngineAgreementTests|BenchShardTests|KeepaliveReplayTests'
-    'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests|BenchEndToEndTests|DatagramEndToEndTests'
+    'EngineAgreementTests|BenchShardTests'
+    'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests|DatagramEndToEndTests'
 )
 pattern() { echo "\\.($1)/"; }
 lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }

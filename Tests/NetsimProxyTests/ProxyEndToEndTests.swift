@@ -34,30 +34,6 @@ import Testing
         try await server.close()
     }
 
-    @Test func theFirstRequestAfterALongIdlePaysTheLTEPromotion() async throws {
-        var lte = LTERadioParameters()
-        lte.longDRXTime = 1  // A short tail, so "long idle" is 2 s.
-        let (server, serverPort) = try await Loopback.echoServer()
-        let (proxy, port) = try await Loopback.proxy(
-            profile(radio: .lte(lte), up: LinkParameters(delay: 0.01), down: LinkParameters(delay: 0.01)), upstreamPort: serverPort)
-        let channel = try await Loopback.connect(port: port)
-        var afterIdle = 0.0
-        var awake = 0.0
-        try await channel.executeThenClose { inbound, outbound in
-            var iterator = inbound.makeAsyncIterator()
-            try await Task.sleep(for: .seconds(2))
-            afterIdle = try await Loopback.roundTrip(100, inbound: &iterator, outbound: outbound).seconds
-            awake = try await Loopback.roundTrip(100, inbound: &iterator, outbound: outbound).seconds
-        }
-        let report = try await proxy.stop()
-        #expect(afterIdle > 0.26 + 0.02 && afterIdle < 0.26 + 0.02 + 0.02, "first request after idle: \(afterIdle) s")
-        #expect(awake < 0.04, "the radio is awake for the next one: \(awake) s")
-        // One promotion for the connection's SYN, one for the request after the idle.
-        #expect(report.radio.promotions == 2)
-        #expect(abs(report.radioLatency.promotionSeconds - 0.26) < 0.01)
-        try await server.close()
-    }
-
     @Test("the report says which destination's chunks waited for what, named by the Host the client sent, and charts the radio")
     func waitsPerDestination() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
@@ -90,82 +66,6 @@ import Testing
         let html = report.document.html
         #expect(html.contains("<figure><svg") && html.contains("svc.example:8080"))
         #expect(report.document.markdown.contains("| svc.example:8080 | 1 | 2 |"))
-        try await server.close()
-    }
-
-    @Test func aResetOutageResetsOpenConnectionsAndNewOnesWork() async throws {
-        let outage = TimelineEvent(at: 1, kind: .outage(duration: 0.5, mode: .reset))
-        let (server, serverPort) = try await Loopback.echoServer()
-        let (proxy, port) = try await Loopback.proxy(profile(events: [outage]), upstreamPort: serverPort)
-        let channel = try await Loopback.connect(port: port)
-        var sawReset = false
-        try await channel.executeThenClose { inbound, outbound in
-            var iterator = inbound.makeAsyncIterator()
-            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-            try await Task.sleep(for: .seconds(1.5))
-            do {
-                _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-            } catch {
-                sawReset = true
-            }
-        }
-        #expect(sawReset)
-        let (received, ending) = try await Loopback.echo([1, 2, 3], port: port)
-        #expect(ending == .finished && received == [1, 2, 3])
-        let report = try await proxy.stop()
-        #expect(report.connections.reset == 1)
-        try await server.close()
-    }
-
-    @Test func aBlackholeSilencesOpenConnectionsAndNewOnesWork() async throws {
-        let outage = TimelineEvent(at: 0.5, kind: .outage(duration: 0.5, mode: .blackhole))
-        let (server, serverPort) = try await Loopback.echoServer()
-        let (proxy, port) = try await Loopback.proxy(profile(events: [outage]), upstreamPort: serverPort)
-        let channel = try await Loopback.connect(port: port)
-        let answered = Loopback.Flag()
-        try await channel.executeThenClose { inbound, outbound in
-            var iterator = inbound.makeAsyncIterator()
-            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-            try await Task.sleep(for: .seconds(1))
-            try await outbound.write(ByteBuffer(bytes: [9]))
-            // Neither an answer nor a FIN nor a RST may come: wait a second and give up.
-            let reader = Task { [iterator] in
-                var iterator = iterator
-                _ = try? await iterator.next()
-                answered.set()
-            }
-            try await Task.sleep(for: .seconds(1))
-            #expect(!answered.isSet)
-            reader.cancel()
-        }
-        let (received, ending) = try await Loopback.echo([1, 2, 3], port: port)
-        #expect(ending == .finished && received == [1, 2, 3])
-        let report = try await proxy.stop()
-        #expect(report.connections.blackholed == 1)
-        try await server.close()
-    }
-
-    /// A phone's TCP gives up on bytes a dead path swallows after `tcp_retries2` (924.6 s);
-    /// the proxy's loopback socket never would, so the proxy fails the client then. At 500
-    /// times real time that is 1.85 s after the swallowed write; nothing may come before.
-    @Test func aClientWhoseBytesABlackholeSwallowedFailsWhenTCPWouldGiveUp() async throws {
-        let outage = TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .blackhole))
-        let (server, serverPort) = try await Loopback.echoServer()
-        let (proxy, port) = try await Loopback.proxy(profile(events: [outage]), upstreamPort: serverPort, timeScale: 500)
-        let channel = try await Loopback.connect(port: port)
-        try await channel.executeThenClose { inbound, outbound in
-            var iterator = inbound.makeAsyncIterator()
-            _ = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-            try await Task.sleep(for: .milliseconds(100))
-            let written = ContinuousClock.now
-            try await outbound.write(ByteBuffer(bytes: [9]))
-            var failed = false
-            do { failed = try await iterator.next() == nil } catch { failed = true }
-            let waited = ContinuousClock.now - written
-            #expect(failed)
-            #expect(waited > .milliseconds(1500) && waited < .seconds(5), "the client failed after \(waited)")
-        }
-        _ = try await proxy.stop()
         try await server.close()
     }
 

@@ -9,23 +9,25 @@ import Testing
 /// The proxy's device and connections on virtual time: an `EmbeddedEventLoop` whose clock
 /// moves only when the test advances it, and `EmbeddedChannel`s for the client and upstream
 /// sockets. Seconds of a slow link play in milliseconds, and the times checked are the
-/// model's own, not a loaded machine's.
+/// model's own, exact to the step, not a loaded machine's.
 @Suite struct ProxyVirtualTimeTests {
-    static func profile(_ link: LinkParameters, events: [TimelineEvent] = []) -> Profile {
+    static func profile(_ link: LinkParameters = LinkParameters(), radio: RadioParameters = .none, events: [TimelineEvent] = [])
+        -> Profile
+    {
         Profile(
-            name: "test", description: "", networks: [Network(name: "net", radio: .none, up: link, down: link)], start: "net",
+            name: "test", description: "", networks: [Network(name: "net", radio: radio, up: link, down: link)], start: "net",
             timeline: Timeline(events: events))
     }
 
     /// 1 MB up a 1 Mbit/s link: every byte reaches the upstream in order, the last of them
-    /// 8 s after the first was sent (1,000,000 bytes x 8 bits / 1,000,000 bit/s), as the
-    /// socket test measured it on the wall clock.
+    /// 8 s after the first was sent (1,000,000 bytes x 8 bits / 1,000,000 bit/s).
     @Test func aMegabitPerSecondLinkMovesAMegabyteInEightSeconds() throws {
         let phone = try VirtualPhone(Self.profile(LinkParameters(capacity: .rate(bitsPerSecond: 1e6))))
+        let connection = try phone.connect(echo: false)
         let payload = Loopback.randomBytes(1_000_000, seed: 3)
-        let arrivals = try phone.send(payload, until: 9)
-        #expect(phone.received == payload)
-        let done = try #require(arrivals.first { $0.bytes == payload.count }).time
+        connection.write(payload)
+        let done = try #require(try phone.advance(until: 9, step: 0.01) { connection.serverReceived.count == payload.count })
+        #expect(connection.serverReceived == payload)
         #expect(done >= 8 && done <= 8.01, "the last byte arrived at \(done) s")
         #expect(phone.report().bytes.up == 1_000_000)
     }
@@ -35,39 +37,97 @@ import Testing
     /// transfer taking its 4 s and the 2 s of the stall at least.
     @Test func aStallOutageDelaysButDeliversEveryByte() throws {
         let outage = TimelineEvent(at: 1, kind: .outage(duration: 2, mode: .stall))
-        let phone = try VirtualPhone(
-            Self.profile(LinkParameters(capacity: .rate(bitsPerSecond: 2e6), delay: 0.02), events: [outage]))
+        let phone = try VirtualPhone(Self.profile(LinkParameters(capacity: .rate(bitsPerSecond: 2e6), delay: 0.02), events: [outage]))
+        let connection = try phone.connect(echo: false)
         let payload = Loopback.randomBytes(1_000_000, seed: 4)
-        let arrivals = try phone.send(payload, until: 12)
-        #expect(phone.received == payload)
+        connection.write(payload)
         // Reads of 64 KiB are chunks: the k-th is through at k x 0.262 s (65,536 x 8 bits at
         // 2 Mbit/s) and arrives 20 ms later, so three arrive before the stall and the fourth
         // (1.049 s) waits for it.
-        let before = arrivals.last { $0.time <= 1.02 }?.bytes ?? 0
-        #expect(before == 3 * 65_536, "\(before) bytes before the stall")
-        let during = arrivals.filter { $0.time > 1.05 && $0.time < 3 }
-        #expect(during.allSatisfy { $0.bytes == before }, "bytes arrived during the stall")
-        let done = try #require(arrivals.first { $0.bytes == payload.count }).time
+        try phone.advance(to: 1.02, step: 0.01)
+        #expect(connection.serverReceived.count == 3 * 65_536)
+        try phone.advance(to: 2.99, step: 0.01)
+        #expect(connection.serverReceived.count == 3 * 65_536, "bytes arrived during the stall")
+        let done = try #require(try phone.advance(until: 12, step: 0.01) { connection.serverReceived.count == payload.count })
+        #expect(connection.serverReceived == payload)
         #expect(done > 4 + 2 && done < 10, "the last byte arrived at \(done) s")
         #expect(phone.report().events.map(\.kind) == [.outage])
     }
+
+    /// LTE with a 1 s long-DRX tail and 10 ms each way: after 2 s idle a request pays the
+    /// 260 ms promotion and the 20 ms round trip; the next finds the radio awake. Exact to the
+    /// millisecond step, where the socket test needed 20 ms of slack.
+    @Test func theFirstRequestAfterALongIdlePaysTheLTEPromotion() throws {
+        var lte = LTERadioParameters()
+        lte.longDRXTime = 1
+        let phone = try VirtualPhone(Self.profile(LinkParameters(delay: 0.01), radio: .lte(lte)))
+        let connection = try phone.connect()
+        try phone.advance(to: 2)
+        let afterIdle = try #require(try connection.roundTrip(100, on: phone))
+        let awake = try #require(try connection.roundTrip(100, on: phone))
+        #expect(abs(afterIdle - (0.26 + 0.02)) <= 0.001 + 1e-9, "first request after idle: \(afterIdle) s")
+        #expect(abs(awake - 0.02) <= 0.001 + 1e-9, "the radio is awake for the next one: \(awake) s")
+        let report = phone.report()
+        // One promotion for the connection's SYN, one for the request after the idle.
+        #expect(report.radio.promotions == 2)
+        #expect(abs(report.radioLatency.promotionSeconds - 0.26) < 1e-9)
+    }
+
+    /// A reset outage from 1 s to 1.5 s resets the open connection at once; one opened after
+    /// it works.
+    @Test func aResetOutageResetsOpenConnectionsAndNewOnesWork() throws {
+        let phone = try VirtualPhone(Self.profile(events: [TimelineEvent(at: 1, kind: .outage(duration: 0.5, mode: .reset))]))
+        let first = try phone.connect()
+        #expect(try first.roundTrip(10, on: phone) != nil)
+        try phone.advance(to: 0.999)
+        #expect(first.clientIsOpen)
+        try phone.advance(to: 1.001)
+        #expect(!first.clientIsOpen, "reset at the outage")
+        try phone.advance(to: 1.6)
+        let second = try phone.connect()
+        #expect(try second.roundTrip(3, on: phone) == 0)
+        #expect(phone.report().connections.reset == 1)
+    }
+
+    /// A blackhole from 0.5 s to 1 s silences the open connection: what its client writes is
+    /// swallowed, and neither an answer nor a close comes; one opened after it works.
+    @Test func aBlackholeSilencesOpenConnectionsAndNewOnesWork() throws {
+        let phone = try VirtualPhone(Self.profile(events: [TimelineEvent(at: 0.5, kind: .outage(duration: 0.5, mode: .blackhole))]))
+        let first = try phone.connect()
+        #expect(try first.roundTrip(10, on: phone) != nil)
+        try phone.advance(to: 0.6)
+        #expect(try first.roundTrip(1, on: phone, within: 2) == nil, "an answer through the blackhole")
+        #expect(first.clientIsOpen)
+        let second = try phone.connect()
+        #expect(try second.roundTrip(3, on: phone) == 0)
+        #expect(phone.report().connections.blackholed == 1)
+    }
+
+    /// A phone's TCP gives up on bytes a dead path swallows after `tcp_retries2` (924.6 s): the
+    /// proxy fails the client then, not a step before.
+    @Test func aClientWhoseBytesABlackholeSwallowedFailsWhenTCPWouldGiveUp() throws {
+        let phone = try VirtualPhone(Self.profile(events: [TimelineEvent(at: 10, kind: .outage(duration: 5, mode: .blackhole))]))
+        let connection = try phone.connect()
+        #expect(try connection.roundTrip(10, on: phone) != nil)
+        try phone.advance(to: 11)
+        connection.write([9])
+        let failed = try #require(try phone.advance(until: 1000, step: 0.1) { !connection.clientIsOpen })
+        #expect(abs(failed - (11 + tcpRetransmissionGiveUpSeconds)) <= 0.1 + 1e-9, "the client failed at \(failed) s")
+    }
 }
 
-/// One emulated phone and one forwarded connection on virtual time: the client and the
-/// upstream are `EmbeddedChannel`s, the client's bytes are handed over only when the proxy
-/// asks to read (as a socket's would be), and time moves in steps the test chooses.
+/// One emulated phone on virtual time, with connections of a forward rule to one upstream:
+/// each side's socket is an `EmbeddedChannel`, its bytes handed to the proxy only when the
+/// proxy asks to read (as a socket's would be), and time moves in steps the test chooses.
 /// Single-threaded: everything runs on the test's thread, the embedded loop's.
 final class VirtualPhone {
-    /// How much of the client's bytes one read hands over: a socket's read buffer.
+    /// How much of a side's bytes one read hands over: a socket's read buffer.
     static let readSize = 65_536
 
     let loop: EmbeddedEventLoop
     private let device: EmulatedDevice
-    private let client: EmbeddedChannel
-    private let reads = ReadRequests()
     private let upstreams: NIOLoopBoundBox<[EmbeddedChannel]>
-    /// What the upstream was written, in order.
-    private(set) var received: [UInt8] = []
+    private var connections: [VirtualConnection] = []
 
     init(_ profile: Profile, seed: UInt64 = 1) throws {
         let loop = EmbeddedEventLoop()
@@ -75,7 +135,7 @@ final class VirtualPhone {
         let upstreams = NIOLoopBoundBox([EmbeddedChannel](), eventLoop: loop)
         self.upstreams = upstreams
         var logger = Logger(label: "netsim.virtual-time")
-        logger.logLevel = .error
+        logger.logLevel = .critical
         device = EmulatedDevice(
             model: DeviceModel(profile: profile, seed: seed), phone: nil, seed: seed, loop: loop, clock: ProxyClock(loop: loop),
             options: ProxyOptions(), events: PhoneEventPublisher(hub: PhoneEventHub(), phone: 1), logger: logger,
@@ -84,50 +144,138 @@ final class VirtualPhone {
                 upstreams.value.append(channel)
                 return prepare(channel).flatMap { channel.connect(to: address) }.map { channel }
             })
-        client = EmbeddedChannel(loop: loop)
-        try client.pipeline.syncOperations.addHandler(reads)
-        let server = try SocketAddress(ipAddress: "127.0.0.1", port: 8080)
-        try device.accept(client, upstream: server)
         device.startTimeline()
-        client.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 50_000), promise: nil)
-        loop.run()
     }
 
-    /// Sends `payload` from the client, handing it over as the proxy reads, and plays time
-    /// to `end` in steps of `step` seconds: the upstream's byte count after each step.
-    func send(_ payload: [UInt8], until end: Double, step: Double = 0.01) throws -> [(time: Double, bytes: Int)] {
-        var sent = 0
-        var arrivals: [(time: Double, bytes: Int)] = []
-        let steps = Int((end / step).rounded())
-        for index in 1...steps {
-            // The channel's automatic read after each read, as a socket channel's autoRead does.
-            while sent < payload.count {
-                client.read()
-                guard reads.take() else { break }
-                let chunk = payload[sent..<min(sent + Self.readSize, payload.count)]
-                sent += chunk.count
-                try client.writeInbound(ByteBuffer(bytes: chunk))
-            }
-            loop.advanceTime(to: .uptimeNanoseconds(0) + .nanoseconds(Int64((Double(index) * step * 1e9).rounded())))
-            try collect()
-            arrivals.append((Double(index) * step, received.count))
+    /// The model's seconds now.
+    var now: Double { Double(loop.now.uptimeNanoseconds) / 1e9 }
+
+    /// A client connects through the forward rule; its upstream echoes what it gets, or
+    /// keeps it (`echo` false).
+    func connect(echo: Bool = true) throws -> VirtualConnection {
+        let client = EmbeddedChannel(loop: loop)
+        let clientReads = ReadRequests()
+        try client.pipeline.syncOperations.addHandler(clientReads)
+        let upstreamCount = upstreams.value.count
+        try device.accept(client, upstream: try SocketAddress(ipAddress: "127.0.0.1", port: 8080))
+        client.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 50_000 + connections.count), promise: nil)
+        let upstream = upstreams.value[upstreamCount]
+        let upstreamReads = ReadRequests()
+        try upstream.pipeline.syncOperations.addHandler(upstreamReads, position: .first)
+        let connection = VirtualConnection(
+            client: VirtualSocket(channel: client, reads: clientReads), upstream: VirtualSocket(channel: upstream, reads: upstreamReads), echo: echo)
+        connections.append(connection)
+        try pump()
+        return connection
+    }
+
+    /// Plays time to `time` (seconds of the model) in steps of `step`.
+    func advance(to time: Double, step: Double = 0.001) throws {
+        _ = try advance(until: time, step: step) { false }
+    }
+
+    /// Plays time in steps of `step` until `condition` holds, at most to `limit`: the time it
+    /// first held, or nil.
+    func advance(until limit: Double, step: Double = 0.001, _ condition: () -> Bool) throws -> Double? {
+        try pump()
+        if condition() { return now }
+        var time = now
+        while time < limit - 1e-9 {
+            time = min(limit, time + step)
+            loop.advanceTime(to: .uptimeNanoseconds(UInt64((time * 1e9).rounded())))
+            try pump()
+            if condition() { return now }
         }
-        return arrivals
+        return nil
     }
 
     func report() -> RunReport { device.report() }
 
-    private func collect() throws {
-        for upstream in upstreams.value {
-            while let buffer = try upstream.readOutbound(as: ByteBuffer.self) {
-                received.append(contentsOf: buffer.readableBytesView)
-            }
+    /// Hands each side the bytes waiting for it as the proxy reads, and collects what the
+    /// proxy wrote, until nothing moves.
+    private func pump() throws {
+        var moved = true
+        while moved {
+            moved = false
+            for connection in connections { moved = try connection.pump() || moved }
+            loop.run()
         }
     }
 }
 
-/// Counts the reads the proxy lets through to the client's socket, between the socket and
-/// the proxy's handler.
+/// One side's socket: its channel and the reads the proxy let through to it.
+struct VirtualSocket {
+    let channel: EmbeddedChannel
+    let reads: ReadRequests
+
+    /// Hands over up to a read's worth of `waiting` if a read was asked for; whether it did.
+    func feed(_ waiting: inout [UInt8]) throws -> Bool {
+        guard !waiting.isEmpty, channel.isActive else { return false }
+        // The channel's automatic read, as a socket channel's autoRead issues it.
+        channel.read()
+        guard reads.take() else { return false }
+        let chunk = waiting.prefix(VirtualPhone.readSize)
+        waiting.removeFirst(chunk.count)
+        try channel.writeInbound(ByteBuffer(bytes: chunk))
+        return true
+    }
+
+    /// What the proxy wrote to this side since the last call.
+    func written() throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        while let buffer = try channel.readOutbound(as: ByteBuffer.self) { bytes.append(contentsOf: buffer.readableBytesView) }
+        return bytes
+    }
+}
+
+/// One proxied connection between a virtual client and a virtual server.
+final class VirtualConnection {
+    let client: VirtualSocket
+    let upstream: VirtualSocket
+    let echo: Bool
+    private var clientWaiting: [UInt8] = []
+    private var serverWaiting: [UInt8] = []
+    /// Everything the server and the client received, in order.
+    private(set) var serverReceived: [UInt8] = []
+    private(set) var clientReceived: [UInt8] = []
+
+    init(client: VirtualSocket, upstream: VirtualSocket, echo: Bool) {
+        self.client = client
+        self.upstream = upstream
+        self.echo = echo
+    }
+
+    /// Whether the proxy has not closed (or reset) the client's socket.
+    var clientIsOpen: Bool { client.channel.isActive }
+
+    /// The client app writes `bytes`.
+    func write(_ bytes: [UInt8]) {
+        clientWaiting.append(contentsOf: bytes)
+    }
+
+    /// Writes `count` bytes and plays time until as many came back (at most `within`
+    /// seconds): how long that took, or nil.
+    func roundTrip(_ count: Int, on phone: VirtualPhone, within limit: Double = 10) throws -> Double? {
+        let start = phone.now
+        let expected = clientReceived.count + count
+        write([UInt8](repeating: 7, count: count))
+        return try phone.advance(until: start + limit) { clientReceived.count >= expected }.map { $0 - start }
+    }
+
+    func pump() throws -> Bool {
+        var moved = try client.feed(&clientWaiting)
+        moved = try upstream.feed(&serverWaiting) || moved
+        let toServer = try upstream.written()
+        serverReceived += toServer
+        if echo { serverWaiting += toServer }
+        let toClient = try client.written()
+        clientReceived += toClient
+        return moved || !toServer.isEmpty || !toClient.isEmpty
+    }
+}
+
+/// Counts the reads the proxy lets through to a socket, between the socket and the proxy's
+/// handler.
 final class ReadRequests: ChannelOutboundHandler {
     typealias OutboundIn = NIOAny
     private var pending = 0
