@@ -11,7 +11,9 @@ import Testing
 /// sockets. Seconds of a slow link play in milliseconds, and the times checked are the
 /// model's own, exact to the step, not a loaded machine's.
 @Suite struct ProxyVirtualTimeTests {
-    static func profile(_ link: LinkParameters = LinkParameters(), radio: RadioParameters = .none, events: [TimelineEvent] = [])
+    static func profile(
+        _ link: LinkParameters = LinkParameters(), radio: RadioParameters = .none, events: [TimelineEvent] = []
+    )
         -> Profile
     {
         Profile(
@@ -163,7 +165,8 @@ final class VirtualPhone {
         let upstreamReads = ReadRequests()
         try upstream.pipeline.syncOperations.addHandler(upstreamReads, position: .first)
         let connection = VirtualConnection(
-            client: VirtualSocket(channel: client, reads: clientReads), upstream: VirtualSocket(channel: upstream, reads: upstreamReads), echo: echo)
+            client: VirtualSocket(channel: client, reads: clientReads), upstream: VirtualSocket(channel: upstream, reads: upstreamReads),
+            echo: echo)
         connections.append(connection)
         try pump()
         return connection
