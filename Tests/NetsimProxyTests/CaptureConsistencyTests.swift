@@ -9,7 +9,8 @@ import Testing
 /// `netsim run --pcap` and `netsim analyze`: analyzing the capture of a run gives that run's own
 /// radio figures back.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct CaptureConsistencyTests {
-    @Test func analyzingARunsCaptureGivesTheRunsRadioFigures() async throws {
+    /// Three bursts, each on a new connection, 2 s apart on virtual time (`VirtualPhone`).
+    @Test func analyzingARunsCaptureGivesTheRunsRadioFigures() throws {
         var lte = LTERadioParameters()
         lte.longDRXTime = 1  // Short tails keep the run short.
         let profile = Profile(
@@ -26,24 +27,19 @@ import Testing
         let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970)
         var options = ProxyOptions()
         options.observer = CaptureLinkObserver(writer: writer)
-
-        let (server, serverPort) = try await Loopback.echoServer()
-        let proxy = try await NetsimProxy.start(
-            profile: profile, seed: 3,
-            forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: serverPort))],
-            options: options, group: Loopback.group, logger: Loopback.logger)
-        let port = proxy.listeningAddresses[0].port
+        let phone = try VirtualPhone(profile, seed: 3, options: options)
         // Three wake-ups: bursts separated by more than the 1.38 s tail.
         for burst in 0..<3 {
+            let connection = try phone.connect()
             let payload = Loopback.randomBytes(200_000 + burst * 50_000, seed: UInt64(burst))
-            let (received, ending) = try await Loopback.echo(payload, port: port)
-            #expect(ending == .finished && received == payload)
-            try await Task.sleep(for: .seconds(2))
+            connection.write(payload)
+            #expect(try phone.advance(until: phone.now + 10) { connection.clientReceived.count == payload.count } != nil)
+            #expect(connection.clientReceived == payload)
+            try phone.advance(to: phone.now + 2)
         }
-        let report = try await proxy.stop()
+        let report = try phone.stop()
         try writer.finish()
         #expect(writer.droppedRecords == 0)
-        try await server.close()
 
         let analysis = try CaptureAnalysis.analyze(file: path, options: CaptureAnalysisOptions(radio: RadioStages(.lte(lte))!))
         let live = report.radio
@@ -112,6 +108,34 @@ import Testing
         }
     }
 
+    /// The same as `runAndAnalyze`, on virtual time: `traffic` drives a `VirtualPhone`, and
+    /// the run stops where it leaves the phone's clock.
+    static func virtualRunAndAnalyze(
+        _ profile: Profile, traffic: (VirtualPhone) throws -> Void
+    ) throws -> (run: RunReport, analysis: CaptureAnalysis) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let writer = try CaptureWriter(
+            path: path, wallClockOrigin: Date().timeIntervalSince1970, runStart: RunStart(profile: profile, seed: 3))
+        var options = ProxyOptions()
+        options.observer = CaptureLinkObserver(writer: writer)
+        let phone = try VirtualPhone(profile, seed: 3, options: options)
+        try traffic(phone)
+        let report = try phone.stop()
+        try writer.finish()
+        let analysis = try CaptureAnalysis.analyze(file: path, options: CaptureAnalysisOptions(radio: nil))
+        #expect(analysis.capture.radioSource == "the run's start record: profile \(profile.name), seed 3, network \(profile.start)")
+        return (report, analysis)
+    }
+
+    /// A client's `payload` echoed back through a new connection of `phone`, intact.
+    static func echo(_ payload: [UInt8], on phone: VirtualPhone) throws {
+        let connection = try phone.connect()
+        connection.write(payload)
+        #expect(try phone.advance(until: phone.now + 10) { connection.clientReceived.count == payload.count } != nil)
+        #expect(connection.clientReceived == payload)
+    }
+
     static func expectSameFigures(_ live: RadioReport, _ offline: RadioReport) {
         #expect(
             abs(offline.durationSeconds - live.durationSeconds) / live.durationSeconds < 0.01,
@@ -123,14 +147,12 @@ import Testing
             "energy \(offline.energyJoules) vs \(live.energyJoules) J")
     }
 
-    @Test func aRunThatEndsInTheMiddleOfATailAnalyzesToItsOwnFigures() async throws {
+    @Test func aRunThatEndsInTheMiddleOfATailAnalyzesToItsOwnFigures() throws {
         let (profile, _) = Self.shortTailProfile()
-        let (run, analysis) = try await Self.runAndAnalyze(profile) { port, _ in
-            let payload = Loopback.randomBytes(100_000, seed: 1)
-            let (received, ending) = try await Loopback.echo(payload, port: port)
-            #expect(ending == .finished && received == payload)
+        let (run, analysis) = try Self.virtualRunAndAnalyze(profile) { phone in
+            try Self.echo(Loopback.randomBytes(100_000, seed: 1), on: phone)
             // Stop 0.4 s into the 1.38 s tail.
-            try await Task.sleep(for: .milliseconds(400))
+            try phone.advance(to: phone.now + 0.4)
         }
         #expect(analysis.capture.analysisEnd.reason == .runEnd)
         #expect(analysis.capture.analysisStart.reason == .runStart)
@@ -140,13 +162,11 @@ import Testing
 
     /// Issue 25: an nr-sa run's capture analyzed as LTE (the old default) was 54.01 s awake and
     /// 59.99 J against the run's 74.0 s and 39.18 J. The start record names the run's radio.
-    @Test func anNRRunsCaptureAnalyzesWithTheRunsOwnRadio() async throws {
+    @Test func anNRRunsCaptureAnalyzesWithTheRunsOwnRadio() throws {
         let profile = try ProfileCatalog.builtin(named: "nr-sa")
-        let (run, analysis) = try await Self.runAndAnalyze(profile) { port, _ in
-            let payload = Loopback.randomBytes(100_000, seed: 4)
-            let (received, ending) = try await Loopback.echo(payload, port: port)
-            #expect(ending == .finished && received == payload)
-            try await Task.sleep(for: .milliseconds(500))
+        let (run, analysis) = try Self.virtualRunAndAnalyze(profile) { phone in
+            try Self.echo(Loopback.randomBytes(100_000, seed: 4), on: phone)
+            try phone.advance(to: phone.now + 0.5)
         }
         #expect(analysis.capture.radioModel == "nr-sa")
         Self.expectSameFigures(run.radio, analysis.radio)
@@ -202,20 +222,16 @@ import Testing
         Self.expectSameFigures(run.radio, analysis.radio)
     }
 
-    @Test func aRunThatEndsInsideAnOutageAnalyzesToItsOwnFigures() async throws {
+    @Test func aRunThatEndsInsideAnOutageAnalyzesToItsOwnFigures() throws {
         let (profile, _) = Self.shortTailProfile(events: [TimelineEvent(at: 1.5, kind: .outage(duration: 60, mode: .stall))])
-        let (run, analysis) = try await Self.runAndAnalyze(profile) { port, _ in
+        let (run, analysis) = try Self.virtualRunAndAnalyze(profile) { phone in
             // Opened before the outage, written to inside it: those bytes are held until TCP's
             // retransmission after the outage, which the run does not reach.
-            let channel = try await Loopback.connect(port: port)
-            try await channel.executeThenClose { _, outbound in
-                let payload = Loopback.randomBytes(50_000, seed: 2)
-                let (received, ending) = try await Loopback.echo(payload, port: port)
-                #expect(ending == .finished && received == payload)
-                try await Task.sleep(for: .seconds(2))
-                try await outbound.write(ByteBuffer(repeating: 1, count: 5000))
-                try await Task.sleep(for: .milliseconds(500))
-            }
+            let held = try phone.connect()
+            try Self.echo(Loopback.randomBytes(50_000, seed: 2), on: phone)
+            try phone.advance(to: 2.5)
+            held.write([UInt8](repeating: 1, count: 5000))
+            try phone.advance(to: 3)
         }
         #expect(run.radio.heldAtEnd.up.bytes == 5000)
         #expect(abs(run.radio.durationSeconds - run.durationSeconds) < 1e-6)

@@ -131,7 +131,7 @@ final class VirtualPhone {
     private let upstreams: NIOLoopBoundBox<[EmbeddedChannel]>
     private var connections: [VirtualConnection] = []
 
-    init(_ profile: Profile, seed: UInt64 = 1) throws {
+    init(_ profile: Profile, seed: UInt64 = 1, options: ProxyOptions = ProxyOptions()) throws {
         let loop = EmbeddedEventLoop()
         self.loop = loop
         let upstreams = NIOLoopBoundBox([EmbeddedChannel](), eventLoop: loop)
@@ -140,7 +140,7 @@ final class VirtualPhone {
         logger.logLevel = .critical
         device = EmulatedDevice(
             model: DeviceModel(profile: profile, seed: seed), phone: nil, seed: seed, loop: loop, clock: ProxyClock(loop: loop),
-            options: ProxyOptions(), events: PhoneEventPublisher(hub: PhoneEventHub(), phone: 1), logger: logger,
+            options: options, events: PhoneEventPublisher(hub: PhoneEventHub(), phone: 1), logger: logger,
             dialer: UpstreamDialer { _, address, prepare in
                 let channel = EmbeddedChannel(loop: loop)
                 upstreams.value.append(channel)
@@ -193,6 +193,15 @@ final class VirtualPhone {
     }
 
     func report() -> RunReport { device.report() }
+
+    /// Ends the run as `NetsimProxy.stop` does: the report as of now, then every connection
+    /// closed and a capture told where the run ended.
+    func stop() throws -> RunReport {
+        let report = device.report()
+        device.stop(at: report.durationSeconds)
+        try pump()
+        return report
+    }
 
     /// Hands each side the bytes waiting for it as the proxy reads, and collects what the
     /// proxy wrote, until nothing moves.
