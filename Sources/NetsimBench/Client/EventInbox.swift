@@ -1,3 +1,4 @@
+import NIOCore
 import NetsimModel
 import Synchronization
 
@@ -25,8 +26,14 @@ final class EventInbox: Sendable {
     /// while some of those events still wait in the buffer.
     let networkOffset = HighestSequence()
     private let buffer: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)?
-    /// Events and payload bytes in the buffer now.
-    private let held = Mutex((events: 0, bytes: 0))
+    /// The payload sizes of the events the buffer holds, oldest first, and their sum: the
+    /// stream keeps the newest `capacity` events and hands the oldest to the app, so after each
+    /// yield the buffer is the newest events it says it holds. Counted from the stream's own
+    /// answer, not by the app as it takes an event, which would lag behind it: an event taken
+    /// but not yet counted made a full buffer of 64 look like 65.
+    private let held = Mutex((sizes: CircularBuffer<Int>(), bytes: 0))
+    /// The most events the buffer holds (nil in pull mode).
+    private let capacity: Int?
 
     init(ledger: DeviceLedger, clock: BenchClock, mode: ClientSettings.ReceiveBuffer, consumer: ClientSettings.Consumer?) {
         self.ledger = ledger
@@ -34,33 +41,39 @@ final class EventInbox: Sendable {
         self.mode = mode
         self.consumer = consumer
         switch mode {
-        case .pull: buffer = nil
-        case .bounded(let limit): buffer = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(limit))
-        case .unbounded:
-            buffer = AsyncStream.makeStream(
-                of: Event.self, bufferingPolicy: .bufferingNewest(ClientSettings.ReceiveBuffer.unboundedSafetyLimit))
+        case .pull: capacity = nil
+        case .bounded(let limit): capacity = limit
+        case .unbounded: capacity = ClientSettings.ReceiveBuffer.unboundedSafetyLimit
         }
+        buffer = capacity.map { AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest($0)) }
     }
 
     /// The network side has read `event`: buffered, it waits for the app (the oldest dropped
     /// when full); pulled, the app handles it before this returns.
     func deliver(_ event: Event) async {
-        guard let input = buffer?.continuation else {
+        guard let input = buffer?.continuation, let capacity else {
             ledger.noteBuffered(events: 1, bytes: event.payloadBytes)
             await handle(event)
             networkOffset.raise(to: event.sequence)
             return
         }
         networkOffset.raise(to: event.sequence)
-        let result = input.yield(event)
-        let dropped: Event?
-        if case .dropped(let oldest) = result { dropped = oldest } else { dropped = nil }
-        if dropped != nil { ledger.countReceiveBufferDrop() }
         let now = held.withLock { held in
-            held.events += dropped == nil ? 1 : 0
-            held.bytes += event.payloadBytes - (dropped?.payloadBytes ?? 0)
-            return held
+            // Under the lock, so that yields and the sizes stay in the same order.
+            let holding: Int
+            let dropped: Bool
+            switch input.yield(event) {
+            case .enqueued(let remaining): (holding, dropped) = (capacity - remaining, false)
+            case .dropped: (holding, dropped) = (capacity, true)
+            case .terminated: (holding, dropped) = (0, false)
+            @unknown default: (holding, dropped) = (held.sizes.count, false)
+            }
+            held.sizes.append(event.payloadBytes)
+            held.bytes += event.payloadBytes
+            while held.sizes.count > holding, let oldest = held.sizes.popFirst() { held.bytes -= oldest }
+            return (events: held.sizes.count, bytes: held.bytes, dropped: dropped)
         }
+        if now.dropped { ledger.countReceiveBufferDrop() }
         ledger.noteBuffered(events: now.events, bytes: now.bytes)
     }
 
@@ -68,10 +81,6 @@ final class EventInbox: Sendable {
     func runApp() async {
         guard let events = buffer?.stream else { return }
         for await event in events {
-            held.withLock { held in
-                held.events -= 1
-                held.bytes -= event.payloadBytes
-            }
             await handle(event)
         }
     }
