@@ -22,11 +22,8 @@ import Testing
                     down: LinkParameters(capacity: .rate(bitsPerSecond: 10e6), delay: 0.02))
             ],
             start: "lte")
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        let (path, writer, options) = try Self.capture()
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970)
-        var options = ProxyOptions()
-        options.observer = CaptureLinkObserver(writer: writer)
         let phone = try VirtualPhone(profile, seed: 3, options: options)
         // Three wake-ups: bursts separated by more than the 1.38 s tail.
         for burst in 0..<3 {
@@ -73,17 +70,23 @@ import Testing
         return (profile, lte)
     }
 
+    /// A capture in a new file of the temporary directory (its path, for the caller to
+    /// remove), and proxy options that feed it; `runStart` as `netsim run --pcap` writes it.
+    static func capture(runStart: RunStart? = nil) throws -> (path: String, writer: CaptureWriter, options: ProxyOptions) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        let writer = try CaptureWriter(path: path, wallClockOrigin: Date().timeIntervalSince1970, runStart: runStart)
+        var options = ProxyOptions()
+        options.observer = CaptureLinkObserver(writer: writer)
+        return (path, writer, options)
+    }
+
     /// Runs a proxy with `profile` and a capture, drives `traffic` through it, stops it as
     /// `netsim run` does, and hands the capture's path to `inspect` (then removes it).
     static func captureRun<Result>(
         _ profile: Profile, traffic: (_ port: Int, _ proxy: NetsimProxy) async throws -> Void, inspect: (RunReport, String) throws -> Result
     ) async throws -> Result {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        let (path, writer, options) = try capture(runStart: RunStart(profile: profile, seed: 3))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try CaptureWriter(
-            path: path, wallClockOrigin: Date().timeIntervalSince1970, runStart: RunStart(profile: profile, seed: 3))
-        var options = ProxyOptions()
-        options.observer = CaptureLinkObserver(writer: writer)
         let (server, serverPort) = try await Loopback.echoServer()
         let proxy = try await NetsimProxy.start(
             profile: profile, seed: 3,
@@ -113,12 +116,8 @@ import Testing
     static func virtualRunAndAnalyze(
         _ profile: Profile, traffic: (VirtualPhone) throws -> Void
     ) throws -> (run: RunReport, analysis: CaptureAnalysis) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString).pcap").path
+        let (path, writer, options) = try capture(runStart: RunStart(profile: profile, seed: 3))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        let writer = try CaptureWriter(
-            path: path, wallClockOrigin: Date().timeIntervalSince1970, runStart: RunStart(profile: profile, seed: 3))
-        var options = ProxyOptions()
-        options.observer = CaptureLinkObserver(writer: writer)
         let phone = try VirtualPhone(profile, seed: 3, options: options)
         try traffic(phone)
         let report = try phone.stop()
