@@ -94,6 +94,7 @@ extension ModelEngine {
         case ws(ClientSettings.WebSocketSettings)
         case grpc(ClientSettings.GRPCClientSettings, server: GRPCServerPolicy)
         case heartbeat(HeartbeatSettings)
+        case quic(QUICSettings)
     }
 
     /// Plays one device on `profile` for `duration` (then no drain): the keepalive tuner's
@@ -127,6 +128,8 @@ extension ModelEngine {
         case .heartbeat(let settings):
             let probeBytes = if case .tcpKeepalive = settings.kind { 1 } else { 2 }
             return play(HeartbeatClientModel(settings: settings, seed: seed), .heartbeat, .plain(probeBytes: probeBytes))
+        case .quic(let settings):
+            return play(QUICClientModel(settings: settings, seed: seed), .quic(idleTimeout: settings.effectiveIdleTimeout), .quic)
         }
     }
 }

@@ -41,3 +41,11 @@ extension TransportClientModel {
         return actions
     }
 }
+
+extension QUICClientModel {
+    mutating func addressChanged(now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        var actions: [TransportAction] = []
+        addressChanged(now: now, ledger: &ledger, into: &actions)
+        return actions
+    }
+}

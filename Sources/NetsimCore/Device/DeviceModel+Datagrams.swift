@@ -45,8 +45,12 @@ struct DatagramFlows: Sendable {
         return delivery
     }
 
+    /// The phone's address changes so far (handovers that rebind every flow).
+    private(set) var addressChanges = 0
+
     /// The phone's address changed: every flow's next datagram goes out on a new mapping.
     mutating func rebindAll() {
+        addressChanges += 1
         for flow in mappings.keys {
             mappings[flow]?.number += 1
             mappings[flow]?.expiryRecorded = false
@@ -95,6 +99,17 @@ extension DeviceModel {
 
     public mutating func closeDatagramFlow(_ flow: DatagramFlowID) {
         datagramFlows.close(flow)
+    }
+
+    /// The handovers so far that changed the phone's address (and every flow's mapping).
+    public var addressChanges: Int { datagramFlows.addressChanges }
+
+    /// When the NAT forgot the flow's mapping, if it has by `time` (`NATPolicy.udpIdleTimeout`
+    /// after the last datagram either way).
+    public func udpMappingExpiry(of flow: DatagramFlowID, at time: Double) -> Double? {
+        guard let mapping = datagramFlows[flow], udpMappingExpired(mapping, at: time), let timeout = profile.nat?.udpIdleTimeout
+        else { return nil }
+        return mapping.lastActivity + timeout
     }
 
     /// The flow's current NAT mapping's number.

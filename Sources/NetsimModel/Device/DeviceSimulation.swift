@@ -41,6 +41,8 @@ public struct DeviceOutcome: Sendable {
     /// Payload bytes delivered, and the chunks and segments they made, per direction.
     public var bytes: PerDirection<Int>
     public var segments: SegmentCounts
+    /// QUIC: the UDP datagrams each way (their payload is in `bytes`); nil over TCP.
+    public var datagrams: PerDirection<Int>?
     public var radio: RadioReport
     public var radioLatency: RadioWaitTotals
     /// The first `DeviceModel.eventListLimit` profile events, and every event by kind.
@@ -93,6 +95,7 @@ public struct DeviceRemains: Sendable, Codable {
     var connections: DeviceOutcome.Tally
     var bytes: PerDirection<Int>
     var segments: SegmentCounts
+    var datagrams: PerDirection<Int>?
     /// When the app's connection died, if it still held it dead at the stop.
     var diedAt: Double?
 
@@ -100,7 +103,7 @@ public struct DeviceRemains: Sendable, Codable {
     public func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
             app: AppRecord(), server: ServerRecord(), connections: connections, bytes: bytes,
-            segments: segments, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
+            segments: segments, datagrams: datagrams, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
             events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
     }
 }
@@ -134,6 +137,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case timerFired(TransportTimer)
         case connectionEnded(ConnectionEnd)
         case networkChanged(available: Bool)
+        case addressChanged
     }
 
     /// An input to the server, whose actions are carried out at once (`tellServer`).
@@ -142,6 +146,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case received(Frame, on: ConnectionID)
         case timerFired(ServerTimer)
         case connectionEnded(ConnectionID)
+        case migrated(ConnectionID)
     }
 
     private enum Occurrence: Sendable {
@@ -157,6 +162,10 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case networkCheck
         /// The sender of `direction` gives up retransmitting.
         case retransmissionGiveUp(ConnectionID, Direction)
+        /// QUIC: the datagram of packet `key` (in `packets`) arrives.
+        case packetArrival(UInt64)
+        /// QUIC: the sender's probe timeout for a lost packet fires: it sends the frames again.
+        case packetLost(UInt64)
     }
 
     private(set) var device: DeviceModel
@@ -197,6 +206,16 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private var clientTimers = [Deadline?](repeating: nil, count: TransportTimer.allCases.count)
     private var serverTimers: [(timer: ServerTimer, deadline: Deadline)] = []
     private var networkAvailable = true
+    /// QUIC: connections are UDP flows (`DeviceModel.sendDatagram`) with their own loss
+    /// recovery, not TCP connections.
+    private let overDatagrams: Bool
+    private var quicPaths = ConnectionTable<QUICPath>()
+    /// QUIC packets on their way or waiting to be sent again, by key.
+    private var packets: [UInt64: Packet] = [:]
+    private var packetKeys: UInt64 = 0
+    /// The phone's address changes seen (handovers), to tell the client of the next.
+    private var addressChangesSeen = 0
+    private var datagrams = PerDirection<Int>(up: 0, down: 0)
     private var tally = DeviceOutcome.Tally()
     private var bytes = PerDirection<Int>(up: 0, down: 0)
     private var segments = SegmentCounts()
@@ -213,6 +232,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         self.wire = wire
         self.times = times
         self.ledger = AppLedger(outboxLimit: outboxLimit)
+        self.overDatagrams = wire.encoding == .quic
     }
 
     /// Plays the workload until `duration`, then drains until every event and message is
@@ -265,7 +285,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     var remains: DeviceRemains {
         DeviceRemains(
             radio: device.radioHistory, events: device.events, eventCounts: device.eventCounts, connections: tally, bytes: bytes,
-            segments: segments,
+            segments: segments, datagrams: overDatagrams ? datagrams : nil,
             diedAt: current.flatMap { links[$0]?.diedAt })
     }
 
@@ -363,6 +383,12 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             applyTimeline()
             if let next = device.nextEventTime { queue.schedule(.timeline, at: next) }
         case .networkCheck:
+            if overDatagrams, device.addressChanges != addressChangesSeen {
+                addressChangesSeen = device.addressChanges
+                // Until the client sends from its new address the server cannot reach it.
+                if let id = current, links[id]?.diedAt == nil { links[id]?.diedAt = now }
+                tellClient(.addressChanged)
+            }
             let available = !device.isDisconnected(at: now)
             guard available != networkAvailable else { return }
             networkAvailable = available
@@ -379,6 +405,16 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 tellServer(.connectionEnded(id))
                 abandon(id)
             }
+        case .packetArrival(let key):
+            packetArrived(key)
+        case .packetLost(let key):
+            guard let packet = packets[key] else { return }
+            let direction = packet.write.direction
+            guard let link = links[packet.write.connection], direction == .up ? link.clientOpen : link.serverOpen else {
+                forget(packet: key)
+                return
+            }
+            send(packet: key)
         }
     }
 
@@ -445,6 +481,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case .connectionEnded(let end): client.connectionEnded(end, now: now, ledger: &ledger, into: &clientActions)
         case .networkChanged(let available):
             client.networkChanged(available: available, now: now, ledger: &ledger, into: &clientActions)
+        case .addressChanged: client.addressChanged(now: now, ledger: &ledger, into: &clientActions)
         }
         // Each action may tell a machine more; what that appends is carried out and dropped
         // before the next of these.
@@ -484,6 +521,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case .received(let frame, let id): server.received(frame, on: id, now: now, into: &serverActions)
         case .timerFired(let timer): server.timerFired(timer, now: now, into: &serverActions)
         case .connectionEnded(let id): server.connectionEnded(id, into: &serverActions)
+        case .migrated(let id): server.migrated(id, now: now, into: &serverActions)
         }
         let end = serverActions.count
         for index in start..<end {
@@ -512,6 +550,13 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// A new connection; its SYN crosses the radio.
     private mutating func openConnection() -> ConnectionID {
         applyTimeline()
+        if overDatagrams {
+            let id = device.openDatagramFlow(at: now)
+            links[id] = ModelLink(lastActivity: now)
+            quicPaths[id] = QUICPath(openedAt: now)
+            tally.opened += 1
+            return id
+        }
         let id = device.openConnection(at: now)
         _ = device.handshake(on: id, at: now)
         links[id] = ModelLink(lastActivity: now)
@@ -522,29 +567,40 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// Writes a frame on the connection; it leaves with the frames written just before it on
     /// the same connection and direction, when the current occurrence has been handled.
     private mutating func transmit(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
+        if overDatagrams {
+            packetize(frame, direction, on: id)
+            return
+        }
         let sizes = wire.chunks(frame, at: now)
         for (index, size) in sizes.enumerated() {
             // The peer acts on the frame when its last write arrives.
-            let completed = index == sizes.count - 1 ? frame : nil
-            let separate = sizes.count > 1
-            if !separate, unsent.count > sealed, let last = unsent.last, !last.separate, last.connection == id,
-                last.direction == direction
-            {
-                unsent[unsent.count - 1].bytes += size
-                if let completed {
-                    if unsent[unsent.count - 1].frame == nil {
-                        unsent[unsent.count - 1].frame = completed
-                    } else {
-                        if unsent[unsent.count - 1].more == 0 {
-                            mergedKeys += 1
-                            unsent[unsent.count - 1].more = mergedKeys
-                        }
-                        mergedFrames[unsent[unsent.count - 1].more, default: []].append(completed)
-                    }
-                }
-            } else {
-                unsent.append(Write(connection: id, direction: direction, bytes: size, frame: completed, separate: separate))
+            write(size, completing: index == sizes.count - 1 ? frame : nil, direction, on: id, separate: sizes.count > 1)
+        }
+    }
+
+    /// Adds `size` bytes to the writes: behind the last one when it goes the same way on the
+    /// same connection and neither is a write of its own (nor, given `capacity`, would the two
+    /// be larger than it), else as a write of its own.
+    private mutating func write(
+        _ size: Int, completing completed: Frame?, _ direction: Direction, on id: ConnectionID, separate: Bool,
+        capacity: Int = .max
+    ) {
+        guard !separate, unsent.count > sealed, let last = unsent.last, !last.separate, last.connection == id,
+            last.direction == direction, last.bytes + size <= capacity
+        else {
+            unsent.append(Write(connection: id, direction: direction, bytes: size, frame: completed, separate: separate))
+            return
+        }
+        unsent[unsent.count - 1].bytes += size
+        guard let completed else { return }
+        if unsent[unsent.count - 1].frame == nil {
+            unsent[unsent.count - 1].frame = completed
+        } else {
+            if unsent[unsent.count - 1].more == 0 {
+                mergedKeys += 1
+                unsent[unsent.count - 1].more = mergedKeys
             }
+            mergedFrames[unsent[unsent.count - 1].more, default: []].append(completed)
         }
     }
 
@@ -557,6 +613,10 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 let write = unsent[flushed]
                 flushed += 1
                 let id = write.connection
+                if overDatagrams {
+                    send(packet: newPacket(write))
+                    continue
+                }
                 guard noteActivity(on: id) else {
                     dropMergedFrames(of: write)
                     continue
@@ -598,12 +658,19 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         }
         links[id] = link
         flush()
-        if case .deliver(let delivery) = device.send(0, direction, on: id, at: now) {
+        // A QUIC connection is dropped silently: nothing crosses the path.
+        if !overDatagrams, case .deliver(let delivery) = device.send(0, direction, on: id, at: now) {
             queue.schedule(.finArrival(id, direction), at: delivery.at)
         }
         if !link.clientOpen && !link.serverOpen {
             links[id] = nil
-            device.closeConnection(id)
+            if overDatagrams {
+                quicPaths[id] = nil
+                device.closeDatagramFlow(id)
+                for (key, packet) in packets where packet.write.connection == id { forget(packet: key) }
+            } else {
+                device.closeConnection(id)
+            }
             tally.closed += 1
         }
     }
@@ -695,5 +762,186 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         guard size > 0 else { return }
         bytes[direction] += size
         segments.add(size, direction)
+    }
+
+    // MARK: QUIC
+
+    /// A QUIC packet on its way, or lost and waiting for its sender's probe timeout.
+    private struct Packet: Sendable {
+        var write: Write
+        /// Its place in the order of its direction (`Frame.travelsInOrder`); nil for control
+        /// frames, which the receiver acts on as they arrive.
+        var sequence: UInt64?
+        /// How many times it was sent and lost.
+        var losses = 0
+        /// Going up: the NAT mapping it arrived by.
+        var mapping = 0
+    }
+
+    /// Writes a frame as QUIC packets: frames written back to back share a packet up to a
+    /// datagram's size, and a frame larger than one is split over several.
+    private mutating func packetize(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
+        let capacity = Self.packetCapacity
+        if frame == .ping(fromClient: true) { quicPaths[id]?.pingSentAt = now }
+        let sizes = wire.chunks(frame, at: now)
+        for (index, size) in sizes.enumerated() {
+            var left = size
+            repeat {
+                let piece = min(left, capacity)
+                left -= piece
+                let last = index == sizes.count - 1 && left == 0
+                write(
+                    piece, completing: last ? frame : nil, direction, on: id, separate: sizes.count > 1 || size > capacity,
+                    capacity: capacity)
+            } while left > 0
+        }
+    }
+
+    /// A packet for `write`, with its place in the order of its direction if it carries
+    /// frames that travel in order.
+    private mutating func newPacket(_ write: Write) -> UInt64 {
+        packetKeys += 1
+        let inOrder = write.frame?.travelsInOrder ?? true || (mergedFrames[write.more]?.contains { $0.travelsInOrder } ?? false)
+        let sequence = inOrder ? quicPaths[write.connection]?.sequence(write.direction) : nil
+        packets[packetKeys] = Packet(write: write, sequence: sequence)
+        return packetKeys
+    }
+
+    /// Sends the packet's datagram: it arrives, or it is lost and its sender sends it again
+    /// after its probe timeout, doubled for each loss in a row (RFC 9002 section 6.2), until
+    /// the sender's idle timeout ends the connection.
+    private mutating func send(packet key: UInt64) {
+        guard let packet = packets[key], let path = quicPaths[packet.write.connection] else {
+            forget(packet: key)
+            return
+        }
+        let write = packet.write
+        let id = write.connection
+        // A mapping the NAT forgot: the server cannot reach the phone since it went.
+        if links[id]?.diedAt == nil, let expiredAt = device.udpMappingExpiry(of: id, at: now) { links[id]?.diedAt = expiredAt }
+        let sentTo = write.direction == .down ? path.serverMapping : nil
+        switch device.sendDatagram(write.bytes + WireFormat.quicPacketOverhead, write.direction, on: id, mapping: sentTo, at: now) {
+        case .deliver(let delivery, let mapping):
+            packets[key]?.mapping = mapping
+            queue.schedule(.packetArrival(key), at: delivery.at)
+        case .drop:
+            guard resends(write) else {
+                forget(packet: key)
+                return
+            }
+            packets[key]?.losses += 1
+            queue.schedule(.packetLost(key), at: now + path.roundTrip.probeTimeout(afterProbes: packet.losses))
+        }
+    }
+
+    /// Whether QUIC sends the write's frames again when lost: not an ACK, a PATH_RESPONSE
+    /// (RFC 9000 section 13.3) or a stateless reset.
+    private func resends(_ write: Write) -> Bool {
+        guard write.more == 0, let frame = write.frame else { return true }
+        switch frame {
+        case .packetAck, .pathResponse, .statelessReset: return false
+        default: return true
+        }
+    }
+
+    /// Whether the receiver acknowledges the packet (RFC 9000 section 13.2.1): every packet but
+    /// one of only ACKs or a stateless reset. The model acknowledges each at once, where
+    /// receivers wait up to `max_ack_delay` (25 ms) for a second one: the same for traffic
+    /// sparser than that, twice the ACKs for a burst.
+    private static func elicitsAcknowledgement(_ write: Write) -> Bool {
+        guard write.more == 0, let frame = write.frame else { return true }
+        return frame != .packetAck && frame != .statelessReset
+    }
+
+    /// The frames one packet carries: a datagram of `WireFormat.quicMinimumDatagram`.
+    private static var packetCapacity: Int { WireFormat.quicFrames(datagram: WireFormat.quicMinimumDatagram) }
+
+    private mutating func forget(packet key: UInt64) {
+        guard let packet = packets.removeValue(forKey: key) else { return }
+        dropMergedFrames(of: packet.write)
+    }
+
+    /// A packet's datagram arrived. At a server that forgot the connection it draws a stateless
+    /// reset; from a new address of the phone it moves the connection there (the server's
+    /// path validation follows); stream data is handed over in order.
+    private mutating func packetArrived(_ key: UInt64) {
+        guard let packet = packets[key], let link = links[packet.write.connection] else {
+            forget(packet: key)
+            return
+        }
+        let id = packet.write.connection
+        let direction = packet.write.direction
+        countDatagram(packet.write.bytes + WireFormat.quicPacketOverhead, direction)
+        if direction == .up {
+            guard link.serverOpen else {
+                forget(packet: key)
+                quicPaths[id]?.serverMapping = packet.mapping
+                write(wire.bytes(.statelessReset), completing: .statelessReset, .down, on: id, separate: true)
+                return
+            }
+            if packet.mapping != quicPaths[id]?.serverMapping {
+                quicPaths[id]?.serverMapping = packet.mapping
+                recordDetection(of: id)
+                links[id]?.diedAt = nil
+                tellServer(.migrated(id))
+            }
+        } else if !link.clientOpen {
+            forget(packet: key)
+            return
+        }
+        if Self.elicitsAcknowledgement(packet.write) {
+            write(
+                wire.bytes(.packetAck), completing: .packetAck, direction == .up ? .down : .up, on: id, separate: false,
+                capacity: Self.packetCapacity)
+        }
+        guard let sequence = packet.sequence else {
+            handOver(key)
+            return
+        }
+        for ready in quicPaths[id]?.arrived(sequence: sequence, key: key, direction) ?? [] { handOver(ready) }
+    }
+
+    /// The receiver acts on the packet's frames.
+    private mutating func handOver(_ key: UInt64) {
+        guard let packet = packets.removeValue(forKey: key) else { return }
+        let write = packet.write
+        let rest = write.more == 0 ? [] : mergedFrames.removeValue(forKey: write.more) ?? []
+        for frame in (write.frame.map { [$0] } ?? []) + rest {
+            sampleRoundTrip(frame, on: write.connection)
+            arrive(frame, write.direction, on: write.connection)
+        }
+    }
+
+    /// The client's round-trip samples: its first flight's answer, and the first ACK after each
+    /// PING (the ACK of the PING when nothing else is in flight, as with a keepalive).
+    private mutating func sampleRoundTrip(_ frame: Frame, on id: ConnectionID) {
+        guard let path = quicPaths[id] else { return }
+        switch frame {
+        case .serverHello:
+            quicPaths[id]?.sample(roundTrip: now - path.openedAt)
+        case .packetAck:
+            guard let sentAt = path.pingSentAt else { return }
+            quicPaths[id]?.sample(roundTrip: now - sentAt)
+            quicPaths[id]?.pingSentAt = nil
+        default:
+            break
+        }
+    }
+
+    private mutating func countDatagram(_ size: Int, _ direction: Direction) {
+        bytes[direction] += size
+        datagrams[direction] += 1
+    }
+}
+
+extension Frame {
+    /// Whether QUIC hands the frame over in order: stream data, and the handshake's CRYPTO
+    /// frames (so 0-RTT data is not acted on before the ClientHello it depends on). Control
+    /// frames (PING, ACK, path validation, a stateless reset) are acted on as they arrive.
+    var travelsInOrder: Bool {
+        switch self {
+        case .clientHello, .serverHello, .clientFinished, .open, .accepted, .event, .message, .ack: true
+        default: false
+        }
     }
 }

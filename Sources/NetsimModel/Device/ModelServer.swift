@@ -9,6 +9,9 @@ public struct ServerRecord: Sendable, Equatable {
     public var tooManyPingsGoAways = 0
     /// Client pings the server received (its load: the tuner's pings per second per client).
     public var pingsReceived = 0
+    /// QUIC: the times a connection's packets began to arrive from a new address of the phone
+    /// (a handover, or a NAT that had forgotten the mapping) and the connection moved there.
+    public var migrations = 0
 }
 
 /// What the modelled server asks the engine to do.
@@ -23,6 +26,8 @@ enum ServerTimer: Sendable, Hashable {
     /// WebSocket auto-ping, or gRPC server keepalive, on a connection.
     case ping(ConnectionID)
     case pingTimeout(ConnectionID)
+    /// QUIC: the connection's idle timeout.
+    case idle(ConnectionID)
 }
 
 /// The server side of one device, for each transport as the live bench's servers behave:
@@ -40,6 +45,9 @@ struct ModelServer: Sendable {
         /// A plain connection that answers heartbeats (TCP keepalive probes are answered by
         /// the kernel the same way).
         case heartbeat
+        /// An HTTP/3 server that pushes like the WebSocket one; it forgets a connection that
+        /// received nothing for the idle timeout (RFC 9000 section 10.1), silently.
+        case quic(idleTimeout: Double)
     }
 
     private struct Session: Sendable {
@@ -52,6 +60,8 @@ struct ModelServer: Sendable {
         var awaitingPong = false
         var callOpen = false
         var policing = PingPolicing()
+        /// QUIC: whether an ack-eliciting packet went out since the last one received.
+        var sentSinceReceipt = false
     }
 
     let kind: Kind
@@ -95,14 +105,16 @@ struct ModelServer: Sendable {
             actions.append(.send(.pollResponse(first: first, last: last), on: connection))
         case .postRequest(let id):
             actions.append(.send(.postResponse(ack: id), on: connection))
+        case .clientHello(let resumed):
+            wrote(.serverHello(resumed: resumed), on: connection, now: now, into: &actions)
         case .open(let after, let newConnection):
-            if case .ws = kind, let old = session, old.connection != connection {
-                actions.append(.send(.close, on: old.connection))
+            if kind.takesOverSessions, let old = session, old.connection != connection {
+                if case .ws = kind { actions.append(.send(.close, on: old.connection)) }
                 actions.append(.close(old.connection))
                 forget(old.connection, into: &actions)
             }
             connections[connection, default: ConnectionState()].callOpen = true
-            wrote(.accepted(newConnection: newConnection), on: connection, into: &actions)
+            wrote(.accepted(newConnection: newConnection), on: connection, now: now, into: &actions)
             if case .ws(let interval?) = kind {
                 actions.append(.setTimer(.ping(connection), at: now + interval))
             }
@@ -110,9 +122,11 @@ struct ModelServer: Sendable {
             session = opened
             push(opened, now: now, into: &actions)
         case .message(let id):
-            wrote(.ack(id), on: connection, into: &actions)
+            wrote(.ack(id), on: connection, now: now, into: &actions)
         case .ping(fromClient: true):
             record.pingsReceived += 1
+            // QUIC's transport answers a PING with an ACK; the server has nothing to add.
+            if case .quic = kind { return }
             if case .grpc(let policy) = kind {
                 let callOpen = connections[connection]?.callOpen ?? false
                 if connections[connection, default: ConnectionState()].policing.receivedPing(at: now, callOpen: callOpen, policy: policy) {
@@ -164,6 +178,10 @@ struct ModelServer: Sendable {
             connections[connection]?.awaitingPong = true
             actions.append(.send(.ping(fromClient: false), on: connection))
             actions.append(.setTimer(.pingTimeout(connection), at: now + policy.keepaliveTimeout))
+        case (.idle(let connection), .quic):
+            guard connections[connection] != nil else { return }
+            actions.append(.close(connection))
+            forget(connection, into: &actions)
         case (.pingTimeout(let connection), .grpc):
             guard connections[connection]?.awaitingPong == true else { return }
             actions.append(.send(.goAway(tooManyPings: false), on: connection))
@@ -179,8 +197,14 @@ struct ModelServer: Sendable {
         forget(connection, into: &actions)
     }
 
-    /// gRPC's server keepalive waits `keepaliveTime` after the last read.
+    /// gRPC's server keepalive waits `keepaliveTime` after the last read; a QUIC server's idle
+    /// timer restarts.
     private mutating func readSomething(on connection: ConnectionID, now: Double, into actions: inout [ServerAction]) {
+        if case .quic(let idleTimeout) = kind {
+            connections[connection, default: ConnectionState()].sentSinceReceipt = false
+            actions.append(.setTimer(.idle(connection), at: now + idleTimeout))
+            return
+        }
         guard case .grpc(let policy) = kind, let time = policy.keepaliveTime else { return }
         connections[connection, default: ConnectionState()].awaitingPong = false
         actions.append(.cancelTimer(.pingTimeout(connection)))
@@ -191,14 +215,29 @@ struct ModelServer: Sendable {
         var through = session.pushedThrough
         while through < UInt64(eventsCreated) {
             through += 1
-            wrote(.event(through), on: session.connection, into: &actions)
+            wrote(.event(through), on: session.connection, now: now, into: &actions)
         }
         self.session?.pushedThrough = through
     }
 
-    private mutating func wrote(_ frame: Frame, on connection: ConnectionID, into actions: inout [ServerAction]) {
+    /// Writes a frame the peer answers (HEADERS or DATA, a QUIC ack-eliciting packet): the
+    /// gRPC server's ping policing and the QUIC server's idle timer (restarted by the first
+    /// such packet since the last one received) take note.
+    private mutating func wrote(_ frame: Frame, on connection: ConnectionID, now: Double, into actions: inout [ServerAction]) {
         connections[connection]?.policing.wroteHeadersOrData()
         actions.append(.send(frame, on: connection))
+        if case .quic(let idleTimeout) = kind, connections[connection]?.sentSinceReceipt == false {
+            connections[connection]?.sentSinceReceipt = true
+            actions.append(.setTimer(.idle(connection), at: now + idleTimeout))
+        }
+    }
+
+    /// QUIC: the client's packets now come from a new address (a handover, or a NAT that
+    /// forgot the mapping): the server validates the new path and sends there from now on.
+    mutating func migrated(_ connection: ConnectionID, now: Double, into actions: inout [ServerAction]) {
+        guard connections[connection] != nil else { return }
+        record.migrations += 1
+        wrote(.pathChallenge, on: connection, now: now, into: &actions)
     }
 
     private mutating func forget(_ connection: ConnectionID, into actions: inout [ServerAction]) {
@@ -206,5 +245,17 @@ struct ModelServer: Sendable {
         if session?.connection == connection { session = nil }
         actions.append(.cancelTimer(.ping(connection)))
         actions.append(.cancelTimer(.pingTimeout(connection)))
+        if case .quic = kind { actions.append(.cancelTimer(.idle(connection))) }
+    }
+}
+
+extension ModelServer.Kind {
+    /// Whether a device's new session closes its old one: the WebSocket server closes the old
+    /// connection, and a QUIC server drops it (its connection would only idle out).
+    var takesOverSessions: Bool {
+        switch self {
+        case .ws, .quic: true
+        case .rest, .grpc, .heartbeat: false
+        }
     }
 }

@@ -38,4 +38,24 @@ public enum Frame: Sendable, Equatable {
     /// Application heartbeat or TCP keepalive probe (the tuner's plain transports).
     case heartbeat
     case heartbeatAck
+
+    // QUIC (RFC 9000), an HTTP/3 request stream carrying the push: `open`, `accepted`, `event`,
+    // `message` and `ack` as above, `ping` a PING frame (answered by a `packetAck`).
+    /// The client's first flight: an Initial with the ClientHello; `resumed` with a session
+    /// ticket, so the request that follows goes as 0-RTT data without waiting for the answer.
+    case clientHello(resumed: Bool)
+    /// The server's Initial and Handshake packets (without the certificate when resumed).
+    case serverHello(resumed: Bool)
+    /// The client's Handshake packet with its Finished.
+    case clientFinished
+    /// A server that sees the client's packets arrive from a new address validates the path
+    /// (RFC 9000 section 8.2) before sending more than a few packets there.
+    case pathChallenge
+    case pathResponse
+    /// A packet with only an ACK frame: the receiver's answer to a packet that asks for one
+    /// (every packet but these and stateless resets), PINGs included.
+    case packetAck
+    /// A server's answer to a packet of a connection it no longer has (RFC 9000 section 10.3):
+    /// the client learns the connection is gone.
+    case statelessReset
 }

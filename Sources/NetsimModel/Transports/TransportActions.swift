@@ -3,14 +3,16 @@
 /// these; the engine carries them out on the device model. Nothing in a state machine reads a
 /// clock: `now` is always an argument.
 public enum TransportAction: Sendable, Equatable {
-    /// Open a new TCP connection (its SYN crosses the radio); the frames sent after it go on it.
+    /// Open a new TCP connection (its SYN crosses the radio), or a new QUIC connection on a new
+    /// UDP flow (its handshake is the frames sent after it); the frames sent after it go on it.
     case connect
     /// Open another connection that only starts HTTP/2 and then idles (grpc-swift's second
     /// connection after a keepalive timeout); the current one stays current.
     case openSpareConnection
     /// Write a frame on the current connection.
     case send(Frame)
-    /// Close the current connection from this side (a FIN follows what was written).
+    /// Close the current connection from this side (a FIN follows what was written; a QUIC
+    /// connection is discarded silently, as its idle timeout does).
     case closeConnection
     case setTimer(TransportTimer, at: Double)
     case cancelTimer(TransportTimer)
@@ -30,6 +32,9 @@ public enum TransportTimer: Int, Sendable, Hashable, CaseIterable {
     case pingTimeout
     /// gRPC: the call reaches its deadline.
     case callDeadline
+    /// QUIC: the connection's idle timeout (or, before the handshake completes, its handshake
+    /// timeout) passes with nothing received: it is closed silently.
+    case idle
 }
 
 /// Why the engine tells a machine its connection is gone.

@@ -13,6 +13,9 @@ public protocol TransportClientModel: Sendable {
     mutating func connectionEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
     /// The phone's network went away or came back; only clients that watch it act on it.
     mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
+    /// A handover changed the phone's address; only a client whose connection can migrate
+    /// (QUIC) acts on it.
+    mutating func addressChanged(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
     /// Whether a frame that arrives now reaches the app (a frame of a call the client has
     /// cancelled does not).
     func delivers(_ frame: Frame) -> Bool
@@ -24,6 +27,8 @@ extension TransportClientModel {
     public mutating func networkChanged(
         available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
     ) {}
+
+    public mutating func addressChanged(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {}
 }
 
 extension RESTPollingClientModel: TransportClientModel {}

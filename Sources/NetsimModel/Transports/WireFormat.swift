@@ -13,6 +13,9 @@ public struct WireFormat: Sendable, Equatable {
     public enum Encoding: Sendable, Equatable {
         case transport(BenchTransport)
         case plain(probeBytes: Int)
+        /// QUIC v1 with HTTP/3 (RFC 9000, 9114): each write is the frames of one packet, and
+        /// `quicPacketOverhead` more makes the UDP datagram.
+        case quic
     }
 
     public var encoding: Encoding
@@ -44,6 +47,8 @@ public struct WireFormat: Sendable, Equatable {
             return FrameWrites(Self.clientPreface, Self.settingsAck)
         case (.transport(.grpc), .prefaceAccepted):
             return FrameWrites(Self.serverSettings, Self.settingsAck)
+        case (.quic, .serverHello(false)):
+            return FrameWrites(Self.quicFrames(datagram: Self.quicMinimumDatagram), Self.quicFrames(datagram: Self.quicMinimumDatagram))
         default:
             return FrameWrites(singleWrite(frame, at: time))
         }
@@ -61,6 +66,68 @@ public struct WireFormat: Sendable, Equatable {
         case .transport(.ws): webSocketBytes(frame, at: time)
         case .transport(.grpc): grpcBytes(frame)
         case .plain(let probeBytes): probeBytes
+        case .quic: quicBytes(frame, at: time)
+        }
+    }
+
+    // MARK: QUIC (RFC 9000) and HTTP/3 (RFC 9114)
+
+    /// A 1-RTT packet's own bytes: the short header's first byte, an 8-byte connection ID
+    /// (aioquic's and quic-go's length), a 2-byte packet number, and the AEAD's 16-byte tag.
+    public static let quicPacketOverhead = 27
+    /// RFC 9000 section 14.1: a client's Initial datagram, and any datagram with a
+    /// PATH_CHALLENGE or PATH_RESPONSE (section 8.2), is padded to at least 1,200 bytes; it is
+    /// also the datagram size aioquic and quic-go send by default, so longer frames are split.
+    public static let quicMinimumDatagram = 1200
+    /// A resumed handshake's server flight: ServerHello with a pre-shared key, EncryptedExtensions
+    /// and Finished, no certificate (an estimate from TLS 1.3's message sizes, RFC 8446).
+    static let quicResumedServerFlight = 350
+    /// The client's Handshake packet: Finished (36 bytes), an ACK and a long header.
+    static let quicClientFinished = 92
+    /// What the server sends once the handshake is confirmed on a new connection: HANDSHAKE_DONE,
+    /// spare connection IDs (NEW_CONNECTION_ID) and the session ticket for 0-RTT next time (an
+    /// estimate).
+    static let quicNewConnectionExtras = 300
+    /// HTTP/3's control and QPACK streams opened with a new connection (SETTINGS): an estimate.
+    static let http3StreamSetup = 16
+    /// The request's HEADERS with QPACK (`GET /events?device=D&after=SEQ`, :authority, the
+    /// static table's :method and :scheme), less the digits of D and SEQ: an estimate.
+    static let http3RequestHeaders = 48
+    /// The response's HEADERS (`:status 200` from QPACK's static table).
+    static let http3ResponseHeaders = 4
+    /// A STREAM frame's type, stream ID and offset, and an HTTP/3 DATA frame's type and length.
+    static let quicStreamFraming = 4 + 3
+    /// PING is one byte; its answer is an ACK frame (type, largest, delay, range count, range).
+    static let quicPing = 1
+    static let quicAck = 5
+    /// A stateless reset datagram (RFC 9000 section 10.3: at least 21 bytes; 43 as a
+    /// short-header packet would be).
+    static let quicStatelessReset = 43
+
+    /// The frames of a packet that fills a datagram of `datagram` bytes.
+    static func quicFrames(datagram: Int) -> Int {
+        datagram - quicPacketOverhead
+    }
+
+    private func quicBytes(_ frame: Frame, at time: Double) -> Int {
+        switch frame {
+        case .clientHello: Self.quicFrames(datagram: Self.quicMinimumDatagram)
+        case .serverHello: Self.quicFrames(datagram: Self.quicResumedServerFlight)
+        case .clientFinished: Self.quicFrames(datagram: Self.quicClientFinished)
+        case .open(let after, let newConnection):
+            Self.quicStreamFraming + Self.http3RequestHeaders + Self.digits(UInt64(device)) + Self.digits(after)
+                + (newConnection ? Self.http3StreamSetup : 0)
+        case .accepted(let newConnection):
+            Self.quicStreamFraming + Self.http3ResponseHeaders + (newConnection ? Self.quicNewConnectionExtras : 0)
+        // Newline-delimited JSON on the response stream and the request stream.
+        case .event(let sequence): Self.quicStreamFraming + eventJSON(sequence, at: time) + 1
+        case .message(let id): Self.quicStreamFraming + messageJSON(id, at: time) + 1
+        case .ack(let id): Self.quicStreamFraming + 8 + Self.digits(id) + 1
+        case .ping: Self.quicPing
+        case .packetAck: Self.quicAck
+        case .pathChallenge, .pathResponse: Self.quicFrames(datagram: Self.quicMinimumDatagram)
+        case .statelessReset: Self.quicFrames(datagram: Self.quicStatelessReset)
+        default: 0
         }
     }
 
