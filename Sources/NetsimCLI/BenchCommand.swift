@@ -50,9 +50,9 @@ public struct BenchCommand: AsyncParsableCommand {
     var engine = BenchEngine.live
 
     @Option(
-        help: "The transports to compare, comma-separated: rest, ws, grpc. Default: rest,ws,grpc.",
+        help: "The transports to compare, comma-separated: rest, ws, grpc, quic (--engine model only). Default: rest,ws,grpc.",
         transform: TransportChoice.init(parsing:))
-    var transports = TransportChoice(BenchTransport.allCases)
+    var transports = TransportChoice(BenchTransport.comparedByDefault)
 
     @Option(parsing: .unconditional, help: "Emulated phones per transport, each with its own radio, links and client.")
     var devices = 10
@@ -109,6 +109,10 @@ public struct BenchCommand: AsyncParsableCommand {
         case .live:
             guard (1...Self.mostLiveDevices).contains(devices) else {
                 throw ValidationError("--devices must be from 1 to \(Self.mostLiveDevices), got \(devices)")
+            }
+            if let modelOnly = chosen.first(where: { !$0.playsLive }) {
+                throw ValidationError(
+                    "--transports \(modelOnly.rawValue): the live bench has no \(modelOnly.title) client or server; use --engine model")
             }
         case .model:
             guard (1...Self.mostModelDevices).contains(devices) else {

@@ -55,7 +55,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         }
     }
 
-    @Option(help: "grpc, ws, tcp or heartbeat.")
+    @Option(help: "grpc, ws, tcp, heartbeat or quic.")
     var transport = KeepaliveSweep.Transport.grpc
 
     @Option(name: .customLong("profile"), help: "A profile to sweep (repeatable). Default: lte-good, umts-3g, nr-sa.")
@@ -63,7 +63,9 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
 
     @Option(
         name: .customLong("nat-timeouts"),
-        help: "NAT idle timeouts, comma-separated; 'none' for no NAT. Default: 30s,60s,2m,350s,10m,20m,30m,none.")
+        help:
+            "NAT idle timeouts, comma-separated; 'none' for no NAT. Default: 30s,60s,2m,350s,10m,20m,30m,none (UDP with --transport quic: 30s,60s,2m,3m,5m,none)."
+    )
     var natTimeouts: String?
 
     @Option(
@@ -71,7 +73,11 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     )
     var keepaliveTimes: String?
 
-    @Option(name: .customLong("keepalive-timeouts"), help: "Keepalive timeouts, comma-separated; each below its time. Default: 5s,10s,20s.")
+    @Option(
+        name: .customLong("keepalive-timeouts"),
+        help:
+            "Keepalive timeouts, comma-separated; each below its time. Default: 5s,10s,20s. With --transport quic: idle timeouts, each at least twice its PING interval; default 30s,60s,2m,5m."
+    )
     var keepaliveTimeouts: String?
 
     @Option(name: .customLong("permit-without-calls"), help: "gRPC pings without calls: true, false or both. Default: false.")
@@ -210,6 +216,10 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     /// Everything but the profiles, the policy file and the workload file.
     func configure(_ sweep: inout KeepaliveSweep) throws {
         sweep.transport = transport
+        if transport == .quic {
+            sweep.natTimeouts = KeepaliveSweep.defaultUDPNATTimeouts
+            sweep.keepaliveTimeouts = KeepaliveSweep.defaultIdleTimeouts
+        }
         if let list = try natTimeoutList() { sweep.natTimeouts = list }
         if let list = try durations(keepaliveTimes, option: "--keepalive-times") { sweep.keepaliveTimes = list }
         if let list = try durations(keepaliveTimeouts, option: "--keepalive-timeouts") { sweep.keepaliveTimeouts = list }

@@ -145,6 +145,7 @@ struct DeviceRun: Sendable {
         case rest(DeviceSimulation<RESTPollingClientModel>)
         case ws(DeviceSimulation<WebSocketClientModel>)
         case grpc(DeviceSimulation<GRPCClientModel>)
+        case quic(DeviceSimulation<QUICClientModel>)
     }
 
     /// The REST server's batch limit (`RESTServer.batchLimit` in the live bench).
@@ -184,6 +185,12 @@ struct DeviceRun: Sendable {
                 DeviceSimulation(
                     device: device, client: GRPCClientModel(settings: client.grpc, seed: seed), server: ModelServer(kind: .grpc(policy)),
                     wire: wire, times: times, outboxLimit: outboxLimit))
+        case .quic:
+            simulation = .quic(
+                DeviceSimulation(
+                    device: device, client: QUICClientModel(settings: client.quic, seed: seed),
+                    server: ModelServer(kind: .quic(idleTimeout: client.quic.effectiveIdleTimeout)), wire: wire, times: times,
+                    outboxLimit: outboxLimit))
         }
     }
 
@@ -194,6 +201,7 @@ struct DeviceRun: Sendable {
         case .rest(var simulation): finish(&simulation)
         case .ws(var simulation): finish(&simulation)
         case .grpc(var simulation): finish(&simulation)
+        case .quic(var simulation): finish(&simulation)
         }
     }
 

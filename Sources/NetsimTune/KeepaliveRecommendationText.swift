@@ -125,6 +125,8 @@ enum KeepaliveRecommendationText {
                     """
                 )
             ]
+        case .quic:
+            return quicSnippets(time: time, idleTimeout: timeout)
         case .heartbeat:
             return [
                 (
@@ -135,5 +137,51 @@ enum KeepaliveRecommendationText {
                 )
             ]
         }
+    }
+
+    /// A PING interval and idle timeout for the QUIC stacks phones and servers run, each where
+    /// it exposes them (sources: docs/tune.md, QUIC settings).
+    private static func quicSnippets(time: Int, idleTimeout: Int) -> [(title: String, language: String, text: String)] {
+        [
+            (
+                "netsim --client file", "yaml",
+                "quic:\n  keepAlivePeriod: \(time)s\n  maxIdleTimeout: \(idleTimeout)s"
+            ),
+            (
+                "quic-go (Config.KeepAlivePeriod, Config.MaxIdleTimeout; both ends)", "go",
+                """
+                conf := &quic.Config{KeepAlivePeriod: \(time) * time.Second, MaxIdleTimeout: \(idleTimeout) * time.Second}
+                conn, err := quic.DialAddrEarly(ctx, "api.example.com:443", tlsConf, conf) // 0-RTT with tlsConf.ClientSessionCache
+                """
+            ),
+            (
+                "aioquic (no PING timer: the app sends them; idle_timeout on both ends)", "python",
+                """
+                configuration = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN, idle_timeout=\(idleTimeout))
+                async with connect("api.example.com", 443, configuration=configuration) as protocol:
+                    while True:
+                        await asyncio.sleep(\(time))
+                        await protocol.ping()
+                """
+            ),
+            (
+                "Cronet (Android): the idle timeout; its PING interval is fixed at 15 s while a stream is open", "java",
+                """
+                CronetEngine engine = new CronetEngine.Builder(context)
+                    .setQuicOptions(QuicOptions.builder().setIdleConnectionTimeoutSeconds(\(idleTimeout)).build())
+                    .setConnectionMigrationOptions(ConnectionMigrationOptions.builder().enableDefaultNetworkMigration(true).build())
+                    .build();
+                """
+            ),
+            (
+                "Network.framework (iOS, macOS; URLSession exposes neither)", "swift",
+                """
+                let quic = NWProtocolQUIC.Options(alpn: ["h3"])
+                quic.idleTimeout = \(idleTimeout * 1000)  // milliseconds
+                // once the connection is ready:
+                (connection.metadata(definition: NWProtocolQUIC.definition) as? NWProtocolQUIC.Metadata)?.keepAlive = .seconds(\(time))
+                """
+            ),
+        ]
     }
 }

@@ -26,7 +26,9 @@ public enum KeepaliveRendering {
 
     /// What the sweep played: profiles, NAT timeouts, horizon, seeds, impairments.
     static func scope(_ sweep: KeepaliveSweep) -> String {
-        "Profiles \(sweep.profiles.map(\.name).joined(separator: ", ")); NAT idle timeouts "
+        (sweep.transport == .quic ? "Keepalive: the PING interval / the idle timeout. " : "")
+            + "Profiles \(sweep.profiles.map(\.name).joined(separator: ", ")); "
+            + (sweep.transport == .quic ? "UDP NAT idle timeouts " : "NAT idle timeouts ")
             + sweep.natTimeouts.map(natTimeout).joined(separator: ", ")
             + "; \(seconds(sweep.horizon)) per scenario, \(sweep.seeds) seeds; impairments \(sweep.impairments.summary); "
             + "detect within \(seconds(sweep.detectWithin))."
@@ -121,10 +123,12 @@ public enum KeepaliveRendering {
     }
 
     static func table(_ summaries: [KeepaliveResults.Summary], recommended: KeepaliveSweep.Keepalive?, reasons: Bool = false) -> String {
+        let migrations = summaries.contains { $0.metrics.migrationsPerHour != nil }
         var lines = [
             "| keepalive | energy / h | wake s / h | wake-ups / h | bytes / h | NAT expiries / h | detection p50 / p95 / max | "
-                + "blackout s / h | reconnects / h | GOAWAYs | server pings/s per 1M clients |" + (reasons ? " not viable because |" : ""),
-            "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + (reasons ? "---|" : ""),
+                + "blackout s / h | reconnects / h |" + (migrations ? " migrations / h |" : "")
+                + " GOAWAYs | server pings/s per 1M clients |" + (reasons ? " not viable because |" : ""),
+            "|---|---:|---:|---:|---:|---:|---:|---:|---:|" + (migrations ? "---:|" : "") + "---:|---:|" + (reasons ? "---|" : ""),
         ]
         for summary in summaries {
             let m = summary.metrics
@@ -135,6 +139,7 @@ public enum KeepaliveRendering {
                     + String(format: "%.2f", m.natExpiriesPerHour) + " | "
                     + "\(seconds(m.detectionSeconds.p50)) / \(seconds(m.detectionSeconds.p95)) / \(seconds(m.detectionSeconds.max)) | "
                     + String(format: "%.0f", m.blackoutSecondsPerHour) + " | " + String(format: "%.2f", m.reconnectsPerHour) + " | "
+                    + (m.migrationsPerHour.map { String(format: "%.2f", $0) + " | " } ?? "")
                     + String(format: "%.2f", m.goaways) + " | " + String(format: "%.0f", m.serverPingsPerSecondPerMillionClients) + " |"
                     + (reasons ? " \(summary.disqualified.joined(separator: "; ")) |" : ""))
         }

@@ -177,6 +177,12 @@ extension KeepaliveResults {
                 if let summary = summary(for: baseline) { named.append((name, summary)) }
             }
         }
+        if sweep.transport == .quic {
+            let quicNames = ["Chromium / Cronet (PING 15 s, idle 30 s)", "quic-go's HTTP/3 client (PING 10 s, idle 30 s)"]
+            for (name, baseline) in zip(quicNames, KeepaliveSweep.quicBaselines) {
+                if let summary = summary(for: baseline) { named.append((name, summary)) }
+            }
+        }
         if let adaptive = summaries.first(where: \.keepalive.adaptive) { named.append(("adaptive heartbeat (Mars)", adaptive)) }
         return named
     }

@@ -29,6 +29,9 @@ public struct KeepaliveResults: Sendable {
         public var detectionSeconds: Percentiles
         public var blackoutSecondsPerHour: Double
         public var reconnectsPerHour: Double
+        /// QUIC: connections moved to a new address of the phone (a handover, a NAT rebinding);
+        /// absent for the TCP transports.
+        public var migrationsPerHour: Double? = nil
         public var goaways: Double
         public var serverPingsPerSecondPerMillionClients: Double
     }
@@ -162,7 +165,10 @@ public struct KeepaliveResults: Sendable {
                         $0.keepalive == keepalive && $0.metrics.natExpiriesPerHour > 0 && timeouts.contains($0.natTimeoutSeconds)
                     }
                     let named = Set(expiring.compactMap(\.natTimeoutSeconds)).sorted().map(KeepaliveRendering.natTimeout)
-                    disqualified.append("connections die to NAT expiry at \(named.joined(separator: ", "))")
+                    disqualified.append(
+                        sweep.transport == .quic
+                            ? "the NAT forgets the phone at \(named.joined(separator: ", ")) (unreachable until its next PING)"
+                            : "connections die to NAT expiry at \(named.joined(separator: ", "))")
                 }
                 if metrics.detectionSeconds.p95 > sweep.detectWithin {
                     disqualified.append(
@@ -193,7 +199,9 @@ public struct KeepaliveResults: Sendable {
                 p50: percentile(0.5), p95: percentile(0.95), max: detections.last ?? 0,
                 mean: detections.isEmpty ? 0 : detections.reduce(0, +) / Double(detections.count), count: detections.count),
             blackoutSecondsPerHour: mean(\.blackoutSecondsPerHour),
-            reconnectsPerHour: mean(\.reconnectsPerHour), goaways: mean { Double($0.goaways) },
+            reconnectsPerHour: mean(\.reconnectsPerHour),
+            migrationsPerHour: scenarios.contains { $0.migrationsPerHour != nil } ? mean { $0.migrationsPerHour ?? 0 } : nil,
+            goaways: mean { Double($0.goaways) },
             serverPingsPerSecondPerMillionClients: mean(\.serverPingsPerSecond) * 1e6)
     }
 

@@ -16,6 +16,10 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         case tcp
         /// An application heartbeat answered by the server (fixed, or `--adaptive`).
         case heartbeat
+        /// QUIC PINGs (the time: quic-go's `KeepAlivePeriod`) against the connection's idle
+        /// timeout (the timeout: `max_idle_timeout`), behind UDP NAT mappings; the connection
+        /// migrates when a mapping changed instead of dying.
+        case quic
     }
 
     /// One point of the grid.
@@ -46,6 +50,13 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     public var natTimeouts: [Double?] = Self.defaultNATTimeouts
     public var keepaliveTimes: [Double] = Self.defaultKeepaliveTimes
     public var keepaliveTimeouts: [Double] = [5, 10, 20]
+    /// QUIC's idle timeouts (`--keepalive-timeouts` with `--transport quic`): Chromium's and
+    /// quic-go's 30 s, aioquic's 60 s, and longer ones a server may grant.
+    public static let defaultIdleTimeouts: [Double] = [30, 60, 120, 300]
+    /// UDP NAT timeouts (`--nat-timeouts` with `--transport quic`): Hätönen et al. (IMC 2010)
+    /// and Google Cloud NAT's 30 s, the 30-180 s operators report (Eronen, 2008), RFC 4787
+    /// REQ-5's 2 min minimum and its recommended 5 min; and none.
+    public static let defaultUDPNATTimeouts: [Double?] = [30, 60, 120, 180, 300, nil]
     public var permitWithoutCalls: [Bool] = [false]
     public var serverPolicy = GRPCServerPolicy.none
     public var workload = KeepaliveSweep.idleWorkload
@@ -79,6 +90,11 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         Keepalive(time: 60, timeout: 10, permitWithoutCalls: false), Keepalive(time: 30, timeout: 10, permitWithoutCalls: false),
     ]
 
+    /// What QUIC stacks do out of the box, always measured beside the grid: Chromium's (Cronet's)
+    /// PING every 15 s while a stream is open with a 30 s idle timeout, and quic-go's HTTP/3
+    /// client's 10 s with 30 s (docs/tune.md, QUIC settings).
+    public static let quicBaselines = [Keepalive(time: 15, timeout: 30), Keepalive(time: 10, timeout: 30)]
+
     public init(profiles: [Profile]) {
         self.profiles = profiles
     }
@@ -87,6 +103,15 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     /// then the baselines, and the adaptive heartbeat when asked.
     public var keepalives: [Keepalive] {
         var grid: [Keepalive] = []
+        if transport == .quic {
+            // A PING interval beyond half the idle timeout is sent at half of it (quic-go):
+            // such pairs would repeat the one at half.
+            for time in keepaliveTimes.sorted() {
+                for timeout in keepaliveTimeouts.sorted() where time <= timeout / 2 { grid.append(Keepalive(time: time, timeout: timeout)) }
+            }
+            for baseline in Self.quicBaselines where !grid.contains(baseline) { grid.append(baseline) }
+            return grid
+        }
         for time in keepaliveTimes.sorted() {
             for timeout in keepaliveTimeouts.sorted() where timeout < time || transport == .ws {
                 for permit in permitWithoutCalls {
@@ -113,7 +138,11 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         if let bad = keepaliveTimes.first(where: { !($0 > 0) || !$0.isFinite }) {
             return "keepalive time \(bad) s is not a positive duration"
         }
-        if transport != .ws, !keepaliveTimes.contains(where: { time in keepaliveTimeouts.contains { $0 < time } }) {
+        if transport == .quic, !keepaliveTimes.contains(where: { time in keepaliveTimeouts.contains { time <= $0 / 2 } }) {
+            return "no keepalive time is at most half an idle timeout (times \(keepaliveTimes.map(Quantity.formatDuration)), "
+                + "idle timeouts \(keepaliveTimeouts.map(Quantity.formatDuration))): a PING must come before half the idle timeout"
+        }
+        if transport != .ws, transport != .quic, !keepaliveTimes.contains(where: { time in keepaliveTimeouts.contains { $0 < time } }) {
             return "no keepalive timeout is below its interval (times \(keepaliveTimes.map(Quantity.formatDuration)), "
                 + "timeouts \(keepaliveTimeouts.map(Quantity.formatDuration))): a timeout must be shorter than the time between pings"
         }
@@ -164,7 +193,9 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     /// not play). Every configuration meets the same impairments for the same seed.
     func scenarioProfile(_ scenario: Scenario) -> Profile {
         var profile = profiles[scenario.profile]
-        if let timeout = natTimeouts[scenario.nat] {
+        if transport == .quic {
+            profile.nat = natTimeouts[scenario.nat].map { NATPolicy(idleTimeout: nil, udpIdleTimeout: $0) }
+        } else if let timeout = natTimeouts[scenario.nat] {
             profile.nat = NATPolicy(idleTimeout: timeout, mode: scenario.seed % 2 == 0 ? .silent : .reset)
         } else {
             profile.nat = nil
@@ -199,6 +230,12 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
                 HeartbeatSettings(
                     kind: .application, interval: keepalive.time, timeout: keepalive.timeout,
                     adaptive: keepalive.adaptive ? .mars : nil))
+        case .quic:
+            var settings = QUICSettings()
+            settings.keepAlivePeriod = keepalive.time
+            settings.maxIdleTimeout = keepalive.timeout
+            settings.serverIdleTimeout = keepalive.timeout
+            return .quic(settings)
         }
     }
 
@@ -251,10 +288,13 @@ struct ScenarioMetrics: Sendable, Codable, Equatable {
     var energyJoulesPerHour: Double
     var wakeSecondsPerHour: Double
     var promotionsPerHour: Double
-    /// Payload and TCP/IP headers (52 bytes a segment, a delayed ACK per two), both ways.
+    /// Payload and TCP/IP headers (52 bytes a segment, a delayed ACK per two), or UDP/IP
+    /// headers (28 bytes a datagram), both ways.
     var bytesPerHour: Double
     var natExpiriesPerHour: Double
     var reconnectsPerHour: Double
+    /// QUIC: connections moved to a new address of the phone; nil for the TCP transports.
+    var migrationsPerHour: Double?
     var goaways: Int
     var serverPingsPerSecond: Double
     /// Seconds from each death to the app noticing (a death still unnoticed at the end counts
@@ -270,9 +310,14 @@ struct ScenarioMetrics: Sendable, Codable, Equatable {
         promotionsPerHour = Double(outcome.radio.promotions) / hours
         let segments = outcome.segments.up.segments + outcome.segments.down.segments
         let acks = outcome.segments.up.acknowledgements + outcome.segments.down.acknowledgements
-        bytesPerHour = Double(outcome.bytes.up + outcome.bytes.down + TCPSegmentation.headerBytes * (segments + acks)) / hours
-        natExpiriesPerHour = Double(outcome.eventCounts[.natExpiry, default: 0]) / hours
+        let datagrams = outcome.datagrams.map { $0.counts.up.delivered + $0.counts.down.delivered } ?? 0
+        bytesPerHour =
+            Double(
+                outcome.bytes.up + outcome.bytes.down + TCPSegmentation.headerBytes * (segments + acks) + UDPDatagram.headerBytes * datagrams)
+            / hours
+        natExpiriesPerHour = Double(outcome.natExpiriesWithNetwork ?? outcome.eventCounts[.natExpiry, default: 0]) / hours
         reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours
+        migrationsPerHour = outcome.datagrams == nil ? nil : Double(outcome.server.migrations) / hours
         goaways = outcome.server.tooManyPingsGoAways
         serverPingsPerSecond = Double(outcome.server.pingsReceived) / horizon
         detections = outcome.app.detections + (outcome.undetectedDeathSeconds.map { [$0] } ?? [])

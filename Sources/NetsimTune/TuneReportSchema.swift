@@ -11,7 +11,9 @@ extension ReportSchema {
             "recommended.metrics.energyJoulesPerHour", "recommended.metrics.wakeSecondsPerHour",
             "recommended.metrics.promotionsPerHour", "recommended.metrics.detectionSeconds.p95",
         ],
-        absoluteKeys: ["recommended.metrics.natExpiriesPerHour", "recommended.metrics.reconnectsPerHour"],
+        absoluteKeys: [
+            "recommended.metrics.natExpiriesPerHour", "recommended.metrics.reconnectsPerHour", "recommended.metrics.migrationsPerHour",
+        ],
         identityKeys: ["transport", "horizonSeconds", "seeds"])
 
     /// A tune report with a recommendation and a verification: every key gates can name.
@@ -19,7 +21,7 @@ extension ReportSchema {
         let detection = KeepaliveResults.Percentiles(p50: 0, p95: 0, max: 0, mean: 0, count: 0)
         let metrics = KeepaliveResults.Metrics(
             energyJoulesPerHour: 0, wakeSecondsPerHour: 0, promotionsPerHour: 0, bytesPerHour: 0, natExpiriesPerHour: 0,
-            detectionSeconds: detection, blackoutSecondsPerHour: 0, reconnectsPerHour: 0, goaways: 0,
+            detectionSeconds: detection, blackoutSecondsPerHour: 0, reconnectsPerHour: 0, migrationsPerHour: 0, goaways: 0,
             serverPingsPerSecondPerMillionClients: 0)
         let metricsTree = try! JSONDecoder().decode(ReportTree.self, from: JSONEncoder().encode(metrics))
         return [

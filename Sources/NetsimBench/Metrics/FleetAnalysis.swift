@@ -99,7 +99,7 @@ struct FleetAnalysis {
         buffers.lost.other = notSkipped - buffers.lost.receiveBufferOverflow
 
         let minutes = reports.map { max($0.durationSeconds, 1e-9) / 60 }
-        let wire = reports.map { WireEstimate(payload: $0.bytes, segments: $0.segments, connections: $0.connections.opened) }
+        let wire = reports.map(WireEstimate.init)
         let payloadPerMinute = zip(reports, minutes).map { Double($0.bytes.up + $0.bytes.down) / $1 }
         let wirePerMinute = zip(wire, minutes).map { Double($0.up + $0.down) / $1 }
         let reconnects = reports.map { max(0, $0.connections.opened - 1) }
@@ -119,6 +119,7 @@ struct FleetAnalysis {
                     up: mean(wire.map { Double($0.up) }), down: mean(wire.map { Double($0.down) }), perMinute: mean(wirePerMinute))),
             latencyMs: BenchAnalysis.latency(downlink), uplinkLatencyMs: BenchAnalysis.latency(uplink), events: events, messages: messages,
             reconnects: reconnects.reduce(0, +),
+            migrations: reports.contains { $0.datagrams != nil } ? reports.reduce(0) { $0 + ($1.datagrams?.remappings ?? 0) } : nil,
             recoverySeconds: BenchReport.Recovery(count: recoveries.count, mean: mean(recoveries), max: recoveries.max() ?? 0),
             radioFleetTotal: radioFleetTotal,
             perDevice: BenchReport.PerDevice(

@@ -8,6 +8,8 @@ import NetsimProxy
 ///   up (delayed ACKs; piggybacking on data is ignored, so this leans high);
 /// - per connection, the handshake (SYN 60 bytes up, SYN-ACK 60 down, ACK 52 up) and the
 ///   close (FIN and ACK each way, 104 bytes per direction).
+/// - 28 bytes of IPv4 + UDP header per datagram delivered (QUIC's packet header and ACKs are
+///   in its payload already).
 /// Radio-layer overhead (PDCP, RLC, MAC headers) is not included.
 public struct WireEstimate: Sendable, Equatable {
     public static let headerBytes = TCPSegmentation.headerBytes
@@ -16,6 +18,16 @@ public struct WireEstimate: Sendable, Equatable {
 
     public var up: Int
     public var down: Int
+
+    /// A device report's: its TCP connections (those it opened that were not UDP flows) and
+    /// its datagrams.
+    public init(_ report: RunReport) {
+        let datagrams = report.datagrams.map { PerDirection(up: $0.counts.up.delivered, down: $0.counts.down.delivered) }
+        self.init(
+            payload: report.bytes, segments: report.segments, connections: report.connections.opened - (report.datagrams?.flows ?? 0))
+        up += UDPDatagram.headerBytes * (datagrams?.up ?? 0)
+        down += UDPDatagram.headerBytes * (datagrams?.down ?? 0)
+    }
 
     public init(payload: PerDirection<Int>, segments: SegmentCounts, connections: Int) {
         let acksForUp = segments.up.acknowledgements

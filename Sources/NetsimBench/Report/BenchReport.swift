@@ -61,8 +61,12 @@ public struct BenchReport: Sendable, Codable, Equatable {
         public var uplinkLatencyMs: Latency
         public var events: Delivery
         public var messages: Delivery
-        /// TCP connections opened beyond each device's first, summed over the fleet.
+        /// Connections opened beyond each device's first, summed over the fleet.
         public var reconnects: Int
+        /// QUIC: times a connection moved to the phone's new address (a handover, or a NAT
+        /// that forgot its mapping) instead of being replaced, summed over the fleet; absent for
+        /// the TCP transports.
+        public var migrations: Int? = nil
         /// After each outage or handover gap that held messages up: seconds from the network's
         /// return until the last of them arrived.
         public var recoverySeconds: Recovery

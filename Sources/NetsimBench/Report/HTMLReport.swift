@@ -124,7 +124,7 @@ public enum HTMLReport {
             }
         }
         let legend = transports.map { transport, _ in
-            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(SVGCharts.transportColors[transport]!)\"></span>\(escape(transport.title))</span>"
+            "<span class=\"key\"><span class=\"swatch\" style=\"background:\(SVGCharts.color(transport))\"></span>\(escape(transport.title))</span>"
         }.joined(separator: " ")
         body.append("<h2>Latency, server events (creation to delivery in the app)</h2><p>\(legend)</p>")
         body.append(SVGCharts.latencyCDF(transports.map { ($0.0, charts[$0.0]?.latencyCDF ?? []) }))

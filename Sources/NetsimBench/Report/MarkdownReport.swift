@@ -79,7 +79,8 @@ public enum MarkdownReport {
                 + "\(report.messages.inFlight) in flight, \(report.messages.duplicated) sent again and ignored by id",
             "- Reconnects: \(report.reconnects) (per device \(format.plusMinus(radio.reconnects)), max "
                 + "\(Int(radio.reconnects.max))); recoveries after a gap: \(report.recoverySeconds.count), mean "
-                + "\(format.seconds(report.recoverySeconds.mean)), max \(format.seconds(report.recoverySeconds.max))",
+                + "\(format.seconds(report.recoverySeconds.mean)), max \(format.seconds(report.recoverySeconds.max))"
+                + (report.migrations.map { "; migrations to a new address: \($0)" } ?? ""),
             "- Client: \(report.client.failedAttempts) failed attempts, \(report.client.callRenewals) call renewals, "
                 + "\(report.client.receiveBufferDrops) receive-buffer drops, \(report.client.outboxDrops) outbox drops",
             "- Radio per device (\(report.radioFleetTotal.model)): awake \(format.plusMinus(radio.wakeSeconds)) s, "
@@ -121,7 +122,19 @@ public enum MarkdownReport {
             "- gRPC: keepalive \(Quantity.formatDuration(grpc.keepaliveTime)) / \(Quantity.formatDuration(grpc.keepaliveTimeout)), "
                 + "permit without calls \(grpc.permitWithoutCalls), backoff \(backoff(grpc.backoff)), call time limit "
                 + "\(grpc.callTimeLimit.map(Quantity.formatDuration) ?? "none"), receive buffer \(grpc.receiveBuffer)",
-        ] + strategySettings(result)
+        ] + quicSettings(result, backoff: backoff) + strategySettings(result)
+    }
+
+    /// The QUIC client's line, for a run that played it.
+    private static func quicSettings(_ result: BenchResult, backoff: (Backoff) -> String) -> [String] {
+        guard result.report.transports[.quic] != nil else { return [] }
+        let quic = result.clientSettings.quic
+        return [
+            "- QUIC: PING after \(quic.keepAlivePeriod.map(Quantity.formatDuration) ?? "never (none)") without a packet, idle timeout "
+                + "\(Quantity.formatDuration(quic.effectiveIdleTimeout)) (client \(Quantity.formatDuration(quic.maxIdleTimeout)), server "
+                + "\(Quantity.formatDuration(quic.serverIdleTimeout))), handshake timeout \(Quantity.formatDuration(quic.handshakeTimeout)), "
+                + "0-RTT \(quic.zeroRTT), migration \(quic.migrateOnNetworkChange), backoff \(backoff(quic.backoff))"
+        ]
     }
 
     // MARK: Strategies: batching (2) and slow consumers (5)

@@ -5,7 +5,15 @@ import NetsimModel
 /// The HTML report's charts, drawn as inline SVG (no scripts, no external files).
 enum SVGCharts {
     static let width = 900.0
-    static let transportColors: [BenchTransport: String] = [.rest: "#d62728", .ws: "#1f77b4", .grpc: "#2ca02c"]
+    /// Each transport's colour in every chart and legend.
+    static func color(_ transport: BenchTransport) -> String {
+        switch transport {
+        case .rest: "#d62728"
+        case .ws: "#1f77b4"
+        case .grpc: "#2ca02c"
+        case .quic: "#9467bd"
+        }
+    }
 
     /// One strip per device (at most `maximumRows`), the profile's outages and handover gaps
     /// hatched over the strips and its events marked.
@@ -43,7 +51,7 @@ enum SVGCharts {
         }
         for (transport, points) in curves where !points.isEmpty {
             let path = points.map { String(format: "%.1f,%.1f", x($0.milliseconds), y($0.fraction)) }.joined(separator: " ")
-            svg.append("<polyline fill=\"none\" stroke=\"\(transportColors[transport]!)\" stroke-width=\"2\" points=\"\(path)\"/>")
+            svg.append("<polyline fill=\"none\" stroke=\"\(color(transport))\" stroke-width=\"2\" points=\"\(path)\"/>")
         }
         // p50 and p95: a guide line each, a dot where each curve crosses it, and the values in
         // a line under the chart (beside the curves they would print over each other).
@@ -54,7 +62,7 @@ enum SVGCharts {
             var parts: [String] = []
             for (transport, points) in curves {
                 guard let crossing = points.first(where: { $0.fraction >= fraction }) else { continue }
-                let color = transportColors[transport]!
+                let color = color(transport)
                 svg.append(
                     String(format: "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%@\"/>", x(crossing.milliseconds), y(fraction), color))
                 let value =
@@ -82,7 +90,7 @@ enum SVGCharts {
         var svg = [SVGDrawing.open(width: width, height: height)]
         for (index, bar) in bars.enumerated() {
             let y = 5 + Double(index) * (2 * barHeight + 14)
-            let color = transportColors[bar.0]!
+            let color = color(bar.0)
             svg.append(SVGDrawing.text(4, y + barHeight + 4, bar.0.title, size: 11))
             svg.append(SVGDrawing.rect(left, y, bar.payload / largest * plotWidth, barHeight, fill: color))
             svg.append(

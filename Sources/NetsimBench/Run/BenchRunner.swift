@@ -251,6 +251,9 @@ struct Fleet: Sendable {
                     batching: settings.batching, clock: clock, seed: seed, logger: logger, reconnect: settings.reconnect,
                     network: watch
                 ).run()
+            case .quic:
+                // No live QUIC client: the run is refused before it starts (`BenchConfiguration.problem`).
+                return
             }
         }
     }

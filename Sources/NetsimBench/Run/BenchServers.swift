@@ -44,6 +44,9 @@ struct BenchServers {
                 grpcTransport = serverTransport
                 let server = GRPCServer(transport: serverTransport, services: [EventStreamService(store: store, clock: clock)])
                 services.append(GRPCServerService(server: server))
+            case .quic:
+                // Refused before any server starts (`BenchConfiguration.problem`).
+                throw StartFailure(transport: .quic)
             }
         }
         let group = ServiceGroup(services: services, logger: logger)

@@ -72,6 +72,6 @@ public enum ModelBenchRunner {
             bytes: outcome.bytes,
             segments: outcome.segments,
             radio: outcome.radio, radioLatency: outcome.radioLatency, events: outcome.events, eventCounts: outcome.eventCounts,
-            eventsNotListed: outcome.eventCounts.values.reduce(0, +) - outcome.events.count)
+            eventsNotListed: outcome.eventCounts.values.reduce(0, +) - outcome.events.count, datagrams: outcome.datagrams)
     }
 }

@@ -50,7 +50,7 @@ extension ClientSettings {
     /// settings' `source`.
     public static func load(yaml: String, source: String) throws(InputFileError) -> ClientSettings {
         let root = try SettingsMapping(yaml: yaml, source: source)
-        try root.allowOnly(["rest", "websocket", "grpc", "reconnect", "batching", "consumer"])
+        try root.allowOnly(["rest", "websocket", "grpc", "quic", "reconnect", "batching", "consumer"])
         var settings = ClientSettings()
         settings.source = source
         if let reconnect = try root.choice("reconnect", among: ClientSettings.Reconnect.allCases.map(\.rawValue)) {
@@ -69,6 +69,20 @@ extension ClientSettings {
             settings.ws.backoff = try Backoff.load(ws.mapping("backoff"), default: settings.ws.backoff)
             settings.ws.watchNetwork = try ws.flag("watchNetwork") ?? settings.ws.watchNetwork
             settings.ws.receiveBuffer = try ClientSettings.ReceiveBuffer.load(ws, default: settings.ws.receiveBuffer)
+        }
+        if let quic = try root.mapping("quic") {
+            try quic.allowOnly([
+                "keepAlivePeriod", "maxIdleTimeout", "serverIdleTimeout", "handshakeTimeout", "zeroRTT", "migrateOnNetworkChange",
+                "backoff", "watchNetwork",
+            ])
+            if let period = try quic.optionalDuration("keepAlivePeriod") { settings.quic.keepAlivePeriod = period }
+            settings.quic.maxIdleTimeout = try quic.duration("maxIdleTimeout") ?? settings.quic.maxIdleTimeout
+            settings.quic.serverIdleTimeout = try quic.duration("serverIdleTimeout") ?? settings.quic.serverIdleTimeout
+            settings.quic.handshakeTimeout = try quic.duration("handshakeTimeout") ?? settings.quic.handshakeTimeout
+            settings.quic.zeroRTT = try quic.flag("zeroRTT") ?? settings.quic.zeroRTT
+            settings.quic.migrateOnNetworkChange = try quic.flag("migrateOnNetworkChange") ?? settings.quic.migrateOnNetworkChange
+            settings.quic.backoff = try Backoff.load(quic.mapping("backoff"), default: settings.quic.backoff)
+            settings.quic.watchNetwork = try quic.flag("watchNetwork") ?? settings.quic.watchNetwork
         }
         if let grpc = try root.mapping("grpc") {
             try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])

@@ -41,8 +41,13 @@ public struct DeviceOutcome: Sendable {
     /// Payload bytes delivered, and the chunks and segments they made, per direction.
     public var bytes: PerDirection<Int>
     public var segments: SegmentCounts
-    /// QUIC: the UDP datagrams each way (their payload is in `bytes`); nil over TCP.
-    public var datagrams: PerDirection<Int>?
+    /// QUIC: the UDP datagrams each way, delivered and dropped, and the remappings the server
+    /// followed (their payload is in `bytes` too); nil over TCP.
+    public var datagrams: DatagramFigures?
+    /// QUIC: NAT mappings that expired while the phone had a network, so a keepalive could have
+    /// kept them (one that expires in an outage is the outage's); nil over TCP, where a
+    /// connection the path already killed records no expiry.
+    public var natExpiriesWithNetwork: Int?
     public var radio: RadioReport
     public var radioLatency: RadioWaitTotals
     /// The first `DeviceModel.eventListLimit` profile events, and every event by kind.
@@ -95,7 +100,8 @@ public struct DeviceRemains: Sendable, Codable {
     var connections: DeviceOutcome.Tally
     var bytes: PerDirection<Int>
     var segments: SegmentCounts
-    var datagrams: PerDirection<Int>?
+    var datagrams: DatagramFigures?
+    var natExpiriesWithNetwork: Int?
     /// When the app's connection died, if it still held it dead at the stop.
     var diedAt: Double?
 
@@ -103,7 +109,7 @@ public struct DeviceRemains: Sendable, Codable {
     public func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
             app: AppRecord(), server: ServerRecord(), connections: connections, bytes: bytes,
-            segments: segments, datagrams: datagrams, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
+            segments: segments, datagrams: datagrams, natExpiriesWithNetwork: natExpiriesWithNetwork, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
             events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
     }
 }
@@ -215,7 +221,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private var packetKeys: UInt64 = 0
     /// The phone's address changes seen (handovers), to tell the client of the next.
     private var addressChangesSeen = 0
-    private var datagrams = PerDirection<Int>(up: 0, down: 0)
+    private var datagrams = DatagramFigures()
+    private var natExpiriesWithNetwork = 0
     private var tally = DeviceOutcome.Tally()
     private var bytes = PerDirection<Int>(up: 0, down: 0)
     private var segments = SegmentCounts()
@@ -232,7 +239,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         self.wire = wire
         self.times = times
         self.ledger = AppLedger(outboxLimit: outboxLimit)
-        self.overDatagrams = wire.encoding == .quic
+        self.overDatagrams = wire.encoding.isQUIC
     }
 
     /// Plays the workload until `duration`, then drains until every event and message is
@@ -286,6 +293,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         DeviceRemains(
             radio: device.radioHistory, events: device.events, eventCounts: device.eventCounts, connections: tally, bytes: bytes,
             segments: segments, datagrams: overDatagrams ? datagrams : nil,
+            natExpiriesWithNetwork: overDatagrams ? natExpiriesWithNetwork : nil,
             diedAt: current.flatMap { links[$0]?.diedAt })
     }
 
@@ -391,6 +399,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             }
             let available = !device.isDisconnected(at: now)
             guard available != networkAvailable else { return }
+            // A QUIC connection outlives an outage, but the server cannot reach the phone in it.
+            if overDatagrams, !available, let id = current, links[id]?.diedAt == nil { links[id]?.diedAt = now }
             networkAvailable = available
             tellClient(.networkChanged(available: available))
         case .retransmissionGiveUp(let id, let direction):
@@ -554,6 +564,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             let id = device.openDatagramFlow(at: now)
             links[id] = ModelLink(lastActivity: now)
             quicPaths[id] = QUICPath(openedAt: now)
+            datagrams.flows += 1
             tally.opened += 1
             return id
         }
@@ -776,6 +787,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         var losses = 0
         /// Going up: the NAT mapping it arrived by.
         var mapping = 0
+        /// When it was last sent.
+        var sentAt = 0.0
     }
 
     /// Writes a frame as QUIC packets: frames written back to back share a packet up to a
@@ -818,13 +831,20 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         let write = packet.write
         let id = write.connection
         // A mapping the NAT forgot: the server cannot reach the phone since it went.
-        if links[id]?.diedAt == nil, let expiredAt = device.udpMappingExpiry(of: id, at: now) { links[id]?.diedAt = expiredAt }
+        if links[id]?.diedAt == nil, let expiredAt = device.udpMappingExpiry(of: id, at: now) {
+            links[id]?.diedAt = expiredAt
+            if !device.isDisconnected(at: expiredAt) { natExpiriesWithNetwork += 1 }
+        }
+        packets[key]?.sentAt = now
         let sentTo = write.direction == .down ? path.serverMapping : nil
-        switch device.sendDatagram(write.bytes + WireFormat.quicPacketOverhead, write.direction, on: id, mapping: sentTo, at: now) {
+        let size = write.bytes + WireFormat.quicPacketOverhead
+        switch device.sendDatagram(size, write.direction, on: id, mapping: sentTo, at: now) {
         case .deliver(let delivery, let mapping):
+            datagrams.count(size, write.direction, droppedBy: nil)
             packets[key]?.mapping = mapping
             queue.schedule(.packetArrival(key), at: delivery.at)
-        case .drop:
+        case .drop(let cause):
+            datagrams.count(size, write.direction, droppedBy: cause)
             guard resends(write) else {
                 forget(packet: key)
                 return
@@ -871,7 +891,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         }
         let id = packet.write.connection
         let direction = packet.write.direction
-        countDatagram(packet.write.bytes + WireFormat.quicPacketOverhead, direction)
+        bytes[direction] += packet.write.bytes + WireFormat.quicPacketOverhead
         if direction == .up {
             guard link.serverOpen else {
                 forget(packet: key)
@@ -879,10 +899,15 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 write(wire.bytes(.statelessReset), completing: .statelessReset, .down, on: id, separate: true)
                 return
             }
-            if packet.mapping != quicPaths[id]?.serverMapping {
-                quicPaths[id]?.serverMapping = packet.mapping
+            // The phone is reachable again once a packet it sent after it became unreachable
+            // (an outage, a handover, its NAT mapping gone) gets through.
+            if let died = link.diedAt, packet.sentAt >= died {
                 recordDetection(of: id)
                 links[id]?.diedAt = nil
+            }
+            if packet.mapping != quicPaths[id]?.serverMapping {
+                quicPaths[id]?.serverMapping = packet.mapping
+                datagrams.remappings += 1
                 tellServer(.migrated(id))
             }
         } else if !link.clientOpen {
@@ -926,11 +951,6 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         default:
             break
         }
-    }
-
-    private mutating func countDatagram(_ size: Int, _ direction: Direction) {
-        bytes[direction] += size
-        datagrams[direction] += 1
     }
 }
 

@@ -99,6 +99,8 @@ public struct WorkEstimate: Sendable, Equatable {
         case .rest: 3 * duration / client.rest.pollInterval
         case .ws: client.ws.pingInterval.map { 4 * duration / $0 } ?? 0
         case .grpc: 2 * duration / client.grpc.keepaliveTime
+        // A PING, its ACK's arrival, the next timer; and the ACKs of everything else.
+        case .quic: client.quic.keepAlivePeriod.map { 3 * duration / $0 } ?? 0
         }
     }
 

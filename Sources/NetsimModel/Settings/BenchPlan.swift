@@ -6,7 +6,7 @@ import NetsimCore
 /// one plan, so that a setting cannot reach one engine and not the other.
 public struct BenchPlan: Sendable {
     public var profile: Profile
-    public var transports: [BenchTransport] = BenchTransport.allCases
+    public var transports: [BenchTransport] = BenchTransport.comparedByDefault
     /// Emulated phones per transport.
     public var devices = 10
     /// How long the workload runs, in seconds.

@@ -6,14 +6,25 @@ public enum BenchTransport: String, CaseIterable, Sendable, Codable, CodingKeyRe
     case rest
     case ws
     case grpc
+    /// An HTTP/3 push stream over QUIC: the model engine only (the live bench has no QUIC
+    /// client), and not compared unless named (`comparedByDefault`).
+    case quic
 
     public var title: String {
         switch self {
         case .rest: "REST polling"
         case .ws: "WebSocket"
         case .grpc: "gRPC bidi"
+        case .quic: "QUIC (HTTP/3)"
         }
     }
+
+    /// What `netsim bench` compares when `--transports` is not given: the three the live bench
+    /// plays too.
+    public static let comparedByDefault: [BenchTransport] = [.rest, .ws, .grpc]
+
+    /// Whether the live bench has a client and a server for it.
+    public var playsLive: Bool { self != .quic }
 
     public static func < (lhs: BenchTransport, rhs: BenchTransport) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -16,6 +16,14 @@ import NetsimCore
 ///   pingInterval: 30s   # a pong missing by the next ping closes the connection; or none
 ///   backoff: {initial: 500ms, max: 30s, multiplier: 2, jitter: 0.2}
 ///   watchNetwork: false
+/// quic:                 # the model engine only
+///   keepAlivePeriod: 15s  # a PING after this long without a packet received; or none
+///   maxIdleTimeout: 30s   # the client's; the server's is serverIdleTimeout (60s); the smaller wins
+///   handshakeTimeout: 5s
+///   zeroRTT: true         # reconnect with the session ticket, the request in the first flight
+///   migrateOnNetworkChange: true
+///   backoff: {initial: 500ms, max: 30s, multiplier: 2, jitter: 0.2}
+///   watchNetwork: true
 /// grpc:
 ///   keepalive: {time: 60s, timeout: 10s, permitWithoutCalls: false}
 ///   backoff: {initial: 500ms, max: 30s, multiplier: 2, jitter: 0.2}
@@ -33,6 +41,8 @@ public struct ClientSettings: Sendable, Equatable, Codable {
     /// The `websocket` section, for `BenchTransport.ws`.
     public var ws = WebSocketSettings()
     public var grpc = GRPCClientSettings()
+    /// The `quic` section, for `BenchTransport.quic` (the model engine only).
+    public var quic = QUICSettings()
 
     // MARK: Reconnection strategy (issue 12, strategy 1)
 
