@@ -313,7 +313,8 @@ struct ScenarioMetrics: Sendable, Codable, Equatable {
         let datagrams = outcome.datagrams.map { $0.counts.up.delivered + $0.counts.down.delivered } ?? 0
         bytesPerHour =
             Double(
-                outcome.bytes.up + outcome.bytes.down + TCPSegmentation.headerBytes * (segments + acks) + UDPDatagram.headerBytes * datagrams)
+                outcome.bytes.up + outcome.bytes.down + TCPSegmentation.headerBytes * (segments + acks) + UDPDatagram.headerBytes
+                    * datagrams)
             / hours
         natExpiriesPerHour = Double(outcome.natExpiriesWithNetwork ?? outcome.eventCounts[.natExpiry, default: 0]) / hours
         reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours

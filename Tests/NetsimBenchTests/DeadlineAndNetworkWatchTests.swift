@@ -51,7 +51,7 @@ import Testing
         unbounded.client.grpc.callTimeLimit = nil
         let without = try await BenchRunner.run(unbounded, logger: BenchEndToEndTests.logger) { _ in }
 
-        for transport in BenchTransport.allCases {
+        for transport in BenchTransport.comparedByDefault {
             let zombie = try #require(withDeadlines.report.transports[transport]?.resilience?.zombieSeconds)
             let forever = try #require(without.report.transports[transport]?.resilience?.zombieSeconds)
             #expect(zombie.deaths >= 2 && forever.deaths >= 2, "\(transport): \(zombie.deaths) / \(forever.deaths) deaths")

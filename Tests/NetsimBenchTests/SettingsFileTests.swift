@@ -59,6 +59,19 @@ struct SettingsFileTests {
         #expect(try ClientSettings.load(yaml: "grpc: {callTimeLimit: none}", source: "x").grpc.callTimeLimit == nil)
     }
 
+    @Test func theQUICSection() throws {
+        let quic = try ClientSettings.load(
+            yaml:
+                "quic: {keepAlivePeriod: none, maxIdleTimeout: 2m, serverIdleTimeout: 90s, zeroRTT: false, migrateOnNetworkChange: false}",
+            source: "q.yaml"
+        ).quic
+        #expect(quic.keepAlivePeriod == nil && quic.maxIdleTimeout == 120 && quic.effectiveIdleTimeout == 90)
+        #expect(!quic.zeroRTT && !quic.migrateOnNetworkChange && quic.watchNetwork)
+        #expect {
+            try ClientSettings.load(yaml: "quic: {pingInterval: 10s}", source: "q.yaml")
+        } throws: { "\($0)".contains("q.yaml:1:8: unknown key 'quic.pingInterval'") }
+    }
+
     @Test(arguments: [
         ("serverEvents: {meanGap: 30s, payloadSize: 1KB}", "w.yaml:1:30: unknown key 'serverEvents.payloadSize'"),
         ("serverEvents: {meanGap: soon}", "w.yaml:1:25: 'serverEvents.meanGap'"),

@@ -24,6 +24,8 @@ struct BenchCommandTests {
         #expect(bench.engine == .model)
         #expect(bench.devices == 100_000)
         #expect(bench.duration == 30 * 86_400)
+        let quic = try #require(try Netsim.parseAsRoot(["bench", "--engine", "model", "--transports", "ws,quic"]) as? BenchCommand)
+        #expect(quic.transports.chosen == [.ws, .quic])
     }
 
     /// Issue 10: `netsim help bench` showed no default for --duration. Every option that takes
@@ -80,6 +82,8 @@ struct BenchCommandTests {
             ["bench", "--engine", "model", "--devices", "100001"],
             ["bench", "--engine", "model", "--duration", "31d"],
             ["bench", "--engine", "model", "--pcap-dir", "captures"],
+            ["bench", "--transports", "quic"],
+            ["bench", "--transports", "grpc,quic", "--engine", "live"],
         ])
     func usageErrors(arguments: [String]) {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }

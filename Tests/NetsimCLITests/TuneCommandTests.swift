@@ -60,6 +60,8 @@ struct TuneCommandTests {
             ["tune", "keepalive", "--format", "benchmark-json"],
             ["tune", "keepalive", "--fail-if", "recommended.metrics.energy > 1"],
             ["tune", "keepalive", "--fail-if", "grpc.latencyMs.p95 > 1"],
+            ["tune", "keepalive", "--transport", "quic", "--keepalive-times", "60s", "--keepalive-timeouts", "30s,1m"],
+            ["tune", "keepalive", "--transport", "quic", "--verify"],
         ])
     func usageErrors(arguments: [String]) {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }

@@ -191,6 +191,29 @@ import Testing
         #expect(replacing.app.events.arrived == migrating.app.events.arrived)
     }
 
+    /// A reset outage resets TCP connections; a QUIC connection has no RST to get: its packets
+    /// are dropped for the 5 s, sent again after it, and the connection carries on. The phone
+    /// was unreachable for the outage and the probe timeout after it.
+    @Test func aResetOutageDoesNotEndAQUICConnection() throws {
+        let yaml = """
+            name: reset-test
+            description: LTE with a reset outage at 40 s.
+            networks:
+              lte: {radio: lte, link: {delay: 25ms, down: {rate: 12mbps}, up: {rate: 5mbps}}}
+            timeline:
+              - {at: 40s, outage: {duration: 5s, mode: reset}}
+            """
+        var workload = Workload()
+        workload.eventMeanGap = 1
+        let profile = try ProfileLoader.load(yaml: yaml, source: "reset.yaml") { _ in "" }
+        let outcome = ModelEngine.playDevice(profile: profile, client: .quic(QUICSettings()), workload: workload, duration: 120, seed: 1)
+        #expect(outcome.connections.opened == 1)
+        #expect(outcome.app.events.isComplete && outcome.app.events.duplicates == 0)
+        let blackout = try #require(outcome.app.detections.first)
+        #expect(blackout >= 5 && blackout < 7, "\(blackout) s")
+        #expect((outcome.datagrams?.counts.down.dropped[.outage] ?? 0) > 0)
+    }
+
     /// Events pushed over lossy, jittery links arrive once each and in order, and the
     /// messages reach the server once each.
     @Test func aLossyLinkLosesNothingAndReordersNothing() throws {

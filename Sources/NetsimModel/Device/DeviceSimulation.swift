@@ -109,7 +109,8 @@ public struct DeviceRemains: Sendable, Codable {
     public func outcome(until end: Double) -> DeviceOutcome {
         DeviceOutcome(
             app: AppRecord(), server: ServerRecord(), connections: connections, bytes: bytes,
-            segments: segments, datagrams: datagrams, natExpiriesWithNetwork: natExpiriesWithNetwork, radio: radio.report(until: end), radioLatency: radio.waits(until: end),
+            segments: segments, datagrams: datagrams, natExpiriesWithNetwork: natExpiriesWithNetwork, radio: radio.report(until: end),
+            radioLatency: radio.waits(until: end),
             events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
     }
 }
