@@ -143,6 +143,8 @@ let package = Package(
                 "NetsimProxy",
                 "NetsimPcap",
                 "NetsimInput",
+                // The model's QUIC client, checked against a live one (QUICModelAgreementTests).
+                "NetsimModel",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -28,7 +28,7 @@ fi
 
 # Suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
 side_lanes=(
-    'EngineAgreementTests|BenchShardTests'
+    'EngineAgreementTests|BenchShardTests|QUICModelAgreementTests'
     'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests|DatagramEndToEndTests'
 )
 pattern() { echo "\\.($1)/"; }

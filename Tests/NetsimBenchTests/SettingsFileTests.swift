@@ -62,11 +62,11 @@ struct SettingsFileTests {
     @Test func theQUICSection() throws {
         let quic = try ClientSettings.load(
             yaml:
-                "quic: {keepAlivePeriod: none, maxIdleTimeout: 2m, serverIdleTimeout: 90s, zeroRTT: false, migrateOnNetworkChange: false}",
+                "quic: {keepAlivePeriod: none, maxIdleTimeout: 2m, serverIdleTimeout: 90s, zeroRTT: false, onNetworkChange: wait}",
             source: "q.yaml"
         ).quic
         #expect(quic.keepAlivePeriod == nil && quic.maxIdleTimeout == 120 && quic.effectiveIdleTimeout == 90)
-        #expect(!quic.zeroRTT && !quic.migrateOnNetworkChange && quic.watchNetwork)
+        #expect(!quic.zeroRTT && quic.onNetworkChange == .wait && quic.watchNetwork)
         #expect {
             try ClientSettings.load(yaml: "quic: {pingInterval: 10s}", source: "q.yaml")
         } throws: { "\($0)".contains("q.yaml:1:8: unknown key 'quic.pingInterval'") }

@@ -112,7 +112,7 @@ struct BuiltinProfileTests {
         let subway = try ProfileCatalog.builtin(named: "subway").timeline
         #expect(subway.repeatPeriod != nil)
         #expect(subway.events.contains { $0.kindName == "outage" })
-        #expect(try ProfileCatalog.builtin(named: "nat-timeout").nat == NATPolicy(idleTimeout: 30, mode: .silent))
+        #expect(try ProfileCatalog.builtin(named: "nat-timeout").nat == NATPolicy(idleTimeout: 30, mode: .silent, udpIdleTimeout: 30))
     }
 
     @Test("lte-trace: synthetic traces near 4 Mbit/s down and 1 Mbit/s up, repeating every 30 s")

@@ -50,7 +50,7 @@ import Testing
         #expect(migrating.addressChanged(now: 30, ledger: &ledger) == [.send(.ping(fromClient: true)), .setTimer(.idle, at: 60)])
         #expect(migrating.received(.pathChallenge, now: 30.2, ledger: &ledger).first == .send(.pathResponse))
         var settings = QUICSettings()
-        settings.migrateOnNetworkChange = false
+        settings.onNetworkChange = .reconnect
         var replacing = opened(settings)
         #expect(
             replacing.addressChanged(now: 30, ledger: &ledger).prefix(4) == [
@@ -67,6 +67,29 @@ import Testing
         let actions = client.received(.statelessReset, now: 10, ledger: &ledger)
         #expect(actions.contains(.connect))
         #expect(!actions.contains(.closeConnection), "the connection is already gone; the new one replaces it")
+    }
+
+    /// The datagrams of docs/model-engine.md's table: a frame's bytes and the 27 of its packet
+    /// (device 0, sequence 1, 256-byte payloads, written at 5 s).
+    @Test func packetSizes() {
+        let wire = WireFormat(encoding: .transport(.quic), eventPayloadBytes: 256, messagePayloadBytes: 256)
+        func datagrams(_ frame: Frame) -> [Int] { wire.chunks(frame, at: 5).map { $0 + WireFormat.quicPacketOverhead } }
+        #expect(datagrams(.clientHello(resumed: false)) == [1200])
+        #expect(datagrams(.serverHello(resumed: false)) == [1200, 1200])
+        #expect(datagrams(.serverHello(resumed: true)) == [350])
+        #expect(datagrams(.clientFinished) == [92])
+        #expect(datagrams(.open(after: 0, newConnection: false)) == [84])
+        #expect(datagrams(.open(after: 0, newConnection: true)) == [100])
+        #expect(datagrams(.accepted(newConnection: false)) == [38])
+        #expect(datagrams(.accepted(newConnection: true)) == [338])
+        // {"payload":"...","seq":1,"createdAt":5.000000000} and a newline, in a DATA frame.
+        #expect(datagrams(.event(1)) == [337])
+        #expect(datagrams(.ack(1)) == [44])
+        #expect(datagrams(.message(1)) == [336])
+        #expect(datagrams(.ping(fromClient: true)) == [28])
+        #expect(datagrams(.packetAck) == [32])
+        #expect(datagrams(.pathChallenge) == [1200])
+        #expect(datagrams(.statelessReset) == [43])
     }
 
     // MARK: The path
@@ -185,7 +208,11 @@ import Testing
         #expect(migrating.connections.opened == 1)
         #expect(migrating.server.migrations == 2)
         #expect(migrating.app.events.duplicates == 0)
-        let replacing = try Self.play("lte-handover", workload: workload, duration: 150) { $0.migrateOnNetworkChange = false }
+        // aioquic's way: nothing until the next PING (15 s at most), which moves the connection.
+        let waiting = try Self.play("lte-handover", workload: workload, duration: 150) { $0.onNetworkChange = .wait }
+        #expect(waiting.connections.opened == 1 && waiting.server.migrations == 2)
+        #expect(waiting.app.detections.count == 2 && waiting.app.detections.allSatisfy { $0 <= 15.5 })
+        let replacing = try Self.play("lte-handover", workload: workload, duration: 150) { $0.onNetworkChange = .reconnect }
         #expect(replacing.connections.opened == 3)
         #expect(replacing.server.migrations == 0)
         #expect(replacing.app.events.arrived == migrating.app.events.arrived)

@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimModel
 import NetsimPcap
 import NetsimProxy
 import Testing
@@ -340,5 +341,80 @@ import Testing
         #expect(curl.status != 0 && tcpBytes < size, "TCP survived the handover: \(curl.output)")
         #expect(tcpReport.connections.reset == 1)
         print("handover at 2.5 s: QUIC \(size) bytes in \(quic.seconds) s; TCP reset after \(tcpSeconds) s with \(tcpBytes) bytes")
+    }
+}
+
+/// Issue 24, item 3: the model engine's QUIC client against a real one. aioquic keeps an idle
+/// HTTP/3 connection with PINGs through `netsim run --udp-forward` (every timer `timeScale`
+/// times faster than the wall clock), and the model plays the same client on the same profile
+/// for the same emulated time: radio energy, promotions, migrations and NAT expiries agree
+/// within 15%.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct QUICModelAgreementTests {
+    struct KeepaliveResult: Decodable {
+        var pings: Int
+        var answered: Int
+        var terminated: Bool
+    }
+
+    struct Case: Sendable, CustomStringConvertible {
+        var profile: String
+        var ping: Double
+        var idle: Double
+        var seconds: Double
+        var timeScale: Double
+        var description: String { "\(profile), PING \(Int(ping)) s, idle \(Int(idle)) s" }
+    }
+
+    /// lte-handover: two handovers that change the phone's address, each followed by the next
+    /// PING from the new one (aioquic does not migrate by itself). nat-timeout: a 30 s UDP NAT
+    /// that forgets the phone before each PING at 45 s, which the server follows to its new port.
+    @Test(
+        .enabled(if: DatagramEndToEndTests.hasAioquic, "needs aioquic (pip install aioquic) and openssl"),
+        arguments: [
+            Case(profile: "lte-handover", ping: 15, idle: 30, seconds: 150, timeScale: 10),
+            Case(profile: "nat-timeout", ping: 45, idle: 120, seconds: 600, timeScale: 20),
+        ])
+    func theModelAgreesWithALiveAioquicClient(_ scenario: Case) async throws {
+        let profile = try ProfileCatalog.builtin(named: scenario.profile)
+        let certificate = try FrontEndPeers.Certificate()
+        defer { certificate.remove() }
+        let stats = FrontEndPeers.scratchFile()
+        let server = try FrontEndPeers.Server(
+            script: DatagramEndToEndTests.script,
+            ["h3-server", stats, certificate.certificate, certificate.key, "--idle", "\(scenario.idle / scenario.timeScale)"])
+        defer { server.stop() }
+        let proxy = try await DatagramEndToEndTests().start(profile, udp: [server.port], timeScale: scenario.timeScale)
+        let live: KeepaliveResult = try DatagramEndToEndTests().client([
+            "quic-keepalive", "\(proxy.datagramAddresses[0].port)", certificate.certificate, "\(scenario.seconds / scenario.timeScale)",
+            "\(scenario.ping / scenario.timeScale)", "\(scenario.idle / scenario.timeScale)",
+        ])
+        let report = try await proxy.stop()
+
+        var settings = QUICSettings()
+        settings.keepAlivePeriod = scenario.ping
+        settings.maxIdleTimeout = scenario.idle
+        settings.serverIdleTimeout = scenario.idle
+        settings.onNetworkChange = .wait
+        var idle = Workload()
+        idle.eventMeanGap = 1e15
+        idle.messageInterval = 1e15
+        let model = ModelEngine.playDevice(
+            profile: profile, client: .quic(settings), workload: idle, duration: report.durationSeconds, seed: 1)
+
+        #expect(!live.terminated && live.answered >= live.pings - 1, "\(scenario): the live connection did not last: \(live)")
+        let figures: [(String, live: Double, model: Double)] = [
+            ("radio energy, J", report.radio.energyJoules, model.radio.energyJoules),
+            ("promotions", Double(report.radio.promotions), Double(model.radio.promotions)),
+            ("migrations", Double(report.datagrams?.remappings ?? 0), Double(model.datagrams?.remappings ?? 0)),
+            ("NAT expiries", Double(report.eventCounts[.natExpiry, default: 0]), Double(model.eventCounts[.natExpiry, default: 0])),
+        ]
+        for (name, liveValue, modelValue) in figures {
+            let agrees = liveValue == modelValue || abs(liveValue - modelValue) <= 0.15 * max(liveValue, modelValue)
+            #expect(agrees, "\(scenario): \(name) live \(liveValue), model \(modelValue)")
+        }
+        print(
+            "QUIC agreement, \(scenario): "
+                + figures.map { "\($0.0) live \(String(format: "%.1f", $0.live)) model \(String(format: "%.1f", $0.model))" }
+                .joined(separator: "; "))
     }
 }

@@ -133,7 +133,7 @@ public enum MarkdownReport {
             "- QUIC: PING after \(quic.keepAlivePeriod.map(Quantity.formatDuration) ?? "never (none)") without a packet, idle timeout "
                 + "\(Quantity.formatDuration(quic.effectiveIdleTimeout)) (client \(Quantity.formatDuration(quic.maxIdleTimeout)), server "
                 + "\(Quantity.formatDuration(quic.serverIdleTimeout))), handshake timeout \(Quantity.formatDuration(quic.handshakeTimeout)), "
-                + "0-RTT \(quic.zeroRTT), migration \(quic.migrateOnNetworkChange), backoff \(backoff(quic.backoff))"
+                + "0-RTT \(quic.zeroRTT), on a new address: \(quic.onNetworkChange.rawValue), backoff \(backoff(quic.backoff))"
         ]
     }
 

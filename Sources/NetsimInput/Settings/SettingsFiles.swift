@@ -72,7 +72,7 @@ extension ClientSettings {
         }
         if let quic = try root.mapping("quic") {
             try quic.allowOnly([
-                "keepAlivePeriod", "maxIdleTimeout", "serverIdleTimeout", "handshakeTimeout", "zeroRTT", "migrateOnNetworkChange",
+                "keepAlivePeriod", "maxIdleTimeout", "serverIdleTimeout", "handshakeTimeout", "zeroRTT", "onNetworkChange",
                 "backoff", "watchNetwork",
             ])
             if let period = try quic.optionalDuration("keepAlivePeriod") { settings.quic.keepAlivePeriod = period }
@@ -80,7 +80,9 @@ extension ClientSettings {
             settings.quic.serverIdleTimeout = try quic.duration("serverIdleTimeout") ?? settings.quic.serverIdleTimeout
             settings.quic.handshakeTimeout = try quic.duration("handshakeTimeout") ?? settings.quic.handshakeTimeout
             settings.quic.zeroRTT = try quic.flag("zeroRTT") ?? settings.quic.zeroRTT
-            settings.quic.migrateOnNetworkChange = try quic.flag("migrateOnNetworkChange") ?? settings.quic.migrateOnNetworkChange
+            if let choice = try quic.choice("onNetworkChange", among: QUICSettings.NetworkChange.allCases.map(\.rawValue)) {
+                settings.quic.onNetworkChange = QUICSettings.NetworkChange(rawValue: choice) ?? settings.quic.onNetworkChange
+            }
             settings.quic.backoff = try Backoff.load(quic.mapping("backoff"), default: settings.quic.backoff)
             settings.quic.watchNetwork = try quic.flag("watchNetwork") ?? settings.quic.watchNetwork
         }

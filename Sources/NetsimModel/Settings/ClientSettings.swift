@@ -21,7 +21,7 @@ import NetsimCore
 ///   maxIdleTimeout: 30s   # the client's; the server's is serverIdleTimeout (60s); the smaller wins
 ///   handshakeTimeout: 5s
 ///   zeroRTT: true         # reconnect with the session ticket, the request in the first flight
-///   migrateOnNetworkChange: true
+///   onNetworkChange: migrate  # or wait (for the next packet), or reconnect
 ///   backoff: {initial: 500ms, max: 30s, multiplier: 2, jitter: 0.2}
 ///   watchNetwork: true
 /// grpc:

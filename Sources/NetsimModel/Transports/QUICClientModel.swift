@@ -16,15 +16,26 @@ public struct QUICSettings: Sendable, Equatable, Codable {
     public var handshakeTimeout = 5.0
     /// Reconnect with the last connection's session ticket and send the request as 0-RTT data.
     public var zeroRTT = true
-    /// Move the connection to the new network after a handover (RFC 9000 section 9: the client
-    /// sends from its new address at once, and the server validates the path); false: close it
-    /// and connect again, as Chromium does without migration (and as a TCP connection must).
-    public var migrateOnNetworkChange = true
+    /// What the client does when a handover changes the phone's address.
+    public var onNetworkChange = NetworkChange.migrate
     public var backoff = Backoff()
     /// No connection attempts while the phone has no network, one as soon as it has.
     public var watchNetwork = true
 
     public init() {}
+
+    /// A QUIC client's answer to a new address of the phone (RFC 9000 section 9).
+    public enum NetworkChange: String, Sendable, Equatable, Codable, CaseIterable {
+        /// Send from the new address at once (a PING), so the server validates the path and
+        /// moves the connection: Cronet on Android (`migrate_sessions_on_network_change_v2`).
+        case migrate
+        /// Nothing until the next packet the client sends anyway, which the server sees from a
+        /// new address and moves the connection for: aioquic, and quic-go without its path API.
+        case wait
+        /// Close the connection and connect again, as Chromium does with migration off (and as a
+        /// TCP connection must).
+        case reconnect
+    }
 
     /// The idle timeout both ends apply: the smaller of the two (RFC 9000 section 10.1).
     public var effectiveIdleTimeout: Double { min(maxIdleTimeout, serverIdleTimeout) }
@@ -150,17 +161,19 @@ public struct QUICClientModel: Sendable {
         }
     }
 
-    /// The phone's address changed (a handover): an open connection migrates by sending from
-    /// the new one; without migration the client closes it and connects again, as Chromium does
-    /// with migration off.
+    /// The phone's address changed (a handover): per `onNetworkChange`, an open connection
+    /// migrates at once, waits for the client's next packet, or is replaced.
     public mutating func addressChanged(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         guard phase == .open else { return }
-        guard settings.migrateOnNetworkChange else {
+        switch settings.onNetworkChange {
+        case .migrate:
+            send(.ping(fromClient: true), now: now, into: &actions)
+        case .wait:
+            break
+        case .reconnect:
             actions.append(.closeConnection)
             lost(now: now, ledger: &ledger, into: &actions)
-            return
         }
-        send(.ping(fromClient: true), now: now, into: &actions)
     }
 
     /// The PING interval in force: quic-go's, at most half the idle timeout so that one lost

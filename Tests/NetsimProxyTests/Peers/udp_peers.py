@@ -223,7 +223,7 @@ def dns_query(port, name, socks5=None):
 # HTTP/3 with aioquic.
 
 
-def h3_server(port_file, stats_file, cert, key):
+def h3_server(port_file, stats_file, cert, key, idle=60.0):
     from aioquic.asyncio import QuicConnectionProtocol, serve
     from aioquic.h3.connection import H3_ALPN, H3Connection
     from aioquic.h3.events import HeadersReceived
@@ -265,7 +265,7 @@ def h3_server(port_file, stats_file, cert, key):
                     self.transmit()
 
     async def main():
-        configuration = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN, idle_timeout=60)
+        configuration = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN, idle_timeout=idle)
         configuration.load_cert_chain(cert, key)
         server = await serve("127.0.0.1", 0, configuration=configuration, create_protocol=Server)
         write_port(port_file, server._transport.get_extra_info("sockname")[1])
@@ -371,6 +371,58 @@ def h3_client(port, path, cafile, socks5=None):
     print(json.dumps(result))
 
 
+def quic_keepalive(port, cafile, seconds, ping, idle):
+    """An idle HTTP/3 connection kept by PINGs, as a push app keeps its stream: it connects,
+    makes one request, then sends a PING `ping` seconds after the last one was acknowledged
+    (aioquic has no PING timer: `QuicConnectionProtocol.ping()` is the app's), for `seconds`.
+    Prints the PINGs sent and answered, and whether the connection ended on its own."""
+    from aioquic.asyncio import QuicConnectionProtocol
+    from aioquic.asyncio.client import connect
+    from aioquic.h3.connection import H3_ALPN, H3Connection
+    from aioquic.quic.configuration import QuicConfiguration
+    from aioquic.quic.events import ConnectionTerminated
+
+    class Client(QuicConnectionProtocol):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.h3 = H3Connection(self._quic)
+            self.terminated = False
+
+        def quic_event_received(self, event):
+            if isinstance(event, ConnectionTerminated):
+                self.terminated = True
+            for _ in self.h3.handle_event(event):
+                pass
+
+    configuration = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN, server_name="localhost", idle_timeout=idle)
+    configuration.load_verify_locations(cafile)
+
+    async def main():
+        result = {"pings": 0, "answered": 0, "terminated": False}
+        async with connect("127.0.0.1", port, configuration=configuration, create_protocol=Client) as client:
+            stream = client._quic.get_next_available_stream_id()
+            client.h3.send_headers(
+                stream,
+                [(b":method", b"GET"), (b":scheme", b"https"), (b":authority", b"localhost"), (b":path", b"/events")],
+                end_stream=True,
+            )
+            client.transmit()
+            deadline = time.monotonic() + seconds
+            while time.monotonic() + ping < deadline and not client.terminated:
+                await asyncio.sleep(ping)
+                result["pings"] += 1
+                try:
+                    await asyncio.wait_for(client.ping(), idle)
+                    result["answered"] += 1
+                except (asyncio.TimeoutError, ConnectionError):
+                    pass
+            await asyncio.sleep(max(0, deadline - time.monotonic()))
+            result["terminated"] = client.terminated
+        return result
+
+    print(json.dumps(asyncio.run(main())))
+
+
 def option(arguments, name, default=None, kind=int):
     if name in arguments:
         index = arguments.index(name)
@@ -397,8 +449,10 @@ if __name__ == "__main__":
     elif command == "dns-query":
         dns_query(int(arguments[0]), arguments[1], socks5=socks5)
     elif command == "h3-server":
-        h3_server(*arguments)
+        h3_server(*arguments[:4], idle=option(arguments, "--idle", 60.0, float))
     elif command == "h3-client":
         h3_client(int(arguments[0]), arguments[1], arguments[2], socks5=socks5)
+    elif command == "quic-keepalive":
+        quic_keepalive(int(arguments[0]), arguments[1], float(arguments[2]), float(arguments[3]), float(arguments[4]))
     else:
         sys.exit("unknown command " + command)
