@@ -170,6 +170,19 @@ struct ModelEngineTests {
         #expect(outcome.server.pingsReceived == 3, "the held ping must not reach the server")
     }
 
+    /// LTE with a 5 s reset outage at 40 s.
+    static func resetOutage() throws -> Profile {
+        let yaml = """
+            name: reset-test
+            description: LTE with a reset outage at 40 s.
+            networks:
+              lte: {radio: lte, link: {delay: 25ms, down: {rate: 12mbps}, up: {rate: 5mbps}}}
+            timeline:
+              - {at: 40s, outage: {duration: 5s, mode: reset}}
+            """
+        return try ProfileLoader.load(yaml: yaml, source: "reset.yaml") { _ in "" }
+    }
+
     @Test func sameSeedSameOutcomeDifferentSeedDifferentOne() throws {
         var configuration = BenchPlan(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
         configuration.devices = 3
@@ -209,16 +222,7 @@ struct ModelEngineTests {
     /// and resumes without losing an event. (QUIC has no RST to get: QUICModelTests.)
     @Test(arguments: BenchTransport.comparedByDefault)
     func aResetIsNoticedAtOnceAndResumed(_ transport: BenchTransport) throws {
-        let yaml = """
-            name: reset-test
-            description: LTE with a reset outage at 40 s.
-            networks:
-              lte: {radio: lte, link: {delay: 25ms, down: {rate: 12mbps}, up: {rate: 5mbps}}}
-            timeline:
-              - {at: 40s, outage: {duration: 5s, mode: reset}}
-            """
-        var configuration = BenchPlan(
-            profile: try ProfileLoader.load(yaml: yaml, source: "reset.yaml") { _ in "" })
+        var configuration = BenchPlan(profile: try Self.resetOutage())
         configuration.transports = [transport]
         configuration.devices = 3
         let run = Self.run(configuration)

@@ -222,17 +222,9 @@ import Testing
     /// are dropped for the 5 s, sent again after it, and the connection carries on. The phone
     /// was unreachable for the outage and the probe timeout after it.
     @Test func aResetOutageDoesNotEndAQUICConnection() throws {
-        let yaml = """
-            name: reset-test
-            description: LTE with a reset outage at 40 s.
-            networks:
-              lte: {radio: lte, link: {delay: 25ms, down: {rate: 12mbps}, up: {rate: 5mbps}}}
-            timeline:
-              - {at: 40s, outage: {duration: 5s, mode: reset}}
-            """
         var workload = Workload()
         workload.eventMeanGap = 1
-        let profile = try ProfileLoader.load(yaml: yaml, source: "reset.yaml") { _ in "" }
+        let profile = try ModelEngineTests.resetOutage()
         let outcome = ModelEngine.playDevice(profile: profile, client: .quic(QUICSettings()), workload: workload, duration: 120, seed: 1)
         #expect(outcome.connections.opened == 1)
         #expect(outcome.app.events.isComplete && outcome.app.events.duplicates == 0)
