@@ -592,7 +592,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
 
     /// Adds `size` bytes to the writes: behind the last one when it goes the same way on the
     /// same connection and neither is a write of its own (nor, given `capacity`, would the two
-    /// be larger than it), else as a write of its own.
+    /// be larger than it), else as a write of its own. Inlined: it runs for every write.
+    @inline(__always)
     private mutating func write(
         _ size: Int, completing completed: Frame?, _ direction: Direction, on id: ConnectionID, separate: Bool,
         capacity: Int = .max
