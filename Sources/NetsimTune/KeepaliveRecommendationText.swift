@@ -27,17 +27,19 @@ enum KeepaliveRecommendationText {
             + "(\(String(format: "%.0f", metrics.promotionsPerHour)) radio wake-ups, "
             + "\(String(format: "%.0f", metrics.wakeSecondsPerHour)) s awake), p95 detection "
             + "\(seconds(metrics.detectionSeconds.p95)) (median \(seconds(metrics.detectionSeconds.p50)))."
+        var neighbours: [String] = []
         if let cheaper = results.pareto.first, cheaper.keepalive != pick.keepalive {
-            text +=
-                " The cheapest viable point (\(cheaper.keepalive.label), \(String(format: "%.0f", cheaper.metrics.energyJoulesPerHour)) J/h) "
-                + "takes \(seconds(cheaper.metrics.detectionSeconds.p95)) to notice at p95"
+            neighbours.append(
+                "the cheapest viable point (\(cheaper.keepalive.label), \(String(format: "%.0f", cheaper.metrics.energyJoulesPerHour)) J/h) "
+                    + "takes \(seconds(cheaper.metrics.detectionSeconds.p95)) to notice at p95")
         }
         if let faster = results.pareto.last, faster.keepalive != pick.keepalive {
-            text +=
-                "; the fastest (\(faster.keepalive.label)) notices in \(seconds(faster.metrics.detectionSeconds.p95)) but costs "
-                + "\(String(format: "%.0f", faster.metrics.energyJoulesPerHour)) J/h"
+            neighbours.append(
+                "the fastest (\(faster.keepalive.label)) notices in \(seconds(faster.metrics.detectionSeconds.p95)) but costs "
+                    + "\(String(format: "%.0f", faster.metrics.energyJoulesPerHour)) J/h")
         }
-        return text + "."
+        guard let first = neighbours.first else { return text }
+        return text + " " + first.prefix(1).uppercased() + first.dropFirst() + neighbours.dropFirst().map { "; " + $0 }.joined() + "."
     }
 
     /// The recommendation as configuration for the clients and servers people run.
