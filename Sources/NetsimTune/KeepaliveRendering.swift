@@ -162,7 +162,11 @@ public enum KeepaliveRendering {
         body += scatter(results)
         for profile in sweep.profiles {
             body += "<h2>Energy per hour by keepalive time and NAT timeout (\(escape(profile.name)))</h2>"
-            body += "<p class=\"note\">Crossed cells lost connections to NAT expiry.</p>"
+            body +=
+                sweep.transport == .quic
+                ? "<p class=\"note\">Crossed cells: the NAT forgot the phone while it had a network (unreachable until its next PING). "
+                    + "Each column is a PING interval with the recommended idle timeout.</p>"
+                : "<p class=\"note\">Crossed cells lost connections to NAT expiry.</p>"
             body += heatMap(results, profile: profile.name)
         }
         body += "<h2>Per NAT timeout</h2><p class=\"note\">\(escape(perNATNote(results)))</p>"
