@@ -24,8 +24,11 @@ struct BenchCommandTests {
         #expect(bench.engine == .model)
         #expect(bench.devices == 100_000)
         #expect(bench.duration == 30 * 86_400)
-        let quic = try #require(try Netsim.parseAsRoot(["bench", "--engine", "model", "--transports", "ws,quic"]) as? BenchCommand)
+        let quic = try #require(
+            try Netsim.parseAsRoot(["bench", "--engine", "model", "--transports", "ws,quic", "--fail-if", "quic.migrations > 3"])
+                as? BenchCommand)
         #expect(quic.transports.chosen == [.ws, .quic])
+        #expect(try quic.gates.thresholds(.bench).map(\.description) == ["quic.migrations > 3"])
     }
 
     /// Issue 10: `netsim help bench` showed no default for --duration. Every option that takes

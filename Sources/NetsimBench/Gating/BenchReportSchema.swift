@@ -3,7 +3,7 @@ import NetsimCore
 import NetsimModel
 
 extension ReportSchema {
-    /// `netsim bench`'s report (docs/bench.md): a key naming a transport (`rest`, `ws`, `grpc`)
+    /// `netsim bench`'s report (docs/bench.md): a key naming a transport (`rest`, `ws`, `grpc`, `quic`)
     /// addresses that transport's object (`grpc.latencyMs.p95`); other keys are top-level
     /// (`durationSeconds`). A baseline compares each transport's figures.
     public static let bench = ReportSchema(
@@ -21,7 +21,7 @@ extension ReportSchema {
 
     /// A report with every transport and zero figures: the schema's shape, with the sections
     /// only some reports have (the live bench's zombie seconds and attempts, the buffers of
-    /// strategies 2 and 5), so that gates and tables can name them.
+    /// strategies 2 and 5, QUIC's migrations), so that gates and tables can name them.
     private static var benchSample: ReportTree {
         var report = BenchReport.empty
         var (transport, _) = BenchAnalysis.summarize([])
@@ -31,6 +31,7 @@ extension ReportSchema {
         transport.buffers = BenchReport.Buffers(
             clientPeakEvents: 0, clientPeakBytes: 0, serverQueuePeakEvents: 0, serverQueuePeakBytes: 0,
             lost: BenchReport.LostByCause(outboxOverflow: 0, receiveBufferOverflow: 0, other: 0))
+        transport.migrations = 0
         for key in BenchTransport.allCases { report.transports[key] = transport }
         return try! JSONDecoder().decode(ReportTree.self, from: report.json())
     }
