@@ -99,6 +99,29 @@ import Testing
         }
     }
 
+    /// A link that keeps datagrams in order keeps its own: after a handover from a link that
+    /// reorders, a datagram on the new one does not wait for the old link's late ones.
+    @Test func theOrderIsTheLinksOwn() {
+        let reordering = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04))
+        let inOrder = LinkParameters(delay: 0.001, jitter: Jitter(amount: 0.0005, reordersDatagrams: false))
+        var device = DeviceModel(
+            profile: Profile(
+                name: "test", description: "",
+                networks: [
+                    Network(name: "cell", radio: .none, up: reordering, down: reordering),
+                    Network(name: "wifi", radio: .none, up: inOrder, down: inOrder),
+                ],
+                start: "cell", timeline: Timeline(events: [TimelineEvent(at: 1, kind: .handover(to: "wifi", mode: .keep, gap: 0))])),
+            seed: 3)
+        let flow = device.openDatagramFlow(at: 0)
+        // Uplink: its delay comes after the link's queue, so only the order is tested.
+        let late = (0..<20).compactMap { deliveredAt(device.sendDatagram(100, .up, on: flow, at: 0.99 + Double($0) * 0.0005)) }.max()
+        _ = device.advance(to: 1.001)
+        let first = deliveredAt(device.sendDatagram(100, .up, on: flow, at: 1.001))
+        #expect((late ?? 0) > 1.05, "the cell's datagrams arrive late")
+        #expect(first.map { $0 < 1.005 } == true, "\(String(describing: first)): waited for the cell's")
+    }
+
     /// The same link with `reorder: false`: each datagram is delivered when it would have been,
     /// or with the one before it if that is later (the running latest of the reordering link's
     /// deliveries, since the draws are the same), in both directions.

@@ -18,8 +18,9 @@ struct DatagramFlows: Sendable {
 
     private var mappings: [DatagramFlowID: Mapping] = [:]
     private var nextFlow: DatagramFlowID = 1
-    /// The latest delivery so far each way, which a link that keeps datagrams in order
-    /// (`Jitter.reordersDatagrams` false) delivers none before.
+    /// The latest delivery so far each way of a link that keeps datagrams in order
+    /// (`Jitter.reordersDatagrams` false), which it delivers none before. Only such a link's
+    /// deliveries count: after a handover from one that reorders, its late datagrams are its own.
     private var latestDelivery = PerDirection(up: 0.0, down: 0.0)
 
     mutating func open(at time: Double) -> DatagramFlowID {
@@ -40,8 +41,9 @@ struct DatagramFlows: Sendable {
     /// When a datagram that would arrive at `time` is delivered: then, or after the one
     /// before it going `direction` if the link keeps datagrams in order.
     mutating func delivery(_ time: Double, _ direction: Direction, keepingOrder: Bool) -> Double {
-        let delivery = keepingOrder ? max(time, latestDelivery[direction]) : time
-        latestDelivery[direction] = max(latestDelivery[direction], delivery)
+        guard keepingOrder else { return time }
+        let delivery = max(time, latestDelivery[direction])
+        latestDelivery[direction] = delivery
         return delivery
     }
 
