@@ -216,13 +216,9 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     /// Everything but the profiles, the policy file and the workload file.
     func configure(_ sweep: inout KeepaliveSweep) throws {
         sweep.transport = transport
-        if transport == .quic {
-            sweep.natTimeouts = KeepaliveSweep.defaultUDPNATTimeouts
-            sweep.keepaliveTimeouts = KeepaliveSweep.defaultIdleTimeouts
-        }
-        if let list = try natTimeoutList() { sweep.natTimeouts = list }
+        sweep.natTimeouts = try natTimeoutList() ?? transport.defaultNATTimeouts
         if let list = try durations(keepaliveTimes, option: "--keepalive-times") { sweep.keepaliveTimes = list }
-        if let list = try durations(keepaliveTimeouts, option: "--keepalive-timeouts") { sweep.keepaliveTimeouts = list }
+        sweep.keepaliveTimeouts = try durations(keepaliveTimeouts, option: "--keepalive-timeouts") ?? transport.defaultKeepaliveTimeouts
         sweep.permitWithoutCalls = permitWithoutCalls.values
         sweep.horizon = horizon
         sweep.seeds = seeds

@@ -129,7 +129,8 @@ extension ModelEngine {
             let probeBytes = if case .tcpKeepalive = settings.kind { 1 } else { 2 }
             return play(HeartbeatClientModel(settings: settings, seed: seed), .heartbeat, .plain(probeBytes: probeBytes))
         case .quic(let settings):
-            return play(QUICClientModel(settings: settings, seed: seed), .quic(idleTimeout: settings.effectiveIdleTimeout), .quic)
+            return play(
+                QUICClientModel(settings: settings, seed: seed), .quic(idleTimeout: settings.effectiveIdleTimeout), .transport(.quic))
         }
     }
 }

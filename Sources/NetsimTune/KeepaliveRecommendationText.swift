@@ -17,7 +17,7 @@ enum KeepaliveRecommendationText {
         }
         let metrics = pick.metrics
         let viable = results.summaries.filter(\.viable).count
-        var text =
+        let text =
             "Recommended: \(pick.keepalive.label). Of \(results.summaries.count) configurations, \(viable) "
             + "kept every connection through NAT timeouts down to "
             + "\(KeepaliveRendering.natTimeout(sweep.natTimeouts.compactMap { $0 }.min())), drew no GOAWAY from the "

@@ -20,6 +20,16 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         /// timeout (the timeout: `max_idle_timeout`), behind UDP NAT mappings; the connection
         /// migrates when a mapping changed instead of dying.
         case quic
+
+        /// The NAT timeouts a sweep of this transport meets unless told: UDP ones for QUIC.
+        public var defaultNATTimeouts: [Double?] {
+            self == .quic ? KeepaliveSweep.defaultUDPNATTimeouts : KeepaliveSweep.defaultNATTimeouts
+        }
+
+        /// The keepalive timeouts a sweep tries unless told: QUIC's idle timeouts, or the probes'.
+        public var defaultKeepaliveTimeouts: [Double] {
+            self == .quic ? KeepaliveSweep.defaultIdleTimeouts : KeepaliveSweep.defaultProbeTimeouts
+        }
     }
 
     /// One point of the grid.
@@ -49,7 +59,10 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     /// NAT idle timeouts in seconds; nil is no NAT.
     public var natTimeouts: [Double?] = Self.defaultNATTimeouts
     public var keepaliveTimes: [Double] = Self.defaultKeepaliveTimes
-    public var keepaliveTimeouts: [Double] = [5, 10, 20]
+    public var keepaliveTimeouts: [Double] = Self.defaultProbeTimeouts
+    /// How long a probe may go unanswered (`--keepalive-timeouts`): gRPC core's 20 s and common
+    /// mobile values.
+    public static let defaultProbeTimeouts: [Double] = [5, 10, 20]
     /// QUIC's idle timeouts (`--keepalive-timeouts` with `--transport quic`): Chromium's and
     /// quic-go's 30 s, aioquic's 60 s, and longer ones a server may grant.
     public static let defaultIdleTimeouts: [Double] = [30, 60, 120, 300]

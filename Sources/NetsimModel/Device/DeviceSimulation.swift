@@ -847,7 +847,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             queue.schedule(.packetArrival(key), at: delivery.at)
         case .drop(let cause):
             datagrams.count(size, write.direction, droppedBy: cause)
-            guard resends(write) else {
+            guard frames(of: write, satisfy: \.isSentAgainWhenLost) else {
                 forget(packet: key)
                 return
             }
@@ -856,23 +856,12 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         }
     }
 
-    /// Whether QUIC sends the write's frames again when lost: not an ACK, a PATH_RESPONSE
-    /// (RFC 9000 section 13.3) or a stateless reset.
-    private func resends(_ write: Write) -> Bool {
+    /// Whether a write's frames satisfy a rule of QUIC's (sent again when lost, acknowledged):
+    /// its one frame's answer; a write of several merged frames, or a piece of a split one,
+    /// carries stream data, which does.
+    private func frames(of write: Write, satisfy rule: (Frame) -> Bool) -> Bool {
         guard write.more == 0, let frame = write.frame else { return true }
-        switch frame {
-        case .packetAck, .pathResponse, .statelessReset: return false
-        default: return true
-        }
-    }
-
-    /// Whether the receiver acknowledges the packet (RFC 9000 section 13.2.1): every packet but
-    /// one of only ACKs or a stateless reset. The model acknowledges each at once, where
-    /// receivers wait up to `max_ack_delay` (25 ms) for a second one: the same for traffic
-    /// sparser than that, twice the ACKs for a burst.
-    private static func elicitsAcknowledgement(_ write: Write) -> Bool {
-        guard write.more == 0, let frame = write.frame else { return true }
-        return frame != .packetAck && frame != .statelessReset
+        return rule(frame)
     }
 
     /// The frames one packet carries: a datagram of `WireFormat.quicMinimumDatagram`.
@@ -916,7 +905,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             forget(packet: key)
             return
         }
-        if Self.elicitsAcknowledgement(packet.write) {
+        if frames(of: packet.write, satisfy: \.elicitsAcknowledgement) {
             write(
                 wire.bytes(.packetAck), completing: .packetAck, direction == .up ? .down : .up, on: id, separate: false,
                 capacity: Self.packetCapacity)
@@ -957,6 +946,16 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
 }
 
 extension Frame {
+    /// Whether the receiver acknowledges a packet of it (RFC 9000 section 13.2.1): all but an
+    /// ACK and a stateless reset. The model acknowledges each at once, where receivers wait up
+    /// to `max_ack_delay` (25 ms) for a second packet: the same for traffic sparser than that,
+    /// twice the ACKs for a burst.
+    var elicitsAcknowledgement: Bool { self != .packetAck && self != .statelessReset }
+
+    /// Whether QUIC sends it again when its packet is lost: not an ACK, a PATH_RESPONSE (RFC
+    /// 9000 section 13.3) or a stateless reset.
+    var isSentAgainWhenLost: Bool { elicitsAcknowledgement && self != .pathResponse }
+
     /// Whether QUIC hands the frame over in order: stream data, and the handshake's CRYPTO
     /// frames (so 0-RTT data is not acted on before the ClientHello it depends on). Control
     /// frames (PING, ACK, path validation, a stateless reset) are acted on as they arrive.

@@ -13,14 +13,11 @@ public struct WireFormat: Sendable, Equatable {
     public enum Encoding: Sendable, Equatable {
         case transport(BenchTransport)
         case plain(probeBytes: Int)
-        /// QUIC v1 with HTTP/3 (RFC 9000, 9114), as the tuner plays it: each write is the frames
-        /// of one packet, and `quicPacketOverhead` more makes the UDP datagram.
-        case quic
 
-        /// Whether frames go as QUIC packets over UDP rather than over a TCP connection.
-        public var isQUIC: Bool {
-            self == .quic || self == .transport(.quic)
-        }
+        /// Whether frames go as QUIC packets over UDP rather than over a TCP connection: QUIC v1
+        /// with HTTP/3 (RFC 9000, 9114), each write the frames of one packet, and
+        /// `quicPacketOverhead` more the UDP datagram.
+        public var isQUIC: Bool { self == .transport(.quic) }
     }
 
     public var encoding: Encoding
@@ -52,7 +49,7 @@ public struct WireFormat: Sendable, Equatable {
             return FrameWrites(Self.clientPreface, Self.settingsAck)
         case (.transport(.grpc), .prefaceAccepted):
             return FrameWrites(Self.serverSettings, Self.settingsAck)
-        case (.quic, .serverHello(false)), (.transport(.quic), .serverHello(false)):
+        case (.transport(.quic), .serverHello(false)):
             return FrameWrites(Self.quicFrames(datagram: Self.quicMinimumDatagram), Self.quicFrames(datagram: Self.quicMinimumDatagram))
         default:
             return FrameWrites(singleWrite(frame, at: time))
@@ -71,7 +68,7 @@ public struct WireFormat: Sendable, Equatable {
         case .transport(.ws): webSocketBytes(frame, at: time)
         case .transport(.grpc): grpcBytes(frame)
         case .plain(let probeBytes): probeBytes
-        case .quic, .transport(.quic): quicBytes(frame, at: time)
+        case .transport(.quic): quicBytes(frame, at: time)
         }
     }
 
