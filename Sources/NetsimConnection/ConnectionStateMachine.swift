@@ -111,17 +111,26 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
 
     /// The most bytes a direction's line holds before its source is no longer read.
     package let bufferLimit: Int
-    package private(set) var lifecycle = Lifecycle.connecting
+    package var lifecycle: Lifecycle {
+        switch phase {
+        case .closing: .closing
+        case _ where path.isSilenced: .silenced
+        case .connecting: .connecting
+        case .open: .open
+        }
+    }
+    /// The lifecycle but for silence, which is the path's (`path`) until the connection closes.
+    private var phase = Phase.connecting
+    private enum Phase { case connecting, open, closing }
+    /// The rules of a silenced path and of writes to a gone side, which the model engine's
+    /// connections follow too.
+    private var path = ConnectionPath()
     /// The sides with a channel (attached and not yet gone).
     private var attached = PerDirection(up: false, down: false)
     /// The sides whose channel is active (connected and not yet closed).
     private var active = PerDirection(up: false, down: false)
     /// The sides that were reset (ECONNRESET or EPIPE): their going is passed on as a RST.
     private var aborted = PerDirection(up: false, down: false)
-    /// The sides a RST is on its way to: what they still send is dropped.
-    private var resetQueued = PerDirection(up: false, down: false)
-    /// The sides whose bytes the silenced path swallowed: their give-up is armed.
-    private var givingUp = PerDirection(up: false, down: false)
     /// Waiting for the device to say the link's queue has room, per direction.
     private var waitingForRoom = PerDirection(up: false, down: false)
     private var flows = PerDirection(up: Flow(), down: Flow())
@@ -148,7 +157,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         }
         active[side] = true
         guard side == .upstream, lifecycle == .connecting else { return [] }
-        lifecycle = .open
+        phase = .open
         return [.resumeReading(.client)]
     }
 
@@ -157,7 +166,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// connecting directly, not an empty reply. A channel that never became active gets no
     /// `inactive`, so the connection is finished here if the client is not active yet.
     package mutating func upstreamUnreachable() -> [Action] {
-        lifecycle = .closing
+        phase = .closing
         attached[.upstream] = false
         var actions: [Action] = [.reportUpstreamRefused]
         if attached[.client] { actions.append(.abort(.client)) }
@@ -219,7 +228,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         guard lifecycle == .open else { return .drop(lifecycle == .silenced ? swallowed(from: side) : []) }
         guard attached[side.opposite] else {
             // Bytes for a side that is gone: its stack would answer them with a RST.
-            return .drop(resetQueued[side] ? [] : passReset(from: side.opposite))
+            return .drop(path.isResetOwed(to: side) ? [] : passReset(from: side.opposite))
         }
         return .forward(side.direction)
     }
@@ -255,7 +264,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         // Read until the first swallowed bytes arm the give-up; reading more would only fill
         // buffers with bytes that go nowhere. A FIN or a RST is still seen (NIO reads to the
         // end of a closed input whether or not a read is pending).
-        case .silenced: return givingUp[side] ? .hold : .read
+        case .silenced: return path.isGivingUp(side) ? .hold : .read
         case .open: break
         }
         // The other side is gone: read and drop, so that this side is never left blocked.
@@ -310,7 +319,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
             let item = flows[direction].line.popDue(now: now)
         else { return nil }
         switch item {
-        case .reset: lifecycle = .closing
+        case .reset: phase = .closing
         case .end: flows[direction].endHandedOver = true
         case .data: break
         }
@@ -334,7 +343,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     package mutating func outputClosed(towards side: Side) -> [Action] {
         flows[side.opposite.direction].closedOutput = true
         guard !active[side.opposite] || (flows.up.closedOutput && flows.down.closedOutput) else { return [] }
-        lifecycle = .closing
+        phase = .closing
         return Side.allCases.filter { attached[$0] }.map { .close($0) }
     }
 
@@ -343,7 +352,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// Both sides get a RST and nothing queued is delivered.
     package mutating func reset() -> [Action] {
         guard lifecycle != .closing else { return [] }
-        lifecycle = .closing
+        phase = .closing
         return dropQueues() + Side.allCases.filter { attached[$0] }.map { .abort($0) } + [.reportReset]
     }
 
@@ -352,7 +361,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// when its TCP gives up on them or when it closes.
     package mutating func silence() -> [Action] {
         guard lifecycle == .open || lifecycle == .connecting else { return [] }
-        lifecycle = .silenced
+        path.silence()
         return dropQueues() + [.reportSilenced] + Side.allCases.filter { attached[$0] }.map { .resumeReading($0) }
     }
 
@@ -368,7 +377,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// Closes both sides now (the run is over); what waits is dropped.
     package mutating func close() -> [Action] {
         let actions = dropQueues()
-        lifecycle = .closing
+        phase = .closing
         return actions + Side.allCases.filter { attached[$0] }.map { .close($0) }
     }
 
@@ -377,8 +386,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// The silenced path swallowed bytes from `side`: the first time, its give-up is armed (as
     /// the model engine arms it when a send is discarded).
     private mutating func swallowed(from side: Side) -> [Action] {
-        guard attached[side], !givingUp[side] else { return [] }
-        givingUp[side] = true
+        guard attached[side], path.swallowed(from: side) else { return [] }
         return [.armGiveUp(side)]
     }
 
@@ -393,7 +401,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     }
 
     private mutating func passReset(from side: Side) -> [Action] {
-        resetQueued[side.opposite] = true
+        path.owesReset(to: side.opposite)
         return [.sendReset(side.direction)]
     }
 
@@ -450,7 +458,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     private mutating func finish() -> [Action] {
         let actions = dropQueues()
         let finished = flows.up.endHandedOver && flows.down.endHandedOver && !aborted[.client] && !aborted[.upstream]
-        lifecycle = .closing
+        phase = .closing
         return actions + [.finish(cleanly: finished)]
     }
 }

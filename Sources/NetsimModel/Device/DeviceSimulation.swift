@@ -6,25 +6,12 @@ struct ModelLink: Sendable {
     var serverOpen = true
     /// When the profile killed it silently (blackhole, NAT expiry), for detection times.
     var diedAt: Double?
-    /// The path swallows everything on it from now on, bytes already on their way included:
-    /// the proxy drops its queues when it silences a connection.
-    var silenced = false
-    /// When each side's TCP will give up on data the path swallowed, once armed.
-    var clientGivesUp = false
-    var serverGivesUp = false
+    /// Silenced (the path swallows everything on it from now on, bytes already on their way
+    /// included, as the proxy drops its queues), the sides whose give-up is armed, and the
+    /// sides a write to a closed receiver earned a RST: the rules the proxy's connections follow.
+    var path = ConnectionPath()
     /// The last time bytes crossed it, for the NAT's idle timer.
     var lastActivity: Double
-    /// Whether a write reached the receiver of each direction after it had closed.
-    var wroteToClosedServer = false
-    var wroteToClosedClient = false
-
-    func wroteAfterClose(_ direction: Direction) -> Bool {
-        direction == .up ? wroteToClosedServer : wroteToClosedClient
-    }
-
-    mutating func markWrittenAfterClose(_ direction: Direction) {
-        if direction == .up { wroteToClosedServer = true } else { wroteToClosedClient = true }
-    }
 
     /// Uplink bytes got through at `time`: they refresh the NAT's mapping then, never backwards.
     mutating func bytesGotThrough(at time: Double) {
@@ -361,21 +348,20 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             tellClient(.messageProduced)
         case .arrival(let id, let direction, let size, let first, let more):
             let rest = more == 0 ? [] : mergedFrames.removeValue(forKey: more) ?? []
-            guard var link = links[id], !link.silenced else { return }
+            guard var link = links[id], !link.path.isSilenced else { return }
             if direction == .up ? link.serverOpen : link.clientOpen {
                 count(size, direction)
                 if let first { arrive(first, direction, on: id) }
                 for frame in rest { arrive(frame, direction, on: id) }
-            } else if !link.wroteAfterClose(direction) {
+            } else if link.path.owesReset(to: direction.source) {
                 // The proxy's first write to a socket its owner has closed still succeeds (the
                 // kernel takes it and the peer answers with a RST); later ones fail, and the
                 // live report counts only what was written.
-                link.markWrittenAfterClose(direction)
                 links[id] = link
                 count(size, direction)
             }
         case .finArrival(let id, let direction):
-            guard links[id]?.silenced == false else { return }
+            guard links[id]?.path.isSilenced == false else { return }
             if direction == .up {
                 guard links[id]?.serverOpen == true else { return }
                 tellServer(.connectionEnded(id))
@@ -693,10 +679,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private mutating func swallowed(_ direction: Direction, on id: ConnectionID) {
         guard var link = links[id] else { return }
         if link.diedAt == nil { link.diedAt = natExpiry(link) ?? now }
-        link.silenced = true
-        let armed = direction == .up ? link.clientGivesUp : link.serverGivesUp
-        if !armed {
-            if direction == .up { link.clientGivesUp = true } else { link.serverGivesUp = true }
+        link.path.silence()
+        if link.path.swallowed(from: direction.source) {
             queue.schedule(.retransmissionGiveUp(id, direction), at: now + tcpRetransmissionGiveUpSeconds)
         }
         links[id] = link
@@ -761,7 +745,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 for id in ids where links[id] != nil {
                     tally.blackholed += 1
                     if links[id]?.diedAt == nil { links[id]?.diedAt = now }
-                    links[id]?.silenced = true
+                    links[id]?.path.silence()
                 }
             }
         }

@@ -1,5 +1,3 @@
-import NetsimCore
-
 /// One end of a proxied connection.
 package enum ConnectionSide: CaseIterable, Sendable {
     /// The app, on the phone.
