@@ -30,7 +30,7 @@ import Testing
     /// Across a blackhole outage (the path dies silently), each transport's deadline bounds
     /// how long the app waits on the dead connection: a REST request timeout, a WebSocket ping,
     /// gRPC keepalive. Without them the app never learns: it waits until the run ends.
-    @Test func aDeadlineBoundsTheZombieTime() async throws {
+    @Test(.tags(.liveTiming)) func aDeadlineBoundsTheZombieTime() async throws {
         let outage = TimelineEvent(at: 2, kind: .outage(duration: 2, mode: .blackhole))
         let profile = BenchEndToEndTests.profile(events: [outage])
         var bounded = BenchEndToEndTests.configuration(profile, duration: 6)
@@ -67,7 +67,7 @@ import Testing
     /// keeps trying (a short request timeout makes REST's attempts fail and repeat). They ask
     /// the phone before each attempt; the gRPC state machine reopens a lost call at once and
     /// hears of the network on its next poll, so it is not held to zero here.
-    @Test func watchingClientsMakeNoAttemptWhileOffline() async throws {
+    @Test(.tags(.liveTiming)) func watchingClientsMakeNoAttemptWhileOffline() async throws {
         let outage = TimelineEvent(at: 3, kind: .outage(duration: 3, mode: .reset))
         /// Attempts per transport in seconds 3, 4 and 5 of the bench clock, all inside the outage.
         func attemptsWhileOffline(watching: Bool) async throws -> [BenchTransport: Int] {

@@ -83,7 +83,7 @@ import Testing
     /// while it was away, never delivered); the resilient one loses none. REST's requests time
     /// out after 0.5 s, so its naive poller fails during the outage and polls from now after it
     /// (a kept-alive REST connection that is reset between polls reconnects without a failure).
-    @Test func theNaiveClientLosesEventsAcrossAResetOutageAndTheResilientOneNone() async throws {
+    @Test(.tags(.liveTiming)) func theNaiveClientLosesEventsAcrossAResetOutageAndTheResilientOneNone() async throws {
         let outage = TimelineEvent(at: 2, kind: .outage(duration: 1.5, mode: .reset))
         var configuration = BenchEndToEndTests.configuration(BenchEndToEndTests.profile(events: [outage]), duration: 6)
         configuration.client.rest.requestTimeout = 0.5
@@ -108,7 +108,7 @@ import Testing
     /// 100 ms after each timeout while the resilient one backs off: the naive fleet's busiest
     /// second has more attempts. (A connect made while the phone is offline waits for the
     /// network rather than failing, so only a timeout or a reset makes a client try again.)
-    @Test func theNaiveFleetKnocksHarderThanTheResilientOne() async throws {
+    @Test(.tags(.liveTiming)) func theNaiveFleetKnocksHarderThanTheResilientOne() async throws {
         let outage = TimelineEvent(at: 2, kind: .outage(duration: 4, mode: .blackhole))
         var configuration = BenchEndToEndTests.configuration(BenchEndToEndTests.profile(events: [outage]), duration: 8)
         configuration.transports = [.rest]

@@ -28,7 +28,7 @@ import FoundationNetworking
         return ((response as! HTTPURLResponse).statusCode, json)
     }
 
-    @Test("POST /set adds the delay it says to the next round trip, and names the network it changed")
+    @Test("POST /set adds the delay it says to the next round trip, and names the network it changed", .tags(.liveTiming))
     func setChangesLatency() async throws {
         try await AdminRig.with(Self.profile) { rig in
             let base = rig.base
@@ -124,7 +124,7 @@ import FoundationNetworking
     /// about when TCP's retransmission after the early end gets through (RTO 0.2 s here, so at
     /// 0.2, 0.6, 1.4 s after the write), not after the planned 60 s; the report's outage lasted
     /// as long as it did.
-    @Test("POST /outage/end ends a stall now: what it held arrives at the next retransmission, and a second is a 400")
+    @Test("POST /outage/end ends a stall now: what it held arrives at the next retransmission, and a second is a 400", .tags(.liveTiming))
     func endingAnOutageEarly() async throws {
         try await AdminRig.with(Self.profile) { rig in
             let base = rig.base
@@ -161,7 +161,7 @@ import FoundationNetworking
     /// An outage scripted 3 s in (at time scale 10, 0.3 s of wall time): paused at once, it
     /// has not begun 0.5 s (5 emulated seconds) later; resumed, it begins as far behind its
     /// script as the pause lasted.
-    @Test("POST /timeline/pause holds the scripted outage back and /timeline/resume lets it come, that much later")
+    @Test("POST /timeline/pause holds the scripted outage back and /timeline/resume lets it come, that much later", .tags(.liveTiming))
     func pauseAndResumeTheTimeline() async throws {
         var profile = Self.profile
         profile.timeline = Timeline(events: [TimelineEvent(at: 3, kind: .outage(duration: 2, mode: .stall))])

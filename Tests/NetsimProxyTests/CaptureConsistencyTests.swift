@@ -201,7 +201,7 @@ import Testing
     /// Issue 25: an outage ended early (`POST /outage/end`) moves what it held, in the capture
     /// too: a connection opened and written to during a 60 s stall, ended after 0.5 s, shows its
     /// handshake and bytes when they crossed, and the capture analyzes to the run's figures.
-    @Test func anOutageEndedEarlyMovesWhatItHeldInTheCapture() async throws {
+    @Test(.tags(.liveTiming)) func anOutageEndedEarlyMovesWhatItHeldInTheCapture() async throws {
         let (profile, _) = Self.shortTailProfile()
         var ended: OutageEnd?
         let (run, analysis) = try await Self.runAndAnalyze(profile) { port, proxy in

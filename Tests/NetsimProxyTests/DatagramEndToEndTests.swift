@@ -217,7 +217,7 @@ import Testing
     /// A phone's DNS query and its answer, through the forward rule and through SOCKS5 UDP
     /// ASSOCIATE: the first wakes the idle radio and pays its 0.26 s promotion, the second
     /// finds it awake.
-    @Test(.enabled(if: hasPython, "needs python3"))
+    @Test(.enabled(if: hasPython, "needs python3"), .tags(.liveTiming))
     func aDNSQueryCrossesThePhoneAndTheFirstPaysThePromotion() async throws {
         let resolver = try FrontEndPeers.Server(script: Self.script, ["dns-server"])
         defer { resolver.stop() }
@@ -235,7 +235,7 @@ import Testing
 
     /// A 30 s UDP NAT timeout at 20 emulated seconds a second: a client idle for 2.5 s (50 s)
     /// finds its mapping gone, and its next datagram reaches the server from a new port.
-    @Test(.enabled(if: hasPython, "needs python3"))
+    @Test(.enabled(if: hasPython, "needs python3"), .tags(.liveTiming))
     func theNATForgetsAnIdleFlowAndTheServerSeesANewPort() async throws {
         let echo = try FrontEndPeers.Server(script: Self.script, ["echo-server"])
         defer { echo.stop() }
@@ -299,7 +299,7 @@ import Testing
     /// The same 3 MB over HTTP/3 and over TCP through a phone that hands over (reset mode, a
     /// 1 s gap) 2.5 s in: QUIC's connection migrates (the server sees the phone's new port, and
     /// one connection: no new handshake) and the transfer completes; TCP's is reset.
-    @Test(.enabled(if: hasAioquic && FrontEndPeers.curlAndOpenSSL, "needs aioquic, curl and openssl"))
+    @Test(.enabled(if: hasAioquic && FrontEndPeers.curlAndOpenSSL, "needs aioquic, curl and openssl"), .tags(.liveTiming))
     func quicMigratesAcrossAHandoverWhereTCPIsReset() async throws {
         let link = LinkParameters(capacity: .rate(bitsPerSecond: 4e6), delay: 0.02)
         let profile = Profile(
@@ -370,6 +370,7 @@ import Testing
     /// that forgets the phone before each PING at 45 s, which the server follows to its new port.
     @Test(
         .enabled(if: DatagramEndToEndTests.hasAioquic, "needs aioquic (pip install aioquic) and openssl"),
+        .tags(.liveTiming),
         arguments: [
             Case(profile: "lte-handover", ping: 15, idle: 30, seconds: 150, timeScale: 10),
             Case(profile: "nat-timeout", ping: 45, idle: 120, seconds: 600, timeScale: 20),

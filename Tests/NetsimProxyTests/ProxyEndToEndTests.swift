@@ -8,7 +8,7 @@ import Testing
 
 /// The proxy on loopback with an echo upstream: timings with tolerances, and integrity.
 /// Serialized: timing tolerances of a few milliseconds need the 2 cores to themselves.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ProxyEndToEndTests {
+@Suite(.serialized, .timeLimit(.minutes(2)), .tags(.liveTiming)) struct ProxyEndToEndTests {
     func profile(
         radio: RadioParameters = .none, up: LinkParameters = LinkParameters(), down: LinkParameters = LinkParameters(),
         events: [TimelineEvent] = []
