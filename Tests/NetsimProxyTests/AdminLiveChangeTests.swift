@@ -28,34 +28,31 @@ import FoundationNetworking
         return ((response as! HTTPURLResponse).statusCode, json)
     }
 
-    @Test("POST /set adds the delay it says to the next round trip, and names the network it changed", .tags(.liveTiming))
-    func setChangesLatency() async throws {
+    /// What the change does to the next round trip is timed on virtual time
+    /// (`LiveChangeVirtualTimeTests`).
+    @Test("POST /set changes the link it says, and names the network it changed")
+    func setChangesTheLink() async throws {
         try await AdminRig.with(Self.profile) { rig in
             let base = rig.base
-            try await rig.withOpenConnection { iterator, outbound in
-                // JSON is YAML: the body is a timeline `set` step either way.
-                let answer = try await post(base + "/set", body: #"{"link": {"delay": "300ms"}}"#)
-                #expect(answer.status == 200)
-                #expect(answer.json["kind"] as? String == "set")
-                #expect(answer.json["network"] as? String == "lte")
-                // The answer and the status say what the link is now (issue 25: neither did).
-                let link = answer.json["link"] as? [String: [String: Any]]
-                #expect(
-                    link?["up"]?["delaySeconds"] as? Double == 0.3 && link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms")
-                let status = try await rig.proxy.status()
-                #expect(status.link.down.delaySeconds == 0.3 && status.link.up.bitsPerSecond == nil)
-                let (statusBody, _) = try await URLSession.shared.data(from: URL(string: base + "/status")!)
-                let statusJSON = try JSONSerialization.jsonObject(with: statusBody) as? [String: Any]
-                #expect((statusJSON?["link"] as? [String: [String: Any]])?["up"]?["delaySeconds"] as? Double == 0.3)
-                // 300 ms each way: the emulator cannot deliver sooner, however fast the machine.
-                let slowed = try await Loopback.roundTrip(10, inbound: &iterator, outbound: outbound)
-                #expect(slowed.seconds >= 0.6, "\(slowed)")
+            // JSON is YAML: the body is a timeline `set` step either way.
+            let answer = try await post(base + "/set", body: #"{"link": {"delay": "300ms"}}"#)
+            #expect(answer.status == 200)
+            #expect(answer.json["kind"] as? String == "set")
+            #expect(answer.json["network"] as? String == "lte")
+            // The answer and the status say what the link is now (issue 25: neither did).
+            let link = answer.json["link"] as? [String: [String: Any]]
+            #expect(
+                link?["up"]?["delaySeconds"] as? Double == 0.3 && link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms")
+            let status = try await rig.proxy.status()
+            #expect(status.link.down.delaySeconds == 0.3 && status.link.up.bitsPerSecond == nil)
+            let (statusBody, _) = try await URLSession.shared.data(from: URL(string: base + "/status")!)
+            let statusJSON = try JSONSerialization.jsonObject(with: statusBody) as? [String: Any]
+            #expect((statusJSON?["link"] as? [String: [String: Any]])?["up"]?["delaySeconds"] as? Double == 0.3)
 
-                // A change to another network waits for the device to get there.
-                let other = try await post(base + "/set", body: "network: wifi\nlink:\n  up:\n    delay: 1ms\n")
-                #expect(other.status == 200)
-                #expect(other.json["network"] as? String == "wifi")
-            }
+            // A change to another network waits for the device to get there.
+            let other = try await post(base + "/set", body: "network: wifi\nlink:\n  up:\n    delay: 1ms\n")
+            #expect(other.status == 200)
+            #expect(other.json["network"] as? String == "wifi")
             let report = try await rig.proxy.report()
             #expect(report.eventCounts[.set] == 2)
         }
@@ -121,17 +118,16 @@ import FoundationNetworking
     }
 
     /// Issue 25: an outage could not end early. Bytes written 0.1 s into a 60 s stall come back
-    /// about when TCP's retransmission after the early end gets through (RTO 0.2 s here, so at
-    /// 0.2, 0.6, 1.4 s after the write), not after the planned 60 s; the report's outage lasted
-    /// as long as it did.
-    @Test("POST /outage/end ends a stall now: what it held arrives at the next retransmission, and a second is a 400", .tags(.liveTiming))
+    /// once it is ended, not after the planned 60 s; the report's outage lasted as long as it
+    /// did. When they come (at TCP's next retransmission) is timed on virtual time
+    /// (`LiveChangeVirtualTimeTests`).
+    @Test("POST /outage/end ends a stall now: what it held arrives, and a second is a 400")
     func endingAnOutageEarly() async throws {
         try await AdminRig.with(Self.profile) { rig in
             let base = rig.base
             try await rig.withOpenConnection { iterator, outbound in
                 #expect(try await post(base + "/outage?duration=60s").status == 200)
                 try await Task.sleep(for: .milliseconds(100))
-                let start = ContinuousClock.now
                 try await outbound.write(ByteBuffer(repeating: 7, count: 1000))
                 try await Task.sleep(for: .milliseconds(300))
                 let ended = try await post(base + "/outage/end")
@@ -145,8 +141,6 @@ import FoundationNetworking
                     guard let chunk = try await iterator.next() else { throw Loopback.EchoClosed() }
                     got += chunk.readableBytes
                 }
-                let waited = ContinuousClock.now - start
-                #expect(waited < .seconds(5), "\(waited)")
                 #expect(try await rig.proxy.status().disconnected == false)
             }
             let again = try await post(base + "/outage/end")
@@ -154,17 +148,17 @@ import FoundationNetworking
             #expect((again.json["error"] as? String)?.contains("no outage to end") == true)
             #expect(try await post(base + "/outage/end?now=1").status == 400, "no parameters")
             let outage = try #require(try await rig.proxy.report().events.first { $0.kind == .outage })
-            #expect(outage.durationSeconds.map { $0 > 0.3 && $0 < 5 } == true, "\(String(describing: outage.durationSeconds))")
+            #expect(outage.durationSeconds.map { $0 > 0.3 && $0 < 60 } == true, "\(String(describing: outage.durationSeconds))")
         }
     }
 
-    /// An outage scripted 3 s in (at time scale 10, 0.3 s of wall time): paused at once, it
-    /// has not begun 0.5 s (5 emulated seconds) later; resumed, it begins as far behind its
-    /// script as the pause lasted.
-    @Test("POST /timeline/pause holds the scripted outage back and /timeline/resume lets it come, that much later", .tags(.liveTiming))
+    /// An outage scripted 20 s in (at time scale 10, 2 s of wall time): paused at once, it has
+    /// not begun 0.5 s (5 emulated seconds) later; resumed, it begins no sooner than its script
+    /// and the pause (exactly then on virtual time: `LiveChangeVirtualTimeTests`).
+    @Test("POST /timeline/pause holds the scripted outage back and /timeline/resume lets it come, that much later")
     func pauseAndResumeTheTimeline() async throws {
         var profile = Self.profile
-        profile.timeline = Timeline(events: [TimelineEvent(at: 3, kind: .outage(duration: 2, mode: .stall))])
+        profile.timeline = Timeline(events: [TimelineEvent(at: 20, kind: .outage(duration: 2, mode: .stall))])
         let (echo, echoPort) = try await Loopback.echoServer()
         var options = ProxyOptions()
         options.timeScale = 10
@@ -189,7 +183,7 @@ import FoundationNetworking
         #expect(await eventually { (try? await proxy.report().events.count) == 1 })
         let report = try await proxy.report()
         let outageAt = try #require(report.events.first?.at)
-        #expect(abs(outageAt - (3 + resumedAt - pausedAt)) < 0.05, "\(outageAt) \(pausedAt) \(resumedAt)")
+        #expect(outageAt >= 20 + resumedAt - pausedAt, "\(outageAt) \(pausedAt) \(resumedAt)")
         #expect(report.timelinePauses?.count == 1)
         #expect(await eventually { (try? await proxy.status().timeline) == .over })
         let over = try await post(base + "/timeline/pause")

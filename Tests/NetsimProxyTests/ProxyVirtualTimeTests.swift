@@ -194,6 +194,34 @@ final class VirtualPhone {
 
     func report() -> RunReport { device.report() }
 
+    /// What the admin API's `POST /outage`, `/set`, `/network` and `/handover` do, now.
+    @discardableResult
+    func trigger(_ kind: TimelineEvent.Kind) throws -> DeviceEvent? {
+        let event = device.trigger(kind)
+        try pump()
+        return event
+    }
+
+    /// `POST /outage/end`, now.
+    func endOutage() throws -> Result<OutageEnd, ReplannableDevice.EarlyEndRefusal> {
+        let end = device.endOutage()
+        try pump()
+        return end
+    }
+
+    /// `POST /timeline/pause` and `/timeline/resume`, now.
+    func pauseTimeline() throws -> Result<TimelinePause, DeviceModel.TimelinePauseRefusal> {
+        let pause = device.pauseTimeline()
+        try pump()
+        return pause
+    }
+
+    func resumeTimeline() throws -> Result<TimelinePause, DeviceModel.TimelinePauseRefusal> {
+        let pause = device.resumeTimeline()
+        try pump()
+        return pause
+    }
+
     /// Ends the run as `NetsimProxy.stop` does: the report as of now, then every connection
     /// closed and a capture told where the run ended.
     func stop() throws -> RunReport {
