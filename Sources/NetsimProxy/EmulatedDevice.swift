@@ -24,10 +24,8 @@ final class EmulatedDevice {
     private var model: DeviceModel { phone.model }
     private var connections: [ConnectionID: ProxiedConnection] = [:]
     private var timelineTimer: Scheduled<Void>?
-    private(set) var counters = ConnectionCounters()
-    private var bytesDelivered = PerDirection<Int>(up: 0, down: 0)
-    private var segmentsDelivered = SegmentCounts()
-    private var destinationWaits = DestinationWaitLedger()
+    /// What the report, `/status` and `/metrics` count beside the model's figures.
+    private var tally = PhoneTally()
     private var stopped = false
     private var warnedOfConnectionLimit = false
     /// Connections waiting for room on a full link queue, and the one timer per direction
@@ -40,8 +38,6 @@ final class EmulatedDevice {
     private var follower: PhoneEventFollower
     private var followTimer: Scheduled<Void>?
     private var followTimerDue = Double.infinity
-    /// The latest wake-ups, for `/status` (`ProxyStatus.wakeUpListLimit` of them at most).
-    private var recentWakeUps: [WakeUp] = []
 
     /// This phone's number in a run of several (`NetsimProxy.phoneCount`); nil in a one-phone run.
     let number: Int?
@@ -208,7 +204,7 @@ final class EmulatedDevice {
             id: id, device: self, destination: DestinationNamer(fallback: fallback, port: destination?.port ?? upstream.port ?? 0),
             openedAt: now)
         connections[id] = connection
-        counters.opened += 1
+        tally.connectionOpened()
         let target = destination.map { "\($0) (\(upstream))" } ?? "\(upstream)"
         logger.debug("connection \(id) from \(client.remoteAddress?.description ?? "?") to \(target)")
         return connection
@@ -233,7 +229,7 @@ final class EmulatedDevice {
         applyTimeline(upTo: now)
         if direction == .up, !connection.destination.isSettled {
             buffer.withUnsafeReadableBytes { connection.destination.look(at: $0) }
-            if connection.destination.isSettled { renameWakeUps(of: connection) }
+            if connection.destination.isSettled { tally.rename(wakeUpsOf: connection.id, to: connection.destination.name) }
         }
         let ticket = phone.nextTicket
         let verdict = publishingWakeUp(by: .data, of: connection.id, to: connection.destination.name, direction) {
@@ -281,32 +277,22 @@ final class EmulatedDevice {
     }
 
     private func publishWakeUp(_ wake: WakeUp) {
-        if recentWakeUps.count == ProxyStatus.wakeUpListLimit { recentWakeUps.removeFirst() }
-        recentWakeUps.append(wake)
+        tally.wokeUp(wake)
         events.publish(.radioWoken(wake))
-    }
-
-    /// Gives the recent wake-ups of `connection` (its SYN's, read before its first bytes named
-    /// it) the name those bytes settled on, so `/status` names them as the report does.
-    private func renameWakeUps(of connection: ProxiedConnection) {
-        for index in recentWakeUps.indices where recentWakeUps[index].connection == connection.id {
-            recentWakeUps[index].destination = connection.destination.name
-        }
     }
 
     /// Counts a chunk's waits under its connection's destination; a FIN is a chunk of no bytes,
     /// as the radio's waits and the chunk delays count it.
     private func account(_ delivery: Delivery, _ direction: Direction, on connection: ProxiedConnection, at now: Double) {
         countDestination(of: connection)
-        destinationWaits.settle(through: now)
-        destinationWaits.add(connection.destination.name, direction, deliveredAt: delivery.at, waits: delivery.waits)
+        tally.carried(delivery, direction, to: connection.destination.name, now: now)
     }
 
     /// Counts `connection` under its destination, once, at its first chunk.
     private func countDestination(of connection: ProxiedConnection) {
         guard !connection.countedInDestinations else { return }
         connection.countedInDestinations = true
-        destinationWaits.connectionOpened(to: connection.destination.name)
+        tally.firstChunk(to: connection.destination.name)
     }
 
     /// The FIN of a half-close, crossing the path as a header-only packet.
@@ -362,12 +348,11 @@ final class EmulatedDevice {
     }
 
     func delivered(_ bytes: Int, _ direction: Direction) {
-        if direction == .up { bytesDelivered.up += bytes } else { bytesDelivered.down += bytes }
-        segmentsDelivered.add(bytes, direction)
+        tally.delivered(bytes, direction)
     }
 
     func connectionWasReset(_ connection: ProxiedConnection) {
-        counters.reset += 1
+        tally.connectionReset()
         captureClosed(connection.id, reset: true, at: clock.now())
     }
 
@@ -386,7 +371,7 @@ final class EmulatedDevice {
     }
 
     func connectionWasSilenced(_ connection: ProxiedConnection) {
-        counters.blackholed += 1
+        tally.connectionSilenced()
     }
 
     /// The connection is over. A capture shows its FINs only if both were passed on: a
@@ -394,7 +379,7 @@ final class EmulatedDevice {
     func remove(_ connection: ProxiedConnection, finished: Bool) {
         guard connections.removeValue(forKey: connection.id) != nil else { return }
         phone.closeConnection(connection.id)
-        counters.closed += 1
+        tally.connectionClosed()
         let now = clock.now()
         modelChanged(at: now)
         events.publish(.connectionClosed(at: now, connection: connection.id, finished: finished))
@@ -723,9 +708,9 @@ final class EmulatedDevice {
         return ProxyStatus(
             elapsedSeconds: now, network: model.network.name, networks: model.profile.networks.map(\.name),
             radioState: model.radioState(at: now), radio: model.radioReport(until: now), openConnections: connections.count,
-            bytes: bytesDelivered,
+            bytes: tally.bytesDelivered,
             queuedBytes: queuedBytes, disconnected: model.isDisconnected(at: now), lastEvent: model.lastEvent,
-            link: model.network.linkFigures, connections: listed, recentWakeUps: recentWakeUps, timeline: timelineState)
+            link: model.network.linkFigures, connections: listed, recentWakeUps: tally.recentWakeUps, timeline: timelineState)
     }
 
     /// Bytes read and not yet delivered, over every open connection.
@@ -744,7 +729,7 @@ final class EmulatedDevice {
         let queued = queuedBytes
         let counts = datagrams.counts
         return ProxyMetrics.Snapshot(
-            bytes: bytesDelivered, connectionsOpened: counters.opened, openConnections: connections.count,
+            bytes: tally.bytesDelivered, connectionsOpened: tally.connections.opened, openConnections: connections.count,
             radioState: model.radioState(at: now), wakeSeconds: radio.wakeSeconds, promotions: radio.promotions,
             energyJoules: radio.energyJoules, queuedBytes: queued, eventCounts: model.eventCounts,
             datagramsDelivered: PerDirection(up: counts.up.delivered, down: counts.down.delivered),
@@ -756,9 +741,10 @@ final class EmulatedDevice {
         let now = clock.now()
         return RunReport(
             netsimVersion: NetsimVersion.current, profile: model.profile.name, seed: seed, durationSeconds: now,
-            connections: counters, bytes: bytesDelivered, segments: segmentsDelivered, radio: model.radioReport(until: now),
+            connections: tally.connections, bytes: tally.bytesDelivered, segments: tally.segmentsDelivered,
+            radio: model.radioReport(until: now),
             radioLatency: model.radioWaits(until: now), chunkDelays: model.chunkDelays(until: now),
-            destinations: destinationWaits.figures(until: now), events: model.events,
+            destinations: tally.destinationFigures(until: now), events: model.events,
             eventCounts: model.eventCounts,
             eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number,
             timelinePauses: model.timelinePauses.isEmpty ? nil : model.timelinePauses,
