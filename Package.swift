@@ -36,6 +36,9 @@ let package = Package(
         .package(url: "https://github.com/x-sheep/swift-property-based", exact: "2.0.1"),
         // Already built for swift-certificates: the analyzer decrypts QUIC Initial packets.
         .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // `netsim run -- COMMAND`: a child with signals at their defaults and none blocked, and
+        // SIGTERM then SIGKILL when the run ends first.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
     ],
     targets: [
         .target(name: "NetsimCore", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
@@ -123,6 +126,7 @@ let package = Package(
                 "NetsimBench",
                 "NetsimPcap",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Subprocess", package: "swift-subprocess"),
             ]
         ),
         .executableTarget(

@@ -7,6 +7,7 @@ import NetsimCore
 import NetsimInput
 import NetsimPcap
 import NetsimProxy
+import Subprocess
 
 /// `netsim run`: the emulating proxy, one device behind one or more forward rules.
 public struct RunCommand: AsyncParsableCommand {
@@ -321,7 +322,7 @@ public struct RunCommand: AsyncParsableCommand {
         } catch {
             printError("\(error)")
             _ = await parts.stop()
-            throw ExitCode(1)
+            throw ExitCode((error as? CommandStartFailure)?.exitStatus ?? 1)
         }
         let stopReason = await waitForStop(proxy: proxy, command: parts.command)
         let ending = await parts.stop()
@@ -398,7 +399,7 @@ public struct RunCommand: AsyncParsableCommand {
         if let server = parts.admin { logger.info("admin API and live dashboard on http://\(server.address)/") }
         guard !command.isEmpty else { return proxy }
         do {
-            parts.command = try WrappedCommand.start(
+            parts.command = try await WrappedCommand.start(
                 command, environment: WrappedCommand.proxyEnvironment(proxy: proxy, frontEnds: frontEnds, forwards: rules))
         } catch {
             throw CommandStartFailure(command: command[0], reason: error)
@@ -411,6 +412,8 @@ public struct RunCommand: AsyncParsableCommand {
         let command: String
         let reason: any Error
         var description: String { "cannot run \(command): \(reason)" }
+        /// A shell's status for it: 127 for a command not found, 126 for one it cannot run.
+        var exitStatus: Int32 { (reason as? SubprocessError)?.code == .executableNotFound ? 127 : 126 }
     }
 
     /// Waits for the duration, the wrapped command's end, Ctrl-C, SIGTERM or SIGHUP, showing a
@@ -425,7 +428,8 @@ public struct RunCommand: AsyncParsableCommand {
             if let command {
                 group.addTask {
                     let status = await command.exitStatus()
-                    return "the command (exit status \(status))"
+                    if Task.isCancelled { return nil }
+                    return "the command (exit status \(status.map(String.init) ?? "unknown"))"
                 }
             }
             if let duration {

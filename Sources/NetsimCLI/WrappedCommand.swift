@@ -1,5 +1,6 @@
 import Foundation
 import NetsimProxy
+import Subprocess
 import Synchronization
 
 /// The command of `netsim run -- COMMAND ARGS...`: the user's own test suite, run behind the
@@ -7,74 +8,120 @@ import Synchronization
 /// addresses in its environment and inherits netsim's standard input and output; the run lasts
 /// as long as it does. If the run ends first (its duration, a signal), the command gets
 /// SIGTERM, then SIGKILL after `gracePeriod`.
+///
+/// Started through swift-subprocess, whose child begins with every signal at its default and
+/// none blocked. A child of a task thread started with Foundation's `Process` inherited the
+/// thread's mask, SIGTERM blocked, and never saw the run's stop.
 final class WrappedCommand: Sendable {
     /// How long a command has to end after SIGTERM before it is killed.
     static let gracePeriod = Duration.seconds(10)
 
-    private let process: UncheckedProcess
-    private let state = Mutex<State>(State())
+    /// The command from its start to its exit; cancelling it is the stop (Subprocess's
+    /// teardown: SIGTERM, then SIGKILL after the grace period). Awaited by `stop`.
+    private let execution: Task<Void, Never>
+    private let exit: CommandExit
 
-    private struct State {
-        var status: Int32?
-        var waiters: [CheckedContinuation<Int32, Never>] = []
+    private init(execution: Task<Void, Never>, exit: CommandExit) {
+        self.execution = execution
+        self.exit = exit
     }
 
-    private init(process: Process) {
-        self.process = UncheckedProcess(process)
-    }
-
-    /// Starts `arguments` (its first found on the PATH) with `environment` added to netsim's own.
-    static func start(_ arguments: [String], environment: [String: String]) throws -> WrappedCommand {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, ours in ours }
-        let command = WrappedCommand(process: process)
-        process.terminationHandler = { finished in
-            // A command killed by a signal exits as a shell reports it: 128 + the signal.
-            let status = finished.terminationReason == .uncaughtSignal ? 128 + finished.terminationStatus : finished.terminationStatus
-            command.finished(status)
-        }
-        try process.run()
-        return command
-    }
-
-    /// The command's exit status, once it has exited.
-    func exitStatus() async -> Int32 {
-        await withCheckedContinuation { continuation in
-            let status = state.withLock { state -> Int32? in
-                if state.status == nil { state.waiters.append(continuation) }
-                return state.status
+    /// Starts `arguments` (its first found on the PATH) with `environment` added to netsim's
+    /// own; returns once it runs, or throws why it could not start.
+    static func start(_ arguments: [String], environment: [String: String]) async throws -> WrappedCommand {
+        let exit = CommandExit()
+        var options = PlatformOptions()
+        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: gracePeriod)]
+        let additions = Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), Optional($0.value)) })
+        let (starts, started) = AsyncStream.makeStream(of: (any Error)?.self)
+        let execution = Task {
+            do {
+                let result = try await Subprocess.run(
+                    .name(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())),
+                    environment: .inherit.updating(additions), platformOptions: options, input: .currentStandardInput,
+                    output: .currentStandardOutput, error: .currentStandardError
+                ) { _ in started.yield(nil) }
+                exit.finished(Self.status(of: result.terminationStatus))
+            } catch {
+                // Before the start, why it failed; after it, the wait for its end failed.
+                started.yield(error)
+                exit.finished(nil)
             }
-            if let status { continuation.resume(returning: status) }
+            started.finish()
         }
+        for await failure in starts {
+            if let failure { throw failure }
+            break
+        }
+        return WrappedCommand(execution: execution, exit: exit)
+    }
+
+    /// A command killed by a signal exits as a shell reports it: 128 + the signal.
+    private static func status(of termination: TerminationStatus) -> Int32 {
+        switch termination {
+        case .exited(let code): code
+        case .signaled(let signal): 128 + signal
+        }
+    }
+
+    /// The command's exit status once it has exited; nil if the task waiting is cancelled
+    /// first, or if its end could not be told.
+    func exitStatus() async -> Int32? {
+        await exit.status()
     }
 
     /// Ends the command if it still runs (SIGTERM, then SIGKILL after `gracePeriod`); its exit status.
-    func stop() async -> Int32 {
-        if process.value.isRunning {
-            process.value.terminate()
-            let pid = process.value.processIdentifier
-            let killer = Task {
-                try await Task.sleep(for: Self.gracePeriod)
-                kill(pid, SIGKILL)
-            }
-            let status = await exitStatus()
-            killer.cancel()
-            return status
-        }
-        return await exitStatus()
+    func stop() async -> Int32? {
+        execution.cancel()
+        await execution.value
+        return await exit.status()
+    }
+}
+
+/// A command's exit, for any number of waiters, each of whom may stop waiting (cancelled).
+private final class CommandExit: Sendable {
+    private struct State {
+        /// Set once the command has ended: its status, or nil when it could not be told.
+        var ended: Int32?? = nil
+        var waiters: [Int: CheckedContinuation<Int32?, Never>] = [:]
+        var nextWaiter = 0
     }
 
-    private func finished(_ status: Int32) {
+    private let state = Mutex(State())
+
+    func finished(_ status: Int32?) {
         let waiters = state.withLock { state in
-            state.status = status
-            defer { state.waiters = [] }
+            state.ended = .some(status)
+            defer { state.waiters = [:] }
             return state.waiters
         }
-        for waiter in waiters { waiter.resume(returning: status) }
+        for waiter in waiters.values { waiter.resume(returning: status) }
     }
 
+    /// The exit status once the command ended; nil at once if the waiting task is cancelled.
+    func status() async -> Int32? {
+        let waiter = state.withLock { state in
+            defer { state.nextWaiter += 1 }
+            return state.nextWaiter
+        }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: Int32?? = state.withLock { state in
+                    if let ended = state.ended { return ended }
+                    if Task.isCancelled { return .some(nil) }
+                    state.waiters[waiter] = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let continuation = state.withLock { $0.waiters.removeValue(forKey: waiter) }
+            continuation?.resume(returning: nil)
+        }
+    }
+}
+
+extension WrappedCommand {
     /// What the command finds in its environment: where the proxy listens, under the names
     /// HTTP clients read (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, and curl's lowercase
     /// forms) and under netsim's own (`NETSIM_PROXY`, `NETSIM_SOCKS5`, `NETSIM_HTTP_PROXY`,
@@ -116,11 +163,4 @@ final class WrappedCommand: Sendable {
         default: address
         }
     }
-}
-
-/// `Process` is not `Sendable`; this one is only started, asked whether it runs, and sent
-/// SIGTERM, which Foundation allows from any thread.
-private struct UncheckedProcess: @unchecked Sendable {
-    let value: Process
-    init(_ value: Process) { self.value = value }
 }

@@ -100,7 +100,35 @@ import Darwin
             ], timeout: .seconds(30))
         #expect(failed.status == 7, "\(failed.output)")
         let missing = try FrontEndPeers.run([Self.netsim!, "run", "--quiet", "--http-proxy", ":0", "--", "no-such-command-anywhere"])
-        #expect(missing.status == 127, "env's status for a command it cannot find: \(missing.output)")
+        #expect(missing.status == 127, "a shell's status for a command it cannot find: \(missing.output)")
+        #expect(missing.output.contains("cannot run no-such-command-anywhere"), "\(missing.output)")
+    }
+
+    /// A run whose duration ends before its command stops the command with SIGTERM, which the
+    /// command gets at its default (exit status 143 = 128 + 15) and neither blocked nor
+    /// ignored: a command started from a task thread used to inherit the thread's blocked
+    /// signals, so it ran to its own end and the run with it. What the command sees is checked
+    /// from /proc on Linux.
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"))
+    func aRunThatEndsFirstStopsItsCommandWithSIGTERM() throws {
+        let signals = FrontEndPeers.scratchFile()
+        defer { try? FileManager.default.removeItem(atPath: signals) }
+        let script = "grep -E '^Sig(Blk|Ign)' /proc/self/status > \(signals) 2>/dev/null; exec sleep 30"
+        let start = ContinuousClock.now
+        let stopped = try FrontEndPeers.run(
+            [Self.netsim!, "run", "--quiet", "--http-proxy", ":0", "--duration", "1s", "--", "sh", "-c", script], timeout: .seconds(25))
+        #expect(stopped.status == 143, "\(stopped.output)")
+        #expect(ContinuousClock.now - start < .seconds(20), "the command ran to its own end")
+        #expect(stopped.output.contains("stopped by the duration (1s)"), "\(stopped.output)")
+        #if os(Linux)
+        let masks = (try? String(contentsOfFile: signals, encoding: .utf8)) ?? ""
+        // SIGINT is bit 1, SIGTERM bit 14 of the masks.
+        for line in masks.split(separator: "\n") {
+            let mask = UInt64(line.split(separator: "\t").last ?? "", radix: 16) ?? .max
+            #expect(mask & (1 << 1 | 1 << 14) == 0, "\(line)")
+        }
+        #expect(masks.contains("SigBlk") && masks.contains("SigIgn"), "\(masks)")
+        #endif
     }
     /// A part of the run that cannot start (here the admin API, on an address already taken)
     /// stops what did start, by the run's one teardown path, and the run exits 1 at once: the
