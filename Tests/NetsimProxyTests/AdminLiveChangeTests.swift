@@ -183,7 +183,7 @@ import FoundationNetworking
         #expect(await eventually { (try? await proxy.report().events.count) == 1 })
         let report = try await proxy.report()
         let outageAt = try #require(report.events.first?.at)
-        #expect(outageAt >= 20 + resumedAt - pausedAt, "\(outageAt) \(pausedAt) \(resumedAt)")
+        #expect(outageAt >= 20 + resumedAt - pausedAt - 1e-9, "\(outageAt) \(pausedAt) \(resumedAt)")
         #expect(report.timelinePauses?.count == 1)
         #expect(await eventually { (try? await proxy.status().timeline) == .over })
         let over = try await post(base + "/timeline/pause")

@@ -16,7 +16,7 @@ import Testing
         let connection = try phone.connect()
         #expect(try connection.roundTrip(10, on: phone) == 0)
         let change = LinkChange(delay: 0.3)
-        let event = try #require(try phone.trigger(.set(network: nil, up: change, down: change)))
+        let event = try #require(try phone.admin { $0.trigger(.set(network: nil, up: change, down: change)) })
         #expect(event.kind == .set)
         let slowed = try #require(try connection.roundTrip(10, on: phone))
         #expect(abs(slowed - 0.6) <= 0.001 + 1e-9, "round trip after the set: \(slowed) s")
@@ -31,19 +31,19 @@ import Testing
         let phone = try VirtualPhone(Self.profile)
         let connection = try phone.connect()
         try phone.advance(to: 0.1)
-        try phone.trigger(.outage(duration: 60, mode: .stall))
+        try phone.admin { $0.trigger(.outage(duration: 60, mode: .stall)) }
         try phone.advance(to: 0.2)
         connection.write([UInt8](repeating: 7, count: 1000))
         try phone.advance(to: 0.5)
         #expect(connection.clientReceived.isEmpty)
-        let end = try phone.endOutage().get()
+        let end = try phone.admin { $0.endOutage() }.get()
         #expect(end.startedAt == 0.1 && end.plannedEnd == 60.1 && end.movedDeliveries == 1)
         #expect(end.connectivityReturnsAt == nil)
         let back = try #require(try phone.advance(until: 5) { connection.clientReceived.count == 1000 })
         #expect(abs(back - 0.8) <= 0.001 + 1e-9, "the bytes came back at \(back) s")
         let outage = try #require(phone.report().events.first { $0.kind == .outage })
         #expect(outage.durationSeconds.map { abs($0 - 0.4) < 1e-9 } == true, "\(String(describing: outage.durationSeconds))")
-        let again = try phone.endOutage()
+        let again = try phone.admin { $0.endOutage() }
         #expect(throws: ReplannableDevice.EarlyEndRefusal.self) { try again.get() }
     }
 
@@ -53,12 +53,12 @@ import Testing
         let outage = TimelineEvent(at: 3, kind: .outage(duration: 2, mode: .stall))
         let phone = try VirtualPhone(ProxyVirtualTimeTests.profile(events: [outage]))
         try phone.advance(to: 1)
-        let paused = try phone.pauseTimeline().get()
+        let paused = try phone.admin { $0.pauseTimeline() }.get()
         #expect(paused.at == 1)
-        #expect(throws: DeviceModel.TimelinePauseRefusal.self) { try phone.pauseTimeline().get() }
+        #expect(throws: DeviceModel.TimelinePauseRefusal.self) { try phone.admin { $0.pauseTimeline() }.get() }
         try phone.advance(to: 6)
         #expect(phone.report().events.isEmpty, "no scripted event while paused")
-        let resumed = try phone.resumeTimeline().get()
+        let resumed = try phone.admin { $0.resumeTimeline() }.get()
         #expect(resumed.at == 1 && resumed.resumedAt == 6)
         try phone.advance(to: 7.99)
         #expect(phone.report().events.isEmpty)

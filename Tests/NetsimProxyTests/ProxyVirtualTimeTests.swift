@@ -194,32 +194,14 @@ final class VirtualPhone {
 
     func report() -> RunReport { device.report() }
 
-    /// What the admin API's `POST /outage`, `/set`, `/network` and `/handover` do, now.
+    /// Does to the device now what an admin API request does (`device.trigger` for `POST
+    /// /outage`, `/set`, `/network`; `endOutage`, `pauseTimeline`, `resumeTimeline`), then
+    /// lets the sockets move.
     @discardableResult
-    func trigger(_ kind: TimelineEvent.Kind) throws -> DeviceEvent? {
-        let event = device.trigger(kind)
+    func admin<Answer>(_ request: (EmulatedDevice) -> Answer) throws -> Answer {
+        let answer = request(device)
         try pump()
-        return event
-    }
-
-    /// `POST /outage/end`, now.
-    func endOutage() throws -> Result<OutageEnd, ReplannableDevice.EarlyEndRefusal> {
-        let end = device.endOutage()
-        try pump()
-        return end
-    }
-
-    /// `POST /timeline/pause` and `/timeline/resume`, now.
-    func pauseTimeline() throws -> Result<TimelinePause, DeviceModel.TimelinePauseRefusal> {
-        let pause = device.pauseTimeline()
-        try pump()
-        return pause
-    }
-
-    func resumeTimeline() throws -> Result<TimelinePause, DeviceModel.TimelinePauseRefusal> {
-        let pause = device.resumeTimeline()
-        try pump()
-        return pause
+        return answer
     }
 
     /// Ends the run as `NetsimProxy.stop` does: the report as of now, then every connection
