@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimModel
 import NetsimProxy
 import Testing
 
@@ -38,12 +39,30 @@ import Testing
         var app = ledger.record
         app.messagesProduced = arrived.count
         app.droppedMessageIDs = dropped
-        let server = EventStore.DeviceRecord(
-            messageArrivals: arrived.enumerated().map { index, got in
-                got ? EventStore.Arrival(createdAt: Double(index), arrivedAt: Double(index) + 0.1) : nil
-            })
+        var server = EventStore.DeviceRecord(messageArrivals: Array(repeating: nil, count: arrived.count))
+        for (index, got) in arrived.enumerated() where got {
+            _ = server.received(messageID: UInt64(index + 1), createdAt: Double(index), at: Double(index) + 0.1)
+        }
         return DeviceMeasurement(
             index: 0, app: app, deliveries: ledger.deliveries, server: server, proxy: proxyReport(), proxyOrigin: 0)
+    }
+
+    /// The live server counts its messages as the model engine's does (one `ArrivalTally`): a
+    /// message that arrives again is a duplicate and keeps its first arrival; one that first
+    /// arrives after a later one is out of order; one that is not the device's is refused.
+    @Test func theLiveServerCountsArrivalsAsTheModelsDoes() {
+        var server = EventStore.DeviceRecord(messageArrivals: Array(repeating: nil, count: 3))
+        let answers = [
+            server.received(messageID: 1, createdAt: 0, at: 1), server.received(messageID: 3, createdAt: 2, at: 3),
+            server.received(messageID: 2, createdAt: 1, at: 4), server.received(messageID: 3, createdAt: 2, at: 5),
+            server.received(messageID: 4, createdAt: 3, at: 6), server.received(messageID: 0, createdAt: 0, at: 7),
+        ]
+        #expect(answers == [true, true, true, false, false, false])
+        #expect(server.messages.arrived == 3 && server.messages.duplicates == 1 && server.messages.outOfOrder == 1)
+        #expect(server.messageArrivals[2] == EventStore.Arrival(createdAt: 2, arrivedAt: 3), "the first arrival stays")
+        var model = ArrivalTally()
+        for number: UInt64 in [1, 3, 2, 3] { _ = model.receive(number, at: 0) }
+        #expect(model.duplicates == server.messages.duplicates && model.outOfOrder == server.messages.outOfOrder)
     }
 
     /// The reproduction: the last event was produced inside the outage and was still

@@ -93,8 +93,8 @@ enum BenchAnalysis {
             app: app, skippedThrough: server.skippedThrough,
             messages: .init(
                 sent: app.messagesProduced, delivered: arrivals.count,
-                unrecoverable: app.droppedMessageIDs.count { !server.hasArrived(messageID: $0) },
-                duplicated: server.duplicateMessages, outOfOrder: server.outOfOrderMessages),
+                unrecoverable: app.droppedMessageIDs.count { !server.messages.hasArrived($0) },
+                duplicated: server.messages.duplicates, outOfOrder: server.messages.outOfOrder),
             uplink: uplink, recoveries: recoveries.times)
     }
 

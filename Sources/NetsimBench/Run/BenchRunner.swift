@@ -196,7 +196,7 @@ public enum BenchRunner {
                 BenchProgress.Transport(
                     transport: fleet.transport, eventsDelivered: records.reduce(0) { $0 + $1.0.deliveredEventCount },
                     eventsCreated: records.reduce(0) { $0 + $1.1.events.count },
-                    messagesDelivered: records.reduce(0) { $0 + $1.1.messageArrivals.count { $0 != nil } },
+                    messagesDelivered: records.reduce(0) { $0 + $1.1.messages.arrived },
                     messagesProduced: records.reduce(0) { $0 + $1.0.record.messagesProduced },
                     radioStates: states, disconnectedDevices: disconnected))
         }

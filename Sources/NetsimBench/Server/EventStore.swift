@@ -15,13 +15,14 @@ final class EventStore: Sendable {
     /// What a device's server side saw over the run.
     struct DeviceRecord: Sendable {
         var events: [Event] = []
-        /// Each uplink message (id - 1) at its first arrival; nil if it never arrived.
+        /// Each uplink message (id - 1) at its first arrival; nil if it never arrived. The
+        /// recoveries and the uplink latencies are measured from these once the phone's proxy
+        /// has reported its outages.
         var messageArrivals: [Arrival?]
-        /// Messages that arrived again after their first arrival (acknowledged, not kept).
-        var duplicateMessages = 0
-        /// Messages that first arrived after a later one (a resend after a reconnect can do it).
-        var outOfOrderMessages = 0
-        var highestMessageID: UInt64 = 0
+        /// The messages' arrivals counted as the model engine's server counts them: duplicates
+        /// (arrived again, acknowledged and not kept) and messages that first arrived after a
+        /// later one (a resend after a reconnect can do it).
+        var messages = ArrivalTally()
         /// The device's latest event when a client last subscribed "from now"
         /// (`EventStore.fromNow`): every event up to it that the app had not received then is
         /// skipped for good, since no later subscription asks for it again.
@@ -34,11 +35,17 @@ final class EventStore: Sendable {
         var peakQueuedEvents = 0
         var peakQueuedBytes = 0
 
-        /// Whether the message with `messageID` (1-based) arrived.
-        func hasArrived(messageID: UInt64) -> Bool {
+        /// Records the message's arrival; false when it had arrived before (or is not one of
+        /// the device's).
+        mutating func received(messageID: UInt64, createdAt: Double, at time: Double) -> Bool {
             let index = Int(clamping: messageID) - 1
-            return messageArrivals.indices.contains(index) && messageArrivals[index] != nil
+            guard messageArrivals.indices.contains(index) else { return false }
+            let first = !messages.hasArrived(messageID)
+            _ = messages.receive(messageID, at: time)
+            if first { messageArrivals[index] = Arrival(createdAt: createdAt, arrivedAt: time) }
+            return first
         }
+
     }
 
     struct Arrival: Sendable, Equatable {
@@ -93,16 +100,8 @@ final class EventStore: Sendable {
     @discardableResult
     func receive(device: Int, messageID: UInt64, createdAt: Double, at time: Double) -> Bool {
         devices.withLock { records in
-            let index = Int(clamping: messageID) - 1
-            guard records.indices.contains(device), records[device].messageArrivals.indices.contains(index) else { return false }
-            guard records[device].messageArrivals[index] == nil else {
-                records[device].duplicateMessages += 1
-                return false
-            }
-            records[device].messageArrivals[index] = Arrival(createdAt: createdAt, arrivedAt: time)
-            if messageID < records[device].highestMessageID { records[device].outOfOrderMessages += 1 }
-            records[device].highestMessageID = max(records[device].highestMessageID, messageID)
-            return true
+            guard records.indices.contains(device) else { return false }
+            return records[device].received(messageID: messageID, createdAt: createdAt, at: time)
         }
     }
 
