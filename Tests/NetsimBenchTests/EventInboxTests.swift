@@ -40,4 +40,24 @@ import Testing
         #expect(record.peakBufferedEvents <= 8 && record.peakBufferedBytes <= 8 * 106)
         #expect(record.events.arrived + record.receiveBufferDrops == 20_000)
     }
+
+    /// A finished buffer still hands the app what it holds, then the app stops; an app waiting
+    /// on an empty buffer stops when its task is cancelled; events after the finish are not
+    /// buffered.
+    @Test func theAppTakesWhatIsLeftAfterTheFinishAndStopsWhenCancelled() async {
+        let ledger = DeviceLedger(device: 0, outboxLimit: 8)
+        let inbox = EventInbox(ledger: ledger, clock: BenchClock(), mode: .bounded(4), consumer: nil)
+        for _ in 1...4 { ledger.eventCreated(at: 0) }
+        for sequence in 1...3 { await inbox.deliver(Self.event(sequence)) }
+        inbox.finish()
+        await inbox.deliver(Self.event(4))
+        await inbox.runApp()
+        #expect(ledger.record.events.arrived == 3 && ledger.record.receiveBufferDrops == 0)
+        #expect(ledger.record.peakBufferedEvents == 3)
+
+        let idle = EventInbox(ledger: DeviceLedger(device: 1, outboxLimit: 8), clock: BenchClock(), mode: .unbounded, consumer: nil)
+        let waiting = Task { await idle.runApp() }
+        waiting.cancel()
+        await waiting.value
+    }
 }

@@ -25,15 +25,22 @@ final class EventInbox: Sendable {
     /// The highest sequence that came off the network: where a new connection resumes, even
     /// while some of those events still wait in the buffer.
     let networkOffset = HighestSequence()
-    private let buffer: (stream: AsyncStream<Event>, continuation: AsyncStream<Event>.Continuation)?
-    /// The payload sizes of the events the buffer holds, oldest first, and their sum: the
-    /// stream keeps the newest `capacity` events and hands the oldest to the app, so after each
-    /// yield the buffer is the newest events it says it holds. Counted from the stream's own
-    /// answer, not by the app as it takes an event, which would lag behind it: an event taken
-    /// but not yet counted made a full buffer of 64 look like 65.
-    private let held = Mutex((sizes: CircularBuffer<Int>(), bytes: 0))
     /// The most events the buffer holds (nil in pull mode).
     private let capacity: Int?
+    private let buffer = Mutex(Buffer())
+
+    /// The events between the network and the app, oldest first, each held once, with their
+    /// payload bytes; and the app, when it waits for the next. Counted under the same lock as
+    /// the events move, so that the peak is the buffer's own count: a count kept by the app as
+    /// it takes an event lagged behind, and a full buffer of 64 looked like 65.
+    private struct Buffer {
+        var events = CircularBuffer<Event>()
+        var bytes = 0
+        /// The app, waiting for an event (the buffer is empty then).
+        var app: CheckedContinuation<Event?, Never>?
+        /// No event comes any more; the app takes what is left, then stops.
+        var finished = false
+    }
 
     init(ledger: DeviceLedger, clock: BenchClock, mode: ClientSettings.ReceiveBuffer, consumer: ClientSettings.Consumer?) {
         self.ledger = ledger
@@ -45,47 +52,90 @@ final class EventInbox: Sendable {
         case .bounded(let limit): capacity = limit
         case .unbounded: capacity = ClientSettings.ReceiveBuffer.unboundedSafetyLimit
         }
-        buffer = capacity.map { AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest($0)) }
     }
 
     /// The network side has read `event`: buffered, it waits for the app (the oldest dropped
-    /// when full); pulled, the app handles it before this returns.
+    /// when full), or goes to the app at once if it is waiting; pulled, the app handles it
+    /// before this returns.
     func deliver(_ event: Event) async {
-        guard let input = buffer?.continuation, let capacity else {
+        guard let capacity else {
             ledger.noteBuffered(events: 1, bytes: event.payloadBytes)
             await handle(event)
             networkOffset.raise(to: event.sequence)
             return
         }
         networkOffset.raise(to: event.sequence)
-        let now = held.withLock { held in
-            // Under the lock, so that yields and the sizes stay in the same order.
-            let holding: Int
-            let dropped: Bool
-            switch input.yield(event) {
-            case .enqueued(let remaining): (holding, dropped) = (capacity - remaining, false)
-            case .dropped: (holding, dropped) = (capacity, true)
-            case .terminated: (holding, dropped) = (0, false)
-            @unknown default: (holding, dropped) = (held.sizes.count, false)
+        let outcome = buffer.withLock { buffer -> Delivery in
+            guard !buffer.finished else { return Delivery() }
+            if let app = buffer.app {
+                buffer.app = nil
+                return Delivery(waitingApp: app)
             }
-            held.sizes.append(event.payloadBytes)
-            held.bytes += event.payloadBytes
-            while held.sizes.count > holding, let oldest = held.sizes.popFirst() { held.bytes -= oldest }
-            return (events: held.sizes.count, bytes: held.bytes, dropped: dropped)
+            var dropped = false
+            if buffer.events.count == capacity, let oldest = buffer.events.popFirst() {
+                buffer.bytes -= oldest.payloadBytes
+                dropped = true
+            }
+            buffer.events.append(event)
+            buffer.bytes += event.payloadBytes
+            return Delivery(events: buffer.events.count, bytes: buffer.bytes, dropped: dropped)
         }
-        if now.dropped { ledger.countReceiveBufferDrop() }
-        ledger.noteBuffered(events: now.events, bytes: now.bytes)
+        outcome.waitingApp?.resume(returning: event)
+        if outcome.dropped { ledger.countReceiveBufferDrop() }
+        ledger.noteBuffered(events: outcome.events, bytes: outcome.bytes)
     }
 
-    /// The app: takes buffered events at its pace until `finish()`. Returns at once in pull mode.
+    /// What a delivery did: handed the event to the app waiting for it, or left the buffer
+    /// holding this many events and bytes, having dropped the oldest or not.
+    private struct Delivery {
+        var waitingApp: CheckedContinuation<Event?, Never>?
+        var events = 0
+        var bytes = 0
+        var dropped = false
+    }
+
+    /// The app: takes buffered events at its pace until `finish()` and the buffer is empty, or
+    /// until its task is cancelled. Returns at once in pull mode.
     func runApp() async {
-        guard let events = buffer?.stream else { return }
-        for await event in events {
+        guard capacity != nil else { return }
+        while let event = await next() {
             await handle(event)
         }
     }
 
-    func finish() { buffer?.continuation.finish() }
+    func finish() {
+        let app = buffer.withLock { buffer in
+            buffer.finished = true
+            defer { buffer.app = nil }
+            return buffer.app
+        }
+        app?.resume(returning: nil)
+    }
+
+    /// The oldest buffered event, or the next to come; nil once finished and empty, or when the
+    /// app's task is cancelled while it waits.
+    private func next() async -> Event? {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let ready: Event?? = buffer.withLock { buffer in
+                    if let event = buffer.events.popFirst() {
+                        buffer.bytes -= event.payloadBytes
+                        return .some(event)
+                    }
+                    if buffer.finished || Task.isCancelled { return .some(nil) }
+                    buffer.app = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let app = buffer.withLock { buffer in
+                defer { buffer.app = nil }
+                return buffer.app
+            }
+            app?.resume(returning: nil)
+        }
+    }
 
     /// The app handles one event: it takes `1 / rate` seconds with a consumer, none without.
     /// A cancelled wait still hands the event to the app: it came off the network.
