@@ -439,13 +439,13 @@ final class EmulatedDevice {
             datagrams.count(bytes, direction, droppedBy: why)
         case .deliver(let delivery, let leftOn):
             let capture = options.observer.map { _ in
-                Held.DatagramCapture(
+                DatagramRecord(
                     direction: direction, payload: Array(payload.readableBytesView), clientPort: clientPort,
                     upstreamAddress: peer.ipAddress, upstreamPort: peer.port, readAt: now)
             }
             if ticket == nil, delivery.at <= now {
                 // Due already (a link with no delay): written now, without a timer.
-                if let capture { captureDatagram(capture, onAir: delivery.onAir) }
+                if let capture { options.observer?.datagram(capture, onAir: delivery.onAir) }
                 let written = deliver(leftOn)
                 datagrams.count(bytes, direction, droppedBy: written ? nil : .overflow)
                 break
@@ -456,7 +456,7 @@ final class EmulatedDevice {
             if let ticket {
                 held.hold(.datagram(timer, delivery, capture: capture), answeredBy: ticket)
             } else if let capture {
-                captureDatagram(capture, onAir: delivery.onAir)
+                options.observer?.datagram(capture, onAir: delivery.onAir)
             }
             timer.fired.futureResult.assumeIsolated().whenComplete { [self] fired in
                 datagrams.stopWaiting(bytes, direction)
@@ -613,12 +613,6 @@ final class EmulatedDevice {
             upstreamPort: opening.upstreamPort, handshakeOnAir: handshake.start)
     }
 
-    private func captureDatagram(_ capture: Held.DatagramCapture, onAir: LinkSchedule.Transmission) {
-        options.observer?.datagram(
-            capture.direction, capture.payload, clientPort: capture.clientPort, upstreamAddress: capture.upstreamAddress,
-            upstreamPort: capture.upstreamPort, onAir: onAir, at: capture.readAt)
-    }
-
     private func captureClosed(_ connection: ConnectionID, reset: Bool, at time: Double) {
         if phone.nextTicket != nil {
             held.hold(.closed(connection, reset: reset, at: time), answeredBy: nil)
@@ -653,7 +647,7 @@ final class EmulatedDevice {
             case .lookup(let answer, let answeredAt):
                 if replan != nil { answer.move(to: clock.deadline(answeredAt)) }
             case .datagram(let timer, let delivery, let capture):
-                if let capture { captureDatagram(capture, onAir: delivery.onAir) }
+                if let capture { options.observer?.datagram(capture, onAir: delivery.onAir) }
                 if replan != nil { timer.move(to: clock.deadline(delivery.at)) }
             }
         }

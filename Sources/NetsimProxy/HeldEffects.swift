@@ -30,16 +30,6 @@ struct HeldEffects<Connection: AnyObject, Timer> {
         var wokeAt: Double?
     }
 
-    /// A datagram as a capture records it, once its time on air is known for good.
-    struct DatagramCapture: Equatable {
-        var direction: Direction
-        var payload: [UInt8]
-        var clientPort: Int
-        var upstreamAddress: String?
-        var upstreamPort: Int?
-        var readAt: Double
-    }
-
     enum Effect {
         case opened(Opening, handshake: LinkSchedule.Transmission)
         case chunk(Connection, Direction, payload: [UInt8]?, Delivery, readAt: Double)
@@ -49,7 +39,9 @@ struct HeldEffects<Connection: AnyObject, Timer> {
         case wakeUp(WakeCandidate)
         case lookup(Timer, answeredAt: Double)
         /// A UDP datagram's delivery, by its timer, and its capture (nil without one).
-        case datagram(Timer, Delivery, capture: DatagramCapture?)
+        /// With what a capture records of it (nil without a capture), once its time on air is
+        /// known for good.
+        case datagram(Timer, Delivery, capture: DatagramRecord?)
     }
 
     /// What the held effects became.

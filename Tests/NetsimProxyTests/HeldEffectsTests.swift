@@ -87,7 +87,7 @@ import Testing
     @Test("a held datagram takes the replan's delivery, counted if it moved, or keeps its first if the replan drops it")
     func heldDatagrams() {
         var held = Held()
-        let capture = Held.DatagramCapture(
+        let capture = DatagramRecord(
             direction: .up, payload: [7], clientPort: 5000, upstreamAddress: "127.0.0.1", upstreamPort: 53, readAt: 12)
         held.hold(.datagram("moved", Self.delivery(at: 50.2), capture: capture), answeredBy: 0)
         held.hold(.datagram("dropped now", Self.delivery(at: 50.3), capture: nil), answeredBy: 1)

@@ -307,10 +307,7 @@ final class ClosingObserver: LinkObserver {
         _ connection: ConnectionID, clientPort: Int, upstreamAddress: String?, upstreamPort: Int?, handshakeOnAir: Double
     ) {}
     func carried(_ connection: ConnectionID, _ direction: Direction, _ bytes: [UInt8], onAir: LinkSchedule.Transmission, at time: Double) {}
-    func datagram(
-        _ direction: Direction, _ bytes: [UInt8], clientPort: Int, upstreamAddress: String?, upstreamPort: Int?,
-        onAir: LinkSchedule.Transmission, at time: Double
-    ) {}
+    func datagram(_ datagram: DatagramRecord, onAir: LinkSchedule.Transmission) {}
     func closed(_ connection: ConnectionID, reset: Bool, at time: Double) {
         if reset { state.withLock { $0 += 1 } }
     }

@@ -15,14 +15,31 @@ public protocol LinkObserver: Sendable {
     func carried(
         _ connection: ConnectionID, _ direction: Direction, _ bytes: [UInt8], onAir: LinkSchedule.Transmission,
         at time: Double)
-    /// A UDP datagram of the flow from the phone's `clientPort` to (or from) `upstreamAddress`
-    /// and `upstreamPort` will cross the link, on air from `onAir.start`; the proxy read it at
-    /// `time`.
-    func datagram(
-        _ direction: Direction, _ bytes: [UInt8], clientPort: Int, upstreamAddress: String?, upstreamPort: Int?,
-        onAir: LinkSchedule.Transmission, at time: Double)
+    /// A UDP datagram will cross the link, on air from `onAir.start`.
+    func datagram(_ datagram: DatagramRecord, onAir: LinkSchedule.Transmission)
     /// The connection ended: both FINs passed on (the later on air at `time`), or a reset.
     func closed(_ connection: ConnectionID, reset: Bool, at time: Double)
     /// The run stopped at `time`, where its report ends: nothing after it crossed the link.
     func runEnded(at time: Double)
+}
+
+/// A UDP datagram of the flow from the phone's `clientPort` to (or from) `upstreamAddress` and
+/// `upstreamPort`, read by the proxy at `readAt`: what a capture records of it besides its time
+/// on air, which an outage ended early may still move (the proxy holds the record until then).
+public struct DatagramRecord: Sendable, Equatable {
+    public var direction: Direction
+    public var payload: [UInt8]
+    public var clientPort: Int
+    public var upstreamAddress: String?
+    public var upstreamPort: Int?
+    public var readAt: Double
+
+    public init(direction: Direction, payload: [UInt8], clientPort: Int, upstreamAddress: String?, upstreamPort: Int?, readAt: Double) {
+        self.direction = direction
+        self.payload = payload
+        self.clientPort = clientPort
+        self.upstreamAddress = upstreamAddress
+        self.upstreamPort = upstreamPort
+        self.readAt = readAt
+    }
 }

@@ -28,14 +28,11 @@ public struct CaptureLinkObserver: LinkObserver {
         writer.data(connection, direction, bytes, onAirStart: onAir.start, onAirEnd: onAir.end, at: time)
     }
 
-    public func datagram(
-        _ direction: Direction, _ bytes: [UInt8], clientPort: Int, upstreamAddress: String?, upstreamPort: Int?,
-        onAir: LinkSchedule.Transmission, at time: Double
-    ) {
-        guard let upstreamAddress, let server = IPAddress(upstreamAddress), let upstreamPort else { return }
+    public func datagram(_ datagram: DatagramRecord, onAir: LinkSchedule.Transmission) {
+        guard let address = datagram.upstreamAddress, let server = IPAddress(address), let port = datagram.upstreamPort else { return }
         let endpoints = CaptureEndpoints(
-            clientPort: UInt16(truncatingIfNeeded: clientPort), server: server, serverPort: UInt16(truncatingIfNeeded: upstreamPort))
-        writer.datagram(endpoints, direction, bytes, onAir: onAir.start, at: time)
+            clientPort: UInt16(truncatingIfNeeded: datagram.clientPort), server: server, serverPort: UInt16(truncatingIfNeeded: port))
+        writer.datagram(endpoints, datagram.direction, datagram.payload, onAir: onAir.start, at: datagram.readAt)
     }
 
     public func closed(_ connection: ConnectionID, reset: Bool, at time: Double) {
