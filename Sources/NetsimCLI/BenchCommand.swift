@@ -110,10 +110,7 @@ public struct BenchCommand: AsyncParsableCommand {
             guard (1...Self.mostLiveDevices).contains(devices) else {
                 throw ValidationError("--devices must be from 1 to \(Self.mostLiveDevices), got \(devices)")
             }
-            if let modelOnly = chosen.first(where: { !$0.playsLive }) {
-                throw ValidationError(
-                    "--transports \(modelOnly.rawValue): the live bench has no \(modelOnly.title) client or server; use --engine model")
-            }
+            if let refusal = BenchTransport.liveRefusal(chosen) { throw ValidationError(refusal) }
         case .model:
             guard (1...Self.mostModelDevices).contains(devices) else {
                 throw ValidationError("--devices must be from 1 to \(Self.mostModelDevices) with --engine model, got \(devices)")

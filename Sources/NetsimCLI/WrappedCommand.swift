@@ -1,7 +1,6 @@
 import Foundation
 import NetsimProxy
 import Subprocess
-import Synchronization
 
 /// The command of `netsim run -- COMMAND ARGS...`: the user's own test suite, run behind the
 /// emulated phone as mahimahi's shells run theirs, without root. It starts with the proxy's
@@ -16,44 +15,50 @@ final class WrappedCommand: Sendable {
     /// How long a command has to end after SIGTERM before it is killed.
     static let gracePeriod = Duration.seconds(10)
 
-    /// The command from its start to its exit; cancelling it is the stop (Subprocess's
-    /// teardown: SIGTERM, then SIGKILL after the grace period). Awaited by `stop`.
-    private let execution: Task<Void, Never>
-    private let exit: CommandExit
+    /// The command from its start to its exit status (nil if its end could not be told);
+    /// cancelling it is the stop (Subprocess's teardown: SIGTERM, then SIGKILL after the grace
+    /// period). Awaited by `stop`.
+    private let execution: Task<Int32?, Never>
+    /// The exit status once, for the one task that waits for the command to end by itself
+    /// (`exitStatus`); a stream, so that the wait ends when that task is cancelled.
+    private let exits: AsyncStream<Int32?>
 
-    private init(execution: Task<Void, Never>, exit: CommandExit) {
+    private init(execution: Task<Int32?, Never>, exits: AsyncStream<Int32?>) {
         self.execution = execution
-        self.exit = exit
+        self.exits = exits
     }
 
     /// Starts `arguments` (its first found on the PATH) with `environment` added to netsim's
     /// own; returns once it runs, or throws why it could not start.
     static func start(_ arguments: [String], environment: [String: String]) async throws -> WrappedCommand {
-        let exit = CommandExit()
         var options = PlatformOptions()
         options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: gracePeriod)]
         let additions = Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), Optional($0.value)) })
         let (starts, started) = AsyncStream.makeStream(of: (any Error)?.self)
-        let execution = Task {
+        let (exits, exited) = AsyncStream.makeStream(of: Int32?.self)
+        let execution = Task { () -> Int32? in
+            defer { started.finish() }
+            var status: Int32?
             do {
                 let result = try await Subprocess.run(
                     .name(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())),
                     environment: .inherit.updating(additions), platformOptions: options, input: .currentStandardInput,
                     output: .currentStandardOutput, error: .currentStandardError
                 ) { _ in started.yield(nil) }
-                exit.finished(Self.status(of: result.terminationStatus))
+                status = Self.status(of: result.terminationStatus)
             } catch {
                 // Before the start, why it failed; after it, the wait for its end failed.
                 started.yield(error)
-                exit.finished(nil)
             }
-            started.finish()
+            exited.yield(status)
+            exited.finish()
+            return status
         }
         for await failure in starts {
             if let failure { throw failure }
             break
         }
-        return WrappedCommand(execution: execution, exit: exit)
+        return WrappedCommand(execution: execution, exits: exits)
     }
 
     /// A command killed by a signal exits as a shell reports it: 128 + the signal.
@@ -64,60 +69,17 @@ final class WrappedCommand: Sendable {
         }
     }
 
-    /// The command's exit status once it has exited; nil if the task waiting is cancelled
-    /// first, or if its end could not be told.
+    /// The command's exit status once it has exited by itself; nil if the waiting task is
+    /// cancelled first, or if its end could not be told. For one waiter.
     func exitStatus() async -> Int32? {
-        await exit.status()
+        for await status in exits { return status }
+        return nil
     }
 
     /// Ends the command if it still runs (SIGTERM, then SIGKILL after `gracePeriod`); its exit status.
     func stop() async -> Int32? {
         execution.cancel()
-        await execution.value
-        return await exit.status()
-    }
-}
-
-/// A command's exit, for any number of waiters, each of whom may stop waiting (cancelled).
-private final class CommandExit: Sendable {
-    private struct State {
-        /// Set once the command has ended: its status, or nil when it could not be told.
-        var ended: Int32?? = nil
-        var waiters: [Int: CheckedContinuation<Int32?, Never>] = [:]
-        var nextWaiter = 0
-    }
-
-    private let state = Mutex(State())
-
-    func finished(_ status: Int32?) {
-        let waiters = state.withLock { state in
-            state.ended = .some(status)
-            defer { state.waiters = [:] }
-            return state.waiters
-        }
-        for waiter in waiters.values { waiter.resume(returning: status) }
-    }
-
-    /// The exit status once the command ended; nil at once if the waiting task is cancelled.
-    func status() async -> Int32? {
-        let waiter = state.withLock { state in
-            defer { state.nextWaiter += 1 }
-            return state.nextWaiter
-        }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let ready: Int32?? = state.withLock { state in
-                    if let ended = state.ended { return ended }
-                    if Task.isCancelled { return .some(nil) }
-                    state.waiters[waiter] = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        } onCancel: {
-            let continuation = state.withLock { $0.waiters.removeValue(forKey: waiter) }
-            continuation?.resume(returning: nil)
-        }
+        return await execution.value
     }
 }
 

@@ -30,9 +30,7 @@ public struct BenchConfiguration: Sendable {
 
     /// Why this configuration cannot run live: nil when it can.
     public func problem() -> String? {
-        if let modelOnly = plan.transports.first(where: { !$0.playsLive }) {
-            return "the live bench has no \(modelOnly.title) client or server: play --transports \(modelOnly.rawValue) with --engine model"
-        }
+        if let refusal = BenchTransport.liveRefusal(plan.transports) { return refusal }
         if !(timeScale > 0) || !timeScale.isFinite { return "the time scale must be a positive number, got \(timeScale)" }
         if timeScale != 1, plan.transports != [.grpc] {
             return "only the gRPC transport scales its timers: a time scale needs the gRPC transport alone"

@@ -26,6 +26,13 @@ public enum BenchTransport: String, CaseIterable, Sendable, Codable, CodingKeyRe
     /// Whether the live bench has a client and a server for it.
     public var playsLive: Bool { self != .quic }
 
+    /// Why the live bench cannot play `transports`: nil when it can. One message for the
+    /// command line's check and the live runner's.
+    public static func liveRefusal(_ transports: [BenchTransport]) -> String? {
+        guard let modelOnly = transports.first(where: { !$0.playsLive }) else { return nil }
+        return "--transports \(modelOnly.rawValue): the live bench has no \(modelOnly.title) client or server; use --engine model"
+    }
+
     public static func < (lhs: BenchTransport, rhs: BenchTransport) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }
