@@ -28,8 +28,14 @@ import Testing
             var iterator = inbound.makeAsyncIterator()
             for _ in 0..<7 { trips.append(try await Loopback.roundTrip(100, inbound: &iterator, outbound: outbound).seconds) }
         }
-        let median = trips.sorted()[trips.count / 2]
-        #expect(abs(median - 0.100) < 0.005, "median echo round trip \(median) s")
+        // The delay is a floor: no trip may beat 100 ms. Lateness is the machine's (a timer fired
+        // late on a loaded event loop; CI's other lanes share the cores), so the median gets half
+        // of one direction's delay, which still fails a direction left undelayed or
+        // delayed twice.
+        let sorted = trips.sorted()
+        let median = sorted[sorted.count / 2]
+        #expect(sorted[0] >= 0.0995, "fastest echo round trip \(sorted[0]) s")
+        #expect(median < 0.125, "median echo round trip \(median) s")
         _ = try await proxy.stop()
         try await server.close()
     }
