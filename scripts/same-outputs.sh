@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Shows that two netsim binaries write the same reports, byte for byte, for the same seeds: the
-# model engine's benches (every transport over TCP, stalls, blackholes, resets, handovers, a NAT
-# that forgets connections, the client strategies the model plays), the keepalive tuner and the
-# capture analyzer. A change that should not move a number (a refactor, a speed-up) is checked
-# by building the binary before it and after it:
+# model engine's benches (every transport over TCP and QUIC, stalls, blackholes, resets,
+# handovers, a NAT that forgets connections, the client strategies the model plays), the
+# keepalive tuner (QUIC included) and the capture analyzer. A change that should not move a
+# number (a refactor, a speed-up) is checked by building the binary before it and after it:
 #
 #   scripts/same-outputs.sh /path/to/netsim-before .build/release/netsim
 #
@@ -68,6 +68,8 @@ commands=(
     "tune-grpc tune keepalive --seeds 1 --horizon 30m --out OUT --quiet --format md,json"
     "tune-paths tune keepalive --transport ws --seeds 1 --horizon 30m --profile $work/nat.yaml --profile $work/blackholes.yaml --out OUT --quiet --format json"
     "tune-heartbeat tune keepalive --transport heartbeat --seeds 1 --horizon 30m --profile $work/nat.yaml --out OUT --quiet --format json"
+    "quic bench --engine model --transports rest,quic --profile lte-handover --duration 30m --devices 5 --seed 8 --out OUT --quiet --format md,json"
+    "tune-quic tune keepalive --transport quic --seeds 1 --horizon 30m --profile lte-good --profile $work/blackholes.yaml --out OUT --quiet --format md,json"
 )
 for seed in scripts/fuzz/seeds/*.seed; do
     name=$(basename "$seed" .seed)

@@ -178,7 +178,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         if Self.namedImpairments[impairments] == nil, !FileManager.default.fileExists(atPath: impairments) {
             throw ValidationError("--impairments: '\(impairments)' is neither default, none nor a file")
         }
-        var sweep = KeepaliveSweep(profiles: [Profile.passThrough])
+        var sweep = KeepaliveSweep(profiles: [Profile.passThrough], transport: transport)
         try configure(&sweep)
         if let problem = sweep.problem() { throw ValidationError(problem) }
         if verify {
@@ -213,12 +213,11 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         }
     }
 
-    /// Everything but the profiles, the policy file and the workload file.
+    /// Everything but the transport, the profiles, the policy file and the workload file.
     func configure(_ sweep: inout KeepaliveSweep) throws {
-        sweep.transport = transport
-        sweep.natTimeouts = try natTimeoutList() ?? transport.defaultNATTimeouts
+        if let list = try natTimeoutList() { sweep.natTimeouts = list }
         if let list = try durations(keepaliveTimes, option: "--keepalive-times") { sweep.keepaliveTimes = list }
-        sweep.keepaliveTimeouts = try durations(keepaliveTimeouts, option: "--keepalive-timeouts") ?? transport.defaultKeepaliveTimeouts
+        if let list = try durations(keepaliveTimeouts, option: "--keepalive-timeouts") { sweep.keepaliveTimeouts = list }
         sweep.permitWithoutCalls = permitWithoutCalls.values
         sweep.horizon = horizon
         sweep.seeds = seeds
@@ -236,7 +235,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     public func run() async throws {
         try requireReportDirectory(out)
         let names = profiles.isEmpty ? ["lte-good", "umts-3g", "nr-sa"] : profiles
-        var sweep = KeepaliveSweep(profiles: try names.map(resolveProfile))
+        var sweep = KeepaliveSweep(profiles: try names.map(resolveProfile), transport: transport)
         try configure(&sweep)
         if !["grpc-core", "grpc-swift", "none"].contains(serverPolicy) {
             sweep.serverPolicy = try loadSettings(serverPolicy, GRPCServerPolicy.load)

@@ -54,12 +54,14 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         }
     }
 
-    public var transport = Transport.grpc
+    /// Fixed at creation: the NAT timeouts and keepalive timeouts a sweep starts with are its
+    /// transport's (UDP ones and idle timeouts for QUIC).
+    public let transport: Transport
     public var profiles: [Profile]
     /// NAT idle timeouts in seconds; nil is no NAT.
-    public var natTimeouts: [Double?] = Self.defaultNATTimeouts
+    public var natTimeouts: [Double?]
     public var keepaliveTimes: [Double] = Self.defaultKeepaliveTimes
-    public var keepaliveTimeouts: [Double] = Self.defaultProbeTimeouts
+    public var keepaliveTimeouts: [Double]
     /// How long a probe may go unanswered (`--keepalive-timeouts`): gRPC core's 20 s and common
     /// mobile values.
     public static let defaultProbeTimeouts: [Double] = [5, 10, 20]
@@ -108,8 +110,13 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     /// client's 10 s with 30 s (docs/tune.md, QUIC settings).
     public static let quicBaselines = [Keepalive(time: 15, timeout: 30), Keepalive(time: 10, timeout: 30)]
 
-    public init(profiles: [Profile]) {
+    /// A sweep of `transport` with its defaults: `transport.defaultNATTimeouts` and
+    /// `transport.defaultKeepaliveTimeouts`.
+    public init(profiles: [Profile], transport: Transport = .grpc) {
         self.profiles = profiles
+        self.transport = transport
+        natTimeouts = transport.defaultNATTimeouts
+        keepaliveTimeouts = transport.defaultKeepaliveTimeouts
     }
 
     /// The grid: every time with every timeout below it, and every permit-without-calls choice;

@@ -9,9 +9,10 @@ import Testing
 /// The tuner's acceptance: hand-checked figures on small sweeps.
 struct KeepaliveTunerTests {
     static func sweep(
-        _ profile: String = "lte-good", nat: [Double?], times: [Double], timeouts: [Double] = [10], seeds: Int = 4
+        _ profile: String = "lte-good", transport: KeepaliveSweep.Transport = .grpc, nat: [Double?], times: [Double],
+        timeouts: [Double] = [10], seeds: Int = 4
     ) throws -> KeepaliveSweep {
-        var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: profile)])
+        var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: profile)], transport: transport)
         sweep.natTimeouts = nat
         sweep.keepaliveTimes = times
         sweep.keepaliveTimeouts = timeouts
@@ -182,8 +183,7 @@ struct KeepaliveTunerTests {
     /// An adaptive heartbeat lengthens its interval while answers come, so it spends less than
     /// its starting interval would, and is compared with the fixed ones.
     @Test func theAdaptiveHeartbeatIsComparedWithTheFixedOnes() throws {
-        var sweep = try Self.sweep(nat: [nil], times: [210, 600], seeds: 2)
-        sweep.transport = .heartbeat
+        var sweep = try Self.sweep(transport: .heartbeat, nat: [nil], times: [210, 600], seeds: 2)
         sweep.adaptive = true
         sweep.horizon = 4 * 3600
         let results = try sweep.run()

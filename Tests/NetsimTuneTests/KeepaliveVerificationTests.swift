@@ -61,19 +61,18 @@ struct KeepaliveVerificationTests {
     }
 
     @Test func onlyGRPCWithARecommendationCanBeVerified() throws {
-        var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: "lte-good")])
-        sweep.transport = .ws
-        sweep.natTimeouts = [nil]
-        sweep.keepaliveTimes = [60]
-        sweep.seeds = 1
-        sweep.horizon = 600
-        #expect(throws: KeepaliveVerification.Refusal.self) { try KeepaliveVerification(sweep.run()) }
+        func sweep(_ transport: KeepaliveSweep.Transport, nat: Double?, horizon: Double) throws -> KeepaliveSweep {
+            var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: "lte-good")], transport: transport)
+            sweep.natTimeouts = [nat]
+            sweep.keepaliveTimes = [60]
+            sweep.seeds = 1
+            sweep.horizon = horizon
+            return sweep
+        }
+        #expect(throws: KeepaliveVerification.Refusal.self) { try KeepaliveVerification(sweep(.ws, nat: nil, horizon: 600).run()) }
 
         // A 60 s keepalive behind a 30 s NAT is never viable: nothing to verify.
-        sweep.transport = .grpc
-        sweep.natTimeouts = [30]
-        sweep.horizon = 3600
-        #expect(throws: KeepaliveVerification.Refusal.self) { try KeepaliveVerification(sweep.run()) }
+        #expect(throws: KeepaliveVerification.Refusal.self) { try KeepaliveVerification(sweep(.grpc, nat: 30, horizon: 3600).run()) }
     }
 
     @Test func agreementIsWithinFifteenPercentOfTheLarger() {

@@ -10,11 +10,21 @@ import Testing
 /// NAT timeouts.
 struct QUICKeepaliveTunerTests {
     static func sweep(nat: [Double?], times: [Double], idleTimeouts: [Double]) throws -> KeepaliveSweep {
-        var sweep = try KeepaliveTunerTests.sweep(nat: nat, times: times, timeouts: idleTimeouts, seeds: 2)
-        sweep.transport = .quic
+        var sweep = try KeepaliveTunerTests.sweep(transport: .quic, nat: nat, times: times, timeouts: idleTimeouts, seeds: 2)
         sweep.horizon = 3600
         sweep.impairments = .none
         return sweep
+    }
+
+    /// A QUIC sweep made in Swift starts from QUIC's defaults, as `--transport quic` does: UDP
+    /// NAT timeouts and idle timeouts, not TCP's NATs and gRPC's probe timeouts.
+    @Test func aQUICSweepStartsFromUDPNATsAndIdleTimeouts() throws {
+        let quic = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: "lte-good")], transport: .quic)
+        #expect(quic.natTimeouts == [30, 60, 120, 180, 300, nil] && quic.keepaliveTimeouts == [30, 60, 120, 300])
+        #expect(quic.problem() == nil)
+        let grpc = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: "lte-good")])
+        #expect(grpc.transport == .grpc && grpc.natTimeouts == [30, 60, 120, 350, 600, 1200, 1800, nil])
+        #expect(grpc.keepaliveTimeouts == [5, 10, 20])
     }
 
     /// The grid pairs each PING interval with the idle timeouts at least twice as long (quic-go
