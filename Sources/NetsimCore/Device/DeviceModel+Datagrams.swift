@@ -153,16 +153,12 @@ extension DeviceModel {
             }
             guard let ready = gaps.datagramPassage(at: time) else { return .drop(.outage) }
             if let limit = uplink.parameters.queueLimit, uplink.backlog(at: time) + bytes > limit { return .drop(.queueFull) }
-            let admission = admitToRadio(at: ready, .up, bytes)
-            let transmission = uplink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: 0)
-            radio?.transmitted(from: transmission.start, to: transmission.end, direction: .up, bytes: bytes)
+            let (admission, transmission) = putOnAir(bytes, .up, readyAt: ready, retransmissionTimeout: 0)
             let propagated = transmission.end + uplink.propagationDelay()
             if uplink.datagramLost(bytes) { return .drop(.loss) }
             let arrival = datagramFlows.delivery(propagated, .up, keepingOrder: uplink.parameters.keepsDatagramsInOrder)
             state.lastActivity = max(state.lastActivity, arrival)
-            let waits = ChunkWaits(admission, outage: ready - time, queue: transmission.start - admission.start)
-            chunkDelayLedger?.add(.up, readAt: time, deliveredAt: arrival, radioWait: admission.totalWait)
-            return .deliver(Delivery(at: arrival, waits: waits, onAir: transmission), mapping: state.number)
+            return .deliver(delivered(.up, readAt: time, at: arrival, admission, transmission, outage: ready - time), mapping: state.number)
         case .down:
             if let sentTo, sentTo != state.number { return .drop(.oldAddress) }
             if udpMappingExpired(state, at: time) {
@@ -175,15 +171,12 @@ extension DeviceModel {
             let atRadio = time + min(baseDelay, propagation)
             guard let ready = gaps.datagramPassage(at: atRadio) else { return .drop(.outage) }
             if let limit = downlink.parameters.queueLimit, downlink.backlog(at: atRadio) + bytes > limit { return .drop(.queueFull) }
-            let admission = admitToRadio(at: ready, .down, bytes)
-            let transmission = downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: 0)
-            radio?.transmitted(from: transmission.start, to: transmission.end, direction: .down, bytes: bytes)
+            let (admission, transmission) = putOnAir(bytes, .down, readyAt: ready, retransmissionTimeout: 0)
             if downlink.datagramLost(bytes) { return .drop(.loss) }
             let delivery = datagramFlows.delivery(
                 transmission.end + max(0, propagation - baseDelay), .down, keepingOrder: downlink.parameters.keepsDatagramsInOrder)
-            let waits = ChunkWaits(admission, outage: ready - atRadio, queue: transmission.start - admission.start)
-            chunkDelayLedger?.add(.down, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
-            return .deliver(Delivery(at: delivery, waits: waits, onAir: transmission), mapping: state.number)
+            return .deliver(
+                delivered(.down, readAt: time, at: delivery, admission, transmission, outage: ready - atRadio), mapping: state.number)
         }
     }
 

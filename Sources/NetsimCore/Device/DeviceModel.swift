@@ -129,17 +129,11 @@ public struct DeviceModel: Sendable {
         settle(through: time)
         let timeout = retransmissionTimeout
         let queryReady = gaps.deliverableTime(time, retransmissionTimeout: timeout)
-        let queryAdmission = admitToRadio(at: queryReady, .up, Self.lookupQueryBytes)
-        let query = uplink.serialize(
-            Self.lookupQueryBytes, readyAt: queryAdmission.start, gaps: gaps, retransmissionTimeout: timeout)
-        radio?.transmitted(from: query.start, to: query.end, direction: .up, bytes: 0)
-        let answerAtRadio = query.end + uplink.propagationDelay() + downlink.propagationDelay()
+        let query = putOnAir(Self.lookupQueryBytes, .up, readyAt: queryReady, retransmissionTimeout: timeout, isPayload: false)
+        let answerAtRadio = query.transmission.end + uplink.propagationDelay() + downlink.propagationDelay()
         let answerReady = gaps.deliverableTime(answerAtRadio, retransmissionTimeout: timeout)
-        let answerAdmission = admitToRadio(at: answerReady, .down, Self.lookupAnswerBytes)
-        let answer = downlink.serialize(
-            Self.lookupAnswerBytes, readyAt: answerAdmission.start, gaps: gaps, retransmissionTimeout: timeout)
-        radio?.transmitted(from: answer.start, to: answer.end, direction: .down, bytes: 0)
-        return answer.end
+        let answer = putOnAir(Self.lookupAnswerBytes, .down, readyAt: answerReady, retransmissionTimeout: timeout, isPayload: false)
+        return answer.transmission.end
     }
 
     public mutating func closeConnection(_ id: ConnectionID) {
@@ -172,38 +166,58 @@ public struct DeviceModel: Sendable {
         switch direction {
         case .up:
             let ready = gaps.deliverableTime(time, retransmissionTimeout: timeout)
-            let admission = admitToRadio(at: ready, .up, bytes)
-            let transmission = uplink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: timeout)
-            radio?.transmitted(from: transmission.start, to: transmission.end, direction: .up, bytes: bytes)
+            let (admission, transmission) = putOnAir(bytes, .up, readyAt: ready, retransmissionTimeout: timeout)
             let arrival =
                 transmission.end + uplink.propagationDelay()
                 + uplink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let arrivalThroughGaps = gaps.deliverableTime(arrival, retransmissionTimeout: timeout)
             let delivery = uplink.deliveryInOrder(on: connection, at: arrivalThroughGaps)
-            let waits = ChunkWaits(
-                admission, outage: (ready - time) + (arrivalThroughGaps - arrival), queue: transmission.start - admission.start)
             // The carrier's NAT sees the bytes when they get through, not when the app wrote
             // them: bytes an outage held refresh the mapping when TCP's retransmission lands.
             state.lastActivity = max(state.lastActivity, delivery)
             connections[connection] = state
-            chunkDelayLedger?.add(.up, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
-            return .deliver(Delivery(at: delivery, waits: waits, onAir: transmission))
+            return .deliver(
+                delivered(
+                    .up, readAt: time, at: delivery, admission, transmission, outage: (ready - time) + (arrivalThroughGaps - arrival)))
         case .down:
             let atRadio =
                 time + downlink.propagationDelay()
                 + downlink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let ready = gaps.deliverableTime(atRadio, retransmissionTimeout: timeout)
-            let admission = admitToRadio(at: ready, .down, bytes)
-            let transmission = downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: timeout)
-            radio?.transmitted(from: transmission.start, to: transmission.end, direction: .down, bytes: bytes)
+            let (admission, transmission) = putOnAir(bytes, .down, readyAt: ready, retransmissionTimeout: timeout)
             let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
-            let waits = ChunkWaits(admission, outage: ready - atRadio, queue: transmission.start - admission.start)
             // The server's retransmission that gets through an outage passes the NAT then.
             state.lastActivity = max(state.lastActivity, ready)
             connections[connection] = state
-            chunkDelayLedger?.add(.down, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
-            return .deliver(Delivery(at: delivery, waits: waits, onAir: transmission))
+            return .deliver(delivered(.down, readAt: time, at: delivery, admission, transmission, outage: ready - atRadio))
         }
+    }
+
+    /// Bytes (a chunk, a datagram, a lookup) that reach the radio at `ready` go on air in
+    /// `direction`: the radio admits them (paging, a promotion, DRX), the link serializes them,
+    /// and the radio records the transmission that restarts its tail timers, counting its bytes
+    /// only if they are payload (a lookup's are not, as a capture's analysis counts them).
+    mutating func putOnAir(
+        _ bytes: Int, _ direction: Direction, readyAt ready: Double, retransmissionTimeout: Double, isPayload: Bool = true
+    ) -> (admission: RadioAdmission, transmission: LinkSchedule.Transmission) {
+        let admission = admitToRadio(at: ready, direction, bytes)
+        let transmission =
+            direction == .up
+            ? uplink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+            : downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+        radio?.transmitted(from: transmission.start, to: transmission.end, direction: direction, bytes: isPayload ? bytes : 0)
+        return (admission, transmission)
+    }
+
+    /// The delivery of bytes read at `time` that arrive at `delivery`, with what they waited
+    /// for (the radio, `outage`, the link's queue), counted in the chunk-delay ledger.
+    mutating func delivered(
+        _ direction: Direction, readAt time: Double, at delivery: Double, _ admission: RadioAdmission,
+        _ transmission: LinkSchedule.Transmission, outage: Double
+    ) -> Delivery {
+        chunkDelayLedger?.add(direction, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
+        let waits = ChunkWaits(admission, outage: outage, queue: transmission.start - admission.start)
+        return Delivery(at: delivery, waits: waits, onAir: transmission)
     }
 
     /// The round trip TCP sees on the current network: both one-way delays.
