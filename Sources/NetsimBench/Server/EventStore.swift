@@ -40,12 +40,11 @@ final class EventStore: Sendable {
         mutating func received(messageID: UInt64, createdAt: Double, at time: Double) -> Bool {
             let index = Int(clamping: messageID) - 1
             guard messageArrivals.indices.contains(index) else { return false }
-            let first = !messages.hasArrived(messageID)
             _ = messages.receive(messageID, at: time)
-            if first { messageArrivals[index] = Arrival(createdAt: createdAt, arrivedAt: time) }
-            return first
+            guard messageArrivals[index] == nil else { return false }
+            messageArrivals[index] = Arrival(createdAt: createdAt, arrivedAt: time)
+            return true
         }
-
     }
 
     struct Arrival: Sendable, Equatable {
