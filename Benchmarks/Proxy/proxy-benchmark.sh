@@ -17,8 +17,14 @@ cd "$(dirname "$0")/../.."
 here=Benchmarks/Proxy
 scripts/install-deps.sh
 command -v iperf3 >/dev/null || { export DEBIAN_FRONTEND=noninteractive; apt-get install -y -qq iperf3 >/dev/null; }
-swift build -c release --product netsim >/dev/null
-netsim=.build/release/netsim
+# NETSIM=PATH measures another netsim binary (one commit's build against another's, alternated
+# in the same minutes); unset, this checkout's release build.
+if [ -n "${NETSIM:-}" ]; then
+    netsim=$NETSIM
+else
+    swift build -c release --product netsim >/dev/null
+    netsim=.build/release/netsim
+fi
 ulimit -n 65536 2>/dev/null || ulimit -n "$(ulimit -Hn)"
 idle_connections=$(( $(ulimit -n) / 2 - 500 ))
 [ "$idle_connections" -gt 10000 ] && idle_connections=10000
