@@ -13,7 +13,7 @@ public struct BenchShard: Sendable, Codable {
     /// Says what the file is, so a merge handed another JSON file says so.
     public static let kindName = "netsim bench shard"
     /// Bumped when the layout changes: a merge refuses parts of another layout.
-    public static let layoutVersion = 2
+    public static let layoutVersion = 3
 
     public var kind = BenchShard.kindName
     public var layout = BenchShard.layoutVersion

@@ -14,28 +14,11 @@ public struct ConnectionTable<Value> {
         ids.firstIndex(of: id)
     }
 
-    /// The connection's value; setting nil forgets the connection.
+    /// The connection's value; setting nil forgets the connection. No `_modify`: a change through
+    /// it (`table[id]?.field = x`) is a read and a write, where a modify coroutine holding the
+    /// optional copy needed a frame on the heap, a malloc and a free per change (issue 22).
     @inlinable public subscript(id: ConnectionID) -> Value? {
         get { position(of: id).map { values[$0] } }
-        _modify {
-            if let index = position(of: id) {
-                var value: Value? = values[index]
-                yield &value
-                if let value {
-                    values[index] = value
-                } else {
-                    ids.remove(at: index)
-                    values.remove(at: index)
-                }
-            } else {
-                var value: Value?
-                yield &value
-                if let value {
-                    ids.append(id)
-                    values.append(value)
-                }
-            }
-        }
         set {
             if let index = position(of: id) {
                 if let newValue {

@@ -197,6 +197,7 @@ public struct DeviceModel: Sendable {
     /// `direction`: the radio admits them (paging, a promotion, DRX), the link serializes them,
     /// and the radio records the transmission that restarts its tail timers, counting its bytes
     /// only if they are payload (a lookup's are not, as a capture's analysis counts them).
+    @inline(__always)
     mutating func putOnAir(
         _ bytes: Int, _ direction: Direction, readyAt ready: Double, retransmissionTimeout: Double, isPayload: Bool = true
     ) -> (admission: RadioAdmission, transmission: LinkSchedule.Transmission) {
@@ -211,6 +212,7 @@ public struct DeviceModel: Sendable {
 
     /// The delivery of bytes read at `time` that arrive at `delivery`, with what they waited
     /// for (the radio, `outage`, the link's queue), counted in the chunk-delay ledger.
+    @inline(__always)
     mutating func delivered(
         _ direction: Direction, readAt time: Double, at delivery: Double, _ admission: RadioAdmission,
         _ transmission: LinkSchedule.Transmission, outage: Double
@@ -394,6 +396,7 @@ public struct DeviceModel: Sendable {
     // MARK: Internals
 
     /// The clock has reached `time`: what the radio and its waits scheduled until then is past.
+    @inline(__always)
     mutating func settle(through time: Double) {
         radio?.settle(through: time)
         radioWaits.settle(through: time)
@@ -413,6 +416,7 @@ public struct DeviceModel: Sendable {
             stages, start: start, pagingPhase: random.unitInterval() * pagingCycle, recordsTimeline: recordsTimeline)
     }
 
+    @inline(__always)
     mutating func admitToRadio(at time: Double, _ direction: Direction, _ bytes: Int) -> RadioAdmission {
         guard let admission = radio?.admit(at: time, direction: direction, bytes: bytes) else {
             return RadioAdmission(requested: time)
@@ -429,6 +433,7 @@ public struct DeviceModel: Sendable {
     public private(set) var wakeUps = 0
     public private(set) var latestWakeUp = -Double.infinity
 
+    @inline(__always)
     private mutating func noteWake(_ admission: RadioAdmission) {
         guard let wake = admission.wokeRadioAt else { return }
         wakeUps += 1

@@ -58,9 +58,15 @@ struct RadioLedger: Sendable, Codable {
     private(set) var accountedUntil: Double
     let startTime: Double
 
-    private var secondsByStage: [Double]
-    private var energyByStage: [Double]
-    private var promotionsByStage: [Int]
+    /// Each stage's duration (the last one's `.infinity`) and power, and the figures added up
+    /// per stage, inline rather than in arrays: `account` adds to them several times for every
+    /// chunk the model engine sends, and the arrays' uniqueness and bounds checks were most of
+    /// its time (issue 22). A chain has at most `RadioStages.maximumCount` stages.
+    private let durations: PerStage<Double>
+    private let powers: PerStage<Double>
+    private var secondsByStage = PerStage<Double>()
+    private var energyByStage = PerStage<Double>()
+    private var promotionsByStage = PerStage<Int>()
     private var promotionSeconds = 0.0
     private var promotionEnergy = 0.0
     private var transferEnergy = 0.0
@@ -68,15 +74,19 @@ struct RadioLedger: Sendable, Codable {
     private var timeline: StateTimelineRecorder?
 
     init(_ description: RadioStages, start: Double, recordsTimeline: Bool) {
+        precondition(description.stages.count <= RadioStages.maximumCount, "a radio's chain has at most \(RadioStages.maximumCount) stages")
         stages = description.stages
         alphaUp = description.alphaUp
         alphaDown = description.alphaDown
         position = RadioChainPosition(stage: description.stages.count - 1, anchor: start)
         accountedUntil = start
         startTime = start
-        secondsByStage = Array(repeating: 0, count: description.stages.count)
-        energyByStage = Array(repeating: 0, count: description.stages.count)
-        promotionsByStage = Array(repeating: 0, count: description.stages.count)
+        var (durations, powers) = (PerStage<Double>(), PerStage<Double>())
+        for (index, stage) in description.stages.enumerated() {
+            durations[index] = index == description.stages.count - 1 ? .infinity : stage.duration
+            powers[index] = stage.power
+        }
+        (self.durations, self.powers) = (durations, powers)
         timeline = recordsTimeline ? StateTimelineRecorder() : nil
     }
 
@@ -119,7 +129,7 @@ struct RadioLedger: Sendable, Codable {
         var stageStart = position.anchor
         var index = position.stage
         while from < time {
-            let stageEnd = index == stages.count - 1 ? Double.infinity : stageStart + stages[index].duration
+            let stageEnd = stageStart + durations[index]
             if stageEnd > from { add(stage: index, from: from, to: min(time, stageEnd)) }
             from = max(from, min(time, stageEnd))
             stageStart = stageEnd
@@ -128,17 +138,18 @@ struct RadioLedger: Sendable, Codable {
         accountedUntil = time
     }
 
+    @inline(__always)
     private mutating func add(stage index: Int, from start: Double, to end: Double) {
         guard end > start else { return }
         secondsByStage[index] += end - start
-        energyByStage[index] += (end - start) * stages[index].power
+        energyByStage[index] += (end - start) * powers[index]
         timeline?.append(stages[index].state, from: start, to: end)
     }
 
     /// The totals so far (cheap: no names, no dictionaries).
     var runningTotals: RadioRunningTotals {
         var totals = RadioRunningTotals(
-            promotions: promotionsByStage.reduce(0, +), promotionSeconds: promotionSeconds,
+            promotions: stages.indices.reduce(0) { $0 + promotionsByStage[$1] }, promotionSeconds: promotionSeconds,
             promotionEnergy: promotionEnergy, transferEnergy: transferEnergy)
         // By index: read per packet, so the stages (names included) are not copied.
         for index in stages.indices {
@@ -168,7 +179,7 @@ struct RadioLedger: Sendable, Codable {
         }
         secondsByState[.promotion] = promotionSeconds
         energyByState[.promotion] = promotionEnergy
-        let energy = energyByStage.reduce(0, +) + promotionEnergy + transferEnergy
+        let energy = stages.indices.reduce(0) { $0 + energyByStage[$1] } + promotionEnergy + transferEnergy
         return RadioReport(
             model: model,
             durationSeconds: accountedUntil - startTime,
@@ -182,5 +193,37 @@ struct RadioLedger: Sendable, Codable {
             bytes: .init(up: bytesMoved.up, down: bytesMoved.down),
             heldAtEnd: held,
             timeline: timeline?.segments)
+    }
+}
+
+/// A value for each stage of a radio's chain (at most `RadioStages.maximumCount`), stored inline:
+/// no array's heap buffer, uniqueness check or bounds check between the ledger and its figures.
+struct PerStage<Value: Sendable & Codable & AdditiveArithmetic>: Sendable, Codable {
+    private var first = Value.zero
+    private var second = Value.zero
+    private var third = Value.zero
+    private var fourth = Value.zero
+
+    init() {}
+
+    subscript(index: Int) -> Value {
+        get {
+            switch index {
+            case 0: first
+            case 1: second
+            case 2: third
+            case 3: fourth
+            default: preconditionFailure("a radio's chain has at most \(RadioStages.maximumCount) stages")
+            }
+        }
+        set {
+            switch index {
+            case 0: first = newValue
+            case 1: second = newValue
+            case 2: third = newValue
+            case 3: fourth = newValue
+            default: preconditionFailure("a radio's chain has at most \(RadioStages.maximumCount) stages")
+            }
+        }
     }
 }

@@ -12,6 +12,32 @@ public struct RadioStages: Sendable, Equatable, Codable {
     /// alpha). Over any window it adds alpha * Mbit transferred joules.
     public let alphaUp: Double
     public let alphaDown: Double
+
+    /// The most stages a chain has: LTE's four (continuous reception, short DRX, long DRX,
+    /// IDLE). The radio's ledger keeps its per-stage figures inline for that many.
+    public static let maximumCount = 4
+}
+
+extension RadioStages {
+    private enum CodingKeys: String, CodingKey {
+        case model, stages, alphaUp, alphaDown
+    }
+
+    /// Read back from a shard's partial report: refused unless it is a chain the radio can run
+    /// (one to `maximumCount` stages, the last lasting forever).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        model = try container.decode(String.self, forKey: .model)
+        stages = try container.decode([RadioStage].self, forKey: .stages)
+        alphaUp = try container.decode(Double.self, forKey: .alphaUp)
+        alphaDown = try container.decode(Double.self, forKey: .alphaDown)
+        guard (1...Self.maximumCount).contains(stages.count), stages.last?.duration == .infinity else {
+            throw DecodingError.dataCorruptedError(
+                forKey: .stages, in: container,
+                debugDescription:
+                    "a radio's chain has 1 to \(Self.maximumCount) stages, the last lasting forever; this one has \(stages.count)")
+        }
+    }
 }
 
 public struct RadioStage: Sendable, Equatable, Codable {

@@ -230,6 +230,7 @@ public struct RadioStateMachine: Sendable, Codable {
     /// past and joins the totals, which run to `time` (`runningTotals`). A live caller calls it
     /// as its clock advances, which also keeps the activity held for later bounded by what is
     /// in flight.
+    @inline(__always)
     public mutating func settle(through time: Double) {
         settleActivity(through: time)
         // Not into a promotion still under way: the ledger would count that time twice.
@@ -258,6 +259,7 @@ public struct RadioStateMachine: Sendable, Codable {
     /// Hands the ledger the activity that is past at `time`, in the order it was decided. By
     /// index, not through a slice: it runs before every chunk the model engine sends, and the
     /// slice's retain and release were a visible part of that.
+    @inline(__always)
     private mutating func settleActivity(through time: Double) {
         guard time > settledThrough else { return }
         settledThrough = time
@@ -266,9 +268,15 @@ public struct RadioStateMachine: Sendable, Codable {
             ledger.apply(scheduled[past])
             past += 1
         }
-        if past > 0 { scheduled.removeFirst(past) }
+        // Most often all of it is past: dropped from the end, not through `replaceSubrange`.
+        if past == scheduled.count {
+            scheduled.truncate(to: 0)
+        } else if past > 0 {
+            scheduled.removeFirst(past)
+        }
     }
 
+    @inline(__always)
     private func stage(at time: Double) -> (index: Int, start: Double) {
         position.stage(at: time, in: stages)
     }
@@ -290,6 +298,7 @@ public struct RadioStateMachine: Sendable, Codable {
     }
 
     /// Hands `activity` to the ledger if it is past, or holds it until `settle` says it is.
+    @inline(__always)
     private mutating func record(_ activity: RadioActivity) {
         if scheduled.isEmpty, activity.settledAt <= settledThrough {
             ledger.apply(activity)

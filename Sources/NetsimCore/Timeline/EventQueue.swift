@@ -1,10 +1,16 @@
 /// Entries ordered by time, ties broken by the order they were scheduled, so the same inputs
 /// always replay the same way: the model engine's agenda and the capture writer's planned
-/// segments. A binary heap: scheduling and taking the next entry cost O(log n), and the queue
-/// holds only what is pending, never the past.
+/// segments. The queue holds only what is pending, never the past.
+///
+/// Kept sorted latest first, so the next entry is the last: taking it is a `popLast`, and an
+/// entry due before everything pending (most often a chunk's arrival, scheduled tens of
+/// milliseconds ahead of a model device's far-off workload times) is an append. Anywhere
+/// else, a binary search finds its place and the later entries move up one. A model device
+/// has a handful pending, where this costs less than a binary heap's sifts (issue 22: the heap
+/// was 7% of a model run).
 ///
 /// Inlinable, so that the model engine (another module) gets it specialized for its element:
-/// called unspecialized, every heap step went through generic metadata and witness-table
+/// called unspecialized, every step went through generic metadata and witness-table
 /// lookups, and the agenda alone took over half of a model run's time (issue 22's profile).
 public struct EventQueue<Element> {
     @usableFromInline
@@ -26,25 +32,26 @@ public struct EventQueue<Element> {
         }
     }
 
-    @usableFromInline var heap: [Entry] = []
+    /// Latest first: the next entry is the last.
+    @usableFromInline var entries: [Entry] = []
     @usableFromInline var scheduled: UInt64 = 0
 
     @inlinable
     public init() {}
 
     @inlinable
-    public var isEmpty: Bool { heap.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty }
     @inlinable
-    public var count: Int { heap.count }
+    public var count: Int { entries.count }
 
     /// When the next entry is due.
     @inlinable
-    public var nextTime: Double? { heap.first?.time }
+    public var nextTime: Double? { entries.last?.time }
 
     /// When the next entry is due and its order number: the key that `takeOrder`'s entries
     /// are compared with.
     @inlinable
-    public var nextKey: (time: Double, order: UInt64)? { heap.first.map { ($0.time, $0.order) } }
+    public var nextKey: (time: Double, order: UInt64)? { entries.last.map { ($0.time, $0.order) } }
 
     /// Takes the order number that scheduling an entry now would give it, for an entry the
     /// caller keeps outside the queue (the model engine's armed timers: one that is cancelled
@@ -56,46 +63,30 @@ public struct EventQueue<Element> {
         return scheduled
     }
 
-    /// Sifts with a hole (each step moves one entry, not two) in the heap's own buffer (no
-    /// uniqueness or bounds check per step): the agenda is a fifth of a model run.
     @inlinable
     public mutating func schedule(_ element: Element, at time: Double) {
         scheduled += 1
         let entry = Entry(time: time, order: scheduled, element: element)
-        heap.append(entry)
-        heap.withUnsafeMutableBufferPointer { heap in
-            var hole = heap.count - 1
-            while hole > 0 {
-                let parent = (hole - 1) / 2
-                guard entry.precedes(heap[parent]) else { break }
-                heap[hole] = heap[parent]
-                hole = parent
-            }
-            heap[hole] = entry
+        guard let last = entries.last, !entry.precedes(last) else {
+            // Due before everything pending: it is the next.
+            entries.append(entry)
+            return
         }
+        // The first place whose entry is due before the new one: everything from there on is
+        // earlier, everything before it later (the new entry's order number is the highest, so
+        // it follows every entry due at the same time).
+        var (low, high) = (0, entries.count - 1)
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].precedes(entry) { high = middle } else { low = middle + 1 }
+        }
+        entries.insert(entry, at: low)
     }
 
     /// Removes and returns the earliest entry.
     @inlinable
     public mutating func next() -> (time: Double, element: Element)? {
-        guard let last = heap.popLast() else { return nil }
-        guard !heap.isEmpty else { return (last.time, last.element) }
-        let first = heap[0]
-        heap.withUnsafeMutableBufferPointer { heap in
-            let count = heap.count
-            var hole = 0
-            while true {
-                let left = 2 * hole + 1
-                guard left < count else { break }
-                let right = left + 1
-                let child = right < count && heap[right].precedes(heap[left]) ? right : left
-                guard heap[child].precedes(last) else { break }
-                heap[hole] = heap[child]
-                hole = child
-            }
-            heap[hole] = last
-        }
-        return (first.time, first.element)
+        entries.popLast().map { ($0.time, $0.element) }
     }
 }
 
