@@ -27,9 +27,17 @@ public struct ConnectivityGaps: Sendable, Equatable {
 
     private let scripted: [Gap]
     private let period: Double?
-    private var live: [Gap] = []
+    private var live: [Gap] = [] {
+        didSet { gapFreeFrom = lastGapEnd() }
+    }
     /// The timeline's clock, which the scripted gaps follow: paused, they wait (`ScriptClock`).
-    public var script = ScriptClock()
+    public var script = ScriptClock() {
+        didSet { gapFreeFrom = lastGapEnd() }
+    }
+    /// From when no gap can be in force or begin: the end of the last one, if the timeline
+    /// neither repeats nor was paused; never otherwise. The model engine asks about gaps several
+    /// times for every chunk, nearly always long after the last one (issue 22).
+    private var gapFreeFrom = -Double.infinity
 
     /// - Parameters:
     ///   - scripted: gaps within one period of the timeline, sorted by start.
@@ -37,6 +45,12 @@ public struct ConnectivityGaps: Sendable, Equatable {
     public init(scripted: [Gap], period: Double?) {
         self.scripted = scripted.sorted { $0.start < $1.start }
         self.period = period
+        gapFreeFrom = lastGapEnd()
+    }
+
+    private func lastGapEnd() -> Double {
+        guard period == nil, script.isIdentity else { return .infinity }
+        return (scripted + live).map(\.end).max() ?? -.infinity
     }
 
     /// Adds a gap decided at run time (an outage or handover triggered through the admin API).
@@ -47,6 +61,7 @@ public struct ConnectivityGaps: Sendable, Equatable {
 
     /// The gap in force at `time`, if any, in absolute time.
     public func gap(containing time: Double) -> Gap? {
+        guard time < gapFreeFrom else { return nil }
         for gap in live where gap.start <= time && time < gap.end { return gap }
         guard !scripted.isEmpty else { return nil }
         guard script.isIdentity else { return scriptedGap(containing: time) }
@@ -113,6 +128,7 @@ public struct ConnectivityGaps: Sendable, Equatable {
     /// first retransmission (RTO backoff from `time`) at or after the gap's end. Gaps that the
     /// retransmission lands in are waited out the same way.
     public func deliverableTime(_ time: Double, retransmissionTimeout rto: Double) -> Double {
+        guard time < gapFreeFrom else { return time }
         var sentAt = time
         while let gap = gap(containing: sentAt) {
             var retry = sentAt
@@ -138,6 +154,7 @@ public struct ConnectivityGaps: Sendable, Equatable {
     /// The first gap starting after `time` (absolute), for splitting a long serialization.
     /// Called for every chunk on a rate-limited link, so it allocates nothing.
     public func nextGapStart(after time: Double) -> Double? {
+        guard time < gapFreeFrom else { return nil }
         var best = Double.infinity
         for gap in live where gap.start > time { best = min(best, gap.start) }
         if !script.isIdentity {
