@@ -127,8 +127,15 @@ public struct ConnectivityGaps: Sendable, Equatable {
     /// When bytes first sent at `time` get through: `time` itself outside a gap, otherwise the
     /// first retransmission (RTO backoff from `time`) at or after the gap's end. Gaps that the
     /// retransmission lands in are waited out the same way.
+    ///
+    /// Inlined, so that the model engine's check of a chunk long after the last gap is a
+    /// comparison, not a call.
+    @inline(__always)
     public func deliverableTime(_ time: Double, retransmissionTimeout rto: Double) -> Double {
-        guard time < gapFreeFrom else { return time }
+        time < gapFreeFrom ? retransmittedTime(time, retransmissionTimeout: rto) : time
+    }
+
+    private func retransmittedTime(_ time: Double, retransmissionTimeout rto: Double) -> Double {
         var sentAt = time
         while let gap = gap(containing: sentAt) {
             var retry = sentAt
