@@ -196,7 +196,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private var serverActions: [ServerAction] = []
     /// The armed timers, kept beside the agenda rather than in it: a timer cancelled or set
     /// again (a REST request's timeout, every poll) then leaves no entry behind for the agenda
-    /// to sift and pop. The client's by `TransportTimer.rawValue`.
+    /// to order and pop. The client's by `TransportTimer.rawValue`.
     private var clientTimers = [Deadline?](repeating: nil, count: TransportTimer.allCases.count)
     private var serverTimers: [(timer: ServerTimer, deadline: Deadline)] = []
     private var networkAvailable = true
