@@ -74,7 +74,6 @@ struct RadioLedger: Sendable, Codable {
     private var timeline: StateTimelineRecorder?
 
     init(_ description: RadioStages, start: Double, recordsTimeline: Bool) {
-        precondition(description.stages.count <= RadioStages.maximumCount, "a radio's chain has at most \(RadioStages.maximumCount) stages")
         stages = description.stages
         alphaUp = description.alphaUp
         alphaDown = description.alphaDown
@@ -213,7 +212,7 @@ struct PerStage<Value: Sendable & Codable & AdditiveArithmetic>: Sendable, Codab
             case 1: second
             case 2: third
             case 3: fourth
-            default: preconditionFailure("a radio's chain has at most \(RadioStages.maximumCount) stages")
+            default: Self.beyondTheChain(index)
             }
         }
         set {
@@ -222,8 +221,12 @@ struct PerStage<Value: Sendable & Codable & AdditiveArithmetic>: Sendable, Codab
             case 1: second = newValue
             case 2: third = newValue
             case 3: fourth = newValue
-            default: preconditionFailure("a radio's chain has at most \(RadioStages.maximumCount) stages")
+            default: Self.beyondTheChain(index)
             }
         }
+    }
+
+    private static func beyondTheChain(_ index: Int) -> Never {
+        preconditionFailure("stage \(index): a radio's chain has at most \(RadioStages.maximumCount) stages")
     }
 }
