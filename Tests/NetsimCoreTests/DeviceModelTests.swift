@@ -181,6 +181,31 @@ import Testing
         #expect(device.events.first?.affectedConnections == 1)
     }
 
+    /// Issue 22: a chunk's radio wait on air when added, with nothing waiting before it, goes
+    /// into the totals at once, where the next settle would have put it; one on air behind a
+    /// chunk still waiting keeps its place behind it. The DRX waits are chosen so that the two
+    /// orders of adding them differ in the last bit: 0.1 + 0.2 + 0.6 is 0.9, 0.1 + 0.6 + 0.2 is
+    /// 0.8999999999999999.
+    @Test func radioWaitsAddUpInTheOrderTheChunksCame() {
+        func admission(requested: Double, drx: Double) -> RadioAdmission {
+            var admission = RadioAdmission(requested: requested)
+            admission.drxWait = drx
+            admission.start = requested + drx
+            return admission
+        }
+        var ledger = RadioWaitLedger()
+        ledger.settle(through: 1)
+        ledger.add(admission(requested: 0.9, drx: 0.1))  // on air at 1: added at once
+        ledger.add(admission(requested: 1, drx: 0.2))  // on air at 1.2: waits
+        ledger.add(admission(requested: 0.4, drx: 0.6))  // on air at 1, but behind the one waiting
+        #expect(ledger.totals(until: 1).chunks == 2)
+        #expect(ledger.totals(until: 1.1).drxSeconds == 0.1 + 0.6)
+        ledger.settle(through: 1.5)
+        let totals = ledger.totals(until: 1.5)
+        #expect(totals.chunks == 3 && totals.delayedChunks == 3)
+        #expect(totals.drxSeconds == 0.9)
+    }
+
     /// Issue 10: a run that ends inside an outage. The request sent at 51 s is held until TCP's
     /// retransmission after the outage (45-75 s); a report at 60 s ends at 60 s, does not count
     /// the promotion that retransmission will need, and says what is still held.

@@ -153,7 +153,7 @@ public struct DeviceModel: Sendable {
         case .reset: return .reset
         case .open: break
         }
-        if let fate = expireNATMapping(of: connection, at: time, recorded: bytes > 0) {
+        if let fate = expireNATMapping(of: connection, &state, at: time, recorded: bytes > 0) {
             return fate == .silenced ? .discard : .reset
         }
         // Never backwards: bytes an outage held may already have refreshed it for later. Written
@@ -442,19 +442,24 @@ public struct DeviceModel: Sendable {
 
     /// Whether the NAT forgot `connection`'s mapping before `time`.
     private func natMappingExpired(_ connection: ConnectionID, at time: Double) -> Bool {
-        guard let timeout = profile.nat?.idleTimeout, let state = connections[connection] else { return false }
+        guard let state = connections[connection] else { return false }
+        return natMappingExpired(state, at: time)
+    }
+
+    private func natMappingExpired(_ state: ConnectionState, at time: Double) -> Bool {
+        guard let timeout = profile.nat?.idleTimeout else { return false }
         return time - state.lastActivity > timeout
     }
 
-    /// Kills `connection` by its NAT mapping if the mapping expired before `time`, recording
-    /// when it did; nil if the mapping still holds. Called lazily, when bytes would cross the
-    /// NAT. A FIN (`recorded` false) that finds the mapping gone is not recorded: it closes a
-    /// connection nobody will use again, and nothing the app relied on was lost to the NAT.
+    /// Kills `connection`, whose state the caller holds (and writes back), by its NAT mapping
+    /// if the mapping expired before `time`, recording when it did; nil if the mapping still
+    /// holds. Called lazily, when bytes would cross the NAT. A FIN (`recorded` false) that finds
+    /// the mapping gone is not recorded: it closes a connection nobody will use again, and
+    /// nothing the app relied on was lost to the NAT.
     private mutating func expireNATMapping(
-        of connection: ConnectionID, at time: Double, recorded: Bool
+        of connection: ConnectionID, _ state: inout ConnectionState, at time: Double, recorded: Bool
     ) -> ConnectionState.Fate? {
-        guard let nat = profile.nat, let timeout = nat.idleTimeout, var state = connections[connection], state.fate == .open,
-            natMappingExpired(connection, at: time)
+        guard let nat = profile.nat, let timeout = nat.idleTimeout, state.fate == .open, natMappingExpired(state, at: time)
         else { return nil }
         state.fate = nat.mode == .silent ? .silenced : .reset
         connections[connection] = state
@@ -764,14 +769,29 @@ struct RadioWaitLedger: Sendable, Codable {
     private var settled = RadioWaitTotals()
     /// Admissions whose chunk goes on air after the time settled so far.
     private var scheduled: [RadioAdmission] = []
+    /// The latest time settled. Not written down: a ledger read back only reports.
+    private var settledThrough = -Double.infinity
 
+    private enum CodingKeys: String, CodingKey {
+        case settled, scheduled
+    }
+
+    /// An admission already on air when nothing waits before it is added at once, exactly
+    /// where the next `settle` would have added it (first): a chunk that waits for nothing
+    /// then skips the list (issue 22).
     mutating func add(_ admission: RadioAdmission) {
-        scheduled.append(admission)
+        if scheduled.isEmpty, admission.start <= settledThrough {
+            settled.add(admission)
+        } else {
+            scheduled.append(admission)
+        }
     }
 
     /// One pass: the admissions on air by `time` are added in the order they came, the rest
     /// move up in theirs.
     mutating func settle(through time: Double) {
+        settledThrough = max(settledThrough, time)
+        guard !scheduled.isEmpty else { return }
         var kept = 0
         for index in scheduled.indices {
             let admission = scheduled[index]
