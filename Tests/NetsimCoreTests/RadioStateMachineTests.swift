@@ -244,25 +244,21 @@ import Testing
     /// A radio written down by a shard is read back by the merge: a chain the ledger cannot
     /// hold (more than four stages, or a last stage that ends) is refused by name, not run.
     @Test func aChainReadBackHasOneToFourStagesTheLastEndless() throws {
-        let encoder = JSONEncoder()
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         let lte = RadioStages(.lte(LTERadioParameters()))!
-        #expect(try decoder.decode(RadioStages.self, from: encoder.encode(lte)) == lte)
-        #expect(try decoder.decode(RadioStateMachine.self, from: encoder.encode(lteRadio())).description == lte)
+        #expect(try ShardParts.value(RadioStages.self, fromJSON: ShardParts.json(lte)) == lte)
+        #expect(try ShardParts.value(RadioStateMachine.self, fromJSON: ShardParts.json(lteRadio())).description == lte)
 
-        var object = try #require(try JSONSerialization.jsonObject(with: encoder.encode(lte)) as? [String: Any])
+        var object = try #require(try JSONSerialization.jsonObject(with: ShardParts.json(lte)) as? [String: Any])
         var stages = try #require(object["stages"] as? [Any])
         stages.insert(stages[1], at: 1)
         object["stages"] = stages
         let fiveStages = try JSONSerialization.data(withJSONObject: object)
-        let error = #expect(throws: DecodingError.self) { try decoder.decode(RadioStages.self, from: fiveStages) }
+        let error = #expect(throws: DecodingError.self) { try ShardParts.value(RadioStages.self, fromJSON: fiveStages) }
         #expect("\(error.map { $0 } as Any)".contains("1 to 4 stages, the last lasting forever; this one has 5"))
         object["stages"] = Array(stages.prefix(2))
-        #expect(throws: DecodingError.self) { try decoder.decode(RadioStages.self, from: JSONSerialization.data(withJSONObject: object)) }
+        #expect(throws: DecodingError.self) {
+            try ShardParts.value(RadioStages.self, fromJSON: JSONSerialization.data(withJSONObject: object))
+        }
     }
 }
 

@@ -743,7 +743,7 @@ public struct RadioWaitTotals: Sendable, Equatable, Codable {
 
 /// A stopped device's radio: the reports of the networks it left, the radio of the one it was
 /// on, and its chunks' waits. A value that can be written down (`Codable`, infinities as
-/// strings: see `RadioHistory.encoder`), so a shard of a model run can hand it to the merge,
+/// strings: see `ShardParts.json`), so a shard of a model run can hand it to the merge,
 /// which reports it until the whole fleet's stop exactly as the unsharded run does.
 public struct RadioHistory: Sendable, Codable {
     var earlierReports: [RadioReport]

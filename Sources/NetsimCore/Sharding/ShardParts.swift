@@ -45,6 +45,15 @@ public enum ShardParts {
         return try encoder.encode(part)
     }
 
+    /// Reads a value `json` wrote (infinities as strings), with no part's checks: `decode`
+    /// reads a whole part with it.
+    public static func value<Value: Decodable>(_ type: Value.Type, fromJSON data: Data) throws -> Value {
+        let decoder = JSONDecoder()
+        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
+            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
+        return try decoder.decode(type, from: data)
+    }
+
     /// What a part says it is (its `kind`), read before the rest; nil for other JSON.
     public static func kind(of data: Data) -> String? {
         header(of: data)?.kind
@@ -59,15 +68,12 @@ public enum ShardParts {
     public static func decode<Part: Decodable>(
         _ type: Part.Type, from data: Data, kind: String, layout: Int, run: String, source: String
     ) throws(ShardMergeProblem) -> Part {
-        let decoder = JSONDecoder()
-        decoder.nonConformingFloatDecodingStrategy = .convertFromString(
-            positiveInfinity: "Infinity", negativeInfinity: "-Infinity", nan: "NaN")
         guard let header = header(of: data), header.kind == kind else {
             throw .notAShard(source, run: run)
         }
         guard header.layout == layout else { throw .otherLayout(source, header.layout ?? 0, merged: layout) }
         do {
-            return try decoder.decode(Part.self, from: data)
+            return try value(Part.self, fromJSON: data)
         } catch {
             throw .unreadable(source, String(describing: error))
         }
