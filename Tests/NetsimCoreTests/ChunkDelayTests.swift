@@ -35,6 +35,15 @@ import Testing
         #expect(device.chunkDelays(until: 60)!.down == ChunkDelayFigures())
     }
 
+    /// The model engine's devices do not record: they report no chunk delays, whatever they sent.
+    @Test func aDeviceThatDoesNotRecordReportsNoChunkDelays() {
+        var device = DeviceModel(profile: lteProfile(), seed: 1)
+        let connection = device.openConnection(at: 0)
+        _ = device.send(100, .up, on: connection, at: 30)
+        _ = device.send(100, .down, on: connection, at: 31)
+        #expect(device.chunkDelays(until: 60) == nil)
+    }
+
     @Test func aChunkCountsOnceDeliveredSoAReportStopsWhereTheRunStopped() {
         var device = DeviceModel(profile: lteProfile(), seed: 1, recordsChunkDelays: true)
         let connection = device.openConnection(at: 0)

@@ -7,6 +7,20 @@ import Testing
 @Suite struct LinkTests {
     let noGaps = ConnectivityGaps(scripted: [], period: nil)
 
+    /// A delivered chunk counts in its own direction only: one chunk, and its bytes in segments
+    /// of at most 1,448 bytes (3,000 bytes: 1,448 + 1,448 + 104).
+    @Test func aDeliveredChunkCountsItsSegmentsInItsOwnDirection() {
+        var segments = SegmentCounts()
+        segments.add(3000, .up)
+        segments.add(1448, .up)
+        segments.add(1, .down)
+        #expect(segments.up == DeliveredSegments(chunks: 2, segments: 4))
+        #expect(segments.down == DeliveredSegments(chunks: 1, segments: 1))
+        var bytes = PerDirection(up: 0, down: 0)
+        bytes.update(.down) { $0 += 7 }
+        #expect(bytes == PerDirection(up: 0, down: 7))
+    }
+
     @Test func aTransferAtAFixedRateTakesSizeOverRate() {
         var schedule = LinkSchedule(.rate(bitsPerSecond: 1_000_000))
         let transmission = schedule.transmit(1_000_000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)

@@ -21,7 +21,9 @@ public struct ChunkDelayFigures: Sendable, Codable, Equatable {
 }
 
 /// Each chunk's delay, counted once the chunk is delivered (`PendingDeliveries`). What is kept
-/// is bounded by the buckets used and the chunks in flight.
+/// is bounded by the buckets used and the chunks in flight. Off (`isRecording` false), it keeps
+/// nothing: a flag rather than an optional ledger, whose nil check was an outlined call on each
+/// of the model engine's chunks (twice per chunk, about 0.7% of its time).
 struct ChunkDelayLedger: Sendable {
     private struct Distributions: Sendable {
         var added = DelayDistribution()
@@ -48,16 +50,25 @@ struct ChunkDelayLedger: Sendable {
 
     private var settled = PerDirection(up: Distributions(), down: Distributions())
     private var pending = PendingDeliveries<Pending>()
+    let isRecording: Bool
+
+    init(isRecording: Bool) {
+        self.isRecording = isRecording
+    }
 
     mutating func add(_ direction: Direction, readAt: Double, deliveredAt: Double, radioWait: Double) {
+        guard isRecording else { return }
         pending.add(Pending(direction: direction, readAt: readAt, deliveredAt: deliveredAt, radioWait: radioWait), deliveredAt: deliveredAt)
     }
 
     mutating func settle(through time: Double) {
+        guard isRecording else { return }
         pending.settle(through: time) { settled[$0.direction].add($0) }
     }
 
-    func figures(until time: Double) -> PerDirection<ChunkDelayFigures> {
+    /// Nil when not recording.
+    func figures(until time: Double) -> PerDirection<ChunkDelayFigures>? {
+        guard isRecording else { return nil }
         var totals = settled
         pending.forEachDelivered(by: time) { totals[$0.direction].add($0) }
         return PerDirection(up: totals.up.figures, down: totals.down.figures)

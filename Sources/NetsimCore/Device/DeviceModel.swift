@@ -44,7 +44,7 @@ public struct DeviceModel: Sendable {
     private var radioWaits = RadioWaitLedger()
     /// Each chunk's added delay, when asked for (`recordsChunkDelays`): the proxy's one device
     /// reports it; the model engine's thousands do not pay for it.
-    var chunkDelayLedger: ChunkDelayLedger?
+    var chunkDelayLedger: ChunkDelayLedger
     /// The `set` steps triggered from outside (`trigger`), latest last, each with the change
     /// that undoes it; at most `undoLimit`. The timeline's own steps are its script, not undone.
     private var triggeredSetSteps: [TriggeredSetStep] = []
@@ -77,7 +77,7 @@ public struct DeviceModel: Sendable {
         self.cursor = TimelineCursor(profile.timeline, start: start)
         self.nextEventTime = cursor.nextTime.flatMap(gaps.script.emulated)
         self.timelinePauses = []
-        self.chunkDelayLedger = recordsChunkDelays ? ChunkDelayLedger() : nil
+        self.chunkDelayLedger = ChunkDelayLedger(isRecording: recordsChunkDelays)
     }
 
     // MARK: Connections
@@ -217,7 +217,7 @@ public struct DeviceModel: Sendable {
         _ direction: Direction, readAt time: Double, at delivery: Double, _ admission: RadioAdmission,
         _ transmission: LinkSchedule.Transmission, outage: Double
     ) -> Delivery {
-        chunkDelayLedger?.add(direction, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
+        chunkDelayLedger.add(direction, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
         let waits = ChunkWaits(admission, outage: outage, queue: transmission.start - admission.start)
         return Delivery(at: delivery, waits: waits, onAir: transmission)
     }
@@ -390,7 +390,7 @@ public struct DeviceModel: Sendable {
     /// The delay added to each chunk delivered by `time`, per direction; nil unless the model
     /// was made with `recordsChunkDelays`.
     public func chunkDelays(until time: Double) -> PerDirection<ChunkDelayFigures>? {
-        chunkDelayLedger?.figures(until: time)
+        chunkDelayLedger.figures(until: time)
     }
 
     // MARK: Internals
@@ -400,7 +400,7 @@ public struct DeviceModel: Sendable {
     mutating func settle(through time: Double) {
         radio?.settle(through: time)
         radioWaits.settle(through: time)
-        chunkDelayLedger?.settle(through: time)
+        chunkDelayLedger.settle(through: time)
     }
 
     private static func makeRadio(

@@ -108,8 +108,10 @@ extension PerDirection where Value == DeliveredSegments {
     /// one they deliver; inlinable, so the engine's every delivery is not a call).
     @inlinable
     package mutating func add(_ bytes: Int, _ direction: Direction) {
-        self[direction].chunks += 1
-        self[direction].segments += TCPSegmentation.segments(bytes)
+        update(direction) {
+            $0.chunks += 1
+            $0.segments += TCPSegmentation.segments(bytes)
+        }
     }
 }
 

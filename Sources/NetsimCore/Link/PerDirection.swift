@@ -19,6 +19,14 @@ public struct PerDirection<Value> {
             if direction == .up { yield &up } else { yield &down }
         }
     }
+
+    /// Changes `direction`'s value in place, as `self[direction]` does. For the model engine's
+    /// counts of every chunk: the subscript's `_modify`, with its two yields, stayed a call and
+    /// a coroutine resumed per change even when inlined, where this closure is inlined whole.
+    @inlinable
+    public mutating func update(_ direction: Direction, _ change: (inout Value) -> Void) {
+        if direction == .up { change(&up) } else { change(&down) }
+    }
 }
 
 extension PerDirection: Sendable where Value: Sendable {}

@@ -757,7 +757,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
 
     private mutating func count(_ size: Int, _ direction: Direction) {
         guard size > 0 else { return }
-        bytes[direction] += size
+        bytes.update(direction) { $0 += size }
         segments.add(size, direction)
     }
 
