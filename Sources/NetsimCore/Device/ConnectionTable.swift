@@ -10,17 +10,25 @@ public struct ConnectionTable<Value> {
 
     @inlinable public var count: Int { ids.count }
 
-    @inlinable func position(of id: ConnectionID) -> Int? {
+    /// Where `id`'s value is: read and changed in place there (`subscript(slot:)`), with one
+    /// search for several changes, until a connection is added or removed.
+    @inlinable public func slot(of id: ConnectionID) -> Int? {
         ids.firstIndex(of: id)
+    }
+
+    /// The value at a slot `slot(of:)` found, changed in place.
+    @inlinable public subscript(slot slot: Int) -> Value {
+        get { values[slot] }
+        _modify { yield &values[slot] }
     }
 
     /// The connection's value; setting nil forgets the connection. No `_modify`: a change through
     /// it (`table[id]?.field = x`) is a read and a write, where a modify coroutine holding the
     /// optional copy needed a frame on the heap, a malloc and a free per change (issue 22).
     @inlinable public subscript(id: ConnectionID) -> Value? {
-        get { position(of: id).map { values[$0] } }
+        get { slot(of: id).map { values[$0] } }
         set {
-            if let index = position(of: id) {
+            if let index = slot(of: id) {
                 if let newValue {
                     values[index] = newValue
                 } else {
@@ -36,10 +44,10 @@ public struct ConnectionTable<Value> {
 
     /// The connection's value, added as `defaultValue` first if it has none.
     @inlinable public subscript(id: ConnectionID, default defaultValue: @autoclosure () -> Value) -> Value {
-        get { position(of: id).map { values[$0] } ?? defaultValue() }
+        get { slot(of: id).map { values[$0] } ?? defaultValue() }
         _modify {
             let index: Int
-            if let found = position(of: id) {
+            if let found = slot(of: id) {
                 index = found
             } else {
                 ids.append(id)
@@ -51,7 +59,7 @@ public struct ConnectionTable<Value> {
     }
 
     @discardableResult @inlinable public mutating func removeValue(forKey id: ConnectionID) -> Value? {
-        guard let index = position(of: id) else { return nil }
+        guard let index = slot(of: id) else { return nil }
         ids.remove(at: index)
         return values.remove(at: index)
     }

@@ -147,7 +147,8 @@ public struct DeviceModel: Sendable {
     /// When a chunk of `bytes` read at `time` on `connection`, going `direction`, reaches the
     /// other side; or that it goes nowhere because the profile killed the connection.
     public mutating func send(_ bytes: Int, _ direction: Direction, on connection: ConnectionID, at time: Double) -> SendVerdict {
-        guard var state = connections[connection] else { return .discard }
+        guard let slot = connections.slot(of: connection) else { return .discard }
+        var state = connections[slot: slot]
         switch state.fate {
         case .silenced: return .discard
         case .reset: return .reset
@@ -175,7 +176,7 @@ public struct DeviceModel: Sendable {
             // The carrier's NAT sees the bytes when they get through, not when the app wrote
             // them: bytes an outage held refresh the mapping when TCP's retransmission lands.
             state.lastActivity = max(state.lastActivity, delivery)
-            connections[connection] = state
+            connections[slot: slot] = state
             return .deliver(
                 delivered(
                     .up, readAt: time, at: delivery, admission, transmission, outage: (ready - time) + (arrivalThroughGaps - arrival)))
@@ -188,7 +189,7 @@ public struct DeviceModel: Sendable {
             let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
             // The server's retransmission that gets through an outage passes the NAT then.
             state.lastActivity = max(state.lastActivity, ready)
-            connections[connection] = state
+            connections[slot: slot] = state
             return .deliver(delivered(.down, readAt: time, at: delivery, admission, transmission, outage: ready - atRadio))
         }
     }

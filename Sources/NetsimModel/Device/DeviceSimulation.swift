@@ -616,14 +616,14 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                     send(packet: newPacket(write))
                     continue
                 }
-                guard noteActivity(on: id) else {
+                guard let slot = noteActivity(on: id) else {
                     dropMergedFrames(of: write)
                     continue
                 }
                 switch device.send(write.bytes, write.direction, on: id, at: now) {
                 case .deliver(let delivery):
                     // As the device model: uplink bytes refresh the NAT when they get through.
-                    if write.direction == .up { links[id]?.bytesGotThrough(at: delivery.at) }
+                    if write.direction == .up { links[slot: slot].bytesGotThrough(at: delivery.at) }
                     queue.schedule(
                         .arrival(id, write.direction, bytes: write.bytes, frame: write.frame, more: write.more), at: delivery.at)
                 case .discard:
@@ -693,17 +693,16 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     /// Bytes are written on `id` now: the NAT's idle timer restarts, unless it already expired.
-    /// False when the connection is gone.
-    private mutating func noteActivity(on id: ConnectionID) -> Bool {
-        guard var link = links[id] else { return false }
-        guard link.diedAt == nil else { return true }
-        if let expiry = natExpiry(link) {
-            link.diedAt = expiry
+    /// Returns the connection's slot in `links`; nil when the connection is gone.
+    private mutating func noteActivity(on id: ConnectionID) -> Int? {
+        guard let slot = links.slot(of: id) else { return nil }
+        guard links[slot: slot].diedAt == nil else { return slot }
+        if let expiry = natExpiry(links[slot: slot]) {
+            links[slot: slot].diedAt = expiry
         } else {
-            link.lastActivity = now
+            links[slot: slot].lastActivity = now
         }
-        links[id] = link
-        return true
+        return slot
     }
 
     /// Both sides get a RST now.
