@@ -63,7 +63,7 @@ public struct EventQueue<Element> {
         return scheduled
     }
 
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func schedule(_ element: Element, at time: Double) {
         scheduled += 1
         let entry = Entry(time: time, order: scheduled, element: element)
@@ -72,6 +72,13 @@ public struct EventQueue<Element> {
             entries.append(entry)
             return
         }
+        insert(entry)
+    }
+
+    /// Puts an entry due after the next one in its place. Apart from `schedule`, so that the
+    /// usual case (the next entry, an append) is inlined where it is scheduled.
+    @inlinable @inline(never)
+    mutating func insert(_ entry: Entry) {
         // The first place whose entry is due before the new one: everything from there on is
         // earlier, everything before it later (the new entry's order number is the highest, so
         // it follows every entry due at the same time).
