@@ -61,8 +61,14 @@ struct ChunkDelayLedger: Sendable {
         pending.add(Pending(direction: direction, readAt: readAt, deliveredAt: deliveredAt, radioWait: radioWait), deliveredAt: deliveredAt)
     }
 
+    /// Inlined, for the model engine's devices, which do not record; the settling is apart.
+    @inline(__always)
     mutating func settle(through time: Double) {
-        guard isRecording else { return }
+        if isRecording { settleRecorded(through: time) }
+    }
+
+    @inline(never)
+    private mutating func settleRecorded(through time: Double) {
         pending.settle(through: time) { settled[$0.direction].add($0) }
     }
 

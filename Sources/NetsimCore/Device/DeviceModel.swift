@@ -788,11 +788,17 @@ struct RadioWaitLedger: Sendable, Codable {
         }
     }
 
-    /// One pass: the admissions on air by `time` are added in the order they came, the rest
-    /// move up in theirs.
+    /// Inlined, for the usual case of nothing waiting; the pass over what waits is apart.
+    @inline(__always)
     mutating func settle(through time: Double) {
         settledThrough = max(settledThrough, time)
-        guard !scheduled.isEmpty else { return }
+        if !scheduled.isEmpty { settleScheduled(through: time) }
+    }
+
+    /// One pass: the admissions on air by `time` are added in the order they came, the rest
+    /// move up in theirs.
+    @inline(never)
+    private mutating func settleScheduled(through time: Double) {
         var kept = 0
         for index in scheduled.indices {
             let admission = scheduled[index]

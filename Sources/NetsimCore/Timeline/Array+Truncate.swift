@@ -4,7 +4,7 @@ extension Array {
     /// `removeLast(_:)`, `removeAll(keepingCapacity:)` and `removeAll(where:)` each went
     /// through `replaceSubrange`, a few percent of its time; dropping a handful of elements one
     /// by one costs less.
-    @inlinable
+    @inlinable @inline(__always)
     public mutating func truncate(to count: Int) {
         while self.count > count { removeLast() }
     }
