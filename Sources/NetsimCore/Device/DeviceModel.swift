@@ -788,7 +788,8 @@ struct RadioWaitLedger: Sendable, Codable {
         }
     }
 
-    /// Inlined, for the usual case of nothing waiting; the pass over what waits is apart.
+    /// Inlined, so that a settle with nothing waiting costs a comparison; the pass over what
+    /// waits is apart.
     @inline(__always)
     mutating func settle(through time: Double) {
         settledThrough = max(settledThrough, time)
