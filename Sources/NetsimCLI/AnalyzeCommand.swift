@@ -32,6 +32,12 @@ public struct AnalyzeCommand: ParsableCommand {
             A capture that breaks off (truncated by a full disk or a stopped tcpdump, or corrupt) \
             is analyzed up to where it breaks; the report says where, the error is printed, and \
             the exit status is 1.
+
+            With --counters, FILE is a CSV of traffic counters (docs/analyze.md): each interval's \
+            bytes are spread evenly over the interval and priced by the same radio model and \
+            charging; an access column can pick the radio per interval (--access-radio). A file \
+            with a missing column, a non-numeric cell, a cumulative counter going down or an \
+            impossible rate is an error naming the row and column, and nothing is priced.
             """
     )
 
@@ -39,7 +45,7 @@ public struct AnalyzeCommand: ParsableCommand {
         case text, json, html
     }
 
-    @Argument(help: "The capture (pcap or pcapng).")
+    @Argument(help: "The capture (pcap or pcapng), or with --counters a traffic counter CSV.")
     var file: String
 
     @Option(
@@ -77,29 +83,38 @@ public struct AnalyzeCommand: ParsableCommand {
         transform: { try parseDuration($0) })
     var until: Double?
 
+    @OptionGroup(title: "Traffic counters") var counterOptions: CounterOptions
+
     public init() {}
 
     static let radioNames = RadioTechnology.allCases.filter { $0 != .none }.map(\.rawValue)
 
     public func validate() throws {
-        if let radio, Self.stages(radio) == nil {
+        if let radio, Self.radioParameters(named: radio) == nil {
             throw ValidationError("--radio: '\(radio)' is not one of \(Self.radioNames.joined(separator: ", "))")
         }
         if radio != nil, profile != nil { throw ValidationError("--radio and --profile both name the radio: give one") }
+        if counterOptions.counters, !devices.isEmpty { throw ValidationError("--device picks a capture's device: counters have none") }
     }
 
     public func run() throws {
-        let (stages, source) = try chosenRadio()
-        var options = CaptureAnalysisOptions(
-            radio: stages, radioSource: source, deviceAddresses: devices.map(\.address), until: until)
-        options.devicePorts = Set(devices.compactMap(\.port))
-        let analysis = try CaptureAnalysis.analyze(file: file, options: options)
+        let (parameters, source) = try chosenRadio()
+        let analysis: CaptureAnalysis
+        if counterOptions.counters {
+            analysis = try priceCounters(parameters ?? .defaults(for: .lte), source: source)
+        } else {
+            var options = CaptureAnalysisOptions(
+                radio: parameters.flatMap { RadioStages($0) }, radioSource: source, deviceAddresses: devices.map(\.address),
+                until: until)
+            options.devicePorts = Set(devices.compactMap(\.port))
+            analysis = try CaptureAnalysis.analyze(file: file, options: options)
+        }
         if analysis.capture.deviceEndGuesses > 0 {
             printError(
                 "warning: \(analysis.capture.deviceEndGuesses) flows join two ports of the device's address: the higher port was taken "
                     + "as the device's (give --device HOST:PORT)")
         }
-        if analysis.capture.radioAssumed {
+        if analysis.capture.radioAssumed || (counterOptions.counters && parameters == nil) {
             printError("warning: \(file) does not say which radio it was captured on: analyzed as lte (give --radio or --profile)")
         }
         let output: Data
@@ -128,20 +143,44 @@ public struct AnalyzeCommand: ParsableCommand {
     }
 
     /// The radio given, and how the analysis names it; nil: the capture's own.
-    private func chosenRadio() throws -> (RadioStages?, String) {
-        if let radio, let stages = Self.stages(radio) { return (stages, "--radio \(radio), its published defaults") }
+    private func chosenRadio() throws -> (RadioParameters?, String) {
+        if let radio, let parameters = Self.radioParameters(named: radio) { return (parameters, "--radio \(radio), its published defaults") }
         guard let profile else { return (nil, "") }
         let resolved = try resolveProfile(profile)
         let network = resolved.network(named: resolved.start) ?? resolved.networks[0]
-        guard let stages = RadioStages(network.radio) else {
+        guard RadioStages(network.radio) != nil else {
             printError("--profile \(profile): its starting network \(network.name) has no radio model to analyze with")
             throw ExitCode(2)
         }
-        return (stages, "--profile \(resolved.name), network \(network.name)")
+        return (network.radio, "--profile \(resolved.name), network \(network.name)")
     }
 
-    private static func stages(_ radio: String) -> RadioStages? {
-        RadioTechnology(rawValue: radio).flatMap { RadioStages(.defaults(for: $0)) }
+    /// Reads the counter file whole, then prices it: `fallback` for access values
+    /// `--access-radio` does not name. A bad file is its error and exit status 1.
+    private func priceCounters(_ fallback: RadioParameters, source: String) throws -> CaptureAnalysis {
+        var radios: [String: RadioParameters] = [:]
+        var named: [String] = []
+        for mapping in counterOptions.accessRadio {
+            radios[mapping.value] = Self.radioParameters(named: mapping.radio)
+            named.append("\(mapping.value)=\(mapping.radio)")
+        }
+        let fallbackName = source.isEmpty ? "lte (assumed)" : source
+        let radioSource = named.isEmpty ? fallbackName : "--access-radio \(named.joined(separator: " ")), else \(fallbackName)"
+        do {
+            let series = try CounterSeries.read(file: file, format: counterOptions.format)
+            return try CaptureAnalysis.price(
+                series, radios: radios, fallback: fallback, options: CounterPricingOptions(radioSource: radioSource, until: until))
+        } catch {
+            printError("\(error)")
+            throw ExitCode(1)
+        }
+    }
+
+    /// A radio by the name `--radio` and `--access-radio` take: a model with its published
+    /// defaults.
+    static func radioParameters(named name: String) -> RadioParameters? {
+        guard let technology = RadioTechnology(rawValue: name), technology != .none else { return nil }
+        return .defaults(for: technology)
     }
 }
 

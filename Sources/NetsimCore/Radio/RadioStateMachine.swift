@@ -149,7 +149,15 @@ public struct RadioStateMachine: Sendable, Codable {
     /// come first is placed just before, ending at `time`. Fed the on-air times of a live run,
     /// this reproduces that run's figures.
     public mutating func observe(at time: Double, direction: Direction, bytes: Int) {
-        let time = max(time, latestInput)
+        observe(from: time, to: time, direction: direction, bytes: bytes)
+    }
+
+    /// Records a transfer seen as on air from `start` to `end`, its bytes spread over the span
+    /// (a traffic counter's interval): `observe(at:)` for a span. A promotion the radio needed
+    /// is placed before `start`; the radio is connected (its first stage, at full power) through
+    /// `end`, and its tail timers restart there. The bytes' throughput energy counts once.
+    public mutating func observe(from start: Double, to end: Double, direction: Direction, bytes: Int) {
+        let time = max(start, latestInput)
         latestInput = time
         // A capture's packet is past when seen; its promotion is placed before it, so the
         // totals are not yet run up to it.
@@ -157,7 +165,7 @@ public struct RadioStateMachine: Sendable, Codable {
         if time >= promotionEnd {
             promoteBefore(time, direction: direction, bytes: bytes)
         }
-        transmitted(from: time, to: time, direction: direction, bytes: bytes)
+        transmitted(from: time, to: max(time, end), direction: direction, bytes: bytes)
     }
 
     /// Places the promotion that a transmission at `time` needed, if any. A live run promotes

@@ -12,6 +12,9 @@ public struct CaptureAnalysis: Sendable, Equatable, Codable {
     public var flows: [FlowReport]
     /// Flows that repeat at a fixed period, the most energy per hour first.
     public var periodicTransfers: [PeriodicTransfer]
+    /// A traffic counter file's columns and radio access (`CaptureAnalysis.price`); nil for a
+    /// capture. Its one flow is all the counted traffic.
+    public var counters: CounterSummary? = nil
 }
 
 public struct CaptureSummary: Sendable, Equatable, Codable {
@@ -83,6 +86,10 @@ public struct AnalysisBound: Sendable, Equatable, Codable {
         case firstPacket = "first-packet"
         /// The last packet's tail ended.
         case lastTail = "last-tail"
+        /// One idle promotion before a counter file's first interval.
+        case firstInterval = "first-interval"
+        /// A counter file's last interval ended (after the radio's tail had).
+        case lastInterval = "last-interval"
     }
 
     public init(seconds: Double, reason: Reason) {

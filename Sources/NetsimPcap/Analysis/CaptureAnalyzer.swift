@@ -70,42 +70,8 @@ public struct CaptureAnalyzer {
         /// A UDP flow's: its QUIC Initial packets' ClientHello.
         var quicSniffer: QUICServerNameSniffer?
         var serverName: String?
-        var packets = 0
-        var bytesUp = 0
-        var bytesDown = 0
-        var firstTime = 0.0
-        var lastTime = 0.0
-        var wakeUps = 0
-        var promotionSeconds = 0.0
-        var promotionEnergy = 0.0
-        var transferEnergy = 0.0
-        var tailSeconds = 0.0
-        var tailEnergy = 0.0
-        var burst = FlowBurst(at: 0)
-        var earlierBursts: [FlowBurst] = []
-
-        var energy: Double { promotionEnergy + transferEnergy + tailEnergy }
-
-        mutating func notePacket(at time: Double, burstGap: Double) {
-            if packets == 0 {
-                firstTime = time
-                burst = FlowBurst(at: time)
-            } else if time - lastTime > burstGap {
-                earlierBursts.append(burst)
-                burst = FlowBurst(at: time)
-            }
-            lastTime = time
-            packets += 1
-            burst.end = time
-            burst.packets += 1
-        }
-
-        mutating func chargeTail(seconds: Double, energy: Double) {
-            tailSeconds += seconds
-            tailEnergy += energy
-            burst.wakeSeconds += seconds
-            burst.energyJoules += energy
-        }
+        /// Its index among the radio's flows (`ChargedRadio.flows`).
+        let charges: Int
     }
 
     /// Summaries of the packets seen while the device is being inferred.
@@ -126,22 +92,18 @@ public struct CaptureAnalyzer {
     private var flowIndices: [FlowKey: Int] = [:]
     private var cachedFlow: (key: FlowKey, index: Int)?
 
-    /// Replaced at the device's first packet by a machine started one promotion before it, so
-    /// that packet gets a whole promotion as Video Optimizer gives it.
-    private var radio: RadioStateMachine
-    /// The radio model the capture runs through, and why that one.
-    private var stages: RadioStages
+    /// Started at the device's first packet, one promotion before it, so that packet gets a
+    /// whole promotion as Video Optimizer gives it (or at a run's start record).
+    private var radio: ChargedRadio
+    /// Why the radio model the capture runs through is that one.
     private var radioSource: String
     /// Neither given nor named by the capture: `assumedRadio`.
     private var radioAssumed: Bool
-    private var radioStarted = false
     /// Where the radio's figures begin, once known.
     private var start: AnalysisBound?
     /// Where the analysis stopped, if a run-end record or `until` stopped it.
     private var end: AnalysisBound?
     private var packetsAfterEnd = 0
-    private var chargedTotals: RadioRunningTotals
-    private var lastChargedFlow: Int?
     private var latestDeviceTime = -Double.infinity
 
     private var timeBase: (seconds: Int, nanoseconds: Int)?
@@ -160,13 +122,11 @@ public struct CaptureAnalyzer {
     public init(options: CaptureAnalysisOptions) {
         self.options = options
         self.deviceAddresses = options.deviceAddresses.isEmpty ? nil : options.deviceAddresses
-        self.stages = options.radio ?? CaptureAnalysisOptions.assumedRadio
         self.radioAssumed = options.radio == nil
         self.radioSource =
             options.radio == nil
             ? "assumed: no --radio or --profile given, and no run-start record naming the run's radio" : options.radioSource
-        self.radio = RadioStateMachine(stages)
-        self.chargedTotals = radio.runningTotals
+        self.radio = ChargedRadio(options.radio ?? CaptureAnalysisOptions.assumedRadio)
     }
 
     public mutating func add(_ packet: CapturedPacket, linkType: LinkType) {
@@ -223,31 +183,18 @@ public struct CaptureAnalyzer {
         if deviceAddresses == nil { settleDevice(inference.deviceAddresses()) }
         let end =
             end ?? options.until.map { AnalysisBound(seconds: $0, reason: .until) }
-            ?? AnalysisBound(seconds: radioStarted ? radio.tailEnd : 0, reason: .lastTail)
-        if radioStarted { radio.settle(through: end.seconds) }
-        let report = radio.report(until: radioStarted ? end.seconds : 0)
-        let totals = radio.runningTotals
-        chargeTail(upTo: totals)
-
-        let energy = report.energyJoules
-        let deviceFlows = flows.filter { $0.deviceIsA != nil && $0.packets > 0 }
-            .sorted { ($0.energy, -$0.firstTime) > ($1.energy, -$1.firstTime) }
-        var flowReports: [FlowReport] = []
-        var periodicTransfers: [PeriodicTransfer] = []
-        for (rank, flow) in deviceFlows.enumerated() {
-            let deviceIsA = flow.deviceIsA ?? true
-            let flowReport = FlowReport(
-                id: rank + 1, transport: flow.key.protocolName, device: flow.key.endpointDescription(a: deviceIsA),
-                remote: flow.key.endpointDescription(a: !deviceIsA), serverName: flow.serverName, packets: flow.packets,
-                bytesUp: flow.bytesUp, bytesDown: flow.bytesDown, firstPacketSeconds: flow.firstTime,
-                lastPacketSeconds: flow.lastTime, wakeUps: flow.wakeUps, wakeSeconds: flow.promotionSeconds + flow.tailSeconds,
-                energyJoules: flow.energy, promotionEnergyJoules: flow.promotionEnergy, tailEnergyJoules: flow.tailEnergy,
-                transferEnergyJoules: flow.transferEnergy, energyShare: energy > 0 ? flow.energy / energy : 0,
-                bursts: flow.earlierBursts + [flow.burst])
-            flowReports.append(flowReport)
-            if let periodic = Self.periodicTransfer(flowReport) { periodicTransfers.append(periodic) }
+            ?? AnalysisBound(seconds: radio.started ? radio.tailEnd : 0, reason: .lastTail)
+        let (report, idleEnergy) = radio.finish(at: end.seconds)
+        let identities = flows.compactMap { flow -> (charges: Int, identity: FlowIdentity)? in
+            guard let deviceIsA = flow.deviceIsA else { return nil }
+            return (
+                flow.charges,
+                FlowIdentity(
+                    transport: flow.key.protocolName, device: flow.key.endpointDescription(a: deviceIsA),
+                    remote: flow.key.endpointDescription(a: !deviceIsA), serverName: flow.serverName)
+            )
         }
-        periodicTransfers.sort { $0.energyJoulesPerHour > $1.energyJoulesPerHour }
+        let (flowReports, periodicTransfers) = radio.flowReports(identities, energy: report.energyJoules)
 
         let summary = CaptureSummary(
             file: file, format: format, linkType: linkType.description, packets: packets, devicePackets: devicePackets,
@@ -258,10 +205,10 @@ public struct CaptureAnalyzer {
             startTime: timeBase.map { Double($0.seconds) + Double($0.nanoseconds) / 1e9 }, durationSeconds: latestTime,
             deviceAddresses: (deviceAddresses ?? []).map(\.description),
             deviceAddressSource: options.deviceAddresses.isEmpty ? "inferred" : "given", deviceEndGuesses: sameAddressGuesses,
-            radioModel: stages.model,
+            radioModel: radio.stages.model,
             radioSource: radioSource, radioAssumed: radioAssumed)
         return CaptureAnalysis(
-            capture: summary, radio: report, idleEnergyJoules: totals.idleEnergy, flows: flowReports,
+            capture: summary, radio: report, idleEnergyJoules: idleEnergy, flows: flowReports,
             periodicTransfers: periodicTransfers)
     }
 
@@ -287,7 +234,7 @@ public struct CaptureAnalyzer {
                 FlowState(
                     key: key, deviceIsA: deviceAddresses.flatMap { deviceSide(of: key, devices: $0) },
                     sniffer: key.ipProtocol == 6 ? FlowNameSniffer() : nil,
-                    quicSniffer: key.ipProtocol == 17 ? QUICServerNameSniffer() : nil))
+                    quicSniffer: key.ipProtocol == 17 ? QUICServerNameSniffer() : nil, charges: radio.addFlow()))
             flowIndices[key] = index
         }
         cachedFlow = (key, index)
@@ -348,10 +295,10 @@ public struct CaptureAnalyzer {
         runBoundaryPackets += 1
         switch boundary {
         case .start(let run):
-            guard !radioStarted else { return }
+            guard !radio.started else { return }
             if options.radio == nil, let run {
                 if let recorded = RadioStages(run.radio) {
-                    stages = recorded
+                    radio.choose(recorded)
                     radioAssumed = false
                     radioSource = "the run's start record: profile \(run.profile), seed \(run.seed), network \(run.network)"
                 } else {
@@ -365,9 +312,7 @@ public struct CaptureAnalyzer {
     }
 
     private mutating func startRadio(at time: Double, reason: AnalysisBound.Reason) {
-        radio = RadioStateMachine(stages, start: time, recordsTimeline: true)
-        chargedTotals = radio.runningTotals
-        radioStarted = true
+        radio.start(at: time)
         start = AnalysisBound(seconds: time, reason: reason)
     }
 
@@ -379,71 +324,13 @@ public struct CaptureAnalyzer {
             return
         }
         devicePackets += 1
-        if !radioStarted {
-            startRadio(at: time - Self.idlePromotionDelay(stages), reason: .firstPacket)
+        if !radio.started {
+            startRadio(at: time - radio.idlePromotionDelay, reason: .firstPacket)
         }
         if time < latestDeviceTime { outOfOrderPackets += 1 }
         latestDeviceTime = max(latestDeviceTime, time)
-
-        radio.observe(at: time, direction: sentByA == deviceIsA ? .up : .down, bytes: payloadBytes)
-        let totals = radio.runningTotals
-        // The awake time since the previous packet is that packet's tail; it is charged before
-        // this packet may start a new burst of the same flow.
-        chargeTail(upTo: totals)
-        let previous = chargedTotals
-        flows[flow].notePacket(at: latestDeviceTime, burstGap: options.burstGap)
-        let promotionSeconds = totals.promotionSeconds - previous.promotionSeconds
-        let packetEnergy = totals.promotionEnergy - previous.promotionEnergy + totals.transferEnergy - previous.transferEnergy
-        flows[flow].wakeUps += totals.promotions - previous.promotions
-        flows[flow].burst.wakeUps += totals.promotions - previous.promotions
-        flows[flow].promotionSeconds += promotionSeconds
-        flows[flow].promotionEnergy += totals.promotionEnergy - previous.promotionEnergy
-        flows[flow].transferEnergy += totals.transferEnergy - previous.transferEnergy
-        flows[flow].burst.wakeSeconds += promotionSeconds
-        flows[flow].burst.energyJoules += packetEnergy
-        if sentByA == deviceIsA { flows[flow].bytesUp += payloadBytes } else { flows[flow].bytesDown += payloadBytes }
-        chargedTotals = totals
-        lastChargedFlow = flow
-    }
-
-    /// Charges the awake time and energy added since the last charged packet, up to the radio's
-    /// `totals` now, to that packet's flow.
-    private mutating func chargeTail(upTo totals: RadioRunningTotals) {
-        if let flow = lastChargedFlow {
-            flows[flow].chargeTail(
-                seconds: totals.awakeSeconds - chargedTotals.awakeSeconds, energy: totals.awakeEnergy - chargedTotals.awakeEnergy)
-        }
-        chargedTotals.awakeSeconds = totals.awakeSeconds
-        chargedTotals.awakeEnergy = totals.awakeEnergy
-    }
-
-    /// How long waking from the final (IDLE) state takes.
-    private static func idlePromotionDelay(_ stages: RadioStages) -> Double {
-        if case .dormant(let promotion, _) = stages.stages.last?.behavior { return promotion.delay }
-        return 0
-    }
-
-    // MARK: Periodic transfers
-
-    /// What the flow's repeating bursts cost per repetition: everything charged to the bursts
-    /// that recur, from the first whole repetition's start to the last's end, over the number
-    /// of repetitions. Charges never overlap, so the mean power is at most the radio's awake
-    /// power, however many bursts a period holds.
-    private static func periodicTransfer(_ report: FlowReport) -> PeriodicTransfer? {
-        let bursts = report.bursts
-        guard let pattern = PeriodicTransferDetector.detect(burstStarts: bursts.map(\.start)) else { return nil }
-        let from = bursts[pattern.boundaries[0]].start
-        let to = bursts[pattern.boundaries[pattern.boundaries.count - 1]].start
-        let repeated = pattern.recurring.sorted().map { bursts[$0] }.filter { $0.start >= from && $0.start < to }
-        let count = Double(pattern.repetitions)
-        let wakePerRepetition = repeated.reduce(0) { $0 + $1.wakeSeconds } / count
-        let energyPerRepetition = repeated.reduce(0) { $0 + $1.energyJoules } / count
-        let perHour = 3600 / pattern.period
-        return PeriodicTransfer(
-            flow: report.id, remote: report.remote, serverName: report.serverName, periodSeconds: pattern.period,
-            repetitions: pattern.repetitions, burstsPerRepetition: Double(repeated.count) / count,
-            wakeSecondsPerRepetition: wakePerRepetition, energyJoulesPerRepetition: energyPerRepetition,
-            wakeSecondsPerHour: wakePerRepetition * perHour, energyJoulesPerHour: energyPerRepetition * perHour,
-            meanPowerMilliwatts: energyPerRepetition * perHour / 3.6)
+        radio.charge(
+            from: latestDeviceTime, to: latestDeviceTime, flow: flows[flow].charges, direction: sentByA == deviceIsA ? .up : .down,
+            bytes: payloadBytes, burstGap: options.burstGap)
     }
 }

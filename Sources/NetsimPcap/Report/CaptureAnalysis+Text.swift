@@ -9,6 +9,8 @@ extension AnalysisBound: CustomStringConvertible {
         case .until: "--until"
         case .firstPacket: "one promotion before the first packet"
         case .lastTail: "the last packet's tail ended"
+        case .firstInterval: "one promotion before the first interval"
+        case .lastInterval: "the last interval's end"
         }
     }
 }
@@ -42,6 +44,7 @@ extension CaptureAnalysis {
     /// What the capture held and how it was read, as label and value: the text report's first
     /// section and the HTML summary's first rows.
     func captureFacts() -> [(label: String, value: String)] {
+        if let counters { return counterFacts(counters) }
         let summary = capture
         var lines: [(label: String, value: String)] = [
             (
@@ -83,6 +86,40 @@ extension CaptureAnalysis {
                     "Note",
                     "\(summary.deviceEndGuesses) flows join two ports of the device's address with no single ephemeral port: "
                         + "the higher port was taken as the device's (--device HOST:PORT names it)"
+                ))
+        }
+        return lines
+    }
+
+    /// A counter file's facts: its rows and columns, and which radio priced which access.
+    private func counterFacts(_ counters: CounterSummary) -> [(label: String, value: String)] {
+        let format = counters.format
+        var columns = [
+            "time '\(format.timeColumn)' (\(counters.timeFormat.rawValue))", "rx '\(format.rxColumn)'", "tx '\(format.txColumn)'",
+        ]
+        if let access = format.accessColumn { columns.append("access '\(access)'") }
+        var lines: [(label: String, value: String)] = [
+            (
+                "Counters",
+                "\(capture.file) (\(format.cumulative ? "cumulative" : "per interval")): \(counters.rows) rows, "
+                    + "\(counters.intervals) intervals over \(ReportNumber.seconds(capture.durationSeconds, decimals: 2)), "
+                    + "\(counters.trafficIntervals) with traffic, each spread evenly over its interval"
+            ),
+            ("Columns", columns.joined(separator: ", ").escapingControlCharacters),
+            ("Radio", "\(capture.radioModel) (\(capture.radioSource))"),
+        ]
+        if format.accessColumn != nil {
+            let shares = counters.access.map {
+                "'\($0.access)' \($0.radioModel) \(ReportNumber.seconds($0.seconds, decimals: 0))"
+            }
+            lines.append(("Access", shares.joined(separator: ", ")))
+        }
+        if capture.packetsAfterEnd > 0 {
+            lines.append(
+                (
+                    "Stopped",
+                    "at \(ReportNumber.seconds(capture.analysisEnd.seconds, decimals: 2)) (\(capture.analysisEnd.description)): "
+                        + "\(capture.packetsAfterEnd) later intervals not priced"
                 ))
         }
         return lines
