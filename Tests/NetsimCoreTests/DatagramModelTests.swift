@@ -76,7 +76,7 @@ import Testing
     /// Datagrams 1 ms apart with ±40 ms of jitter overtake each other in both directions, where
     /// a TCP connection's chunks never do.
     @Test func jitterReordersDatagramsButNotAConnectionsChunks() {
-        let jittery = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04))
+        let jittery = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04, reordersDatagrams: true))
         var device = DeviceModel(profile: profile(up: jittery, down: jittery), seed: 3)
         var tcpDevice = DeviceModel(profile: profile(up: jittery, down: jittery), seed: 3)
         let flow = device.openDatagramFlow(at: 0)
@@ -102,7 +102,7 @@ import Testing
     /// A link that keeps datagrams in order keeps its own: after a handover from a link that
     /// reorders, a datagram on the new one does not wait for the old link's late ones.
     @Test func theOrderIsTheLinksOwn() {
-        let reordering = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04))
+        let reordering = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04, reordersDatagrams: true))
         let inOrder = LinkParameters(delay: 0.001, jitter: Jitter(amount: 0.0005, reordersDatagrams: false))
         var device = DeviceModel(
             profile: Profile(
@@ -126,7 +126,7 @@ import Testing
     /// or with the one before it if that is later (the running latest of the reordering link's
     /// deliveries, since the draws are the same), in both directions.
     @Test func aLinkThatKeepsDatagramsInOrderDeliversEachNoEarlierThanTheOneBefore() {
-        let reordering = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04))
+        let reordering = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04, reordersDatagrams: true))
         var inOrder = reordering
         inOrder.jitter?.reordersDatagrams = false
         var free = DeviceModel(profile: profile(up: reordering, down: reordering), seed: 3)
@@ -146,7 +146,8 @@ import Testing
             }
             #expect(held > 50, "\(direction): \(held) datagrams waited for an earlier one")
         }
-        #expect(Jitter(amount: 0.005, reordersDatagrams: false).summary == "5ms uniform, datagrams in order")
+        #expect(Jitter(amount: 0.005).summary == "5ms uniform")
+        #expect(Jitter(amount: 0.005, reordersDatagrams: true).summary == "5ms uniform, datagrams reordered")
     }
 
     /// A queue of 3,000 bytes on a 1 Mbit/s link: three 1,000-byte datagrams fit, the fourth is

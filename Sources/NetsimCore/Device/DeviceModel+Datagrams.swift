@@ -125,11 +125,10 @@ extension DeviceModel {
     /// Unlike a TCP chunk, a datagram is never retransmitted or held behind another:
     /// - the loss model drops it (every IP fragment drawn, `LinkDirection.datagramLost`), after
     ///   it has taken its time on the link and the radio;
-    /// - jitter may reorder it: the one-way delay is drawn per datagram and nothing keeps
-    ///   deliveries in order (on the downlink, the base delay is before the radio's queue and
-    ///   the jitter after it, so that the queue stays first in, first out), unless the link's
-    ///   jitter says `reorder: false`: then a datagram is delivered no earlier than the one
-    ///   before it;
+    /// - jitter delays it, drawn per datagram (on the downlink, the base delay is before the
+    ///   radio's queue and the jitter after it, so that the queue stays first in, first out),
+    ///   and a datagram is delivered no earlier than the one before it, as a cellular link
+    ///   delivers in order; only a link whose jitter says `reorder: true` lets it overtake;
     /// - the rate or trace serializes it behind what is queued, and a full queue
     ///   (`queueLimit`) drops it (tail drop);
     /// - a gap that holds datagrams (`stall`, `keep`) holds it until the link is back, within

@@ -29,6 +29,7 @@ public struct LinkParameters: Sendable, Equatable, Codable {
 
 extension LinkParameters {
     /// Whether datagrams keep their order across this link (`Jitter.reordersDatagrams`).
+    /// Without jitter nothing overtakes anything: the delay is the same for every datagram.
     public var keepsDatagramsInOrder: Bool { !(jitter?.reordersDatagrams ?? true) }
 }
 
@@ -55,13 +56,16 @@ public struct Jitter: Sendable, Equatable, Codable {
 
     public var amount: Double
     public var distribution: Distribution
-    /// Whether UDP datagrams may overtake one another, each drawing its own delay (the
-    /// default). False keeps each direction's datagrams in the order they were sent, a
-    /// datagram waiting for the one before it, as a cellular link's in-order delivery (RLC
-    /// acknowledged mode) does. A connection's bytes are never reordered either way.
+    /// Whether UDP datagrams may overtake one another, each drawing its own delay, as netem's
+    /// jitter lets them. False (the default) keeps each direction's datagrams in the order they
+    /// were sent, a datagram waiting for the one before it, as a cellular link's in-order
+    /// delivery does (LTE's RLC acknowledged mode, NR's PDCP reordering): real cellular links
+    /// delay datagrams without reordering them, and a QUIC stack reads reordering as loss. A
+    /// profile asks for reordering with `reorder: true`. A connection's bytes are never
+    /// reordered either way.
     public var reordersDatagrams: Bool
 
-    public init(amount: Double, distribution: Distribution = .uniform, reordersDatagrams: Bool = true) {
+    public init(amount: Double, distribution: Distribution = .uniform, reordersDatagrams: Bool = false) {
         self.amount = amount
         self.distribution = distribution
         self.reordersDatagrams = reordersDatagrams
@@ -75,16 +79,15 @@ public struct Jitter: Sendable, Equatable, Codable {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         amount = try container.decode(Double.self, forKey: .amount)
         distribution = try container.decode(Distribution.self, forKey: .distribution)
-        reordersDatagrams = try container.decodeIfPresent(Bool.self, forKey: .reordersDatagrams) ?? true
+        reordersDatagrams = try container.decodeIfPresent(Bool.self, forKey: .reordersDatagrams) ?? false
     }
 
-    /// Written only when datagrams are kept in order, so that what was written before the
-    /// switch existed reads and writes the same.
+    /// Written only when datagrams may be reordered, the exception.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(amount, forKey: .amount)
         try container.encode(distribution, forKey: .distribution)
-        if !reordersDatagrams { try container.encode(false, forKey: .reordersDatagrams) }
+        if reordersDatagrams { try container.encode(true, forKey: .reordersDatagrams) }
     }
 }
 

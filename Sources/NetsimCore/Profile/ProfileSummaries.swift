@@ -44,9 +44,9 @@ extension LinkCapacity {
 }
 
 extension Jitter {
-    /// "5ms uniform", or "5ms uniform, datagrams in order".
+    /// "5ms uniform", or "5ms uniform, datagrams reordered" where the profile asks for it.
     public var summary: String {
-        "\(Quantity.formatDuration(amount)) \(distribution.rawValue)\(reordersDatagrams ? "" : ", datagrams in order")"
+        "\(Quantity.formatDuration(amount)) \(distribution.rawValue)\(reordersDatagrams ? ", datagrams reordered" : "")"
     }
 }
 

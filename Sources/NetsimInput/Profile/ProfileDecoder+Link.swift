@@ -68,7 +68,7 @@ extension ProfileDecoder {
             jitter = Jitter(
                 amount: try duration(mapping.required("amount")),
                 distribution: try mapping.value("distribution")?.choice(Jitter.Distribution.self) ?? .uniform,
-                reordersDatagrams: try mapping.value("reorder")?.flag() ?? true)
+                reordersDatagrams: try mapping.value("reorder")?.flag() ?? false)
         } else {
             jitter = Jitter(amount: try duration(node))
         }
