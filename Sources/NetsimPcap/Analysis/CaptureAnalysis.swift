@@ -10,6 +10,9 @@ public struct CaptureAnalysis: Sendable, Equatable, Codable {
     public var idleEnergyJoules: Double
     /// The device's flows, the most energy first.
     public var flows: [FlowReport]
+    /// The flows grouped by the server they went to (name, else address), the most energy
+    /// first.
+    public var servers: [ServerReport]
     /// Flows that repeat at a fixed period, the most energy per hour first.
     public var periodicTransfers: [PeriodicTransfer]
     /// A traffic counter file's columns and radio access (`CaptureAnalysis.price`); nil for a
@@ -166,9 +169,13 @@ public struct FlowBurst: Sendable, Equatable, Codable {
     }
 }
 
-/// A flow's repeating transfer (a keepalive, a poll) and what it costs.
+/// A repeating transfer (a keepalive, a poll) and what it costs: one flow's, or a server's
+/// over several flows (polling that opens a new connection each time).
 public struct PeriodicTransfer: Sendable, Equatable, Codable {
+    /// The first of `flows`.
     public var flow: Int
+    /// The flows whose bursts repeat: one, or a server's flows that are not periodic alone.
+    public var flows: [Int]
     public var remote: String
     public var serverName: String?
     public var periodSeconds: Double

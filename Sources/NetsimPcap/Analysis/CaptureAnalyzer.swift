@@ -191,10 +191,11 @@ public struct CaptureAnalyzer {
                 flow.charges,
                 FlowIdentity(
                     transport: flow.key.protocolName, device: flow.key.endpointDescription(a: deviceIsA),
-                    remote: flow.key.endpointDescription(a: !deviceIsA), serverName: flow.serverName)
+                    remote: flow.key.endpointDescription(a: !deviceIsA), serverName: flow.serverName,
+                    server: flow.serverName ?? (deviceIsA ? flow.key.b : flow.key.a).description)
             )
         }
-        let (flowReports, periodicTransfers) = radio.flowReports(identities, energy: report.energyJoules)
+        let reports = radio.flowReports(identities, energy: report.energyJoules, burstGap: options.burstGap)
 
         let summary = CaptureSummary(
             file: file, format: format, linkType: linkType.description, packets: packets, devicePackets: devicePackets,
@@ -208,8 +209,8 @@ public struct CaptureAnalyzer {
             radioModel: radio.stages.model,
             radioSource: radioSource, radioAssumed: radioAssumed)
         return CaptureAnalysis(
-            capture: summary, radio: report, idleEnergyJoules: idleEnergy, flows: flowReports,
-            periodicTransfers: periodicTransfers)
+            capture: summary, radio: report, idleEnergyJoules: idleEnergy, flows: reports.flows, servers: reports.servers,
+            periodicTransfers: reports.periodicTransfers)
     }
 
     // MARK: Packets

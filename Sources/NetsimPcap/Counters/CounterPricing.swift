@@ -138,7 +138,7 @@ extension CaptureAnalysis {
         }
         let (report, idleEnergy) = charged.finish(at: end.seconds)
         let identity = FlowIdentity(transport: "counters", device: "device", remote: "all traffic", serverName: nil)
-        let (flows, periodicTransfers) = charged.flowReports([(flow, identity)], energy: report.energyJoules)
+        let reports = charged.flowReports([(flow, identity)], energy: report.energyJoules, burstGap: options.burstGap)
 
         let summary = CaptureSummary(
             file: series.file, format: "counters", linkType: "csv", packets: series.rows, devicePackets: trafficIntervals,
@@ -152,7 +152,7 @@ extension CaptureAnalysis {
             format: series.format, timeFormat: series.timeFormat, rows: series.rows, intervals: series.intervals.count,
             trafficIntervals: trafficIntervals, access: accessOrder.compactMap { shares[$0] })
         return CaptureAnalysis(
-            capture: summary, radio: report, idleEnergyJoules: idleEnergy, flows: flows, periodicTransfers: periodicTransfers,
-            counters: counters)
+            capture: summary, radio: report, idleEnergyJoules: idleEnergy, flows: reports.flows, servers: reports.servers,
+            periodicTransfers: reports.periodicTransfers, counters: counters)
     }
 }

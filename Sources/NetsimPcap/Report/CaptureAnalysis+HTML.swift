@@ -15,6 +15,7 @@ extension CaptureAnalysis {
             + "then the radio's energy so far.</p>\n"
         body += timelineSVG() + "\n"
         body += "<h2>Flows by energy</h2>\n" + flowTable(maximumFlows: maximumFlows) + "\n"
+        if !servers.isEmpty { body += "<h2>Servers by energy</h2>\n" + serverTable(maximumServers: maximumFlows) + "\n" }
         if !periodicTransfers.isEmpty { body += "<h2>Periodic transfers</h2>\n" + periodicTable() + "\n" }
         return """
             <!DOCTYPE html>
@@ -185,6 +186,14 @@ extension CaptureAnalysis {
         }
         if flows.count > maximumFlows {
             html += "<tr><td colspan=\"12\">\(flows.count - maximumFlows) more flows in --format json</td></tr>\n"
+        }
+        return html + "</table>"
+    }
+
+    private func serverTable(maximumServers: Int) -> String {
+        var html = "<table><tr>" + ServerReport.header.map { "<th>\(escaped($0.capitalized))</th>" }.joined() + "</tr>\n"
+        for server in servers.prefix(maximumServers) {
+            html += "<tr>" + server.cells.map { "<td>\(escaped($0))</td>" }.joined() + "</tr>\n"
         }
         return html + "</table>"
     }

@@ -30,6 +30,7 @@ extension CaptureAnalysis {
     public func textReport(maximumFlows: Int = 20, maximumTimelineRows: Int = 40) -> String {
         var sections = [captureSection(), radioSection()]
         sections.append(flowSection(maximumFlows: maximumFlows))
+        if !servers.isEmpty { sections.append(serverSection(maximumServers: maximumFlows)) }
         if !periodicTransfers.isEmpty { sections.append(periodicSection()) }
         if let timeline = radio.timeline, !timeline.isEmpty {
             sections.append(timelineSection(timeline, maximumRows: maximumTimelineRows))
@@ -193,6 +194,15 @@ extension CaptureAnalysis {
             + table.rendered()
     }
 
+    private func serverSection(maximumServers: Int) -> String {
+        var table = TextTable(header: ServerReport.header, rightAligned: [2, 3, 4, 5, 6, 7, 8])
+        table.rows = servers.prefix(maximumServers).map(\.cells)
+        let title =
+            servers.count > maximumServers
+            ? "Servers by energy, top \(maximumServers) of \(servers.count) (all in --format json)" : "Servers by energy"
+        return title + " (flows by name, else address)\n" + table.rendered()
+    }
+
     private func periodicSection() -> String {
         // The columns of `PeriodicTransfer.cells`.
         var table = TextTable(
@@ -217,13 +227,26 @@ extension CaptureAnalysis {
     }
 }
 
-extension PeriodicTransfer {
-    /// One row of the periodic-transfers table, as the text and HTML reports both print it:
-    /// flow, server, period, repetitions, bursts per repetition, wake and energy per repetition
-    /// and per hour, mean power.
+extension ServerReport {
+    static let header = ["SERVER", "FLOWS", "PKTS", "UP B", "DOWN B", "WAKE-UPS", "WAKE S", "ENERGY J", "SHARE"]
+
+    /// One row of the servers table, as the text and HTML reports both print it.
     var cells: [String] {
         [
-            "\(flow)", serverName ?? remote, ReportNumber.fixed(periodSeconds, decimals: 1), "\(repetitions)",
+            server, flows.map(String.init).joined(separator: ","), "\(packets)", "\(bytesUp)", "\(bytesDown)", "\(wakeUps)",
+            ReportNumber.fixed(wakeSeconds, decimals: 2), ReportNumber.fixed(energyJoules, decimals: 2),
+            ReportNumber.percent(energyShare, decimals: 1),
+        ]
+    }
+}
+
+extension PeriodicTransfer {
+    /// One row of the periodic-transfers table, as the text and HTML reports both print it:
+    /// flow (or flows), server, period, repetitions, bursts per repetition, wake and energy per
+    /// repetition and per hour, mean power.
+    var cells: [String] {
+        [
+            flows.map(String.init).joined(separator: ","), serverName ?? remote, ReportNumber.fixed(periodSeconds, decimals: 1), "\(repetitions)",
             ReportNumber.fixed(burstsPerRepetition, decimals: 1), ReportNumber.fixed(wakeSecondsPerRepetition, decimals: 2),
             ReportNumber.fixed(energyJoulesPerRepetition, decimals: 2), ReportNumber.fixed(wakeSecondsPerHour, decimals: 0),
             ReportNumber.fixed(energyJoulesPerHour, decimals: 0), ReportNumber.fixed(meanPowerMilliwatts, decimals: 1),
