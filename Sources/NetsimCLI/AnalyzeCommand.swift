@@ -144,7 +144,9 @@ public struct AnalyzeCommand: ParsableCommand {
 
     /// The radio given, and how the analysis names it; nil: the capture's own.
     private func chosenRadio() throws -> (RadioParameters?, String) {
-        if let radio, let parameters = Self.radioParameters(named: radio) { return (parameters, "--radio \(radio), its published defaults") }
+        if let radio, let parameters = Self.radioParameters(named: radio) {
+            return (parameters, "--radio \(radio), its published defaults")
+        }
         guard let profile else { return (nil, "") }
         let resolved = try resolveProfile(profile)
         let network = resolved.network(named: resolved.start) ?? resolved.networks[0]

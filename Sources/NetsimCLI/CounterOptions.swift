@@ -10,7 +10,10 @@ struct CounterOptions: ParsableArguments {
     @Option(help: "The time column. Default: timestamp.")
     var timeColumn = "timestamp"
 
-    @Option(help: "How times are written: auto (a number is seconds, else a timestamp), seconds, milliseconds, timestamp (2021-01-07 18:19:50[.fff][Z|+hh:mm]).")
+    @Option(
+        help:
+            "How times are written: auto (a number is seconds, else a timestamp), seconds, milliseconds, timestamp (2021-01-07 18:19:50[.fff][Z|+hh:mm])."
+    )
     var timeFormat = CounterTimeFormat.auto
 
     @Option(help: "The column of bytes received (downlink). Default: rx.")
@@ -48,11 +51,16 @@ struct CounterOptions: ParsableArguments {
             timeColumn != "timestamp" || timeFormat != .auto || rxColumn != "rx" || txColumn != "tx" || perInterval
             || interval != nil || accessColumn != nil || !accessRadio.isEmpty
         if given, !counters { throw ValidationError("the counter options (--rx-column, --access-column, ...) need --counters") }
-        if interval != nil, !perInterval { throw ValidationError("--interval is the last row's length of per-interval counters: add --per-interval") }
-        if !accessRadio.isEmpty, accessColumn == nil { throw ValidationError("--access-radio maps values of --access-column: name the column") }
+        if interval != nil, !perInterval {
+            throw ValidationError("--interval is the last row's length of per-interval counters: add --per-interval")
+        }
+        if !accessRadio.isEmpty, accessColumn == nil {
+            throw ValidationError("--access-radio maps values of --access-column: name the column")
+        }
         for mapping in accessRadio where AnalyzeCommand.radioParameters(named: mapping.radio) == nil {
             throw ValidationError(
-                "--access-radio \(mapping.value)=\(mapping.radio): '\(mapping.radio)' is not one of \(AnalyzeCommand.radioNames.joined(separator: ", "))")
+                "--access-radio \(mapping.value)=\(mapping.radio): '\(mapping.radio)' is not one of \(AnalyzeCommand.radioNames.joined(separator: ", "))"
+            )
         }
     }
 

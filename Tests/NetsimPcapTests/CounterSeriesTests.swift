@@ -164,22 +164,23 @@ import Testing
     }
 
     /// A bad file is an error naming the file, the row and the column; nothing is priced.
-    @Test(arguments: [
-        ("", nil, nil, "empty"),
-        ("time,rx_bytes,tx_bytes\n", 1, nil, "no rows"),
-        ("time,rx,tx_bytes\n1,2,3\n", 1, "rx_bytes", "no such column"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n2,12x,0\n", 3, "rx_bytes", "not a number"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n2,,0\n", 3, "rx_bytes", "not a number"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n2,5,9\n3,6,8\n", 4, "tx_bytes", "went down"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n2,-5,0\n", 3, "rx_bytes", "non-negative"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n2,99999999999999,0\n", 3, "rx_bytes", "faster than"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n1,5,0\n", 3, "time", "does not move forward"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\nnoon,5,0\n", 3, "time", "not a time"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n2,5\n", 3, nil, "cut or broken"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n2,\"5,0\n", 3, nil, "not closed"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n", 2, nil, "need two"),
-        ("time,rx_bytes,tx_bytes\n1,0,0\n9999999,5,0\n", 3, "time", "longer than"),
-    ] as [(String, Int?, String?, String)])
+    @Test(
+        arguments: [
+            ("", nil, nil, "empty"),
+            ("time,rx_bytes,tx_bytes\n", 1, nil, "no rows"),
+            ("time,rx,tx_bytes\n1,2,3\n", 1, "rx_bytes", "no such column"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n2,12x,0\n", 3, "rx_bytes", "not a number"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n2,,0\n", 3, "rx_bytes", "not a number"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n2,5,9\n3,6,8\n", 4, "tx_bytes", "went down"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n2,-5,0\n", 3, "rx_bytes", "non-negative"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n2,99999999999999,0\n", 3, "rx_bytes", "faster than"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n1,5,0\n", 3, "time", "does not move forward"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\nnoon,5,0\n", 3, "time", "not a time"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n2,5\n", 3, nil, "cut or broken"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n2,\"5,0\n", 3, nil, "not closed"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n", 2, nil, "need two"),
+            ("time,rx_bytes,tx_bytes\n1,0,0\n9999999,5,0\n", 3, "time", "longer than"),
+        ] as [(String, Int?, String?, String)])
     func aBadFileNamesTheRowAndColumn(text: String, line: Int?, column: String?, detail: String) throws {
         let error = try #require(throws: CounterError.self) {
             try CounterSeries.parse(text, file: "bad.csv", format: Self.format)

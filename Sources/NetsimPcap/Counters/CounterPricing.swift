@@ -120,7 +120,8 @@ extension CaptureAnalysis {
             guard interval.rxBytes > 0 || interval.txBytes > 0 else { continue }
             trafficIntervals += 1
             if interval.rxBytes > 0 {
-                charged.charge(from: interval.start, to: end, flow: flow, direction: .down, bytes: interval.rxBytes, burstGap: options.burstGap)
+                charged.charge(
+                    from: interval.start, to: end, flow: flow, direction: .down, bytes: interval.rxBytes, burstGap: options.burstGap)
             }
             if interval.txBytes > 0 {
                 charged.charge(

@@ -118,7 +118,9 @@ public struct CounterSeries: Sendable, Equatable {
     }
 
     /// Reads and checks counter CSV text; `file` names it in errors.
-    public static func parse(_ text: String, file: String, format: CounterFormat, limits: Limits = Limits()) throws(CounterError)
+    public static func parse(
+        _ text: String, file: String, format: CounterFormat, limits: Limits = Limits()
+    ) throws(CounterError)
         -> CounterSeries
     {
         var reader = CounterRowReader(file: file, format: format, limits: limits)

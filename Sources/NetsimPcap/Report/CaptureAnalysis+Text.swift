@@ -246,7 +246,8 @@ extension PeriodicTransfer {
     /// repetition and per hour, mean power.
     var cells: [String] {
         [
-            flows.map(String.init).joined(separator: ","), serverName ?? remote, ReportNumber.fixed(periodSeconds, decimals: 1), "\(repetitions)",
+            flows.map(String.init).joined(separator: ","), serverName ?? remote, ReportNumber.fixed(periodSeconds, decimals: 1),
+            "\(repetitions)",
             ReportNumber.fixed(burstsPerRepetition, decimals: 1), ReportNumber.fixed(wakeSecondsPerRepetition, decimals: 2),
             ReportNumber.fixed(energyJoulesPerRepetition, decimals: 2), ReportNumber.fixed(wakeSecondsPerHour, decimals: 0),
             ReportNumber.fixed(energyJoulesPerHour, decimals: 0), ReportNumber.fixed(meanPowerMilliwatts, decimals: 1),
