@@ -98,4 +98,36 @@ struct AnalyzeCommandTests {
         let failing = try #require(try Netsim.parseAsRoot(["analyze", notCapture]) as? AnalyzeCommand)
         #expect(throws: CaptureError.self) { try failing.run() }
     }
+
+    @Test("prices traffic counters with --counters; a bad counter file exits 1 and writes nothing")
+    func counters() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-analyze-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let csv = directory + "/walk.csv"
+        try "timestamp,mobileRx,mobileTx,nrStatus\n2021-01-07 18:19:50,100,10,NONE\n2021-01-07 18:19:51,5100,60,CONNECTED\n"
+            .write(toFile: csv, atomically: true, encoding: .utf8)
+        let report = directory + "/report.json"
+        let arguments = [
+            "analyze", "--counters", csv, "--rx-column", "mobileRx", "--tx-column", "mobileTx", "--access-column", "nrStatus",
+            "--access-radio", "CONNECTED=nr-sa", "--radio", "lte", "--format", "json", "--out", report,
+        ]
+        try #require(try Netsim.parseAsRoot(arguments) as? AnalyzeCommand).run()
+        let analysis = try JSONDecoder().decode(CaptureAnalysis.self, from: Data(contentsOf: URL(fileURLWithPath: report)))
+        #expect(analysis.radio.model == "nr-sa" && analysis.radio.bytes.down == 5000 && analysis.radio.bytes.up == 50)
+        #expect(analysis.counters?.access.map(\.radioModel) == ["nr-sa"])
+
+        try "timestamp,mobileRx,mobileTx,nrStatus\n2021-01-07 18:19:50,100,10,NONE\n2021-01-07 18:19:51,abc,60,NONE\n"
+            .write(toFile: csv, atomically: true, encoding: .utf8)
+        try FileManager.default.removeItem(atPath: report)
+        let bad = try #require(try Netsim.parseAsRoot(arguments) as? AnalyzeCommand)
+        #expect(throws: ExitCode(1)) { try bad.run() }
+        #expect(!FileManager.default.fileExists(atPath: report))
+        // The counter options need --counters, and --access-radio a column and a known radio.
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "t.pcap", "--rx-column", "mobileRx"]) }
+        #expect(throws: (any Error).self) { try Netsim.parseAsRoot(["analyze", "--counters", "c.csv", "--access-radio", "A=lte"]) }
+        #expect(throws: (any Error).self) {
+            try Netsim.parseAsRoot(["analyze", "--counters", "c.csv", "--access-column", "a", "--access-radio", "A=5g"])
+        }
+    }
 }
