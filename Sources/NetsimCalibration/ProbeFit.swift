@@ -14,7 +14,7 @@ import Foundation
 ///   cycles; taken as the nearest of the long DRX cycles 3GPP allows (TS 36.331 / 38.331);
 /// - a middle state (RRC_INACTIVE): past the tail, a stretch of round trips lower on average
 ///   than the idle ones (a resume is shorter than a promotion), found as the split of the
-///   round trips beyond the tail into two runs of gaps that best separates their means.
+///   round trips beyond the tail into two runs of gaps that best explains their spread.
 public struct ProbeFit: Sendable, Equatable {
     public var connectedRoundTrip: Double
     public var tail: Double
@@ -80,12 +80,17 @@ public struct ProbeFit: Sendable, Equatable {
         guard sorted.count >= 20 else { return nil }
         var prefix = [0.0]
         for probe in sorted { prefix.append(prefix.last! + probe.roundTrip) }
-        var best: (split: Int, separation: Double)?
+        // The split that explains the most of the spread (the least squared error about two
+        // means, as a change-point fit does), not the largest difference of means, which
+        // favours a few extreme probes at either end.
+        let count = Double(sorted.count)
+        var best: (split: Int, explained: Double, separation: Double)?
         for split in 10..<(sorted.count - 10) where sorted[split].gap > sorted[split - 1].gap {
             let before = prefix[split] / Double(split)
-            let after = (prefix[sorted.count] - prefix[split]) / Double(sorted.count - split)
+            let after = (prefix[sorted.count] - prefix[split]) / (count - Double(split))
             let separation = after - before
-            if separation > (best?.separation ?? 0) { best = (split, separation) }
+            let explained = Double(split) * (count - Double(split)) / count * separation * separation
+            if separation > 0, explained > (best?.explained ?? 0) { best = (split, explained, separation) }
         }
         guard let best, best.separation >= inactiveSeparation else { return nil }
         let middle = sorted[..<best.split].map(\.roundTrip).sorted()

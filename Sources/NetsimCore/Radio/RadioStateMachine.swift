@@ -102,7 +102,17 @@ public struct RadioStateMachine: Sendable, Codable {
                 }
                 let nextOn = now + (cycle - intoCycle)
                 let stageEnd = stageStart + stage.duration
-                // The next stage starts with its own on-duration (or is asleep): look again there.
+                // Past the last on-duration before the tail runs out, the network still holds the
+                // connection (it releases it only when its inactivity timer expires, and data
+                // pending for the phone restarts that timer): the packet goes at the next
+                // on-duration rather than waiting for a page. The measured phones show the step
+                // to idle round trips where the tail ends, not a DRX cycle before it.
+                if nextOn >= stageEnd, index + 1 < stages.count, case .dormant = stages[index + 1].behavior {
+                    admission.drxWait += nextOn - now
+                    admission.start = nextOn
+                    return admission
+                }
+                // The next stage starts with its own on-duration: look again there.
                 let wakeAt = min(nextOn, stageEnd)
                 admission.drxWait += wakeAt - now
                 now = wakeAt

@@ -336,21 +336,21 @@ radio:
 
 """#,
         "radios/tmobile-lte.yaml": #"""
-# Fitted by: netsim profiles fit --name tmobile-lte --model lte --probes SALMONBERRY_299_TMobile_4G.csv --power ELDERBERRY_374-run15652.csv --power ELDERBERRY_374-run15656.csv --power S20UPM-run131.csv --power S20UPM-run133.csv --power S20UPM-run151.csv --power S20UPM-run154.csv --power S20UPM-run157.csv --power S20UPM-run161.csv --power S20UPM-run168.csv --power S20UPM-run169.csv --power S20UPM-run172.csv --power S20UPM-run173.csv --power S20UPM-run195.csv --power S20UPM-run196.csv --power S20UPM-run199.csv --power S20UPM-run20036.csv --power S20UPM-run20060.csv --power S20UPM-run20061.csv --power S20UPM-run20065.csv --power S20UPM-run20067.csv --power S20UPM-run20068.csv --power S20UPM-run20070.csv --power S20UPM-run20074.csv --power S20UPM-run20075.csv --power S20UPM-run20077.csv --power S20UPM-run20078.csv --power S20UPM-run20085.csv --power S20UPM-run20091.csv --power S20UPM-run20092.csv --power S20UPM-run331.csv --power S20UPM-run64.csv --power S20UPM-run68.csv --power S20UPM-run70.csv --power S20UPM-run77.csv --where carrier=tmobile --where access=lte
+# Fitted by: netsim profiles fit --name tmobile-lte --model lte --probes SALMONBERRY_299_TMobile_4G.csv --power (34 files in MN-Wild) --where carrier=tmobile --where access=lte
 #
 # Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
-# probes SALMONBERRY_299_TMobile_4G.csv: 981 kept, 19 left out; connected round trip 65 ms; tail 5.1 s measured, 5.0 s fitted; idle round trip p10/p50/p90 464/935/1496 ms measured, 416/880/1400 ms fitted (largest error 10.3%)
-# power (carrier=tmobile, access=lte): 119 intervals moving data, 5 idle; beta 1992 mW, 14.3 mW/Mbps down, 21.4 mW/Mbps up; rms residual 549 mW; tail 1195 mW (assumed)
+# probes SALMONBERRY_299_TMobile_4G.csv: 981 kept, 19 left out; connected round trip 65 ms; tail 5.1 s measured, 5.1 s fitted; idle round trip p10/p50/p90 464/935/1496 ms measured, 416/880/1400 ms fitted (largest error 10.3%)
+# power (carrier=tmobile, access=lte): 119 intervals moving data, 5 idle; beta 1836 mW, 16.3 mW/Mbps down, 22.0 mW/Mbps up; rms residual 563 mW; tail 1101 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
-#   S20UPM-run20065.csv: 12 intervals, 29 J measured, 28 J fitted (-4.9%)
-#   S20UPM-run20067.csv: 15 intervals, 39 J measured, 38 J fitted (-2.2%)
-#   S20UPM-run20068.csv: 15 intervals, 32 J measured, 32 J fitted (+1.5%)
-#   S20UPM-run20075.csv: 18 intervals, 57 J measured, 54 J fitted (-5.7%)
-#   S20UPM-run20077.csv: 22 intervals, 66 J measured, 66 J fitted (-0.2%)
-#   S20UPM-run20085.csv: 28 intervals, 74 J measured, 77 J fitted (+3.8%)
-#   S20UPM-run20092.csv: 14 intervals, 29 J measured, 30 J fitted (+3.7%)
+#   S20UPM-run20065.csv: 12 intervals, 29 J measured, 27 J fitted (-9.3%)
+#   S20UPM-run20067.csv: 15 intervals, 39 J measured, 37 J fitted (-5.3%)
+#   S20UPM-run20068.csv: 15 intervals, 32 J measured, 31 J fitted (-2.6%)
+#   S20UPM-run20075.csv: 18 intervals, 57 J measured, 51 J fitted (-9.7%)
+#   S20UPM-run20077.csv: 22 intervals, 66 J measured, 63 J fitted (-4.5%)
+#   S20UPM-run20085.csv: 28 intervals, 74 J measured, 73 J fitted (-1.3%)
+#   S20UPM-run20092.csv: 14 intervals, 29 J measured, 28 J fitted (-2.1%)
 #
 name: tmobile-lte
 description: >-
@@ -361,40 +361,40 @@ description: >-
 radio:
   model: lte
   promotionTime: 230ms
-  promotionPower: 1.992W
+  promotionPower: 1.8357W
   inactivityTimer: 100ms
   shortDRXTime: 20ms
   shortDRXCycle: 20ms
   longDRXTime: 4.98s
   longDRXCycle: 256ms
   drxOnDuration: 2ms
-  drxOnPower: 1.992W
-  tailPower: 1.1952W
+  drxOnPower: 1.8357W
+  tailPower: 1.1014W
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
   idlePower: 0W
-  alphaUp: 21.4mW/Mbps
-  alphaDown: 14.3mW/Mbps
-  beta: 1.992W
+  alphaUp: 22mW/Mbps
+  alphaDown: 16.3mW/Mbps
+  beta: 1.8357W
   schedulingRequestDelay: 5ms
 
 """#,
         "radios/tmobile-nsa.yaml": #"""
-# Fitted by: netsim profiles fit --name tmobile-nsa --model nr-nsa --probes RASPBERRY_670_TMobile_NSA.csv --power ELDERBERRY_374-run15652.csv --power ELDERBERRY_374-run15656.csv --power S20UPM-run131.csv --power S20UPM-run133.csv --power S20UPM-run151.csv --power S20UPM-run154.csv --power S20UPM-run157.csv --power S20UPM-run161.csv --power S20UPM-run168.csv --power S20UPM-run169.csv --power S20UPM-run172.csv --power S20UPM-run173.csv --power S20UPM-run195.csv --power S20UPM-run196.csv --power S20UPM-run199.csv --power S20UPM-run20036.csv --power S20UPM-run20060.csv --power S20UPM-run20061.csv --power S20UPM-run20065.csv --power S20UPM-run20067.csv --power S20UPM-run20068.csv --power S20UPM-run20070.csv --power S20UPM-run20074.csv --power S20UPM-run20075.csv --power S20UPM-run20077.csv --power S20UPM-run20078.csv --power S20UPM-run20085.csv --power S20UPM-run20091.csv --power S20UPM-run20092.csv --power S20UPM-run331.csv --power S20UPM-run64.csv --power S20UPM-run68.csv --power S20UPM-run70.csv --power S20UPM-run77.csv --where carrier=tmobile --where access=nr-nsa
+# Fitted by: netsim profiles fit --name tmobile-nsa --model nr-nsa --probes RASPBERRY_670_TMobile_NSA.csv --power (34 files in MN-Wild) --where carrier=tmobile --where access=nr-nsa
 #
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
-# probes RASPBERRY_670_TMobile_NSA.csv: 970 kept, 28 left out; connected round trip 76 ms; tail 9.9 s measured, 9.7 s fitted; idle round trip p10/p50/p90 524/1012/1529 ms measured, 520/1000/1500 ms fitted (largest error 1.9%)
-# power (carrier=tmobile, access=nr-nsa): 6180 intervals moving data, 180 idle; beta 2364 mW, 3.3 mW/Mbps down, 11.1 mW/Mbps up; rms residual 426 mW; tail 1422 mW (measured)
+# probes RASPBERRY_670_TMobile_NSA.csv: 970 kept, 28 left out; connected round trip 76 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 524/1012/1529 ms measured, 520/1000/1500 ms fitted (largest error 1.9%)
+# power (carrier=tmobile, access=nr-nsa): 6180 intervals moving data, 180 idle; beta 2214 mW, 4.2 mW/Mbps down, 11.8 mW/Mbps up; rms residual 434 mW; tail 1422 mW (measured)
 # energy by file, the fitted formula interval by interval against the meter:
-#   S20UPM-run20065.csv: 907 intervals, 2398 J measured, 2433 J fitted (+1.5%)
-#   S20UPM-run20067.csv: 892 intervals, 2361 J measured, 2361 J fitted (+0.0%)
-#   S20UPM-run20068.csv: 827 intervals, 2209 J measured, 2207 J fitted (-0.1%)
-#   S20UPM-run20075.csv: 914 intervals, 2887 J measured, 2906 J fitted (+0.6%)
-#   S20UPM-run20077.csv: 951 intervals, 3096 J measured, 3080 J fitted (-0.5%)
-#   S20UPM-run20085.csv: 1048 intervals, 3188 J measured, 3199 J fitted (+0.4%)
-#   S20UPM-run20092.csv: 821 intervals, 2219 J measured, 2172 J fitted (-2.1%)
+#   S20UPM-run20065.csv: 907 intervals, 2398 J measured, 2390 J fitted (-0.3%)
+#   S20UPM-run20067.csv: 892 intervals, 2361 J measured, 2319 J fitted (-1.8%)
+#   S20UPM-run20068.csv: 827 intervals, 2209 J measured, 2170 J fitted (-1.8%)
+#   S20UPM-run20075.csv: 914 intervals, 2887 J measured, 2815 J fitted (-2.5%)
+#   S20UPM-run20077.csv: 951 intervals, 3096 J measured, 2988 J fitted (-3.5%)
+#   S20UPM-run20085.csv: 1048 intervals, 3188 J measured, 3086 J fitted (-3.2%)
+#   S20UPM-run20092.csv: 821 intervals, 2219 J measured, 2126 J fitted (-4.2%)
 #
 name: tmobile-nsa
 description: >-
@@ -404,11 +404,11 @@ description: >-
 radio:
   model: nr-nsa
   promotionTime: 296ms
-  promotionPower: 2.3644W
+  promotionPower: 2.2144W
   connectedTail: 9.9s
-  beta: 2.3644W
-  alphaUp: 11.1mW/Mbps
-  alphaDown: 3.3mW/Mbps
+  beta: 2.2144W
+  alphaUp: 11.8mW/Mbps
+  alphaDown: 4.2mW/Mbps
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
@@ -421,20 +421,20 @@ radio:
 
 """#,
         "radios/tmobile-sa.yaml": #"""
-# Fitted by: netsim profiles fit --name tmobile-sa --model nr-sa --probes S20US_TMobile_SA.csv --power ELDERBERRY_374-run15652.csv --power ELDERBERRY_374-run15656.csv --power S20UPM-run131.csv --power S20UPM-run133.csv --power S20UPM-run151.csv --power S20UPM-run154.csv --power S20UPM-run157.csv --power S20UPM-run161.csv --power S20UPM-run168.csv --power S20UPM-run169.csv --power S20UPM-run172.csv --power S20UPM-run173.csv --power S20UPM-run195.csv --power S20UPM-run196.csv --power S20UPM-run199.csv --power S20UPM-run20036.csv --power S20UPM-run20060.csv --power S20UPM-run20061.csv --power S20UPM-run20065.csv --power S20UPM-run20067.csv --power S20UPM-run20068.csv --power S20UPM-run20070.csv --power S20UPM-run20074.csv --power S20UPM-run20075.csv --power S20UPM-run20077.csv --power S20UPM-run20078.csv --power S20UPM-run20085.csv --power S20UPM-run20091.csv --power S20UPM-run20092.csv --power S20UPM-run331.csv --power S20UPM-run64.csv --power S20UPM-run68.csv --power S20UPM-run70.csv --power S20UPM-run77.csv --where carrier=tmobile --where access=nr-sa
+# Fitted by: netsim profiles fit --name tmobile-sa --model nr-sa --probes S20US_TMobile_SA.csv --power (34 files in MN-Wild) --where carrier=tmobile --where access=nr-sa
 #
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
-# probes S20US_TMobile_SA.csv: 849 kept, 141 left out; connected round trip 67 ms; tail 10.2 s measured, 10.1 s fitted; idle round trip p10/p50/p90 517/1059/1594 ms measured, 540/1020/1580 ms fitted (largest error 4.4%); 21 probe(s) after 16 s or more came back awake and are left out
-# power (carrier=tmobile, access=nr-sa): 6827 intervals moving data, 71 idle; beta 1305 mW, 0.0 mW/Mbps down, 23.8 mW/Mbps up; rms residual 292 mW; tail 1055 mW (measured)
+# probes S20US_TMobile_SA.csv: 849 kept, 141 left out; connected round trip 67 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 517/1059/1594 ms measured, 540/1020/1580 ms fitted (largest error 4.4%); 21 probe(s) after 16 s or more came back awake and are left out
+# power (carrier=tmobile, access=nr-sa): 6827 intervals moving data, 71 idle; beta 1263 mW, 0.0 mW/Mbps down, 23.8 mW/Mbps up; rms residual 295 mW; tail 1055 mW (measured)
 # energy by file, the fitted formula interval by interval against the meter:
-#   S20UPM-run20036.csv: 987 intervals, 1229 J measured, 1290 J fitted (+5.0%)
-#   S20UPM-run20060.csv: 857 intervals, 1121 J measured, 1121 J fitted (-0.0%)
-#   S20UPM-run20061.csv: 1006 intervals, 1146 J measured, 1315 J fitted (+14.8%)
-#   S20UPM-run20070.csv: 1080 intervals, 2103 J measured, 2078 J fitted (-1.2%)
-#   S20UPM-run20074.csv: 902 intervals, 1908 J measured, 1773 J fitted (-7.1%)
-#   S20UPM-run20078.csv: 1087 intervals, 2205 J measured, 2128 J fitted (-3.5%)
-#   S20UPM-run20091.csv: 979 intervals, 1272 J measured, 1280 J fitted (+0.7%)
+#   S20UPM-run20036.csv: 987 intervals, 1229 J measured, 1248 J fitted (+1.6%)
+#   S20UPM-run20060.csv: 857 intervals, 1121 J measured, 1085 J fitted (-3.3%)
+#   S20UPM-run20061.csv: 1006 intervals, 1146 J measured, 1273 J fitted (+11.1%)
+#   S20UPM-run20070.csv: 1080 intervals, 2103 J measured, 2035 J fitted (-3.2%)
+#   S20UPM-run20074.csv: 902 intervals, 1908 J measured, 1737 J fitted (-9.0%)
+#   S20UPM-run20078.csv: 1087 intervals, 2205 J measured, 2085 J fitted (-5.5%)
+#   S20UPM-run20091.csv: 979 intervals, 1272 J measured, 1239 J fitted (-2.6%)
 #
 name: tmobile-sa
 description: >-
@@ -445,11 +445,11 @@ description: >-
 radio:
   model: nr-sa
   promotionTime: 352.5ms
-  promotionPower: 1.3054W
+  promotionPower: 1.2631W
   connectedTail: 10.2s
   inactiveTail: 4.8s
   resumeTime: 226.5ms
-  beta: 1.3054W
+  beta: 1.2631W
   alphaUp: 23.8mW/Mbps
   alphaDown: 0mW/Mbps
   pagingCycle: 1.28s
@@ -464,34 +464,34 @@ radio:
 
 """#,
         "radios/verizon-lte-walking.yaml": #"""
-# Fitted by: netsim profiles fit --name verizon-lte-walking --model lte --probes S20US_162_Verizon_4G.csv --power ELDERBERRY_374-run15652.csv --power ELDERBERRY_374-run15656.csv --power S20UPM-run131.csv --power S20UPM-run133.csv --power S20UPM-run151.csv --power S20UPM-run154.csv --power S20UPM-run157.csv --power S20UPM-run161.csv --power S20UPM-run168.csv --power S20UPM-run169.csv --power S20UPM-run172.csv --power S20UPM-run173.csv --power S20UPM-run195.csv --power S20UPM-run196.csv --power S20UPM-run199.csv --power S20UPM-run20036.csv --power S20UPM-run20060.csv --power S20UPM-run20061.csv --power S20UPM-run20065.csv --power S20UPM-run20067.csv --power S20UPM-run20068.csv --power S20UPM-run20070.csv --power S20UPM-run20074.csv --power S20UPM-run20075.csv --power S20UPM-run20077.csv --power S20UPM-run20078.csv --power S20UPM-run20085.csv --power S20UPM-run20091.csv --power S20UPM-run20092.csv --power S20UPM-run331.csv --power S20UPM-run64.csv --power S20UPM-run68.csv --power S20UPM-run70.csv --power S20UPM-run77.csv --where carrier=verizon --where access=lte
+# Fitted by: netsim profiles fit --name verizon-lte-walking --model lte --probes S20US_162_Verizon_4G.csv --power (34 files in MN-Wild) --where carrier=verizon --where access=lte
 #
 # Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
-# probes S20US_162_Verizon_4G.csv: 986 kept, 9 left out; connected round trip 64 ms; tail 9.9 s measured, 9.7 s fitted; idle round trip p10/p50/p90 492/983/1491 ms measured, 506/1000/1514 ms fitted (largest error 2.9%)
-# power (carrier=verizon, access=lte): 6376 intervals moving data, 1 idle; beta 1605 mW, 5.7 mW/Mbps down, 21.6 mW/Mbps up; rms residual 521 mW; tail 963 mW (assumed)
+# probes S20US_162_Verizon_4G.csv: 986 kept, 9 left out; connected round trip 64 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 492/983/1491 ms measured, 506/1000/1514 ms fitted (largest error 2.9%)
+# power (carrier=verizon, access=lte): 6376 intervals moving data, 1 idle; beta 1462 mW, 6.5 mW/Mbps down, 21.6 mW/Mbps up; rms residual 532 mW; tail 877 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
-#   ELDERBERRY_374-run15652.csv: 421 intervals, 975 J measured, 825 J fitted (-15.5%)
-#   ELDERBERRY_374-run15656.csv: 416 intervals, 889 J measured, 827 J fitted (-7.0%)
-#   S20UPM-run131.csv: 365 intervals, 758 J measured, 731 J fitted (-3.6%)
-#   S20UPM-run133.csv: 433 intervals, 868 J measured, 863 J fitted (-0.5%)
-#   S20UPM-run151.csv: 412 intervals, 847 J measured, 812 J fitted (-4.1%)
-#   S20UPM-run154.csv: 319 intervals, 644 J measured, 635 J fitted (-1.4%)
-#   S20UPM-run157.csv: 346 intervals, 655 J measured, 698 J fitted (+6.5%)
-#   S20UPM-run161.csv: 455 intervals, 964 J measured, 916 J fitted (-5.1%)
-#   S20UPM-run168.csv: 402 intervals, 567 J measured, 783 J fitted (+38.3%)
-#   S20UPM-run169.csv: 399 intervals, 750 J measured, 801 J fitted (+6.8%)
-#   S20UPM-run172.csv: 217 intervals, 409 J measured, 435 J fitted (+6.3%)
-#   S20UPM-run173.csv: 324 intervals, 603 J measured, 642 J fitted (+6.4%)
-#   S20UPM-run195.csv: 11 intervals, 38 J measured, 26 J fitted (-32.8%)
-#   S20UPM-run196.csv: 379 intervals, 720 J measured, 751 J fitted (+4.3%)
-#   S20UPM-run199.csv: 429 intervals, 891 J measured, 863 J fitted (-3.1%)
-#   S20UPM-run331.csv: 557 intervals, 1015 J measured, 1075 J fitted (+5.8%)
-#   S20UPM-run64.csv: 469 intervals, 1027 J measured, 957 J fitted (-6.8%)
-#   S20UPM-run68.csv: 7 intervals, 21 J measured, 14 J fitted (-33.0%)
-#   S20UPM-run70.csv: 6 intervals, 17 J measured, 15 J fitted (-10.1%)
-#   S20UPM-run77.csv: 10 intervals, 32 J measured, 24 J fitted (-25.4%)
+#   ELDERBERRY_374-run15652.csv: 421 intervals, 975 J measured, 785 J fitted (-19.5%)
+#   ELDERBERRY_374-run15656.csv: 416 intervals, 889 J measured, 768 J fitted (-13.6%)
+#   S20UPM-run131.csv: 365 intervals, 758 J measured, 699 J fitted (-7.9%)
+#   S20UPM-run133.csv: 433 intervals, 868 J measured, 824 J fitted (-5.0%)
+#   S20UPM-run151.csv: 412 intervals, 847 J measured, 774 J fitted (-8.6%)
+#   S20UPM-run154.csv: 319 intervals, 644 J measured, 606 J fitted (-5.9%)
+#   S20UPM-run157.csv: 346 intervals, 655 J measured, 668 J fitted (+1.9%)
+#   S20UPM-run161.csv: 455 intervals, 964 J measured, 876 J fitted (-9.2%)
+#   S20UPM-run168.csv: 402 intervals, 567 J measured, 745 J fitted (+31.5%)
+#   S20UPM-run169.csv: 399 intervals, 750 J measured, 766 J fitted (+2.1%)
+#   S20UPM-run172.csv: 217 intervals, 409 J measured, 415 J fitted (+1.6%)
+#   S20UPM-run173.csv: 324 intervals, 603 J measured, 612 J fitted (+1.5%)
+#   S20UPM-run195.csv: 11 intervals, 38 J measured, 24 J fitted (-36.9%)
+#   S20UPM-run196.csv: 379 intervals, 720 J measured, 697 J fitted (-3.2%)
+#   S20UPM-run199.csv: 429 intervals, 891 J measured, 802 J fitted (-10.0%)
+#   S20UPM-run331.csv: 557 intervals, 1015 J measured, 995 J fitted (-2.0%)
+#   S20UPM-run64.csv: 469 intervals, 1027 J measured, 918 J fitted (-10.6%)
+#   S20UPM-run68.csv: 7 intervals, 21 J measured, 14 J fitted (-35.7%)
+#   S20UPM-run70.csv: 6 intervals, 17 J measured, 15 J fitted (-15.1%)
+#   S20UPM-run77.csv: 10 intervals, 32 J measured, 22 J fitted (-29.9%)
 #
 name: verizon-lte-walking
 description: >-
@@ -502,22 +502,22 @@ description: >-
 radio:
   model: lte
   promotionTime: 279ms
-  promotionPower: 1.6054W
+  promotionPower: 1.4621W
   inactivityTimer: 100ms
   shortDRXTime: 20ms
   shortDRXCycle: 20ms
   longDRXTime: 9.78s
   longDRXCycle: 320ms
   drxOnDuration: 2ms
-  drxOnPower: 1.6054W
-  tailPower: 963.3mW
+  drxOnPower: 1.4621W
+  tailPower: 877.3mW
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
   idlePower: 0W
   alphaUp: 21.6mW/Mbps
-  alphaDown: 5.7mW/Mbps
-  beta: 1.6054W
+  alphaDown: 6.5mW/Mbps
+  beta: 1.4621W
   schedulingRequestDelay: 5ms
 
 """#,
@@ -527,10 +527,10 @@ radio:
 # Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
-# probes S20US_162_Verizon_4G.csv: 986 kept, 9 left out; connected round trip 64 ms; tail 9.9 s measured, 9.7 s fitted; idle round trip p10/p50/p90 492/983/1491 ms measured, 506/1000/1514 ms fitted (largest error 2.9%)
-# power (band=lte): 1734 intervals moving data, 0 idle; beta 507 mW, 11.0 mW/Mbps down, 80.8 mW/Mbps up; rms residual 360 mW; tail 304 mW (assumed)
+# probes S20US_162_Verizon_4G.csv: 986 kept, 9 left out; connected round trip 64 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 492/983/1491 ms measured, 506/1000/1514 ms fitted (largest error 2.9%)
+# power (band=lte): 1734 intervals moving data, 0 idle; beta 420 mW, 11.5 mW/Mbps down, 78.9 mW/Mbps up; rms residual 370 mW; tail 252 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
-#   MN-Transfer_combined.csv: 1734 intervals, 1918 J measured, 1918 J fitted (-0.0%)
+#   MN-Transfer_combined.csv: 1734 intervals, 1918 J measured, 1771 J fitted (-7.7%)
 #
 name: verizon-lte
 description: >-
@@ -541,22 +541,22 @@ description: >-
 radio:
   model: lte
   promotionTime: 279ms
-  promotionPower: 507.3mW
+  promotionPower: 420.5mW
   inactivityTimer: 100ms
   shortDRXTime: 20ms
   shortDRXCycle: 20ms
   longDRXTime: 9.78s
   longDRXCycle: 320ms
   drxOnDuration: 2ms
-  drxOnPower: 507.3mW
-  tailPower: 304.4mW
+  drxOnPower: 420.5mW
+  tailPower: 252.3mW
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
   idlePower: 0W
-  alphaUp: 80.8mW/Mbps
-  alphaDown: 11mW/Mbps
-  beta: 507.3mW
+  alphaUp: 78.9mW/Mbps
+  alphaDown: 11.5mW/Mbps
+  beta: 420.5mW
   schedulingRequestDelay: 5ms
 
 """#,
@@ -566,10 +566,10 @@ radio:
 # Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
-# probes SALMONBERRY_299_Verizon_NSAlow.csv: 1957 kept, 43 left out; connected round trip 59 ms; tail 10.2 s measured, 10.0 s fitted; idle round trip p10/p50/p90 443/970/1479 ms measured, 460/980/1480 ms fitted (largest error 3.8%); 1 probe(s) after 16 s or more came back awake and are left out
-# power (band=low): 663 intervals moving data, 0 idle; beta 752 mW, 10.8 mW/Mbps down, 35.1 mW/Mbps up; rms residual 413 mW; tail 451 mW (assumed)
+# probes SALMONBERRY_299_Verizon_NSAlow.csv: 1957 kept, 43 left out; connected round trip 59 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 443/970/1479 ms measured, 460/980/1480 ms fitted (largest error 3.8%); 1 probe(s) after 16 s or more came back awake and are left out
+# power (band=low): 663 intervals moving data, 0 idle; beta 577 mW, 12.6 mW/Mbps down, 38.7 mW/Mbps up; rms residual 428 mW; tail 346 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
-#   MN-Transfer_combined.csv: 663 intervals, 887 J measured, 887 J fitted (+0.0%)
+#   MN-Transfer_combined.csv: 663 intervals, 887 J measured, 823 J fitted (-7.2%)
 #
 name: verizon-nsa-low
 description: >-
@@ -580,11 +580,11 @@ description: >-
 radio:
   model: nr-nsa
   promotionTime: 271ms
-  promotionPower: 752.5mW
+  promotionPower: 577.4mW
   connectedTail: 10.2s
-  beta: 752.5mW
-  alphaUp: 35.1mW/Mbps
-  alphaDown: 10.8mW/Mbps
+  beta: 577.4mW
+  alphaUp: 38.7mW/Mbps
+  alphaDown: 12.6mW/Mbps
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
@@ -592,7 +592,7 @@ radio:
   inactivityTimer: 100ms
   drxCycle: 320ms
   drxOnDuration: 2ms
-  tailPower: 451.5mW
+  tailPower: 346.5mW
   schedulingRequestDelay: 5ms
 
 """#,
@@ -603,9 +603,9 @@ radio:
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes SALMONBERRY_299_Verizon_NSAmmwave.csv: 987 kept, 13 left out; connected round trip 53 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 440/915/1474 ms measured, 412/880/1408 ms fitted (largest error 6.4%)
-# power (band=mmwave): 2652 intervals moving data, 0 idle; beta 2970 mW, 1.7 mW/Mbps down, 11.4 mW/Mbps up; rms residual 369 mW; tail 1782 mW (assumed)
+# power (band=mmwave): 2652 intervals moving data, 0 idle; beta 2891 mW, 1.7 mW/Mbps down, 12.1 mW/Mbps up; rms residual 376 mW; tail 1735 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
-#   MN-Transfer_combined.csv: 2652 intervals, 10257 J measured, 10257 J fitted (-0.0%)
+#   MN-Transfer_combined.csv: 2652 intervals, 10257 J measured, 10109 J fitted (-1.4%)
 #
 name: verizon-nsa-mmwave
 description: >-
@@ -616,10 +616,10 @@ description: >-
 radio:
   model: nr-nsa
   promotionTime: 222ms
-  promotionPower: 2.97W
+  promotionPower: 2.8912W
   connectedTail: 10.2s
-  beta: 2.97W
-  alphaUp: 11.4mW/Mbps
+  beta: 2.8912W
+  alphaUp: 12.1mW/Mbps
   alphaDown: 1.7mW/Mbps
   pagingCycle: 1.28s
   pagingOnTime: 43ms
@@ -628,40 +628,40 @@ radio:
   inactivityTimer: 100ms
   drxCycle: 80ms
   drxOnDuration: 2ms
-  tailPower: 1.782W
+  tailPower: 1.7347W
   schedulingRequestDelay: 5ms
 
 """#,
         "radios/verizon-nsa-walking.yaml": #"""
-# Fitted by: netsim profiles fit --name verizon-nsa-walking --model nr-nsa --probes SALMONBERRY_299_Verizon_NSAlow.csv --probes SALMONBERRY_299_Verizon_NSAmmwave.csv --power ELDERBERRY_374-run15652.csv --power ELDERBERRY_374-run15656.csv --power S20UPM-run131.csv --power S20UPM-run133.csv --power S20UPM-run151.csv --power S20UPM-run154.csv --power S20UPM-run157.csv --power S20UPM-run161.csv --power S20UPM-run168.csv --power S20UPM-run169.csv --power S20UPM-run172.csv --power S20UPM-run173.csv --power S20UPM-run195.csv --power S20UPM-run196.csv --power S20UPM-run199.csv --power S20UPM-run20036.csv --power S20UPM-run20060.csv --power S20UPM-run20061.csv --power S20UPM-run20065.csv --power S20UPM-run20067.csv --power S20UPM-run20068.csv --power S20UPM-run20070.csv --power S20UPM-run20074.csv --power S20UPM-run20075.csv --power S20UPM-run20077.csv --power S20UPM-run20078.csv --power S20UPM-run20085.csv --power S20UPM-run20091.csv --power S20UPM-run20092.csv --power S20UPM-run331.csv --power S20UPM-run64.csv --power S20UPM-run68.csv --power S20UPM-run70.csv --power S20UPM-run77.csv --where carrier=verizon --where access=nr-nsa
+# Fitted by: netsim profiles fit --name verizon-nsa-walking --model nr-nsa --probes SALMONBERRY_299_Verizon_NSAlow.csv --probes SALMONBERRY_299_Verizon_NSAmmwave.csv --power (34 files in MN-Wild) --where carrier=verizon --where access=nr-nsa
 #
 # Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes SALMONBERRY_299_Verizon_NSAlow.csv: 1957 kept, 43 left out; connected round trip 59 ms; tail 10.2 s measured, 10.3 s fitted; idle round trip p10/p50/p90 443/970/1479 ms measured, 440/960/1460 ms fitted (largest error 1.3%); 1 probe(s) after 16 s or more came back awake and are left out
 # probes SALMONBERRY_299_Verizon_NSAmmwave.csv: 987 kept, 13 left out; connected round trip 53 ms; tail 10.2 s measured, 10.3 s fitted; idle round trip p10/p50/p90 440/915/1474 ms measured, 412/880/1408 ms fitted (largest error 6.4%)
-# power (carrier=verizon, access=nr-nsa): 13834 intervals moving data, 2 idle; beta 3654 mW, 1.6 mW/Mbps down, 4.8 mW/Mbps up; rms residual 1021 mW; tail 2192 mW (assumed)
+# power (carrier=verizon, access=nr-nsa): 13834 intervals moving data, 2 idle; beta 3061 mW, 1.9 mW/Mbps down, 7.0 mW/Mbps up; rms residual 1093 mW; tail 1837 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
-#   ELDERBERRY_374-run15652.csv: 843 intervals, 5417 J measured, 5221 J fitted (-3.6%)
-#   ELDERBERRY_374-run15656.csv: 836 intervals, 3796 J measured, 3331 J fitted (-12.3%)
-#   S20UPM-run131.csv: 585 intervals, 2957 J measured, 2989 J fitted (+1.1%)
-#   S20UPM-run133.csv: 604 intervals, 3234 J measured, 2999 J fitted (-7.3%)
-#   S20UPM-run151.csv: 714 intervals, 3824 J measured, 3696 J fitted (-3.3%)
-#   S20UPM-run154.csv: 479 intervals, 2587 J measured, 2557 J fitted (-1.2%)
-#   S20UPM-run157.csv: 591 intervals, 3127 J measured, 3210 J fitted (+2.7%)
-#   S20UPM-run161.csv: 445 intervals, 2619 J measured, 2487 J fitted (-5.0%)
-#   S20UPM-run168.csv: 602 intervals, 2585 J measured, 2998 J fitted (+16.0%)
-#   S20UPM-run169.csv: 501 intervals, 2900 J measured, 2803 J fitted (-3.3%)
-#   S20UPM-run172.csv: 738 intervals, 3795 J measured, 3790 J fitted (-0.1%)
-#   S20UPM-run173.csv: 639 intervals, 3060 J measured, 3216 J fitted (+5.1%)
-#   S20UPM-run195.csv: 974 intervals, 3095 J measured, 3892 J fitted (+25.8%)
-#   S20UPM-run196.csv: 588 intervals, 2719 J measured, 2338 J fitted (-14.0%)
-#   S20UPM-run199.csv: 506 intervals, 2459 J measured, 2019 J fitted (-17.9%)
-#   S20UPM-run331.csv: 482 intervals, 2046 J measured, 1900 J fitted (-7.2%)
-#   S20UPM-run64.csv: 711 intervals, 4217 J measured, 3864 J fitted (-8.4%)
-#   S20UPM-run68.csv: 942 intervals, 4063 J measured, 4375 J fitted (+7.7%)
-#   S20UPM-run70.csv: 970 intervals, 3449 J measured, 3893 J fitted (+12.9%)
-#   S20UPM-run77.csv: 1086 intervals, 3997 J measured, 4366 J fitted (+9.2%)
+#   ELDERBERRY_374-run15652.csv: 843 intervals, 5417 J measured, 5178 J fitted (-4.4%)
+#   ELDERBERRY_374-run15656.csv: 836 intervals, 3796 J measured, 2963 J fitted (-21.9%)
+#   S20UPM-run131.csv: 585 intervals, 2957 J measured, 2825 J fitted (-4.5%)
+#   S20UPM-run133.csv: 604 intervals, 3234 J measured, 2810 J fitted (-13.1%)
+#   S20UPM-run151.csv: 714 intervals, 3824 J measured, 3504 J fitted (-8.3%)
+#   S20UPM-run154.csv: 479 intervals, 2587 J measured, 2445 J fitted (-5.5%)
+#   S20UPM-run157.csv: 591 intervals, 3127 J measured, 3084 J fitted (-1.4%)
+#   S20UPM-run161.csv: 445 intervals, 2619 J measured, 2407 J fitted (-8.1%)
+#   S20UPM-run168.csv: 602 intervals, 2585 J measured, 2812 J fitted (+8.8%)
+#   S20UPM-run169.csv: 501 intervals, 2900 J measured, 2714 J fitted (-6.4%)
+#   S20UPM-run172.csv: 738 intervals, 3795 J measured, 3585 J fitted (-5.5%)
+#   S20UPM-run173.csv: 639 intervals, 3060 J measured, 3026 J fitted (-1.1%)
+#   S20UPM-run195.csv: 974 intervals, 3095 J measured, 3469 J fitted (+12.1%)
+#   S20UPM-run196.csv: 588 intervals, 2719 J measured, 2077 J fitted (-23.6%)
+#   S20UPM-run199.csv: 506 intervals, 2459 J measured, 1797 J fitted (-26.9%)
+#   S20UPM-run331.csv: 482 intervals, 2046 J measured, 1678 J fitted (-18.0%)
+#   S20UPM-run64.csv: 711 intervals, 4217 J measured, 3713 J fitted (-12.0%)
+#   S20UPM-run68.csv: 942 intervals, 4063 J measured, 4015 J fitted (-1.2%)
+#   S20UPM-run70.csv: 970 intervals, 3449 J measured, 3480 J fitted (+0.9%)
+#   S20UPM-run77.csv: 1086 intervals, 3997 J measured, 3907 J fitted (-2.3%)
 #
 name: verizon-nsa-walking
 description: >-
@@ -672,11 +672,11 @@ description: >-
 radio:
   model: nr-nsa
   promotionTime: 246.5ms
-  promotionPower: 3.6536W
+  promotionPower: 3.0614W
   connectedTail: 10.2s
-  beta: 3.6536W
-  alphaUp: 4.8mW/Mbps
-  alphaDown: 1.6mW/Mbps
+  beta: 3.0614W
+  alphaUp: 7mW/Mbps
+  alphaDown: 1.9mW/Mbps
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
@@ -684,7 +684,7 @@ radio:
   inactivityTimer: 100ms
   drxCycle: 160ms
   drxOnDuration: 2ms
-  tailPower: 2.1922W
+  tailPower: 1.8368W
   schedulingRequestDelay: 5ms
 
 """#,
