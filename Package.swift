@@ -115,9 +115,12 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
+        // Measured phones: readers of measurement files, the radio fit and the fidelity score.
+        .target(name: "NetsimCalibration", dependencies: ["NetsimCore", "NetsimInput"]),
         .target(
             name: "NetsimCLI",
             dependencies: [
+                "NetsimCalibration",
                 "NetsimCore",
                 "NetsimModel",
                 "NetsimInput",
@@ -176,6 +179,7 @@ let package = Package(
             name: "NetsimBenchTests",
             dependencies: ["NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore"]
         ),
+        .testTarget(name: "NetsimCalibrationTests", dependencies: ["NetsimCalibration", "NetsimInput", "NetsimCore"]),
         .testTarget(
             name: "NetsimCLITests",
             dependencies: [

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Embeds the built-in profiles into the netsim binary.
 
-Writes Sources/NetsimInput/Profile/BuiltinProfiles.generated.swift from profiles/*.yaml and
-profiles/traces/*, keyed by path relative to profiles/: each YAML file's text as a Swift raw
+Writes Sources/NetsimInput/Profile/BuiltinProfiles.generated.swift from profiles/*.yaml, the
+named radios in profiles/radios/*.yaml and profiles/traces/*, keyed by path relative to
+profiles/: each YAML file's text as a Swift raw
 string literal, and each mahimahi trace (one millisecond timestamp per line) in the compact
 encoding `EmbeddedTrace.decode` reads (Sources/NetsimInput/Profile/EmbeddedTrace.swift): the
 gaps between timestamps, one character each, so a 10,000-line trace is about 100 lines of
@@ -23,7 +24,11 @@ OUTPUT = ROOT / "Sources" / "NetsimInput" / "Profile" / "BuiltinProfiles.generat
 
 def embedded_paths():
     """The files to embed, relative to profiles/, sorted so the output is stable."""
-    files = sorted(PROFILES.glob("*.yaml")) + sorted(p for p in (PROFILES / "traces").glob("*") if p.is_file())
+    files = (
+        sorted(PROFILES.glob("*.yaml"))
+        + sorted((PROFILES / "radios").glob("*.yaml"))
+        + sorted(p for p in (PROFILES / "traces").glob("*") if p.is_file())
+    )
     return [f.relative_to(PROFILES).as_posix() for f in files]
 
 

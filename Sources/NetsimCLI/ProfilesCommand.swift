@@ -5,7 +5,7 @@ import ArgumentParser
 public struct ProfilesCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "profiles",
-        abstract: "List, show and validate network profiles.",
+        abstract: "List, show, validate network profiles, and fit a radio to measurements.",
         discussion: """
             A profile describes a device's networks (a radio and a link per direction), its \
             carrier NAT and a timeline of outages, handovers and link changes. A NAME means \
@@ -13,7 +13,7 @@ public struct ProfilesCommand: ParsableCommand {
             argument containing "/" or ending in .yaml or .yml is a file. The schema is in \
             profiles/README.md.
             """,
-        subcommands: [List.self, Show.self, Validate.self]
+        subcommands: [List.self, Show.self, Validate.self, Fit.self]
     )
 
     public init() {}

@@ -29,6 +29,9 @@ struct BuiltinProfileTests {
         for file in try fileManager.contentsOfDirectory(atPath: directory) where file.hasSuffix(".yaml") {
             onDisk[file] = try String(contentsOfFile: directory + "/" + file, encoding: .utf8)
         }
+        for file in try fileManager.contentsOfDirectory(atPath: directory + "/radios") where file.hasSuffix(".yaml") {
+            onDisk["radios/" + file] = try String(contentsOfFile: directory + "/radios/" + file, encoding: .utf8)
+        }
         for file in try fileManager.contentsOfDirectory(atPath: directory + "/traces") {
             onDisk["traces/" + file] = try String(contentsOfFile: directory + "/traces/" + file, encoding: .utf8)
         }
@@ -46,13 +49,14 @@ struct BuiltinProfileTests {
         #expect(try ProfileCatalog.builtin(named: name) == fromFile)
     }
 
-    @Test("radio models are the cited defaults")
+    @Test("radio models are the cited defaults, or the measured phones' named radios")
     func radios() throws {
+        func named(_ name: String) throws -> RadioParameters { try #require(try RadioCatalog.builtin(named: name)).parameters }
         let expected: [String: RadioParameters] = [
-            "lte-good": .defaults(for: .lte), "lte-tunnel": .defaults(for: .lte), "subway": .defaults(for: .lte),
-            "lte-trace": .defaults(for: .lte), "nat-timeout": .defaults(for: .lte), "umts-3g": .defaults(for: .umts),
+            "lte-good": try named("verizon-lte"), "lte-tunnel": try named("verizon-lte-walking"), "subway": try named("verizon-lte-walking"),
+            "lte-trace": try named("verizon-lte-walking"), "nat-timeout": try named("verizon-lte"), "umts-3g": .defaults(for: .umts),
             "edge-2g": .defaults(for: .umts), "very-bad-network": .defaults(for: .umts),
-            "nr-nsa": .nr(.nonStandalone), "nr-sa": .nr(.standalone), "wifi-good": .wifi(WiFiRadioParameters()),
+            "nr-nsa": try named("verizon-nsa-low"), "nr-sa": try named("tmobile-sa"), "wifi-good": .wifi(WiFiRadioParameters()),
             "slow-3g": .none, "slow-4g": .none, "fast-4g": .none,
         ]
         for (name, radio) in expected {

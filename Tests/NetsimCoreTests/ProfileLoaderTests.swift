@@ -290,8 +290,8 @@ struct ProfileErrorTests {
     func unknownValues() {
         expectError(
             profileHeader.replacingOccurrences(of: "radio: lte", with: "radio: lt"), line: 5, column: 12,
-            "the radio of network 'lte': unknown value 'lt'; did you mean 'lte'?"
-                + " (expected one of: lte, umts, nr-nsa, nr-sa, wifi, none)")
+            "the radio of network 'lte': unknown radio 'lt'; did you mean 'lte'?"
+                + " (expected one of: lte, umts, nr-nsa, nr-sa, wifi, none, \(RadioCatalog.builtinNames.joined(separator: ", ")))")
         expectError(
             profileHeader + "timeline:\n  - at: 1s\n    outage: {duration: 1s, mode: stal}", line: 8, column: 34,
             "'mode' in the outage of timeline event 1: unknown value 'stal'; did you mean 'stall'?"

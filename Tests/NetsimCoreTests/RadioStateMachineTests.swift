@@ -290,3 +290,22 @@ import Testing
         #expect(abs(liveReport.wakeSeconds - offlineReport.wakeSeconds) / liveReport.wakeSeconds < 0.01)
     }
 }
+
+@Suite struct ConnectedDRXEdgeTests {
+    /// A downlink packet after the last on-duration of the long DRX stage goes at the next
+    /// on-duration: the network holds the connection while data waits for the phone, so the
+    /// packet neither waits for a page nor pays a promotion.
+    @Test func aPacketInTheLastCycleOfTheTailGoesAtTheNextOnDurationWithoutAPromotion() {
+        var radio = LTERadioParameters()
+        radio.longDRXCycle = 0.32
+        radio.longDRXTime = 1.0
+        var machine = RadioStateMachine(RadioStages(.lte(radio))!, start: 0, startsConnected: true)
+        // The long DRX stage runs from 0.12 s to 1.12 s; its on-durations at 0.12, 0.44, 0.76
+        // and 1.08 s. A packet at 1.10 s finds none left before the tail ends.
+        let admission = machine.admit(at: 1.10, direction: .down, bytes: 100)
+        #expect(abs(admission.start - 1.40) < 1e-9)
+        #expect(admission.promotionWait == 0)
+        #expect(admission.pagingWait == 0)
+        #expect(admission.wokeRadioAt == nil)
+    }
+}

@@ -73,11 +73,11 @@ struct RadioLedger: Sendable, Codable {
     private var bytesMoved = PerDirection(up: 0, down: 0)
     private var timeline: StateTimelineRecorder?
 
-    init(_ description: RadioStages, start: Double, recordsTimeline: Bool) {
+    init(_ description: RadioStages, start: Double, position: RadioChainPosition, recordsTimeline: Bool) {
         stages = description.stages
         alphaUp = description.alphaUp
         alphaDown = description.alphaDown
-        position = RadioChainPosition(stage: description.stages.count - 1, anchor: start)
+        self.position = position
         accountedUntil = start
         startTime = start
         var (durations, powers) = (PerStage<Double>(), PerStage<Double>())

@@ -192,7 +192,8 @@ public struct NRRadioParameters: OverridableParameters, Codable {
     /// SA only: INACTIVE -> CONNECTED resume.
     public var resumeTime = 0.1
     /// Power while CONNECTED, transferring or in its tail (as Video Optimizer treats LTE's
-    /// continuous reception); the throughput terms come on top while transferring.
+    /// continuous reception); the throughput terms come on top while transferring. With connected
+    /// DRX (`drxCycle` above zero) only until the inactivity timer, then `tailPower`.
     public var beta = 0.70
     public var alphaUp = 0.032
     public var alphaDown = 0.0115
@@ -200,6 +201,21 @@ public struct NRRadioParameters: OverridableParameters, Codable {
     public var pagingOnTime = 0.043
     public var pagingPower = 0.594
     public var idlePower = 0.0
+    /// Connected DRX, which the measured phones show and the published NR defaults leave out:
+    /// after `inactivityTimer` without traffic the radio stays CONNECTED but listens only for
+    /// `drxOnDuration` at the start of every `drxCycle` (a downlink packet waits for the next
+    /// one; uplink sends after a scheduling request), at `tailPower` between on-durations and
+    /// `beta` during them, until `connectedTail` from the last packet. A `drxCycle` of zero (the
+    /// default) means no DRX: CONNECTED at `beta` for the whole tail, as before calibration.
+    public var inactivityTimer = 0.1
+    public var drxCycle = 0.0
+    public var drxOnDuration = 0.002
+    public var tailPower = 0.70
+    public var schedulingRequestDelay = 0.005
+
+    /// Whether the chain has a connected-DRX stage between the inactivity timer and the end of
+    /// the CONNECTED tail.
+    public var hasConnectedDRX: Bool { drxCycle > 0 && connectedTail > inactivityTimer }
 
     public static let nonStandalone = NRRadioParameters(standalone: false)
     public static let standalone = NRRadioParameters(standalone: true)
@@ -225,6 +241,11 @@ public struct NRRadioParameters: OverridableParameters, Codable {
             .init("pagingOnTime", .duration, \.pagingOnTime),
             .init("pagingPower", .power, \.pagingPower),
             .init("idlePower", .power, \.idlePower),
+            .init("inactivityTimer", .duration, \.inactivityTimer),
+            .init("drxCycle", .duration, \.drxCycle),
+            .init("drxOnDuration", .duration, \.drxOnDuration),
+            .init("tailPower", .power, \.tailPower),
+            .init("schedulingRequestDelay", .duration, \.schedulingRequestDelay),
         ]
     }
 }

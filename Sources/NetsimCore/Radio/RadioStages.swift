@@ -144,7 +144,20 @@ extension RadioStages {
 
     static func nr(_ p: NRRadioParameters) -> RadioStages {
         let pagingPower = dutyCyclePower(cycle: p.pagingCycle, onTime: p.pagingOnTime, onPower: p.pagingPower, offPower: p.idlePower)
-        var stages = [RadioStage(state: .connected, duration: p.connectedTail, power: p.beta, isIdle: false, behavior: .connected)]
+        var stages: [RadioStage]
+        if p.hasConnectedDRX {
+            stages = [
+                RadioStage(state: .connected, duration: p.inactivityTimer, power: p.beta, isIdle: false, behavior: .connected),
+                RadioStage(
+                    state: .longDRX, duration: p.connectedTail - p.inactivityTimer,
+                    power: dutyCyclePower(cycle: p.drxCycle, onTime: p.drxOnDuration, onPower: p.beta, offPower: p.tailPower),
+                    isIdle: false,
+                    behavior: .discontinuousReception(
+                        cycle: p.drxCycle, onDuration: p.drxOnDuration, schedulingRequestDelay: p.schedulingRequestDelay)),
+            ]
+        } else {
+            stages = [RadioStage(state: .connected, duration: p.connectedTail, power: p.beta, isIdle: false, behavior: .connected)]
+        }
         if p.standalone {
             stages.append(
                 RadioStage(

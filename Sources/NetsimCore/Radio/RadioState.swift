@@ -8,7 +8,7 @@ public enum RadioState: String, Sendable, CaseIterable, Codable, CustomStringCon
     case continuousReception = "CONTINUOUS_RECEPTION"
     /// LTE: connected in short-cycle discontinuous reception.
     case shortDRX = "SHORT_DRX"
-    /// LTE: connected in long-cycle discontinuous reception.
+    /// LTE, and 5G NR with connected DRX: connected in long-cycle discontinuous reception.
     case longDRX = "LONG_DRX"
     /// UMTS: the dedicated channel.
     case dch = "DCH"

@@ -44,15 +44,22 @@ public struct RadioStateMachine: Sendable, Codable {
     ///   - start: the time the radio starts, IDLE.
     ///   - pagingPhase: offset of the paging occasions in [0, cycle); draw it from the run's seed.
     ///   - recordsTimeline: keep every state change (for charts); off, only totals are kept.
-    public init(_ description: RadioStages, start: Double = 0, pagingPhase: Double = 0, recordsTimeline: Bool = false) {
+    ///   - startsConnected: the radio starts in its most awake stage, its tail timers running
+    ///     from `start`, rather than IDLE: a phone that was already connected when a measurement
+    ///     began, or whose traffic moved to this radio access without a new RRC connection.
+    public init(
+        _ description: RadioStages, start: Double = 0, pagingPhase: Double = 0, recordsTimeline: Bool = false,
+        startsConnected: Bool = false
+    ) {
         precondition(description.stages.last?.duration == .infinity, "the last stage must last forever")
         self.description = description
         self.stages = description.stages
         self.pagingPhase = pagingPhase
-        self.position = RadioChainPosition(stage: description.stages.count - 1, anchor: start)
+        let position = RadioChainPosition(stage: startsConnected ? 0 : description.stages.count - 1, anchor: start)
+        self.position = position
         self.latestInput = start
         self.rlc = RLCBuffers(start: start)
-        self.ledger = RadioLedger(description, start: start, recordsTimeline: recordsTimeline)
+        self.ledger = RadioLedger(description, start: start, position: position, recordsTimeline: recordsTimeline)
         self.settledThrough = start
     }
 
@@ -95,7 +102,17 @@ public struct RadioStateMachine: Sendable, Codable {
                 }
                 let nextOn = now + (cycle - intoCycle)
                 let stageEnd = stageStart + stage.duration
-                // The next stage starts with its own on-duration (or is asleep): look again there.
+                // Past the last on-duration before the tail runs out, the network still holds the
+                // connection (it releases it only when its inactivity timer expires, and data
+                // pending for the phone restarts that timer): the packet goes at the next
+                // on-duration rather than waiting for a page. The measured phones show the step
+                // to idle round trips where the tail ends, not a DRX cycle before it.
+                if nextOn >= stageEnd, index + 1 < stages.count, case .dormant = stages[index + 1].behavior {
+                    admission.drxWait += nextOn - now
+                    admission.start = nextOn
+                    return admission
+                }
+                // The next stage starts with its own on-duration: look again there.
                 let wakeAt = min(nextOn, stageEnd)
                 admission.drxWait += wakeAt - now
                 now = wakeAt

@@ -42,15 +42,16 @@ networks:
         "lte-good.yaml": #"""
 name: lte-good
 description: >-
-  A good LTE cell, standing still. Radio: netsim's LTE defaults, from AT&T Video Optimizer's
-  lte.conf (promotion 0.26 s at 1.21 W, 0.1 s inactivity timer, short DRX 20 ms, long DRX 10 s
-  at a 40 ms cycle, paging every 1.28 s; Huang et al., MobiSys 2012, measured nearly the same).
+  A good LTE cell, standing still. Radio: verizon-lte, fitted to a measured phone (SIGCOMM 2021
+  "A Variegated Look at 5G in the Wild": 10 s tail, 320 ms long DRX cycle, paging every 1.28 s,
+  powers from iPerf transfers; profiles/radios/verizon-lte.yaml has every figure and its fit).
+  For the 2012 phone of Video Optimizer and Huang et al., use radio huang2012-lte.
   Link: 12 Mbit/s down, 5 Mbit/s up, 25 ms each way with 5 ms of jitter: netsim's choice for a
   good cell, between Chrome DevTools' Fast 4G (8.1 / 1.35 Mbit/s) and the Android emulator's
   lte preset (173 / 58 Mbit/s, no delay).
 networks:
   lte:
-    radio: lte
+    radio: verizon-lte
     link:
       delay: 25ms
       jitter: 5ms
@@ -65,8 +66,8 @@ description: >-
   WiFi at 90 s. Each move changes the address, so open connections are reset; the device is
   unreachable for 2 s (to LTE) and 1 s (back to WiFi). WiFi: Network Link Conditioner's WiFi
   Average (40 / 33 Mbit/s, 1 ms) with Video Optimizer's WiFi.conf radio (0.25 s tail). LTE:
-  the lte-good link (12 / 5 Mbit/s, 25 ms each way, netsim's choice) with the Video Optimizer
-  lte.conf radio, which starts IDLE after the handover and pays its 0.26 s promotion.
+  the lte-good link (12 / 5 Mbit/s, 25 ms each way, netsim's choice) with verizon-lte-walking,
+  a measured phone on the move, which starts IDLE after the handover and pays its promotion.
 start: wifi
 networks:
   wifi:
@@ -76,7 +77,7 @@ networks:
       down: {rate: 40mbps}
       up: {rate: 33mbps}
   lte:
-    radio: lte
+    radio: verizon-lte-walking
     link:
       delay: 25ms
       jitter: 5ms
@@ -98,11 +99,11 @@ description: >-
   up; not a measurement). For real traces, use the Saturator traces published with mahimahi
   (Winstein et al., NSDI 2013): copy this file, point `trace:` at them (for example
   ATT-LTE-driving-2016.down and .up, paths relative to your profile) and pass it with
-  --profile path/to/it.yaml. Radio: netsim's LTE defaults (AT&T Video Optimizer lte.conf);
+  --profile path/to/it.yaml. Radio: verizon-lte-walking (a measured phone on the move);
   delay 30 ms each way, netsim's choice.
 networks:
   lte:
-    radio: lte
+    radio: verizon-lte-walking
     link:
       delay: 30ms
       down: {trace: traces/synthetic-lte-drive.down}
@@ -116,12 +117,12 @@ description: >-
   is lost for 30 s from 45 s, and comes back at 75 s; at 85 s the link is good again. The
   outage stalls: bytes wait and flow again afterwards, as TCP retransmission delivers them
   (watch the first delivery after 75 s come late, on TCP's backed-off RTO schedule). Radio:
-  netsim's LTE defaults (AT&T Video Optimizer lte.conf). Link outside the tunnel: 8 Mbit/s
+  verizon-lte-walking, fitted to a measured phone on the move. Link outside the tunnel: 8 Mbit/s
   down, 1.5 Mbit/s up, 35 ms each way: a moving phone, near Chrome DevTools' Fast 4G
   (8.1 / 1.35 Mbit/s). Rates and times are netsim's choice.
 networks:
   lte:
-    radio: lte
+    radio: verizon-lte-walking
     link:
       delay: 35ms
       jitter: {amount: 10ms, distribution: pareto}
@@ -144,11 +145,11 @@ description: >-
   Cloud NAT's UDP timeout, the shortest Hätönen et al. measured, IMC 2010). Carrier NAT idle
   timeouts seen in the wild range from under a minute to 60 minutes, so a mobile keepalive must
   stay under the shortest; AWS ELB's 60 s and Google Cloud's 10 min load-balancer cut-offs are
-  longer (gRPC keepalive.md). Radio and link: lte-good (Video Optimizer lte.conf; 12 / 5
+  longer (gRPC keepalive.md). Radio and link: lte-good (verizon-lte, a measured phone; 12 / 5
   Mbit/s, 25 ms each way).
 networks:
   lte:
-    radio: lte
+    radio: verizon-lte
     link:
       delay: 25ms
       jitter: 5ms
@@ -160,15 +161,15 @@ nat: {idleTimeout: 30s, mode: silent, udpIdleTimeout: 30s}
         "nr-nsa.yaml": #"""
 name: nr-nsa
 description: >-
-  5G non-standalone (an LTE anchor plus the NR leg), low band. Radio: netsim's NR NSA
-  defaults from the SIGCOMM 2021 "A Variegated Look at 5G in the Wild" artifact (RRC-Probe):
-  CONNECTED tail 10.2 s then IDLE, promotion to the LTE anchor about 0.36 s; radio power
-  0.70 W (3.06 W device fit minus the 2.36 W baseline) + 32 mW/Mbps up + 11.5 mW/Mbps down.
+  5G non-standalone (an LTE anchor plus the NR leg), low band. Radio: verizon-nsa-low, fitted
+  to a measured phone standing still (SIGCOMM 2021 "A Variegated Look at 5G in the Wild",
+  RRC-Probe and MN-Transfer): CONNECTED tail about 10 s then IDLE;
+  profiles/radios/verizon-nsa-low.yaml has every figure and its fit.
   Link: 100 Mbit/s down, 20 Mbit/s up, 15 ms each way: netsim's choice for a good low-band
   cell, not a published figure.
 networks:
   nr:
-    radio: nr-nsa
+    radio: verizon-nsa-low
     link:
       delay: 15ms
       jitter: 3ms
@@ -179,15 +180,14 @@ networks:
         "nr-sa.yaml": #"""
 name: nr-sa
 description: >-
-  5G standalone with RRC_INACTIVE. Radio: netsim's NR SA defaults from the SIGCOMM 2021 "A
-  Variegated Look at 5G in the Wild" artifact (RRC-Probe), T-Mobile SA low band: CONNECTED for
-  10.2 s after the last packet, then RRC_INACTIVE until 15.0 s, then IDLE; resuming from
-  INACTIVE takes 0.1 s (netsim's assumption; 3GPP TR 38.913 targets 10 ms of control-plane
-  latency) against 0.36 s from IDLE. Powers as nr-nsa (the artifact has no SA fit). Link:
+  5G standalone with RRC_INACTIVE. Radio: tmobile-sa, fitted to a measured phone on T-Mobile's
+  SA low band (SIGCOMM 2021 "A Variegated Look at 5G in the Wild", RRC-Probe and the walking
+  loops): CONNECTED about 10 s after the last packet, then RRC_INACTIVE until about 15 s, then
+  IDLE; profiles/radios/tmobile-sa.yaml has every figure and its fit. Link:
   100 Mbit/s down, 20 Mbit/s up, 15 ms each way: netsim's choice, as nr-nsa.
 networks:
   nr:
-    radio: nr-sa
+    radio: tmobile-sa
     link:
       delay: 15ms
       jitter: 3ms
@@ -230,11 +230,11 @@ description: >-
   Riding the subway: every 75 s the train leaves a station with coverage, the signal fades
   at 25 s, and the tunnel between stations has none for 30 s from 30 s; at the next station
   (60 s) the link recovers. The outages stall, so connections survive them if their peers
-  are patient. Radio: netsim's LTE defaults (AT&T Video Optimizer lte.conf). Link at a
+  are patient. Radio: verizon-lte-walking (a measured phone on the move). Link at a
   station: 6 Mbit/s down, 1 Mbit/s up, 40 ms each way; all figures are netsim's choice.
 networks:
   lte:
-    radio: lte
+    radio: verizon-lte-walking
     link:
       delay: 40ms
       jitter: {amount: 10ms, distribution: pareto}
@@ -302,6 +302,390 @@ networks:
       delay: 1ms
       down: {rate: 40mbps}
       up: {rate: 33mbps}
+
+"""#,
+        "radios/huang2012-lte.yaml": #"""
+# Not fitted: netsim's LTE model as it was before the calibrated radios, every figure written
+# out so that it stays as it is when the lte defaults change. Earlier reports and figures can be
+# reproduced with it: `radio: huang2012-lte`, or `netsim fidelity DIR --radio huang2012-lte`.
+name: huang2012-lte
+description: >-
+  LTE as published for a 2012 phone: AT&T Video Optimizer's lte.conf, with Huang et al., MobiSys
+  2012's nearly equal promotion, DRX and powers (radio-parameters.md, sources A and B): 10.12 s
+  tail, 40 ms long DRX cycle, 0.26 s promotion, 1.2 W + 51.97 mW/Mbit/s down + 438.39 mW/Mbit/s up.
+radio:
+  model: lte
+  promotionTime: 260ms
+  promotionPower: 1.21W
+  inactivityTimer: 100ms
+  shortDRXTime: 20ms
+  shortDRXCycle: 20ms
+  longDRXTime: 10s
+  longDRXCycle: 40ms
+  drxOnDuration: 2ms
+  drxOnPower: 1.68W
+  tailPower: 1.06W
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  alphaUp: 438.39mW/Mbps
+  alphaDown: 51.97mW/Mbps
+  beta: 1.2W
+  schedulingRequestDelay: 5ms
+
+"""#,
+        "radios/tmobile-lte.yaml": #"""
+# Fitted by: netsim profiles fit --name tmobile-lte --model lte --probes SALMONBERRY_299_TMobile_4G.csv --power (34 files in MN-Wild) --where carrier=tmobile --where access=lte
+#
+# Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
+# Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
+# Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
+# probes SALMONBERRY_299_TMobile_4G.csv: 981 kept, 19 left out; connected round trip 65 ms; tail 5.1 s measured, 5.1 s fitted; idle round trip p10/p50/p90 464/935/1496 ms measured, 416/880/1400 ms fitted (largest error 10.3%)
+# power (carrier=tmobile, access=lte): 119 intervals moving data, 5 idle; beta 1836 mW, 16.3 mW/Mbps down, 22.0 mW/Mbps up; rms residual 563 mW; tail 1101 mW (assumed)
+# energy by file, the fitted formula interval by interval against the meter:
+#   S20UPM-run20065.csv: 12 intervals, 29 J measured, 27 J fitted (-9.3%)
+#   S20UPM-run20067.csv: 15 intervals, 39 J measured, 37 J fitted (-5.3%)
+#   S20UPM-run20068.csv: 15 intervals, 32 J measured, 31 J fitted (-2.6%)
+#   S20UPM-run20075.csv: 18 intervals, 57 J measured, 51 J fitted (-9.7%)
+#   S20UPM-run20077.csv: 22 intervals, 66 J measured, 63 J fitted (-4.5%)
+#   S20UPM-run20085.csv: 28 intervals, 74 J measured, 73 J fitted (-1.3%)
+#   S20UPM-run20092.csv: 14 intervals, 29 J measured, 28 J fitted (-2.1%)
+#
+name: tmobile-lte
+description: >-
+  T-Mobile LTE (Pixel 5 probes; powers from the LTE seconds of the walking loops, few: 124 s).
+  Fitted from Narayanan et al., SIGCOMM 2021, 'A Variegated Look at 5G in the Wild', artifact
+  RRC-Probe, MN-Transfer and MN-Wild (Minneapolis, late 2020 to early 2021; Monsoon power
+  meter).
+radio:
+  model: lte
+  promotionTime: 230ms
+  promotionPower: 1.8357W
+  inactivityTimer: 100ms
+  shortDRXTime: 20ms
+  shortDRXCycle: 20ms
+  longDRXTime: 4.98s
+  longDRXCycle: 256ms
+  drxOnDuration: 2ms
+  drxOnPower: 1.8357W
+  tailPower: 1.1014W
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  alphaUp: 22mW/Mbps
+  alphaDown: 16.3mW/Mbps
+  beta: 1.8357W
+  schedulingRequestDelay: 5ms
+
+"""#,
+        "radios/tmobile-nsa.yaml": #"""
+# Fitted by: netsim profiles fit --name tmobile-nsa --model nr-nsa --probes RASPBERRY_670_TMobile_NSA.csv --power (34 files in MN-Wild) --where carrier=tmobile --where access=nr-nsa
+#
+# Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
+# Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
+# probes RASPBERRY_670_TMobile_NSA.csv: 970 kept, 28 left out; connected round trip 76 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 524/1012/1529 ms measured, 520/1000/1500 ms fitted (largest error 1.9%)
+# power (carrier=tmobile, access=nr-nsa): 6180 intervals moving data, 180 idle; beta 2214 mW, 4.2 mW/Mbps down, 11.8 mW/Mbps up; rms residual 434 mW; tail 1422 mW (measured)
+# energy by file, the fitted formula interval by interval against the meter:
+#   S20UPM-run20065.csv: 907 intervals, 2398 J measured, 2390 J fitted (-0.3%)
+#   S20UPM-run20067.csv: 892 intervals, 2361 J measured, 2319 J fitted (-1.8%)
+#   S20UPM-run20068.csv: 827 intervals, 2209 J measured, 2170 J fitted (-1.8%)
+#   S20UPM-run20075.csv: 914 intervals, 2887 J measured, 2815 J fitted (-2.5%)
+#   S20UPM-run20077.csv: 951 intervals, 3096 J measured, 2988 J fitted (-3.5%)
+#   S20UPM-run20085.csv: 1048 intervals, 3188 J measured, 3086 J fitted (-3.2%)
+#   S20UPM-run20092.csv: 821 intervals, 2219 J measured, 2126 J fitted (-4.2%)
+#
+name: tmobile-nsa
+description: >-
+  T-Mobile 5G NSA low-band (Pixel 5 probes; powers from the walking loops). Fitted from
+  Narayanan et al., SIGCOMM 2021, 'A Variegated Look at 5G in the Wild', artifact RRC-Probe,
+  MN-Transfer and MN-Wild (Minneapolis, late 2020 to early 2021; Monsoon power meter).
+radio:
+  model: nr-nsa
+  promotionTime: 296ms
+  promotionPower: 2.2144W
+  connectedTail: 9.9s
+  beta: 2.2144W
+  alphaUp: 11.8mW/Mbps
+  alphaDown: 4.2mW/Mbps
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  inactivityTimer: 100ms
+  drxCycle: 320ms
+  drxOnDuration: 2ms
+  tailPower: 1.4221W
+  schedulingRequestDelay: 5ms
+
+"""#,
+        "radios/tmobile-sa.yaml": #"""
+# Fitted by: netsim profiles fit --name tmobile-sa --model nr-sa --probes S20US_TMobile_SA.csv --power (34 files in MN-Wild) --where carrier=tmobile --where access=nr-sa
+#
+# Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
+# Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
+# probes S20US_TMobile_SA.csv: 849 kept, 141 left out; connected round trip 67 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 517/1059/1594 ms measured, 540/1020/1580 ms fitted (largest error 4.4%); 21 probe(s) after 16 s or more came back awake and are left out
+# power (carrier=tmobile, access=nr-sa): 6827 intervals moving data, 71 idle; beta 1263 mW, 0.0 mW/Mbps down, 23.8 mW/Mbps up; rms residual 295 mW; tail 1055 mW (measured)
+# energy by file, the fitted formula interval by interval against the meter:
+#   S20UPM-run20036.csv: 987 intervals, 1229 J measured, 1248 J fitted (+1.6%)
+#   S20UPM-run20060.csv: 857 intervals, 1121 J measured, 1085 J fitted (-3.3%)
+#   S20UPM-run20061.csv: 1006 intervals, 1146 J measured, 1273 J fitted (+11.1%)
+#   S20UPM-run20070.csv: 1080 intervals, 2103 J measured, 2035 J fitted (-3.2%)
+#   S20UPM-run20074.csv: 902 intervals, 1908 J measured, 1737 J fitted (-9.0%)
+#   S20UPM-run20078.csv: 1087 intervals, 2205 J measured, 2085 J fitted (-5.5%)
+#   S20UPM-run20091.csv: 979 intervals, 1272 J measured, 1239 J fitted (-2.6%)
+#
+name: tmobile-sa
+description: >-
+  T-Mobile 5G SA low-band, with RRC_INACTIVE (Samsung S20 Ultra probes; powers from the walking
+  loops). Fitted from Narayanan et al., SIGCOMM 2021, 'A Variegated Look at 5G in the Wild',
+  artifact RRC-Probe, MN-Transfer and MN-Wild (Minneapolis, late 2020 to early 2021; Monsoon
+  power meter).
+radio:
+  model: nr-sa
+  promotionTime: 352.5ms
+  promotionPower: 1.2631W
+  connectedTail: 10.2s
+  inactiveTail: 4.8s
+  resumeTime: 226.5ms
+  beta: 1.2631W
+  alphaUp: 23.8mW/Mbps
+  alphaDown: 0mW/Mbps
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  inactivityTimer: 100ms
+  drxCycle: 64ms
+  drxOnDuration: 2ms
+  tailPower: 1.0545W
+  schedulingRequestDelay: 5ms
+
+"""#,
+        "radios/verizon-lte-walking.yaml": #"""
+# Fitted by: netsim profiles fit --name verizon-lte-walking --model lte --probes S20US_162_Verizon_4G.csv --power (34 files in MN-Wild) --where carrier=verizon --where access=lte
+#
+# Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
+# Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
+# Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
+# probes S20US_162_Verizon_4G.csv: 986 kept, 9 left out; connected round trip 64 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 492/983/1491 ms measured, 506/1000/1514 ms fitted (largest error 2.9%)
+# power (carrier=verizon, access=lte): 6376 intervals moving data, 1 idle; beta 1462 mW, 6.5 mW/Mbps down, 21.6 mW/Mbps up; rms residual 532 mW; tail 877 mW (assumed)
+# energy by file, the fitted formula interval by interval against the meter:
+#   ELDERBERRY_374-run15652.csv: 421 intervals, 975 J measured, 785 J fitted (-19.5%)
+#   ELDERBERRY_374-run15656.csv: 416 intervals, 889 J measured, 768 J fitted (-13.6%)
+#   S20UPM-run131.csv: 365 intervals, 758 J measured, 699 J fitted (-7.9%)
+#   S20UPM-run133.csv: 433 intervals, 868 J measured, 824 J fitted (-5.0%)
+#   S20UPM-run151.csv: 412 intervals, 847 J measured, 774 J fitted (-8.6%)
+#   S20UPM-run154.csv: 319 intervals, 644 J measured, 606 J fitted (-5.9%)
+#   S20UPM-run157.csv: 346 intervals, 655 J measured, 668 J fitted (+1.9%)
+#   S20UPM-run161.csv: 455 intervals, 964 J measured, 876 J fitted (-9.2%)
+#   S20UPM-run168.csv: 402 intervals, 567 J measured, 745 J fitted (+31.5%)
+#   S20UPM-run169.csv: 399 intervals, 750 J measured, 766 J fitted (+2.1%)
+#   S20UPM-run172.csv: 217 intervals, 409 J measured, 415 J fitted (+1.6%)
+#   S20UPM-run173.csv: 324 intervals, 603 J measured, 612 J fitted (+1.5%)
+#   S20UPM-run195.csv: 11 intervals, 38 J measured, 24 J fitted (-36.9%)
+#   S20UPM-run196.csv: 379 intervals, 720 J measured, 697 J fitted (-3.2%)
+#   S20UPM-run199.csv: 429 intervals, 891 J measured, 802 J fitted (-10.0%)
+#   S20UPM-run331.csv: 557 intervals, 1015 J measured, 995 J fitted (-2.0%)
+#   S20UPM-run64.csv: 469 intervals, 1027 J measured, 918 J fitted (-10.6%)
+#   S20UPM-run68.csv: 7 intervals, 21 J measured, 14 J fitted (-35.7%)
+#   S20UPM-run70.csv: 6 intervals, 17 J measured, 15 J fitted (-15.1%)
+#   S20UPM-run77.csv: 10 intervals, 32 J measured, 22 J fitted (-29.9%)
+#
+name: verizon-lte-walking
+description: >-
+  Verizon LTE, a phone carried on a walk (the LTE seconds of the walking loops, saturating
+  iPerf). Fitted from Narayanan et al., SIGCOMM 2021, 'A Variegated Look at 5G in the Wild',
+  artifact RRC-Probe, MN-Transfer and MN-Wild (Minneapolis, late 2020 to early 2021; Monsoon
+  power meter).
+radio:
+  model: lte
+  promotionTime: 279ms
+  promotionPower: 1.4621W
+  inactivityTimer: 100ms
+  shortDRXTime: 20ms
+  shortDRXCycle: 20ms
+  longDRXTime: 9.78s
+  longDRXCycle: 320ms
+  drxOnDuration: 2ms
+  drxOnPower: 1.4621W
+  tailPower: 877.3mW
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  alphaUp: 21.6mW/Mbps
+  alphaDown: 6.5mW/Mbps
+  beta: 1.4621W
+  schedulingRequestDelay: 5ms
+
+"""#,
+        "radios/verizon-lte.yaml": #"""
+# Fitted by: netsim profiles fit --name verizon-lte --model lte --probes S20US_162_Verizon_4G.csv --power MN-Transfer_combined.csv --where band=lte
+#
+# Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
+# Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
+# Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
+# probes S20US_162_Verizon_4G.csv: 986 kept, 9 left out; connected round trip 64 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 492/983/1491 ms measured, 506/1000/1514 ms fitted (largest error 2.9%)
+# power (band=lte): 1734 intervals moving data, 0 idle; beta 420 mW, 11.5 mW/Mbps down, 78.9 mW/Mbps up; rms residual 370 mW; tail 252 mW (assumed)
+# energy by file, the fitted formula interval by interval against the meter:
+#   MN-Transfer_combined.csv: 1734 intervals, 1918 J measured, 1771 J fitted (-7.7%)
+#
+name: verizon-lte
+description: >-
+  Verizon LTE, a phone standing still (Samsung S20 Ultra probes; powers from iPerf transfers at
+  1-100 Mbit/s). Fitted from Narayanan et al., SIGCOMM 2021, 'A Variegated Look at 5G in the
+  Wild', artifact RRC-Probe, MN-Transfer and MN-Wild (Minneapolis, late 2020 to early 2021;
+  Monsoon power meter).
+radio:
+  model: lte
+  promotionTime: 279ms
+  promotionPower: 420.5mW
+  inactivityTimer: 100ms
+  shortDRXTime: 20ms
+  shortDRXCycle: 20ms
+  longDRXTime: 9.78s
+  longDRXCycle: 320ms
+  drxOnDuration: 2ms
+  drxOnPower: 420.5mW
+  tailPower: 252.3mW
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  alphaUp: 78.9mW/Mbps
+  alphaDown: 11.5mW/Mbps
+  beta: 420.5mW
+  schedulingRequestDelay: 5ms
+
+"""#,
+        "radios/verizon-nsa-low.yaml": #"""
+# Fitted by: netsim profiles fit --name verizon-nsa-low --model nr-nsa --probes SALMONBERRY_299_Verizon_NSAlow.csv --power MN-Transfer_combined.csv --where band=low
+#
+# Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
+# Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
+# Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
+# probes SALMONBERRY_299_Verizon_NSAlow.csv: 1957 kept, 43 left out; connected round trip 59 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 443/970/1479 ms measured, 460/980/1480 ms fitted (largest error 3.8%); 1 probe(s) after 16 s or more came back awake and are left out
+# power (band=low): 663 intervals moving data, 0 idle; beta 577 mW, 12.6 mW/Mbps down, 38.7 mW/Mbps up; rms residual 428 mW; tail 346 mW (assumed)
+# energy by file, the fitted formula interval by interval against the meter:
+#   MN-Transfer_combined.csv: 663 intervals, 887 J measured, 823 J fitted (-7.2%)
+#
+name: verizon-nsa-low
+description: >-
+  Verizon 5G NSA low-band, a phone standing still (Pixel 5 probes; powers from iPerf transfers).
+  Fitted from Narayanan et al., SIGCOMM 2021, 'A Variegated Look at 5G in the Wild', artifact
+  RRC-Probe, MN-Transfer and MN-Wild (Minneapolis, late 2020 to early 2021; Monsoon power
+  meter).
+radio:
+  model: nr-nsa
+  promotionTime: 271ms
+  promotionPower: 577.4mW
+  connectedTail: 10.2s
+  beta: 577.4mW
+  alphaUp: 38.7mW/Mbps
+  alphaDown: 12.6mW/Mbps
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  inactivityTimer: 100ms
+  drxCycle: 320ms
+  drxOnDuration: 2ms
+  tailPower: 346.5mW
+  schedulingRequestDelay: 5ms
+
+"""#,
+        "radios/verizon-nsa-mmwave.yaml": #"""
+# Fitted by: netsim profiles fit --name verizon-nsa-mmwave --model nr-nsa --probes SALMONBERRY_299_Verizon_NSAmmwave.csv --power MN-Transfer_combined.csv --where band=mmwave
+#
+# Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
+# Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
+# Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
+# probes SALMONBERRY_299_Verizon_NSAmmwave.csv: 987 kept, 13 left out; connected round trip 53 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 440/915/1474 ms measured, 412/880/1408 ms fitted (largest error 6.4%)
+# power (band=mmwave): 2652 intervals moving data, 0 idle; beta 2891 mW, 1.7 mW/Mbps down, 12.1 mW/Mbps up; rms residual 376 mW; tail 1735 mW (assumed)
+# energy by file, the fitted formula interval by interval against the meter:
+#   MN-Transfer_combined.csv: 2652 intervals, 10257 J measured, 10109 J fitted (-1.4%)
+#
+name: verizon-nsa-mmwave
+description: >-
+  Verizon 5G NSA mmWave, a phone standing still (Pixel 5 probes; powers from iPerf transfers up
+  to 2.4 Gbit/s). Fitted from Narayanan et al., SIGCOMM 2021, 'A Variegated Look at 5G in the
+  Wild', artifact RRC-Probe, MN-Transfer and MN-Wild (Minneapolis, late 2020 to early 2021;
+  Monsoon power meter).
+radio:
+  model: nr-nsa
+  promotionTime: 222ms
+  promotionPower: 2.8912W
+  connectedTail: 10.2s
+  beta: 2.8912W
+  alphaUp: 12.1mW/Mbps
+  alphaDown: 1.7mW/Mbps
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  inactivityTimer: 100ms
+  drxCycle: 80ms
+  drxOnDuration: 2ms
+  tailPower: 1.7347W
+  schedulingRequestDelay: 5ms
+
+"""#,
+        "radios/verizon-nsa-walking.yaml": #"""
+# Fitted by: netsim profiles fit --name verizon-nsa-walking --model nr-nsa --probes SALMONBERRY_299_Verizon_NSAlow.csv --probes SALMONBERRY_299_Verizon_NSAmmwave.csv --power (34 files in MN-Wild) --where carrier=verizon --where access=nr-nsa
+#
+# Note: tailPower: fewer than 20 idle seconds measured; 0.6 x beta
+# Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
+# Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
+# probes SALMONBERRY_299_Verizon_NSAlow.csv: 1957 kept, 43 left out; connected round trip 59 ms; tail 10.2 s measured, 10.3 s fitted; idle round trip p10/p50/p90 443/970/1479 ms measured, 440/960/1460 ms fitted (largest error 1.3%); 1 probe(s) after 16 s or more came back awake and are left out
+# probes SALMONBERRY_299_Verizon_NSAmmwave.csv: 987 kept, 13 left out; connected round trip 53 ms; tail 10.2 s measured, 10.3 s fitted; idle round trip p10/p50/p90 440/915/1474 ms measured, 412/880/1408 ms fitted (largest error 6.4%)
+# power (carrier=verizon, access=nr-nsa): 13834 intervals moving data, 2 idle; beta 3061 mW, 1.9 mW/Mbps down, 7.0 mW/Mbps up; rms residual 1093 mW; tail 1837 mW (assumed)
+# energy by file, the fitted formula interval by interval against the meter:
+#   ELDERBERRY_374-run15652.csv: 843 intervals, 5417 J measured, 5178 J fitted (-4.4%)
+#   ELDERBERRY_374-run15656.csv: 836 intervals, 3796 J measured, 2963 J fitted (-21.9%)
+#   S20UPM-run131.csv: 585 intervals, 2957 J measured, 2825 J fitted (-4.5%)
+#   S20UPM-run133.csv: 604 intervals, 3234 J measured, 2810 J fitted (-13.1%)
+#   S20UPM-run151.csv: 714 intervals, 3824 J measured, 3504 J fitted (-8.3%)
+#   S20UPM-run154.csv: 479 intervals, 2587 J measured, 2445 J fitted (-5.5%)
+#   S20UPM-run157.csv: 591 intervals, 3127 J measured, 3084 J fitted (-1.4%)
+#   S20UPM-run161.csv: 445 intervals, 2619 J measured, 2407 J fitted (-8.1%)
+#   S20UPM-run168.csv: 602 intervals, 2585 J measured, 2812 J fitted (+8.8%)
+#   S20UPM-run169.csv: 501 intervals, 2900 J measured, 2714 J fitted (-6.4%)
+#   S20UPM-run172.csv: 738 intervals, 3795 J measured, 3585 J fitted (-5.5%)
+#   S20UPM-run173.csv: 639 intervals, 3060 J measured, 3026 J fitted (-1.1%)
+#   S20UPM-run195.csv: 974 intervals, 3095 J measured, 3469 J fitted (+12.1%)
+#   S20UPM-run196.csv: 588 intervals, 2719 J measured, 2077 J fitted (-23.6%)
+#   S20UPM-run199.csv: 506 intervals, 2459 J measured, 1797 J fitted (-26.9%)
+#   S20UPM-run331.csv: 482 intervals, 2046 J measured, 1678 J fitted (-18.0%)
+#   S20UPM-run64.csv: 711 intervals, 4217 J measured, 3713 J fitted (-12.0%)
+#   S20UPM-run68.csv: 942 intervals, 4063 J measured, 4015 J fitted (-1.2%)
+#   S20UPM-run70.csv: 970 intervals, 3449 J measured, 3480 J fitted (+0.9%)
+#   S20UPM-run77.csv: 1086 intervals, 3997 J measured, 3907 J fitted (-2.3%)
+#
+name: verizon-nsa-walking
+description: >-
+  Verizon 5G NSA on a walk, low-band and mmWave mixed as the walking loops saw them (the study
+  does not say which band each second used). Fitted from Narayanan et al., SIGCOMM 2021, 'A
+  Variegated Look at 5G in the Wild', artifact RRC-Probe, MN-Transfer and MN-Wild (Minneapolis,
+  late 2020 to early 2021; Monsoon power meter).
+radio:
+  model: nr-nsa
+  promotionTime: 246.5ms
+  promotionPower: 3.0614W
+  connectedTail: 10.2s
+  beta: 3.0614W
+  alphaUp: 7mW/Mbps
+  alphaDown: 1.9mW/Mbps
+  pagingCycle: 1.28s
+  pagingOnTime: 43ms
+  pagingPower: 594mW
+  idlePower: 0W
+  inactivityTimer: 100ms
+  drxCycle: 160ms
+  drxOnDuration: 2ms
+  tailPower: 1.8368W
+  schedulingRequestDelay: 5ms
 
 """#,
     ]
