@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimInput
 import NetsimPcap
 import NetsimProxy
 
@@ -50,7 +51,7 @@ public struct AnalyzeCommand: ParsableCommand {
 
     @Option(
         help:
-            "The radio model, with its published defaults: \(Self.radioNames.joined(separator: ", ")). Default: the run's (see below), else lte."
+            "The radio: a technology with its published defaults, or a measured phone's named radio: \(Self.radioNames.joined(separator: ", ")). Default: the run's (see below), else lte."
     )
     var radio: String?
 
@@ -87,7 +88,9 @@ public struct AnalyzeCommand: ParsableCommand {
 
     public init() {}
 
-    static let radioNames = RadioTechnology.allCases.filter { $0 != .none }.map(\.rawValue)
+    /// The technologies (their published defaults) and the named radios fitted to measured
+    /// phones (profiles/radios).
+    static let radioNames = RadioTechnology.allCases.filter { $0 != .none }.map(\.rawValue) + RadioCatalog.builtinNames
 
     public func validate() throws {
         if let radio, Self.radioParameters(named: radio) == nil {
@@ -145,7 +148,7 @@ public struct AnalyzeCommand: ParsableCommand {
     /// The radio given, and how the analysis names it; nil: the capture's own.
     private func chosenRadio() throws -> (RadioParameters?, String) {
         if let radio, let parameters = Self.radioParameters(named: radio) {
-            return (parameters, "--radio \(radio), its published defaults")
+            return (parameters, RadioTechnology(rawValue: radio) != nil ? "--radio \(radio), its published defaults" : "--radio \(radio), a measured phone's radio")
         }
         guard let profile else { return (nil, "") }
         let resolved = try resolveProfile(profile)
@@ -181,8 +184,8 @@ public struct AnalyzeCommand: ParsableCommand {
     /// A radio by the name `--radio` and `--access-radio` take: a model with its published
     /// defaults.
     static func radioParameters(named name: String) -> RadioParameters? {
-        guard let technology = RadioTechnology(rawValue: name), technology != .none else { return nil }
-        return .defaults(for: technology)
+        if let technology = RadioTechnology(rawValue: name) { return technology == .none ? nil : .defaults(for: technology) }
+        return (try? RadioCatalog.builtin(named: name))?.parameters
     }
 }
 

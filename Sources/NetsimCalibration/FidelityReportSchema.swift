@@ -7,7 +7,7 @@ extension ReportSchema {
     public static let fidelity = ReportSchema(
         name: "fidelity report", sample: fidelitySample, isOpenMap: { _ in false },
         relativeKeys: ["summary.runMedianError", "summary.runMaxError", "summary.probeMaxIdleRttError", "summary.transferMaxError"],
-        absoluteKeys: [], identityKeys: ["forcedRadio", "seed"])
+        absoluteKeys: [], identityKeys: ["seed"])
 
     private static var fidelitySample: ReportTree {
         let summary = FidelityReport.Summary(

@@ -68,3 +68,20 @@ struct FidelityTests {
         #expect(error?.message.contains("unknown column 'colour'") == true)
     }
 }
+
+@Suite struct FidelityGateTests {
+    /// The gates CI puts on fidelity read the report as `netsim fidelity` writes it, with no
+    /// forced radio (the key is then absent).
+    @Test func aReportWithoutAForcedRadioIsReadForItsGates() throws {
+        let json = """
+            {"netsimVersion": "x", "seed": 1, "probes": [], "runs": [], "transfers": [],
+             "summary": {"runs": 1, "runMedianError": 0.2, "runsWithin20Percent": 1, "runMaxError": 0.2, "probeFiles": 0,
+                         "probeMaxTailError": 0, "probeMaxIdleRttError": 0, "transfers": 0, "transferMaxError": 0}}
+            """
+        let report = try JSONDecoder().decode(FidelityReport.self, from: Data(json.utf8))
+        #expect(report.forcedRadio == nil)
+        let tree = try #require(ReportSchema.fidelity.read(try JSONEncoder().encode(report)))
+        let gate = try Threshold(parsing: "summary.runMedianError > 0.10", schema: .fidelity)
+        #expect(gate.breach(in: tree) != nil)
+    }
+}
