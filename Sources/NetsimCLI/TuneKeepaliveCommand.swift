@@ -33,7 +33,11 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             netsim report merge writes the whole sweep's reports and applies the gates \
             (docs/fleets.md).
 
-            Exit status: 0 with a recommendation; 1 when no configuration is viable, a report \
+            When no configuration is viable, the reports count what each constraint ruled out and \
+            recommend the best configuration the server policy allows, marked a compromise.
+
+            Exit status: 0 with a recommendation or a compromise; 1 when every configuration draws \
+            a GOAWAY (no compromise), a report \
             cannot be written (--out is checked first; the Markdown report is printed all the \
             same) or --verify finds model and live more than 15% apart; 2 for a bad profile or \
             policy file; 3 when a gate (--fail-if 'recommended.metrics.energyJoulesPerHour > 5', \
@@ -272,7 +276,10 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             throw ExitCode.stoppedEarly
         }
         let breaches = try gates.evaluate(json, .tune, suite: "netsim tune keepalive \(transport.rawValue)")
-        if results.recommended == nil || verification?.agrees == false { throw ExitCode(1) }
+        if let compromise = results.compromise {
+            printError("tune keepalive: no configuration is viable; compromise (not viable): \(compromise.keepalive.label)")
+        }
+        if results.advice == nil || verification?.agrees == false { throw ExitCode(1) }
         if !breaches.isEmpty { throw ExitCode(3) }
     }
 

@@ -42,7 +42,7 @@ public enum KeepaliveRendering {
         lines.append(scope(sweep))
         lines.append("")
         if let partial = partial(results) { lines += ["**\(partial)**", ""] }
-        lines.append("### Recommendation")
+        lines.append(results.compromise == nil ? "### Recommendation" : "### Compromise (no configuration is viable)")
         lines.append("")
         lines.append(KeepaliveRecommendationText.paragraph(results))
         lines.append("")
@@ -91,7 +91,8 @@ public enum KeepaliveRendering {
         lines.append("")
         lines.append("### Every configuration")
         lines.append("")
-        lines.append(table(results.summaries, recommended: results.recommended?.keepalive, reasons: true))
+        lines.append(
+            table(results.summaries, recommended: results.recommended?.keepalive, compromise: results.compromise?.keepalive, reasons: true))
         lines.append("")
         return lines.joined(separator: "\n")
     }
@@ -122,7 +123,10 @@ public enum KeepaliveRendering {
         }
     }
 
-    static func table(_ summaries: [KeepaliveResults.Summary], recommended: KeepaliveSweep.Keepalive?, reasons: Bool = false) -> String {
+    static func table(
+        _ summaries: [KeepaliveResults.Summary], recommended: KeepaliveSweep.Keepalive?, compromise: KeepaliveSweep.Keepalive? = nil,
+        reasons: Bool = false
+    ) -> String {
         let migrations = summaries.contains { $0.metrics.migrationsPerHour != nil }
         var lines = [
             "| keepalive | energy / h | wake s / h | wake-ups / h | bytes / h | NAT expiries / h | detection p50 / p95 / max | "
@@ -132,7 +136,9 @@ public enum KeepaliveRendering {
         ]
         for summary in summaries {
             let m = summary.metrics
-            let name = summary.keepalive.label + (summary.keepalive == recommended ? " **(recommended)**" : "")
+            let name =
+                summary.keepalive.label
+                + (summary.keepalive == recommended ? " **(recommended)**" : summary.keepalive == compromise ? " **(compromise)**" : "")
             lines.append(
                 "| \(name) | \(joules(m.energyJoulesPerHour)) | " + String(format: "%.0f", m.wakeSecondsPerHour) + " | "
                     + String(format: "%.1f", m.promotionsPerHour) + " | " + Quantity.formatDataSize(m.bytesPerHour) + " | "
@@ -153,6 +159,7 @@ public enum KeepaliveRendering {
         var body = "<h1>netsim tune keepalive: \(escape(sweep.transport.rawValue)), server policy \(escape(sweep.serverPolicy.name))</h1>"
         body += "<p class=\"note\">\(escape(scope(sweep)))</p>"
         if let partial = partial(results) { body += "<p><strong>\(escape(partial))</strong></p>" }
+        if results.compromise != nil { body += "<h2>Compromise (no configuration is viable)</h2>" }
         body += "<p>\(escape(KeepaliveRecommendationText.paragraph(results)))</p>"
         for snippet in KeepaliveRecommendationText.snippets(results) {
             body += "<h3>\(escape(snippet.title))</h3><pre>\(escape(snippet.text))</pre>"
@@ -285,7 +292,7 @@ public enum KeepaliveRendering {
         for summary in results.summaries {
             let m = summary.metrics
             html +=
-                "<tr><td>\(escape(summary.keepalive.label))</td><td>\(escape(joules(m.energyJoulesPerHour)))</td>"
+                "<tr><td>\(escape(summary.keepalive.label + (summary.keepalive == results.compromise?.keepalive ? " (compromise)" : "")))</td><td>\(escape(joules(m.energyJoulesPerHour)))</td>"
                 + "<td>\(String(format: "%.1f", m.promotionsPerHour))</td><td>\(String(format: "%.2f", m.natExpiriesPerHour))</td>"
                 + "<td>\(escape(seconds(m.detectionSeconds.p95)))</td><td>\(String(format: "%.2f", m.goaways))</td>"
                 + "<td style=\"text-align:left\">\(escape(summary.disqualified.joined(separator: "; ")))</td></tr>"
