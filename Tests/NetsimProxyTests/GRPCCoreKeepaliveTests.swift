@@ -8,24 +8,25 @@ import Testing
 /// idle stream open through netsim's HTTP proxy; a relay before the server counts the PING
 /// frames that reach it (Peers/grpc_keepalive_peers.py).
 ///
-/// Scaled: a 10 s keepalive and 45 s of idle stream (both runs at once, under a minute in all)
-/// instead of the 5 minutes. With the snippet's `grpc.http2.max_pings_without_data`
-/// 0 the client pings every 10 s, 4 pings in the 45 s; with the trap left in (the argument
-/// unset: C-core's default 2) it pings at 10 s and 20 s, and the next would wait until a minute
-/// after the second (80 s: grpcio 1.85.3 measured 2, 4, then 64 s with a 2 s keepalive).
+/// Scaled: a 5 s keepalive and 30 s of idle stream (both clients at once, well under a minute
+/// in all) instead of the 10 s over 5 minutes. With the snippet's
+/// `grpc.http2.max_pings_without_data` 0 the client pings every 5 s, 5 or 6 pings in the 30 s;
+/// with the trap left in (the argument unset: C-core's default 2) it pings at 5 s and 10 s, and
+/// the next waits until a minute after the second (70 s: grpcio 1.85.3 measured 2, 4, then
+/// 64 s with a 2 s keepalive).
 struct GRPCCoreKeepaliveTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Peers/grpc_keepalive_peers.py"
     ).path
-    static let seconds = 45.0
+    static let seconds = 30.0
 
-    /// The Python C-core snippet's channel arguments for a 10 s / 5 s recommendation, as the
+    /// The Python C-core snippet's channel arguments for a 5 s / 2 s recommendation, as the
     /// tuner prints them.
     static func snippetArguments() throws -> [String: Int] {
         var sweep = KeepaliveSweep(profiles: [Profile.passThrough])
         sweep.natTimeouts = [nil]
-        sweep.keepaliveTimes = [10]
-        sweep.keepaliveTimeouts = [5]
+        sweep.keepaliveTimes = [5]
+        sweep.keepaliveTimeouts = [2]
         sweep.seeds = 1
         sweep.horizon = 60
         sweep.impairments = .none
@@ -47,7 +48,7 @@ struct GRPCCoreKeepaliveTests {
         let snippet = try Self.snippetArguments()
         #expect(
             snippet == [
-                "grpc.keepalive_time_ms": 10_000, "grpc.keepalive_timeout_ms": 5_000, "grpc.keepalive_permit_without_calls": 0,
+                "grpc.keepalive_time_ms": 5_000, "grpc.keepalive_timeout_ms": 2_000, "grpc.keepalive_permit_without_calls": 0,
                 "grpc.http2.max_pings_without_data": 0,
             ], "\(snippet)")
         var trap = snippet
@@ -61,8 +62,8 @@ struct GRPCCoreKeepaliveTests {
         let pings = try Self.pings(result)
         let fixed = try #require(pings["snippet"])
         let trapped = try #require(pings["trap"])
-        #expect(fixed.count >= 4, "with the snippet: pings at \(fixed)")
-        if let last = fixed.last { #expect(last >= 35, "the snippet's last ping at \(last) s") }
+        #expect(fixed.count >= 5, "with the snippet: pings at \(fixed)")
+        if let last = fixed.last { #expect(last >= 25, "the snippet's last ping at \(last) s") }
         #expect(trapped.count == 2, "with C-core's default max_pings_without_data: pings at \(trapped)")
     }
 
