@@ -34,7 +34,8 @@ public enum KeepaliveRendering {
             + "detect within \(seconds(sweep.detectWithin))."
     }
 
-    public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
+    public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil, gates: [GateOutcome]? = nil) -> String
+    {
         let sweep = results.sweep
         var lines: [String] = []
         lines.append("## netsim tune keepalive: \(sweep.transport.rawValue), server policy \(sweep.serverPolicy.name)")
@@ -42,6 +43,7 @@ public enum KeepaliveRendering {
         lines.append(scope(sweep))
         lines.append("")
         if let partial = partial(results) { lines += ["**\(partial)**", ""] }
+        if let gates, !gates.isEmpty { lines += GateOutcome.markdown(gates) }
         lines.append(results.compromise == nil ? "### Recommendation" : "### Compromise (no configuration is viable)")
         lines.append("")
         lines.append(KeepaliveRecommendationText.paragraph(results))
@@ -154,11 +156,12 @@ public enum KeepaliveRendering {
 
     // MARK: HTML
 
-    public static func html(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
+    public static func html(_ results: KeepaliveResults, verification: VerificationTable? = nil, gates: [GateOutcome]? = nil) -> String {
         let sweep = results.sweep
         var body = "<h1>netsim tune keepalive: \(escape(sweep.transport.rawValue)), server policy \(escape(sweep.serverPolicy.name))</h1>"
         body += "<p class=\"note\">\(escape(scope(sweep)))</p>"
         if let partial = partial(results) { body += "<p><strong>\(escape(partial))</strong></p>" }
+        if let gates, !gates.isEmpty { body += GateOutcome.html(gates).joined() }
         if results.compromise != nil { body += "<h2>Compromise (no configuration is viable)</h2>" }
         body += "<p>\(escape(KeepaliveRecommendationText.paragraph(results)))</p>"
         for snippet in KeepaliveRecommendationText.snippets(results) {

@@ -40,6 +40,9 @@ public struct KeepaliveReport: Sendable, Codable {
     public var comparisons: [Comparison]
     /// With `--verify`: the recommendation and a baseline played by the model and live.
     public var verification: Verification?
+    /// The gates the sweep was given (`--fail-if`, `--baseline`) and how each came out; absent
+    /// when it had none.
+    public var gates: [GateOutcome]?
 
     public struct Verification: Sendable, Codable {
         public var profiles: [String]

@@ -128,4 +128,30 @@ struct TuneCommandTests {
         let html = try String(contentsOfFile: out + "/tune-keepalive-grpc.html", encoding: .utf8)
         #expect(html.contains("<h2>Compromise (no configuration is viable)</h2>") && html.contains("5m / 10s (compromise)"))
     }
+
+    /// The tune reports carry their gates too: the Markdown, HTML and JSON say which gate
+    /// failed, its threshold and what was measured, and "N of M gates failed"; exit 3.
+    @Test func theReportsCarryTheGates() async throws {
+        let out = FileManager.default.temporaryDirectory.appendingPathComponent("tune-gates-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: out) }
+        let tune = try #require(
+            try Netsim.parseAsRoot([
+                "tune", "keepalive", "--profile", "lte-good", "--nat-timeouts", "none", "--keepalive-times", "60s", "--keepalive-timeouts",
+                "10s", "--seeds", "1", "--horizon", "1h", "--out", out, "--quiet", "--fail-if",
+                "recommended.metrics.energyJoulesPerHour > 1", "--fail-if", "recommended.metrics.goaways > 0",
+            ]) as? TuneKeepaliveCommand)
+        await #expect(throws: ExitCode(3)) { try await tune.run() }
+        let markdown = try String(contentsOfFile: out + "/tune-keepalive-grpc.md", encoding: .utf8)
+        #expect(markdown.contains("### Gates") && markdown.contains("\n1 of 2 gates failed\n"), "\(markdown)")
+        #expect(
+            markdown.contains(
+                "| recommended.metrics.energyJoulesPerHour \\> 1 | fails if \\> 1 | recommended.metrics.energyJoulesPerHour = "))
+        let html = try String(contentsOfFile: out + "/tune-keepalive-grpc.html", encoding: .utf8)
+        #expect(html.contains("<h2>Gates</h2>") && html.contains("<p>1 of 2 gates failed</p>"))
+        let json = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: out + "/tune-keepalive-grpc.json")))
+                as? [String: Any])
+        let gates = try #require(json["gates"] as? [[String: Any]])
+        #expect(gates.map { $0["passed"] as? Bool } == [false, true])
+    }
 }
