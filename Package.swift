@@ -152,6 +152,8 @@ let package = Package(
                 "NetsimInput",
                 // The model's QUIC client, checked against a live one (QUICModelAgreementTests).
                 "NetsimModel",
+                // The tuner's C-core snippet, played by grpcio (GRPCCoreKeepaliveTests).
+                "NetsimTune",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The GitHub Action's one step (action.yml), usable from any CI: reads its inputs from INPUT_*
 # variables, runs `netsim run -- COMMAND` around the user's own test command (or `netsim bench`
-# when there is none), writes the Markdown to the job summary (GITHUB_STEP_SUMMARY, when set),
-# keeps the JSON, JUnit and HTML in INPUT_OUT, and exits with netsim's status: the command's
+# when there is none), shows the command's output in the log (a copy in INPUT_OUT/netsim-run.txt),
+# writes the Markdown to the job summary (GITHUB_STEP_SUMMARY, when set), keeps the JSON, JUnit
+# and HTML in INPUT_OUT, and exits with netsim's status: the command's
 # own when it fails, 3 when a gate is breached (docs/ci.md).
 #
 #   INPUT_NETSIM          the netsim binary (default: netsim on the PATH)
@@ -44,13 +45,14 @@ if [ -n "${INPUT_COMMAND:-}" ]; then
     esac
     duration=()
     [ -n "${INPUT_DURATION:-}" ] && duration=(--duration "$INPUT_DURATION")
+    # The command's output belongs in the CI log; netsim-run.txt keeps a copy beside the reports.
     "$netsim" run --quiet --profile "$profile" "${front_ends[@]}" "${duration[@]}" "${gates[@]}" \
-        --report "$out/netsim-run.json" -- sh -c "$INPUT_COMMAND" >"$out/netsim-run.txt" || status=$?
+        --report "$out/netsim-run.json" -- sh -c "$INPUT_COMMAND" 2>&1 | tee "$out/netsim-run.txt" || status=$?
     if [ -s "$out/netsim-run.json" ]; then
         "$netsim" report show "$out/netsim-run.json" --format html >"$out/netsim-run.html"
         summary=$("$netsim" report show "$out/netsim-run.json" --format md)
     else
-        summary=$(printf '## netsim run on %s\n\nNo report: netsim exited with status %s (its output is in netsim-run.txt).\n' "$profile" "$status")
+        summary=$(printf '## netsim run on %s\n\nNo report: netsim exited with status %s (its output is in the job log and netsim-run.txt).\n' "$profile" "$status")
     fi
 else
     "$netsim" bench --quiet --profile "$profile" --engine "${INPUT_ENGINE:-live}" --duration "${INPUT_DURATION:-2m}" \

@@ -29,7 +29,7 @@ fi
 # Suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
 side_lanes=(
     'EngineAgreementTests|BenchShardTests|QUICModelAgreementTests'
-    'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests|DatagramEndToEndTests'
+    'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests|DatagramEndToEndTests|GRPCCoreKeepaliveTests'
 )
 pattern() { echo "\\.($1)/"; }
 lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }

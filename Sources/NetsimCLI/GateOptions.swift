@@ -71,7 +71,8 @@ struct GateOptions: ParsableArguments {
         var verdicts = try thresholds(schema).map { threshold in
             GateVerdict(
                 name: threshold.description, failure: threshold.breach(in: current).map { "threshold breached: \($0)" },
-                measured: threshold.value(in: current).map { "\(threshold.key) = \(ReportNumber.gate($0))" } ?? "not in the report")
+                measured: threshold.value(in: current).map { "\(threshold.key) = \(ReportNumber.gate($0))" } ?? "not in the report",
+                threshold: "fails if \(threshold.comparison.rawValue) \(ReportNumber.gate(threshold.limit))")
         }
         if let baseline {
             let comparison = BaselineComparison.compare(
@@ -82,7 +83,8 @@ struct GateOptions: ParsableArguments {
                     name: "baseline \(baseline) (at most +\(ReportNumber.gate(maxRegression))%)",
                     failure: comparison.regressions.isEmpty
                         ? nil : comparison.regressions.map { "regression against \(baseline): \($0)" }.joined(separator: "\n"),
-                    measured: comparison.notes.joined(separator: "\n")))
+                    measured: comparison.notes.joined(separator: "\n"),
+                    threshold: "fails on a regression beyond +\(ReportNumber.gate(maxRegression))%"))
         }
         return verdicts
     }
@@ -117,9 +119,13 @@ struct GateVerdict {
     var name: String
     var failure: String?
     var measured: String
+    /// What fails it, as the reports' gates sections say.
+    var threshold: String? = nil
 
     /// As a report records it.
-    var outcome: GateOutcome { GateOutcome(gate: name, passed: failure == nil, measured: measured, failure: failure) }
+    var outcome: GateOutcome {
+        GateOutcome(gate: name, threshold: threshold, passed: failure == nil, measured: measured, failure: failure)
+    }
 }
 
 /// Gate verdicts as JUnit XML, the test-results format CI systems read (GitHub's test

@@ -71,9 +71,9 @@ public struct ReportMergeCommand: AsyncParsableCommand {
                 let parts = try contents.map { (source: $0.source, shard: try KeepaliveShard.decode($0.data, source: $0.source)) }
                 let results = try KeepaliveShardMerge.merge(parts)
                 printError("merged \(parts.count) part(s) of the \(results.sweep.transport.rawValue) keepalive sweep")
-                verdicts = try gates.verdicts(try writeTuneReports(results, verification: nil, out: out, formats: formats), schema)
+                verdicts = try writeTuneReports(results, verification: nil, out: out, formats: formats, gates: gates)
                 suite = "netsim report merge tune keepalive \(results.sweep.transport.rawValue)"
-                viable = results.recommended != nil
+                viable = results.advice != nil
             } else {
                 let parts = try contents.map { (source: $0.source, shard: try BenchShard.decode($0.data, source: $0.source)) }
                 let result = try BenchShardMerge.merge(parts)

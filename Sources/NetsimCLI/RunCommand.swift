@@ -167,6 +167,13 @@ public struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Gates") var gates: GateOptions
 
+    @Option(
+        name: .customLong("junit-in"),
+        help:
+            "With -- COMMAND: the JUnit XML your test runner writes (testcase and testsuite timestamps and times), read when the command ends; the report attributes the radio's promotions, wake time and energy to its test cases. Default: none."
+    )
+    var junitIn: String?
+
     @Argument(
         parsing: .postTerminator,
         help: ArgumentHelp(
@@ -176,9 +183,14 @@ public struct RunCommand: AsyncParsableCommand {
 
     public init() {}
 
-    public func validate() throws {
+    public mutating func validate() throws {
         if (listen == nil) != (upstream == nil) {
             throw ValidationError("--listen and --upstream go together")
+        }
+        // A wrapped command's clients need a proxy to go through: with none named, an HTTP proxy
+        // on an ephemeral loopback port (its environment names it: HTTP_PROXY, NETSIM_PROXY).
+        if listen == nil, forwards.isEmpty, udpForwards.isEmpty, socks5 == nil, httpProxy == nil, !command.isEmpty {
+            httpProxy = HostPort(host: "127.0.0.1", port: 0)
         }
         if listen == nil, forwards.isEmpty, udpForwards.isEmpty, socks5 == nil, httpProxy == nil {
             throw ValidationError(
@@ -192,6 +204,9 @@ public struct RunCommand: AsyncParsableCommand {
             )
         }
         if adminToken != nil, admin == nil { throw ValidationError("--admin-token goes with --admin") }
+        if junitIn != nil, command.isEmpty {
+            throw ValidationError("--junit-in reads what a wrapped command's test runner wrote: give -- COMMAND")
+        }
         try validatePhones()
         try gates.check(.run)
     }
@@ -316,6 +331,8 @@ public struct RunCommand: AsyncParsableCommand {
         }
 
         var parts = RunParts(eventLoops: MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount))
+        // The phone's time zero, on the wall clock the test runner's timestamps use.
+        let startedAt = Date().timeIntervalSince1970
         let proxy: NetsimProxy
         do {
             proxy = try await start(&parts, profile: profile, frontEnds: frontEnds, options: options, logger: logger)
@@ -330,37 +347,69 @@ public struct RunCommand: AsyncParsableCommand {
         let commandStatus = ending.commandStatus
         let captureIsComplete = finishCaptures(capture.map { [$0] } ?? [])
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
-        print(RunSummary.render(reports, stoppedBy: stopReason))
+        // The gates first, so that the summary and every report carry them.
+        let commandVerdict = commandStatus.map { status in
+            GateVerdict(
+                name: "command: \(command.joined(separator: " "))",
+                failure: status == 0 ? nil : "the command exited with status \(status)",
+                measured: "exit status \(status)", threshold: "fails on a non-zero exit status")
+        }
+        let testCases = junitIn.map { readTestCases($0, startedAt: startedAt) }
         var verdicts: [GateVerdict] = []
-        for report in reports {
-            let json = try RunSummary.json(report)
-            if let path = self.report {
-                do {
-                    try writeAtomically(json, toPath: RunSummary.path(path, phone: report.phone))
-                } catch {
-                    printError("\(error)")
-                    throw ExitCode(1)
-                }
-            }
-            verdicts += try gates.verdicts(json, .run).map { verdict in
+        var gated: [RunReport] = []
+        for var report in reports {
+            if case .success(let tests)? = testCases { report.tests = report.radio.byTest(tests) }
+            var own = try gates.verdicts(try RunSummary.json(report), .run).map { verdict in
                 guard let phone = report.phone else { return verdict }
                 var numbered = verdict
                 numbered.name = "phone \(phone): \(verdict.name)"
                 numbered.failure = verdict.failure.map { "phone \(phone): \($0)" }
                 return numbered
             }
+            verdicts += own
+            own += commandVerdict.map { [$0] } ?? []
+            if !own.isEmpty { report.gates = own.map(\.outcome) }
+            gated.append(report)
         }
-        if let status = commandStatus {
-            verdicts.append(
-                GateVerdict(
-                    name: "command: \(command.joined(separator: " "))",
-                    failure: status == 0 ? nil : "the command exited with status \(status)",
-                    measured: "exit status \(status)"))
+        verdicts += commandVerdict.map { [$0] } ?? []
+        print(RunSummary.render(gated, stoppedBy: stopReason))
+        for report in gated {
+            if let path = self.report {
+                do {
+                    try writeAtomically(try RunSummary.json(report), toPath: RunSummary.path(path, phone: report.phone))
+                } catch {
+                    printError("\(error)")
+                    throw ExitCode(1)
+                }
+            }
         }
         let breaches = try gates.conclude(verdicts, suite: "netsim run \(profile.name)")
         if let commandStatus, commandStatus != 0 { throw ExitCode(commandStatus) }
+        if case .failure(let problem)? = testCases {
+            printError("--junit-in: \(problem)")
+            throw ExitCode(1)
+        }
         if !breaches.isEmpty { throw ExitCode(3) }
         if !captureIsComplete { throw ExitCode.incompleteCapture }
+    }
+
+    /// The test cases of the runner's JUnit file, their starts in seconds into the run.
+    private func readTestCases(
+        _ path: String, startedAt: Double
+    ) -> Result<[(name: String, start: Double, seconds: Double)], JUnitTestCases.Problem> {
+        guard let size = (try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? Int else {
+            return .failure(.init(description: "\(path): cannot be read"))
+        }
+        guard size <= JUnitTestCases.mostBytes else {
+            return .failure(.init(description: "\(path): \(size) bytes, more than the \(JUnitTestCases.mostBytes) a JUnit file may have"))
+        }
+        guard let data = FileManager.default.contents(atPath: path) else { return .failure(.init(description: "\(path): cannot be read")) }
+        do throws(JUnitTestCases.Problem) {
+            return .success(
+                try JUnitTestCases(data, source: path).cases.map { (name: $0.name, start: $0.start - startedAt, seconds: $0.seconds) })
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Starts the proxy, then the admin API, then the wrapped command, each into `parts` as it

@@ -46,6 +46,10 @@ enum RunSummary {
                 PerDirection(up: reports.map(\.bytes.up).reduce(0, +), down: reports.map(\.bytes.down).reduce(0, +)),
                 reports.map(\.radio.wakeSeconds).reduce(0, +), reports.map(\.radio.promotions).reduce(0, +),
                 reports.map(\.radio.energyJoules).reduce(0, +)))
+        // Each phone's gates, and the wrapped command's once.
+        var gates: [GateOutcome] = []
+        for gate in reports.flatMap({ $0.gates ?? [] }) where !gates.contains(gate) { gates.append(gate) }
+        if !gates.isEmpty { lines += gateLines(gates) }
         return lines.joined(separator: "\n")
     }
 
@@ -63,12 +67,19 @@ enum RunSummary {
     static func render(_ report: RunReport, stoppedBy reason: String) -> String {
         let radio = report.radio
         var lines = [
-            "netsim run: profile \(report.profile), seed \(report.seed), \(String(format: "%.1f", report.durationSeconds)) s (stopped by \(reason))",
-            "connections: \(report.connections.opened) opened, \(report.connections.closed) closed, "
-                + "\(report.connections.reset) reset, \(report.connections.blackholed) blackholed",
-            "bytes delivered: \(Quantity.formatDataSize(Double(report.bytes.up))) up, "
-                + "\(Quantity.formatDataSize(Double(report.bytes.down))) down",
+            "netsim run: profile \(report.profile), seed \(report.seed), \(String(format: "%.1f", report.durationSeconds)) s (stopped by \(reason))"
         ]
+        // A UDP-only run opened no TCP connection: its figures are datagrams, not "0 opened".
+        if report.connections.opened > 0 || report.datagrams == nil {
+            lines += [
+                "connections: \(report.connections.opened) opened, \(report.connections.closed) closed, "
+                    + "\(report.connections.reset) reset, \(report.connections.blackholed) blackholed",
+                "bytes delivered: \(Quantity.formatDataSize(Double(report.bytes.up))) up, "
+                    + "\(Quantity.formatDataSize(Double(report.bytes.down))) down",
+            ]
+        } else {
+            lines.append("UDP only: no TCP connections")
+        }
         if let datagrams = report.datagrams {
             let direction = { (name: String, counts: DatagramCounts) in
                 let dropped = counts.dropped.sorted { $0.key < $1.key }.map { "\($0.value) \($0.key.rawValue)" }
@@ -88,10 +99,20 @@ enum RunSummary {
             let states = radio.secondsByState.filter { $0.value > 0 }
                 .sorted { ($0.value, $1.key.rawValue) > ($1.value, $0.key.rawValue) }
                 .map { "\($0.key.rawValue) \(String(format: "%.1f", $0.value)) s" }
+            if let shares = radio.byRadio {
+                lines.append(
+                    "  by network: "
+                        + shares.map { share in
+                            "\(share.model) awake \(String(format: "%.1f", share.wakeSeconds)) s, \(share.promotions) promotion(s), "
+                                + "\(String(format: "%.2f", share.energyJoules)) J"
+                        }.joined(separator: "; "))
+            }
             lines.append("  time by state: " + states.joined(separator: ", "))
             let waits = report.radioLatency
+            // "Waited" is any wait (radio, outage, queue: the per-destination lines); the radio's
+            // part alone is "delayed by the radio".
             lines.append(
-                "  radio latency: \(waits.delayedChunks) of \(waits.chunks) chunk(s) waited; paging "
+                "  radio latency: \(waits.delayedChunks) of \(waits.chunks) chunk(s) delayed by the radio; paging "
                     + "\(String(format: "%.2f", waits.pagingSeconds)) s, promotion \(String(format: "%.2f", waits.promotionSeconds)) s, "
                     + "DRX \(String(format: "%.2f", waits.drxSeconds)) s in all")
             if !radio.heldAtEnd.isEmpty {
@@ -126,6 +147,18 @@ enum RunSummary {
                 lines.append("  ... and \(destinations.count - Self.destinationsListed) more in the JSON report")
             }
         }
+        if let gates = report.gates, !gates.isEmpty { lines += gateLines(gates) }
+        if let tests = report.tests, !tests.isEmpty {
+            lines.append("which test woke the radio (promotions, awake s, J):")
+            let outside = tests.last { $0.test == TestRadioFigures.outside }
+            let ranked = RunReport.ranked(tests.filter { $0.test != TestRadioFigures.outside })
+            for row in ranked.prefix(Self.testsListed) + (outside.map { [$0] } ?? []) {
+                lines.append(
+                    "  \(row.test.escapingControlCharacters): \(row.promotions), \(String(format: "%.1f", row.wakeSeconds)), "
+                        + String(format: "%.2f", row.energyJoules))
+            }
+            if ranked.count > Self.testsListed { lines.append("  ... and \(ranked.count - Self.testsListed) more in the JSON report") }
+        }
         if !report.events.isEmpty {
             lines.append("events:")
             for event in report.events.prefix(20) { lines.append("  \(event)") }
@@ -137,6 +170,20 @@ enum RunSummary {
         }
         return lines.joined(separator: "\n")
     }
+
+    /// The gates section of the summary: each gate, its threshold, what was measured and its
+    /// verdict, then "N of M gates failed".
+    static func gateLines(_ gates: [GateOutcome]) -> [String] {
+        ["gates:"]
+            + gates.map { gate in
+                "  \(gate.passed ? "held  " : "FAILED") \(gate.gate.escapingControlCharacters)"
+                    + (gate.threshold.map { " (\($0))" } ?? "") + ": "
+                    + gate.measured.split(separator: "\n").joined(separator: "; ").escapingControlCharacters
+            } + [GateOutcome.tally(gates)]
+    }
+
+    /// The test cases the summary lists, most promotions first; the JSON report has them all.
+    static let testsListed = 10
 
     /// The destinations the summary lists; the JSON report has them all.
     static let destinationsListed = 5

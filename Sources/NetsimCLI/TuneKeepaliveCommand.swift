@@ -33,7 +33,11 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
             netsim report merge writes the whole sweep's reports and applies the gates \
             (docs/fleets.md).
 
-            Exit status: 0 with a recommendation; 1 when no configuration is viable, a report \
+            When no configuration is viable, the reports count what each constraint ruled out and \
+            recommend the best configuration the server policy allows, marked a compromise.
+
+            Exit status: 0 with a recommendation or a compromise; 1 when every configuration draws \
+            a GOAWAY (no compromise), a report \
             cannot be written (--out is checked first; the Markdown report is printed all the \
             same) or --verify finds model and live more than 15% apart; 2 for a bad profile or \
             policy file; 3 when a gate (--fail-if 'recommended.metrics.energyJoulesPerHour > 5', \
@@ -266,13 +270,18 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         if shard != nil { return try writeShardPart(try part.json(), named: part.fileName, out: out, stoppedBy: stopRequest.stoppedBy) }
         let results = try KeepaliveShardMerge.merge([("this sweep", part)])
         let verification = results.recommended == nil || !verify || results.isPartial ? nil : try await verifyLive(results)
-        let json = try writeTuneReports(results, verification: verification, out: out, formats: try chosenFormats())
+        // A stopped sweep is not judged.
+        let verdicts = try writeTuneReports(
+            results, verification: verification, out: out, formats: try chosenFormats(), gates: results.isPartial ? nil : gates)
         if let signalName = stopRequest.stoppedBy, results.isPartial {
             printError("stopped by \(signalName): the reports cover \(results.seedsPlayed) of \(sweep.seeds) seeds, marked partial")
             throw ExitCode.stoppedEarly
         }
-        let breaches = try gates.evaluate(json, .tune, suite: "netsim tune keepalive \(transport.rawValue)")
-        if results.recommended == nil || verification?.agrees == false { throw ExitCode(1) }
+        let breaches = try gates.conclude(verdicts, suite: "netsim tune keepalive \(transport.rawValue)")
+        if let compromise = results.compromise {
+            printError("tune keepalive: no configuration is viable; compromise (not viable): \(compromise.keepalive.label)")
+        }
+        if results.advice == nil || verification?.agrees == false { throw ExitCode(1) }
         if !breaches.isEmpty { throw ExitCode(3) }
     }
 
@@ -300,21 +309,27 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
 }
 
 /// Writes a sweep's reports (`OUT/tune-keepalive-TRANSPORT.EXT` for each of `formats`) and
-/// prints its Markdown, for `netsim tune keepalive` and `netsim report merge` alike.
+/// prints its Markdown, for `netsim tune keepalive` and `netsim report merge` alike. The
+/// `gates` are judged first and recorded in the reports; their verdicts are returned, to
+/// conclude.
 func writeTuneReports(
-    _ results: KeepaliveResults, verification: VerificationTable?, out: String, formats: Set<ReportFormat>
-) throws -> Data {
-    let markdown = KeepaliveRendering.markdown(results, verification: verification)
-    let json = try KeepaliveReport(results, verification: verification).json()
+    _ results: KeepaliveResults, verification: VerificationTable?, out: String, formats: Set<ReportFormat>, gates: GateOptions?
+) throws -> [GateVerdict] {
+    var report = KeepaliveReport(results, verification: verification)
+    let verdicts = try gates?.verdicts(try report.json(), .tune) ?? []
+    let outcomes = verdicts.isEmpty ? nil : verdicts.map(\.outcome)
+    report.gates = outcomes
+    let markdown = KeepaliveRendering.markdown(results, verification: verification, gates: outcomes)
+    let json = try report.json()
     try writeReports(out: out, name: "tune-keepalive-\(results.sweep.transport.rawValue)", formats: formats, markdown: markdown) { format in
         switch format {
         case .md: Data(markdown.utf8)
         case .json: json
-        case .html: Data(KeepaliveRendering.html(results, verification: verification).utf8)
+        case .html: Data(KeepaliveRendering.html(results, verification: verification, gates: outcomes).utf8)
         case .benchmarkJSON: throw ValidationError("--format benchmark-json is for netsim bench")
         }
     }
-    return json
+    return verdicts
 }
 
 extension KeepaliveSweep.Transport: ExpressibleByArgument {}

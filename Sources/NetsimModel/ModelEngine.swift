@@ -102,6 +102,30 @@ extension ModelEngine {
     public static func playDevice(
         profile: Profile, client: ClientChoice, workload: Workload, duration: Double, seed: UInt64
     ) -> DeviceOutcome {
+        playDeviceInPeriods(profile: profile, client: client, workload: workload, duration: duration, seed: seed, marked: false).outcome
+    }
+
+    /// The device's counted figures (radio, connections, bytes, profile events) at the start
+    /// of its first and of its last keepalive period: the figures of the whole periods
+    /// between, which neither the first connection's set-up nor a last period the duration
+    /// cut bias (a 20-minute keepalive plays 2 periods in an hour and 17.7 in 6 hours).
+    public struct KeepalivePeriods: Sendable {
+        public var first: DeviceOutcome
+        public var last: DeviceOutcome
+        public var seconds: Double { last.durationSeconds - first.durationSeconds }
+    }
+
+    /// `playDevice`, with the figures of its whole keepalive periods: nil when fewer than two
+    /// periods started.
+    public static func playDeviceInPeriods(
+        profile: Profile, client: ClientChoice, workload: Workload, duration: Double, seed: UInt64
+    ) -> (outcome: DeviceOutcome, periods: KeepalivePeriods?) {
+        playDeviceInPeriods(profile: profile, client: client, workload: workload, duration: duration, seed: seed, marked: true)
+    }
+
+    private static func playDeviceInPeriods(
+        profile: Profile, client: ClientChoice, workload: Workload, duration: Double, seed: UInt64, marked: Bool
+    ) -> (outcome: DeviceOutcome, periods: KeepalivePeriods?) {
         let device = DeviceModel(profile: profile, seed: seed)
         let times = workload.times(device: 0, seed: seed, duration: duration)
         func wire(_ encoding: WireFormat.Encoding) -> WireFormat {
@@ -109,12 +133,17 @@ extension ModelEngine {
         }
         func play<Client: TransportClientModel>(
             _ client: Client, _ server: ModelServer.Kind, _ encoding: WireFormat.Encoding
-        ) -> DeviceOutcome {
+        ) -> (outcome: DeviceOutcome, periods: KeepalivePeriods?) {
             var simulation = DeviceSimulation(
                 device: device, client: client, server: ModelServer(kind: server), wire: wire(encoding), times: times,
                 outboxLimit: workload.outboxLimit)
+            simulation.marksPings = marked
             let end = simulation.run(duration: duration, drainDeadline: duration)
-            return simulation.outcome(until: end)
+            guard let (first, last) = simulation.pingMarks, last.time > first.time else { return (simulation.outcome(until: end), nil) }
+            return (
+                simulation.outcome(until: end),
+                KeepalivePeriods(first: first.remains.outcome(until: first.time), last: last.remains.outcome(until: last.time))
+            )
         }
         switch client {
         case .rest(let settings):

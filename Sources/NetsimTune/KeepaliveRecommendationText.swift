@@ -9,19 +9,17 @@ enum KeepaliveRecommendationText {
     /// One paragraph: what is recommended, why it beats its neighbours, what it costs.
     static func paragraph(_ results: KeepaliveResults) -> String {
         let sweep = results.sweep
-        guard let pick = results.recommended else {
-            let reasons = Set(results.summaries.flatMap(\.disqualified)).sorted().prefix(4).joined(separator: "; ")
-            return "No configuration is viable: every one drew a GOAWAY, lost connections to NAT expiry or missed "
-                + "detection within \(seconds(sweep.detectWithin)) at p95 (\(reasons)). Loosen --detect-within, drop the "
-                + "shortest NAT timeouts you do not face, or use a server policy that accepts the pings you need."
-        }
+        guard let pick = results.recommended else { return noneViable(results) }
         let metrics = pick.metrics
         let viable = results.summaries.filter(\.viable).count
         let text =
             "Recommended: \(pick.keepalive.label). Of \(results.summaries.count) configurations, \(viable) "
             + "kept every connection through NAT timeouts down to "
-            + "\(KeepaliveRendering.natTimeout(sweep.natTimeouts.compactMap { $0 }.min())), drew no GOAWAY from the "
-            + "\(sweep.serverPolicy.name) server and noticed a dead connection within \(seconds(sweep.detectWithin)) at p95. "
+            + "\(KeepaliveRendering.natTimeout(sweep.natTimeouts.compactMap { $0 }.min())), "
+            + (sweep.serverPolicy.minPingInterval == nil
+                ? "met a server that polices no pings (\(sweep.serverPolicy.name)) "
+                : "drew no GOAWAY from a server with the \(sweep.serverPolicy.name) ping policy ")
+            + "and noticed a dead connection within \(seconds(sweep.detectWithin)) at p95. "
             + "Of those, \(results.pareto.count) are on the front of radio energy against detection time, and this one is its "
             + "knee: \(String(format: "%.0f", metrics.energyJoulesPerHour)) J an hour "
             + "(\(String(format: "%.0f", metrics.promotionsPerHour)) radio wake-ups, "
@@ -42,9 +40,36 @@ enum KeepaliveRecommendationText {
         return text + " " + first.prefix(1).uppercased() + first.dropFirst() + neighbours.dropFirst().map { "; " + $0 }.joined() + "."
     }
 
-    /// The recommendation as configuration for the clients and servers people run.
+    /// When nothing is viable: how many configurations each constraint ruled out, and the
+    /// compromise with what it fails, or what to change when even that is missing.
+    static func noneViable(_ results: KeepaliveResults) -> String {
+        let sweep = results.sweep
+        let policy = sweep.serverPolicy.name
+        let counts = results.ruledOut.map { "\($0.count) \($0.constraint.failure(policy: policy, detectWithin: sweep.detectWithin))" }
+        let text =
+            "No configuration is viable. Of \(results.summaries.count) configurations, "
+            + counts.joined(separator: "; ") + " (one may fail several)."
+        guard let compromise = results.compromise else {
+            return text + " Every one drew a GOAWAY from the \(policy) server, so there is no compromise to recommend: "
+                + "use a server policy that accepts the pings you need (the server snippets of a sweep with --server-policy none "
+                + "say how), or longer --keepalive-times."
+        }
+        let metrics = compromise.metrics
+        let fails = compromise.ruledOutBy.map { $0.failure(policy: policy, detectWithin: sweep.detectWithin) }
+        return text + " Compromise (not viable): \(compromise.keepalive.label), the best the \(policy) server policy allows: "
+            + "of the configurations that draw no GOAWAY, it fails the fewest constraints, then leaves the app holding a "
+            + "dead connection unaware the least time. It \(fails.joined(separator: " and ")): "
+            + String(format: "%.2f", metrics.natExpiriesPerHour) + " NAT expiries an hour, "
+            + String(format: "%.0f", metrics.blackoutSecondsPerHour) + " s an hour unaware of a dead connection, p95 detection "
+            + "\(seconds(metrics.detectionSeconds.p95)), \(String(format: "%.0f", metrics.energyJoulesPerHour)) J an hour. "
+            + "To do better, let the server accept the pings a viable configuration needs (--server-policy none shows "
+            + "what it would be), loosen --detect-within, or drop the shortest NAT timeouts you do not face."
+    }
+
+    /// The recommendation (or, when nothing is viable, the compromise) as configuration for
+    /// the clients and servers people run.
     static func snippets(_ results: KeepaliveResults) -> [(title: String, language: String, text: String)] {
-        guard let pick = results.recommended?.keepalive else { return [] }
+        guard let pick = results.advice?.keepalive else { return [] }
         let time = Int(pick.time.rounded())
         let timeout = Int(pick.timeout.rounded())
         switch results.sweep.transport {
@@ -75,11 +100,84 @@ enum KeepaliveRecommendationText {
                     "grpc-swift-2 server: accept these pings", "swift",
                     """
                     let server = HTTP2ServerTransport.Posix(
-                        address: .ipv4(host: "0.0.0.0", port: 443), transportSecurity: .plaintext,
+                        address: .ipv4(host: "0.0.0.0", port: 443),
+                        transportSecurity: .tls(
+                            certificateChain: [.file(path: "server.pem", format: .pem)], privateKey: .file(path: "server.key", format: .pem)),
                         config: .defaults { config in
                             config.connection.keepalive.clientBehavior.minPingIntervalWithoutCalls = .seconds(\(minimum))
                             config.connection.keepalive.clientBehavior.allowWithoutCalls = \(permit)
                         })
+                    """
+                ),
+                (
+                    "grpc-swift 1.x client (ClientConnectionKeepalive; its ping limits apply only with no call open)", "swift",
+                    """
+                    let channel = try GRPCChannelPool.with(
+                        target: .host("api.example.com", port: 443),
+                        transportSecurity: .tls(.makeClientConfigurationBackedByNIOSSL()), eventLoopGroup: group
+                    ) { config in
+                        config.keepalive = ClientConnectionKeepalive(
+                            interval: .seconds(\(time)), timeout: .seconds(\(timeout)), permitWithoutCalls: \(permit),
+                            maximumPingsWithoutData: .max, minimumSentPingIntervalWithoutData: .seconds(\(time)))
+                    }
+                    """
+                ),
+                (
+                    "gRPC C-core clients: Python grpcio channel arguments (C-core's default max_pings_without_data 2 sends one ping a minute on an idle stream: set 0)",
+                    "python",
+                    """
+                    channel = grpc.secure_channel("api.example.com:443", grpc.ssl_channel_credentials(), options=[
+                        ("grpc.keepalive_time_ms", \(time * 1000)),
+                        ("grpc.keepalive_timeout_ms", \(timeout * 1000)),
+                        ("grpc.keepalive_permit_without_calls", \(permit ? 1 : 0)),
+                        ("grpc.http2.max_pings_without_data", 0),
+                    ])
+                    """
+                ),
+                (
+                    "gRPC C-core clients: C++", "cpp",
+                    """
+                    grpc::ChannelArguments args;
+                    args.SetInt(GRPC_ARG_KEEPALIVE_TIME_MS, \(time * 1000));
+                    args.SetInt(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, \(timeout * 1000));
+                    args.SetInt(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, \(permit ? 1 : 0));
+                    args.SetInt(GRPC_ARG_HTTP2_MAX_PINGS_WITHOUT_DATA, 0);
+                    auto channel = grpc::CreateCustomChannel("api.example.com:443", grpc::SslCredentials({}), args);
+                    """
+                ),
+                (
+                    "gRPC C-core clients: Ruby and PHP (the same channel arguments)", "text",
+                    """
+                    # Ruby
+                    stub = Service::Stub.new("api.example.com:443", GRPC::Core::ChannelCredentials.new, channel_args: {
+                      "grpc.keepalive_time_ms" => \(time * 1000), "grpc.keepalive_timeout_ms" => \(timeout * 1000),
+                      "grpc.keepalive_permit_without_calls" => \(permit ? 1 : 0), "grpc.http2.max_pings_without_data" => 0 })
+                    // PHP
+                    $client = new ServiceClient("api.example.com:443", [
+                        "credentials" => Grpc\\ChannelCredentials::createSsl(),
+                        "grpc.keepalive_time_ms" => \(time * 1000), "grpc.keepalive_timeout_ms" => \(timeout * 1000),
+                        "grpc.keepalive_permit_without_calls" => \(permit ? 1 : 0), "grpc.http2.max_pings_without_data" => 0,
+                    ]);
+                    """
+                ),
+                (
+                    "gRPC-ObjC (iOS; C-core underneath): GRPCMutableCallOptions", "objc",
+                    """
+                    GRPCMutableCallOptions *options = [[GRPCMutableCallOptions alloc] init];
+                    options.transportType = GRPCTransportTypeChttp2BoringSSL;
+                    options.keepaliveInterval = \(time);  // seconds
+                    options.keepaliveTimeout = \(timeout);
+                    options.additionalChannelArgs = @{
+                      @"grpc.http2.max_pings_without_data" : @0, @"grpc.keepalive_permit_without_calls" : @\(permit ? 1 : 0)};
+                    """
+                ),
+                (
+                    "gRPC C-core server: accept these pings (Python; C++, Ruby and PHP take the same arguments)", "python",
+                    """
+                    server = grpc.server(futures.ThreadPoolExecutor(), options=[
+                        ("grpc.http2.min_recv_ping_interval_without_data_ms", \(minimum * 1000)),
+                        ("grpc.keepalive_permit_without_calls", \(permit ? 1 : 0)),
+                    ])
                     """
                 ),
                 (
@@ -90,6 +188,17 @@ enum KeepaliveRecommendationText {
                         .keepAliveTimeout(\(timeout), TimeUnit.SECONDS)
                         .keepAliveWithoutCalls(\(permit))
                         .build();
+                    """
+                ),
+                (
+                    "grpc-kotlin (Android, JVM): grpc-java's channel builder, so the same keepalive", "kotlin",
+                    """
+                    val channel = ManagedChannelBuilder.forAddress("api.example.com", 443)
+                        .keepAliveTime(\(time), TimeUnit.SECONDS)
+                        .keepAliveTimeout(\(timeout), TimeUnit.SECONDS)
+                        .keepAliveWithoutCalls(\(permit))
+                        .build()
+                    val stub = ServiceGrpcKt.ServiceCoroutineStub(channel)
                     """
                 ),
                 (

@@ -34,7 +34,8 @@ public enum KeepaliveRendering {
             + "detect within \(seconds(sweep.detectWithin))."
     }
 
-    public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
+    public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil, gates: [GateOutcome]? = nil) -> String
+    {
         let sweep = results.sweep
         var lines: [String] = []
         lines.append("## netsim tune keepalive: \(sweep.transport.rawValue), server policy \(sweep.serverPolicy.name)")
@@ -42,7 +43,8 @@ public enum KeepaliveRendering {
         lines.append(scope(sweep))
         lines.append("")
         if let partial = partial(results) { lines += ["**\(partial)**", ""] }
-        lines.append("### Recommendation")
+        if let gates, !gates.isEmpty { lines += GateOutcome.markdown(gates) }
+        lines.append(results.compromise == nil ? "### Recommendation" : "### Compromise (no configuration is viable)")
         lines.append("")
         lines.append(KeepaliveRecommendationText.paragraph(results))
         lines.append("")
@@ -91,7 +93,8 @@ public enum KeepaliveRendering {
         lines.append("")
         lines.append("### Every configuration")
         lines.append("")
-        lines.append(table(results.summaries, recommended: results.recommended?.keepalive, reasons: true))
+        lines.append(
+            table(results.summaries, recommended: results.recommended?.keepalive, compromise: results.compromise?.keepalive, reasons: true))
         lines.append("")
         return lines.joined(separator: "\n")
     }
@@ -122,7 +125,10 @@ public enum KeepaliveRendering {
         }
     }
 
-    static func table(_ summaries: [KeepaliveResults.Summary], recommended: KeepaliveSweep.Keepalive?, reasons: Bool = false) -> String {
+    static func table(
+        _ summaries: [KeepaliveResults.Summary], recommended: KeepaliveSweep.Keepalive?, compromise: KeepaliveSweep.Keepalive? = nil,
+        reasons: Bool = false
+    ) -> String {
         let migrations = summaries.contains { $0.metrics.migrationsPerHour != nil }
         var lines = [
             "| keepalive | energy / h | wake s / h | wake-ups / h | bytes / h | NAT expiries / h | detection p50 / p95 / max | "
@@ -132,7 +138,9 @@ public enum KeepaliveRendering {
         ]
         for summary in summaries {
             let m = summary.metrics
-            let name = summary.keepalive.label + (summary.keepalive == recommended ? " **(recommended)**" : "")
+            let name =
+                summary.keepalive.label
+                + (summary.keepalive == recommended ? " **(recommended)**" : summary.keepalive == compromise ? " **(compromise)**" : "")
             lines.append(
                 "| \(name) | \(joules(m.energyJoulesPerHour)) | " + String(format: "%.0f", m.wakeSecondsPerHour) + " | "
                     + String(format: "%.1f", m.promotionsPerHour) + " | " + Quantity.formatDataSize(m.bytesPerHour) + " | "
@@ -148,11 +156,13 @@ public enum KeepaliveRendering {
 
     // MARK: HTML
 
-    public static func html(_ results: KeepaliveResults, verification: VerificationTable? = nil) -> String {
+    public static func html(_ results: KeepaliveResults, verification: VerificationTable? = nil, gates: [GateOutcome]? = nil) -> String {
         let sweep = results.sweep
         var body = "<h1>netsim tune keepalive: \(escape(sweep.transport.rawValue)), server policy \(escape(sweep.serverPolicy.name))</h1>"
         body += "<p class=\"note\">\(escape(scope(sweep)))</p>"
         if let partial = partial(results) { body += "<p><strong>\(escape(partial))</strong></p>" }
+        if let gates, !gates.isEmpty { body += GateOutcome.html(gates).joined() }
+        if results.compromise != nil { body += "<h2>Compromise (no configuration is viable)</h2>" }
         body += "<p>\(escape(KeepaliveRecommendationText.paragraph(results)))</p>"
         for snippet in KeepaliveRecommendationText.snippets(results) {
             body += "<h3>\(escape(snippet.title))</h3><pre>\(escape(snippet.text))</pre>"
@@ -285,7 +295,7 @@ public enum KeepaliveRendering {
         for summary in results.summaries {
             let m = summary.metrics
             html +=
-                "<tr><td>\(escape(summary.keepalive.label))</td><td>\(escape(joules(m.energyJoulesPerHour)))</td>"
+                "<tr><td>\(escape(summary.keepalive.label + (summary.keepalive == results.compromise?.keepalive ? " (compromise)" : "")))</td><td>\(escape(joules(m.energyJoulesPerHour)))</td>"
                 + "<td>\(String(format: "%.1f", m.promotionsPerHour))</td><td>\(String(format: "%.2f", m.natExpiriesPerHour))</td>"
                 + "<td>\(escape(seconds(m.detectionSeconds.p95)))</td><td>\(String(format: "%.2f", m.goaways))</td>"
                 + "<td style=\"text-align:left\">\(escape(summary.disqualified.joined(separator: "; ")))</td></tr>"

@@ -25,6 +25,12 @@ public struct KeepaliveReport: Sendable, Codable {
     /// The viable configurations on the front of energy per hour against p95 detection.
     public var pareto: [Summary]
     public var recommended: Summary?
+    /// When no configuration is viable: the best the server's ping policy allows, marked a
+    /// compromise (absent otherwise). `disqualified` says what it fails.
+    public var compromise: Summary?
+    /// How many configurations each constraint ruled out (`serverPolicy`, `natExpiry`,
+    /// `detection`; a configuration may fail several).
+    public var ruledOut: [String: Int]
     /// The recommendation behind each NAT timeout alone, in the sweep's order.
     public var perNAT: [NATRecommendation]
     /// The NAT timeout that decides `recommended`, and what would be recommended without it;
@@ -34,6 +40,9 @@ public struct KeepaliveReport: Sendable, Codable {
     public var comparisons: [Comparison]
     /// With `--verify`: the recommendation and a baseline played by the model and live.
     public var verification: Verification?
+    /// The gates the sweep was given (`--fail-if`, `--baseline`) and how each came out; absent
+    /// when it had none.
+    public var gates: [GateOutcome]?
 
     public struct Verification: Sendable, Codable {
         public var profiles: [String]
@@ -62,6 +71,8 @@ public struct KeepaliveReport: Sendable, Codable {
         public var timeout: Double
         public var permitWithoutCalls: Bool
         public var adaptive: Bool
+        /// gRPC C-core's `max_pings_without_data` as the client leaves it; absent: no limit.
+        public var maxPingsWithoutData: Int?
     }
 
     public struct Config: Sendable, Codable {
@@ -123,6 +134,8 @@ public struct KeepaliveReport: Sendable, Codable {
         summaries = results.summaries.map(Summary.init)
         pareto = results.pareto.map(Summary.init)
         recommended = results.recommended.map(Summary.init)
+        compromise = results.compromise.map(Summary.init)
+        ruledOut = Dictionary(uniqueKeysWithValues: results.ruledOut.map { ($0.constraint.rawValue, $0.count) })
         perNAT = results.perNAT.map {
             NATRecommendation(natTimeoutSeconds: $0.natTimeoutSeconds, recommended: $0.recommended.map(Summary.init))
         }
@@ -156,8 +169,9 @@ public struct KeepaliveReport: Sendable, Codable {
 extension KeepaliveReport.Keepalive {
     init(_ keepalive: KeepaliveSweep.Keepalive) {
         self.init(
-            time: keepalive.time, timeout: keepalive.timeout, permitWithoutCalls: keepalive.permitWithoutCalls, adaptive: keepalive.adaptive
-        )
+            time: keepalive.time, timeout: keepalive.timeout, permitWithoutCalls: keepalive.permitWithoutCalls,
+            adaptive: keepalive.adaptive,
+            maxPingsWithoutData: keepalive.maxPingsWithoutData)
     }
 }
 
@@ -171,7 +185,10 @@ extension KeepaliveResults {
     /// The baselines users bring (and the best fixed heartbeat against the adaptive one), by name.
     var comparisons: [(String, Summary)] {
         var named: [(String, Summary)] = []
-        let names = ["gRPC mobile guidance (60 s / 10 s, no pings without calls)", "a 30 s / 10 s client"]
+        let names = [
+            "gRPC mobile guidance (60 s / 10 s, no pings without calls)", "a 30 s / 10 s client",
+            "a gRPC C-core client given only grpc.keepalive_time_ms = 30000 (max_pings_without_data 2: a ping a minute)",
+        ]
         if sweep.transport == .grpc {
             for (name, baseline) in zip(names, KeepaliveSweep.baselines) {
                 if let summary = summary(for: baseline) { named.append((name, summary)) }

@@ -54,10 +54,52 @@ public struct KeepaliveResults: Sendable {
     public struct Summary: Sendable {
         public var keepalive: KeepaliveSweep.Keepalive
         public var metrics: Metrics
-        /// Why it is not viable (empty when it is).
+        /// Why it is not viable (empty when it is), one reason per constraint in `ruledOutBy`.
         public var disqualified: [String]
+        /// The constraints it fails, in `Constraint`'s order.
+        public var ruledOutBy: [Constraint] = []
         public var viable: Bool { disqualified.isEmpty }
     }
+
+    /// What makes a configuration not viable.
+    public enum Constraint: String, Sendable, CaseIterable, Codable {
+        /// The server's ping policy answered with GOAWAY too_many_pings.
+        case serverPolicy
+        /// Connections died to NAT expiry (QUIC: the NAT forgot the phone).
+        case natExpiry
+        /// The p95 time to notice a dead connection missed `--detect-within`.
+        case detection
+
+        /// The constraint in a sentence's words, for `policy`'s server.
+        func failure(policy: String, detectWithin: Double) -> String {
+            switch self {
+            case .serverPolicy: "drew GOAWAY too_many_pings from the \(policy) server policy"
+            case .natExpiry: "lost connections to NAT expiry"
+            case .detection: "missed detection within \(KeepaliveRendering.seconds(detectWithin)) at p95"
+            }
+        }
+    }
+
+    /// How many configurations each constraint ruled out (a configuration may fail several),
+    /// in `Constraint`'s order, the ones that ruled out none left out.
+    public var ruledOut: [(constraint: Constraint, count: Int)] {
+        Constraint.allCases.compactMap { constraint in
+            let count = summaries.count { $0.ruledOutBy.contains(constraint) }
+            return count > 0 ? (constraint, count) : nil
+        }
+    }
+
+    /// When no configuration is viable: the best one the server's ping policy allows, marked a
+    /// compromise in every report: of those that draw no GOAWAY, the one failing the fewest
+    /// constraints, then the one whose app spends the least time holding a dead connection
+    /// unaware (blackout per hour: NAT expiries per hour alone would favour the longest
+    /// keepalive, which loses fewer connections an hour only by sitting dead longer), then the
+    /// one noticing soonest at p95, then the cheapest. Nil when a configuration is viable, or
+    /// when every one draws a GOAWAY.
+    public let compromise: Summary?
+
+    /// What `tune keepalive` and `report merge` exit 0 with: a recommendation or a compromise.
+    public var advice: Summary? { recommended ?? compromise }
 
     /// The recommendation behind one NAT timeout alone: what a fleet that meets only that NAT
     /// should use.
@@ -97,6 +139,7 @@ public struct KeepaliveResults: Sendable {
         pareto = Self.front(summaries.filter(\.viable))
         let recommended = Self.knee(pareto)
         self.recommended = recommended
+        compromise = recommended != nil ? nil : Self.compromise(summaries)
         perNAT = allNATs.map {
             NATRecommendation(natTimeoutSeconds: sweep.natTimeouts[$0], recommended: judge.recommendation(natIndices: [$0]))
         }
@@ -159,8 +202,13 @@ public struct KeepaliveResults: Sendable {
                 let measured = sweep.profiles.indices.flatMap { profile in natIndices.flatMap { groups[index]?[profile]?[$0] ?? [] } }
                 let metrics = KeepaliveResults.combine(measured)
                 var disqualified: [String] = []
-                if metrics.goaways > 0 { disqualified.append("GOAWAY too_many_pings from the \(sweep.serverPolicy.name) server") }
+                var ruledOutBy: [Constraint] = []
+                if metrics.goaways > 0 {
+                    disqualified.append("GOAWAY too_many_pings from the \(sweep.serverPolicy.name) server")
+                    ruledOutBy.append(.serverPolicy)
+                }
                 if metrics.natExpiriesPerHour > 0 {
+                    ruledOutBy.append(.natExpiry)
                     let expiring = rows.filter {
                         $0.keepalive == keepalive && $0.metrics.natExpiriesPerHour > 0 && timeouts.contains($0.natTimeoutSeconds)
                     }
@@ -171,11 +219,12 @@ public struct KeepaliveResults: Sendable {
                             : "connections die to NAT expiry at \(named.joined(separator: ", "))")
                 }
                 if metrics.detectionSeconds.p95 > sweep.detectWithin {
+                    ruledOutBy.append(.detection)
                     disqualified.append(
                         "p95 detection \(KeepaliveRendering.seconds(metrics.detectionSeconds.p95)) misses \(KeepaliveRendering.seconds(sweep.detectWithin))"
                     )
                 }
-                return Summary(keepalive: keepalive, metrics: metrics, disqualified: disqualified)
+                return Summary(keepalive: keepalive, metrics: metrics, disqualified: disqualified, ruledOutBy: ruledOutBy)
             }
         }
     }
@@ -203,6 +252,17 @@ public struct KeepaliveResults: Sendable {
             migrationsPerHour: scenarios.contains { $0.migrationsPerHour != nil } ? mean { $0.migrationsPerHour ?? 0 } : nil,
             goaways: mean { Double($0.goaways) },
             serverPingsPerSecondPerMillionClients: mean(\.serverPingsPerSecond) * 1e6)
+    }
+
+    /// `compromise`'s choice among `summaries`.
+    static func compromise(_ summaries: [Summary]) -> Summary? {
+        summaries.filter { !$0.ruledOutBy.contains(.serverPolicy) }.min { lhs, rhs in
+            let (a, b) = (lhs.metrics, rhs.metrics)
+            if lhs.ruledOutBy.count != rhs.ruledOutBy.count { return lhs.ruledOutBy.count < rhs.ruledOutBy.count }
+            if a.blackoutSecondsPerHour != b.blackoutSecondsPerHour { return a.blackoutSecondsPerHour < b.blackoutSecondsPerHour }
+            if a.detectionSeconds.p95 != b.detectionSeconds.p95 { return a.detectionSeconds.p95 < b.detectionSeconds.p95 }
+            return a.energyJoulesPerHour < b.energyJoulesPerHour
+        }
     }
 
     /// The configurations no other beats on both energy per hour and p95 detection time.

@@ -39,18 +39,25 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         public var permitWithoutCalls: Bool
         /// An adaptive heartbeat (then `time` is where it starts).
         public var adaptive: Bool
+        /// gRPC: C-core's `grpc.http2.max_pings_without_data` as the client leaves it (nil: no
+        /// limit, as every snippet sets it); a baseline plays C-core's default 2.
+        public var maxPingsWithoutData: Int?
 
-        public init(time: Double, timeout: Double, permitWithoutCalls: Bool = false, adaptive: Bool = false) {
+        public init(
+            time: Double, timeout: Double, permitWithoutCalls: Bool = false, adaptive: Bool = false, maxPingsWithoutData: Int? = nil
+        ) {
             self.time = time
             self.timeout = timeout
             self.permitWithoutCalls = permitWithoutCalls
             self.adaptive = adaptive
+            self.maxPingsWithoutData = maxPingsWithoutData
         }
 
         public var label: String {
             if adaptive { return "adaptive from \(Quantity.formatDuration(time))" }
             return "\(Quantity.formatDuration(time)) / \(Quantity.formatDuration(timeout))"
                 + (permitWithoutCalls ? ", without calls" : "")
+                + (maxPingsWithoutData.map { ", C-core max_pings_without_data \($0)" } ?? "")
         }
     }
 
@@ -99,10 +106,13 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
         return workload
     }()
 
-    /// The configurations users bring (gRPC's mobile guidance and a common 30 s client),
+    /// The configurations users bring (gRPC's mobile guidance, a common 30 s client, and a gRPC
+    /// C-core client given only `grpc.keepalive_time_ms` = 30 s: timeout 20 s and
+    /// `max_pings_without_data` 2, C-core's defaults, so one ping a minute on an idle stream),
     /// always measured beside the grid.
     public static let baselines = [
         Keepalive(time: 60, timeout: 10, permitWithoutCalls: false), Keepalive(time: 30, timeout: 10, permitWithoutCalls: false),
+        Keepalive(time: 30, timeout: 20, maxPingsWithoutData: 2),
     ]
 
     /// What QUIC stacks do out of the box, always measured beside the grid: Chromium's (Cronet's)
@@ -237,6 +247,7 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
             settings.keepaliveTime = keepalive.time
             settings.keepaliveTimeout = keepalive.timeout
             settings.permitWithoutCalls = keepalive.permitWithoutCalls
+            settings.maxPingsWithoutData = keepalive.maxPingsWithoutData
             settings.callTimeLimit = nil
             return .grpc(settings, server: serverPolicy)
         case .ws:
@@ -291,10 +302,10 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
             let outcomes = ResultSlots<ScenarioMetrics>(count: indices.count)
             DispatchQueue.concurrentPerform(iterations: indices.count) { offset in
                 let scenario = scenarios[indices[offset]]
-                let outcome = ModelEngine.playDevice(
+                let (outcome, periods) = ModelEngine.playDeviceInPeriods(
                     profile: scenarioProfile(scenario), client: client(keepalives[scenario.keepalive]), workload: workload,
                     duration: horizon, seed: Self.deviceSeed(scenario))
-                let done = playedBefore + outcomes.set(offset, ScenarioMetrics(outcome, horizon: horizon))
+                let done = playedBefore + outcomes.set(offset, ScenarioMetrics(outcome, horizon: horizon, periods: periods))
                 if done % step == 0 || done == total { progress(Double(done) / Double(max(1, total))) }
             }
             played += zip(indices, outcomes.values()).map { KeepaliveShard.PlayedScenario(index: $0, metrics: $1) }
@@ -303,7 +314,11 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     }
 }
 
-/// What one scenario measured, per hour of its horizon.
+/// What one scenario measured, per hour. Counted figures (energy, promotions, bytes, NAT
+/// expiries, reconnects) are rates over the scenario's whole keepalive periods when it played
+/// two or more (`ModelEngine.KeepalivePeriods`), so they do not depend on the horizon; over
+/// the horizon otherwise. Detections and the server's pings are over the horizon:
+/// the app's and server's records run to its end.
 struct ScenarioMetrics: Sendable, Codable, Equatable {
     var energyJoulesPerHour: Double
     var wakeSecondsPerHour: Double
@@ -323,25 +338,60 @@ struct ScenarioMetrics: Sendable, Codable, Equatable {
     /// Time the app believed it was connected but could not receive: the detections summed.
     var blackoutSecondsPerHour: Double
 
-    init(_ outcome: DeviceOutcome, horizon: Double) {
+    init(_ outcome: DeviceOutcome, horizon: Double, periods: ModelEngine.KeepalivePeriods? = nil) {
         let hours = horizon / 3600
-        energyJoulesPerHour = outcome.radio.energyJoules / hours
-        wakeSecondsPerHour = outcome.radio.wakeSeconds / hours
-        promotionsPerHour = Double(outcome.radio.promotions) / hours
-        let segments = outcome.segments.up.segments + outcome.segments.down.segments
-        let acks = outcome.segments.up.acknowledgements + outcome.segments.down.acknowledgements
-        let datagrams = outcome.datagrams.map { $0.counts.up.delivered + $0.counts.down.delivered } ?? 0
-        bytesPerHour =
-            Double(
-                outcome.bytes.up + outcome.bytes.down + TCPSegmentation.headerBytes * (segments + acks) + UDPDatagram.headerBytes
-                    * datagrams)
-            / hours
-        natExpiriesPerHour = Double(outcome.natExpiriesWithNetwork ?? outcome.eventCounts[.natExpiry, default: 0]) / hours
-        reconnectsPerHour = Double(max(0, outcome.connections.opened - 1)) / hours
-        migrationsPerHour = outcome.datagrams == nil ? nil : Double(outcome.server.migrations) / hours
+        let window = periods.map { Counted($0.last).minus(Counted($0.first)) } ?? Counted(outcome)
+        let windowHours = periods.map { $0.seconds / 3600 } ?? hours
+        energyJoulesPerHour = window.energyJoules / windowHours
+        wakeSecondsPerHour = window.wakeSeconds / windowHours
+        promotionsPerHour = window.promotions / windowHours
+        bytesPerHour = window.bytes / windowHours
+        natExpiriesPerHour = window.natExpiries / windowHours
+        // Over whole periods every connection opened is a reconnection; over the horizon the
+        // first one is not.
+        reconnectsPerHour = (periods == nil ? max(0, window.opened - 1) : window.opened) / windowHours
+        migrationsPerHour = outcome.datagrams == nil ? nil : window.migrations / windowHours
         goaways = outcome.server.tooManyPingsGoAways
         serverPingsPerSecond = Double(outcome.server.pingsReceived) / horizon
         detections = outcome.app.detections + (outcome.undetectedDeathSeconds.map { [$0] } ?? [])
         blackoutSecondsPerHour = detections.reduce(0, +) / hours
+    }
+}
+
+/// An outcome's counted figures, which subtract: the keepalive periods' share of a scenario.
+private struct Counted {
+    var energyJoules: Double
+    var wakeSeconds: Double
+    var promotions: Double
+    var bytes: Double
+    var natExpiries: Double
+    var opened: Double
+    /// QUIC: the server followed the phone to a new address (each one a migration).
+    var migrations: Double
+
+    init(_ outcome: DeviceOutcome) {
+        energyJoules = outcome.radio.energyJoules
+        wakeSeconds = outcome.radio.wakeSeconds
+        promotions = Double(outcome.radio.promotions)
+        let segments = outcome.segments.up.segments + outcome.segments.down.segments
+        let acks = outcome.segments.up.acknowledgements + outcome.segments.down.acknowledgements
+        let datagrams = outcome.datagrams.map { $0.counts.up.delivered + $0.counts.down.delivered } ?? 0
+        bytes = Double(
+            outcome.bytes.up + outcome.bytes.down + TCPSegmentation.headerBytes * (segments + acks) + UDPDatagram.headerBytes * datagrams)
+        natExpiries = Double(outcome.natExpiriesWithNetwork ?? outcome.eventCounts[.natExpiry, default: 0])
+        opened = Double(outcome.connections.opened)
+        migrations = Double(outcome.datagrams?.remappings ?? 0)
+    }
+
+    func minus(_ other: Counted) -> Counted {
+        var difference = self
+        difference.energyJoules -= other.energyJoules
+        difference.wakeSeconds -= other.wakeSeconds
+        difference.promotions -= other.promotions
+        difference.bytes -= other.bytes
+        difference.natExpiries -= other.natExpiries
+        difference.opened -= other.opened
+        difference.migrations -= other.migrations
+        return difference
     }
 }

@@ -38,10 +38,23 @@ struct RunCommandTests {
         #expect(RunSummary.path("/tmp/a.b/run.json", phone: nil) == "/tmp/a.b/run.json")
     }
 
+    /// `run --fail-if ... -- COMMAND` with no front end failed with "nothing to forward": a
+    /// wrapped command's clients need a proxy, so it gets an HTTP proxy on an ephemeral
+    /// loopback port.
+    @Test func aWrappedCommandWithNoFrontEndGetsAnHTTPProxy() throws {
+        let run = try #require(
+            try Netsim.parseAsRoot(["run", "--fail-if", "radio.promotions > 3", "--", "curl", "https://example.com"]) as? RunCommand)
+        #expect(run.httpProxy == HostPort(host: "127.0.0.1", port: 0) && run.socks5 == nil)
+        #expect(try run.frontEnds().map(\.listen) == [HostPort(host: "127.0.0.1", port: 0)])
+        let forwarding = try #require(try Netsim.parseAsRoot(["run", "--forward", ":80=:81", "--", "true"]) as? RunCommand)
+        #expect(forwarding.httpProxy == nil)
+    }
+
     @Test(
         "bad flags are usage errors that say what is wrong",
         arguments: [
             (["run"], "nothing to forward"),
+            (["run", "--forward", ":80=:81", "--junit-in", "junit.xml"], "--junit-in reads what a wrapped command's test runner wrote"),
             (["run", "--listen", ":8080"], "--listen and --upstream go together"),
             (["run", "--listen", "nowhere", "--upstream", ":80"], "--listen <listen>': 'nowhere' is not HOST:PORT"),
             (["run", "--listen", ":8080", "--upstream", ":0"], "--upstream <upstream>': ':0' is not HOST:PORT"),
@@ -159,5 +172,82 @@ struct RunSummaryTests {
         #expect(lines.contains { $0.hasPrefix("  evil\\u{1B}[2J.example:80: 1 of 5") })
         #expect(!lines.joined().contains("\u{1B}"), "no terminal escape reaches the screen")
         #expect(lines.contains("  ... and 3 more in the JSON report"))
+    }
+
+    static func report(radio: RadioReport, opened: Int = 1, datagrams: DatagramFigures? = nil) -> RunReport {
+        RunReport(
+            netsimVersion: "test", profile: "wifi-to-lte", seed: 1, durationSeconds: 60, connections: ConnectionCounters(opened: opened),
+            bytes: PerDirection(up: 0, down: 0), segments: SegmentCounts(), radio: radio, radioLatency: RadioWaitTotals(), events: [],
+            eventCounts: [:], eventsNotListed: 0, datagrams: datagrams)
+    }
+
+    static func radio(_ model: String, wake: Double, promotions: Int, joules: Double) -> RadioReport {
+        RadioReport(
+            model: model, durationSeconds: 30, wakeSeconds: wake, promotions: promotions, promotionsByOrigin: [:], energyJoules: joules,
+            transferEnergyJoules: 0, secondsByState: [.idle: 30 - wake], energyJoulesByState: [:], bytes: PerDirection(up: 0, down: 0),
+            timeline: nil)
+    }
+
+    /// A UDP-only run opened "connections: 0 opened, bytes delivered: 0 B": it says datagrams.
+    @Test func aUDPOnlyRunSaysDatagramsNotZeroConnections() {
+        var datagrams = DatagramFigures()
+        datagrams.flows = 1
+        datagrams.counts.up.sent = 10
+        datagrams.counts.up.delivered = 10
+        let lines = RunSummary.render(
+            Self.report(radio: Self.radio("lte", wake: 5, promotions: 1, joules: 3), opened: 0, datagrams: datagrams),
+            stoppedBy: "its duration")
+        #expect(!lines.contains("connections: 0 opened") && !lines.contains("bytes delivered"), "\(lines)")
+        #expect(lines.contains("UDP only: no TCP connections\nUDP datagrams: 1 flow(s)"), "\(lines)")
+        let tcp = RunSummary.render(Self.report(radio: Self.radio("lte", wake: 5, promotions: 1, joules: 3)), stoppedBy: "its duration")
+        #expect(tcp.contains("connections: 1 opened") && tcp.contains("bytes delivered: "))
+    }
+
+    /// A run over WiFi and LTE summed both radios in one figure ("wifi+lte, 22 promotions"): the
+    /// summary splits them by network; and "waited" means one thing (any wait), the radio's part
+    /// is "delayed by the radio".
+    @Test func twoNetworksSplitTheRadioFigures() {
+        let radio = RadioReport.sequential([
+            Self.radio("wifi", wake: 4, promotions: 2, joules: 1.5), Self.radio("lte", wake: 12, promotions: 20, joules: 30),
+            Self.radio("wifi", wake: 1, promotions: 1, joules: 0.5),
+        ])
+        #expect(radio.model == "wifi+lte" && radio.promotions == 23)
+        let lines = RunSummary.render(Self.report(radio: radio), stoppedBy: "its duration").split(separator: "\n").map(String.init)
+        #expect(
+            lines.contains("  by network: wifi awake 5.0 s, 3 promotion(s), 2.00 J; lte awake 12.0 s, 20 promotion(s), 30.00 J"),
+            "\(lines)")
+        #expect(lines.contains { $0.hasPrefix("  radio latency: 0 of 0 chunk(s) delayed by the radio;") }, "\(lines)")
+        #expect(lines.filter { $0.contains("waited") }.isEmpty, "no destinations, so no wait of any kind: \(lines)")
+        #expect(Self.radio("lte", wake: 1, promotions: 1, joules: 1).byRadio == nil)
+    }
+
+    /// The summary carries the run's gates: each with its threshold, what was measured and its
+    /// verdict, and "N of M gates failed" last.
+    @Test func theSummaryCarriesTheGates() {
+        var report = Self.report(radio: Self.radio("lte", wake: 5, promotions: 4, joules: 3))
+        report.gates = [
+            GateOutcome(
+                gate: "radio.promotions > 3", threshold: "fails if > 3", passed: false, measured: "radio.promotions = 4",
+                failure: "threshold breached"),
+            GateOutcome(
+                gate: "command: make test", threshold: "fails on a non-zero exit status", passed: true, measured: "exit status 0",
+                failure: nil),
+        ]
+        let lines = RunSummary.render(report, stoppedBy: "the command").split(separator: "\n").map(String.init)
+        let start = lines.firstIndex(of: "gates:")
+        #expect(start != nil, "\(lines)")
+        if let start {
+            #expect(
+                Array(lines[start..<min(lines.count, start + 4)]) == [
+                    "gates:", "  FAILED radio.promotions > 3 (fails if > 3): radio.promotions = 4",
+                    "  held   command: make test (fails on a non-zero exit status): exit status 0", "1 of 2 gates failed",
+                ])
+        }
+        let markdown = report.document.markdown
+        #expect(
+            markdown.contains("### Gates")
+                && markdown.contains("| radio.promotions \\> 3 | fails if \\> 3 | radio.promotions = 4 | FAILED |"))
+        #expect(markdown.contains("\n1 of 2 gates failed\n"))
+        #expect(report.document.html.contains("<h2>Gates</h2>") && report.document.html.contains("<p>1 of 2 gates failed</p>"))
     }
 }

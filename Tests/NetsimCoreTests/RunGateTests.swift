@@ -38,6 +38,20 @@ import Testing
         }
     }
 
+    /// A gate key typo gets the profile reader's did-you-mean before the list of keys.
+    @Test func aMisspeltKeyGetsADidYouMean() {
+        #expect {
+            try Threshold(parsing: "radio.promotion > 1", schema: .run)
+        } throws: { error in
+            "\(error)".contains("no key 'promotion' in a run report there; did you mean 'promotions'? (known: ")
+        }
+        #expect {
+            try Threshold(parsing: "grpc.latencyMs.p95 > 3", schema: .run)
+        } throws: { error in
+            !"\(error)".contains("did you mean")
+        }
+    }
+
     @Test func aBaselineComparesRadioFiguresAndCountsThatMustNotGrow() {
         var worse = Self.report
         if case .object(var members) = worse {

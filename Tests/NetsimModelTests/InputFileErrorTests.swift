@@ -34,7 +34,7 @@ struct InputFileErrorTests {
         ),
         (
             "client.yaml", "grpc:\n  keepalive: {time: 60s, timout: 10s}\n",
-            "client.yaml:2:26: unknown key 'grpc.keepalive.timout'; did you mean 'timeout'? (known here: time, timeout, permitWithoutCalls)"
+            "client.yaml:2:26: unknown key 'grpc.keepalive.timout'; did you mean 'timeout'? (known here: time, timeout, permitWithoutCalls, maxPingsWithoutData)"
         ),
         (
             "policy.yaml", "minPingIntervall: 5m\n",

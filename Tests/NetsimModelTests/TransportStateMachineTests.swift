@@ -91,6 +91,42 @@ struct TransportStateMachineTests {
         #expect(client.connection == .ready)
     }
 
+    /// gRPC C-core's `max_pings_without_data` 2: after two pings with nothing written since, the
+    /// next ping waits until a minute after the last (grpcio 1.85.3 through netsim: pings at 2 s
+    /// and 4 s, then 64 s with a 2 s keepalive); a message written lifts it, and the held ping
+    /// goes when the keepalive time alone would send it. Unset (grpc-swift's), every 10 s.
+    @Test func grpcCoreThrottlesPingsWithoutDataToOneAMinute() {
+        var ledger = AppLedger(outboxLimit: 8)
+        var settings = ClientSettings.GRPCClientSettings()
+        settings.callTimeLimit = nil
+        settings.keepaliveTime = 10
+        settings.keepaliveTimeout = 5
+        settings.maxPingsWithoutData = 2
+        var client = GRPCClientModel(settings: settings, seed: 1)
+        _ = client.start(now: 0, ledger: &ledger)
+        #expect(client.received(.accepted(newConnection: true), now: 0, ledger: &ledger) == [.setTimer(.ping, at: 10)])
+        #expect(client.timerFired(.ping, now: 10, ledger: &ledger).first == .send(.ping(fromClient: true)))
+        #expect(client.received(.pong(toClient: true), now: 10.1, ledger: &ledger).last == .setTimer(.ping, at: 20.1))
+        #expect(client.timerFired(.ping, now: 20.1, ledger: &ledger).first == .send(.ping(fromClient: true)))
+        // Two pings without data: the third waits for a minute after the second.
+        #expect(client.received(.pong(toClient: true), now: 20.2, ledger: &ledger).last == .setTimer(.ping, at: 80.1))
+        // A message written lifts it: the ping goes at 30.2, as the keepalive time says.
+        _ = ledger.produceMessage()
+        #expect(client.messageProduced(now: 25, ledger: &ledger).suffix(1) == [.setTimer(.ping, at: 30.2)])
+
+        var unlimited = settings
+        unlimited.maxPingsWithoutData = nil
+        var swift = GRPCClientModel(settings: unlimited, seed: 1)
+        var swiftLedger = AppLedger(outboxLimit: 8)
+        _ = swift.start(now: 0, ledger: &swiftLedger)
+        _ = swift.received(.accepted(newConnection: true), now: 0, ledger: &swiftLedger)
+        for ping in 1...3 {
+            let at = Double(ping) * 10 + Double(ping - 1) * 0.1
+            #expect(swift.timerFired(.ping, now: at, ledger: &swiftLedger).first == .send(.ping(fromClient: true)))
+            #expect(swift.received(.pong(toClient: true), now: at + 0.1, ledger: &swiftLedger).last == .setTimer(.ping, at: at + 10.1))
+        }
+    }
+
     /// Found by `tune keepalive --verify`: with the phone offline the reconnection still opens
     /// (grpc-swift does not wait for the network); the call waits, and when the network returns
     /// it goes on that connection instead of a third one.

@@ -91,6 +91,41 @@ import Darwin
         try? FileManager.default.removeItem(atPath: report)
     }
 
+    /// `--junit-in`: which test woke the radio. The wrapped "runner" makes one request per
+    /// test case, 2 s apart on a radio that sleeps 0.6 s after its last byte, and writes JUnit
+    /// XML with each case's timestamp; each case gets its own promotion, nothing falls outside,
+    /// and a name with markup reaches the Markdown escaped.
+    @Test(.enabled(if: canRun, "needs the netsim binary (swift build), curl and python3"))
+    func eachTestCaseGetsThePromotionItCaused() throws {
+        let http = try FrontEndPeers.Server("http")
+        defer { http.stop() }
+        let profile = try Self.shortTailProfile()
+        defer { try? FileManager.default.removeItem(atPath: profile) }
+        let url = "http://localhost:\(http.port)/payload?size=1000"
+        let junit = FrontEndPeers.scratchFile() + ".xml"
+        let report = FrontEndPeers.scratchFile() + ".json"
+        let now = "date -u +%Y-%m-%dT%H:%M:%S.%NZ"
+        let runner = """
+            sleep 1; a=$(\(now)); curl -sS --fail -o /dev/null \(url); sleep 2; b=$(\(now)); curl -sS --fail -o /dev/null \(url); sleep 1
+            printf '<testsuite name="t"><testcase classname="api" name="first" timestamp="%s" time="1.5"/><testcase classname="api" name="&lt;b&gt;second" timestamp="%s" time="1.5"/></testsuite>' "$a" "$b" > \(junit)
+            """
+        let result = try FrontEndPeers.run(
+            [
+                Self.netsim!, "run", "--quiet", "--profile", profile, "--junit-in", junit, "--report", report, "--", "sh", "-c", runner,
+            ], timeout: .seconds(60))
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.contains("which test woke the radio (promotions, awake s, J):"), "\(result.output)")
+        let written = try #require(FileManager.default.contents(atPath: report))
+        let json = try #require(try JSONSerialization.jsonObject(with: written) as? [String: Any])
+        let tests = try #require(json["tests"] as? [[String: Any]])
+        #expect(tests.map { $0["test"] as? String } == ["api.first", "api.<b>second", "(no test running)"], "\(tests)")
+        #expect(tests.map { $0["promotions"] as? Int } == [1, 1, 0], "\(tests)")
+        let markdown = try FrontEndPeers.run([Self.netsim!, "report", "show", report, "--format", "md"])
+        #expect(markdown.output.contains("| api.\\<b\\>second |"), "\(markdown.output)")
+        try? FileManager.default.removeItem(atPath: junit)
+        try? FileManager.default.removeItem(atPath: report)
+    }
+
     @Test(.enabled(if: canRun, "needs the netsim binary (swift build), curl and python3"))
     func aFailingCommandsStatusWinsOverTheGates() throws {
         let failed = try FrontEndPeers.run(

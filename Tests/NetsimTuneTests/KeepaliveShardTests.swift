@@ -32,8 +32,9 @@ import Testing
         #expect(try KeepaliveReport(merged).json() == KeepaliveReport(whole).json())
         #expect(KeepaliveRendering.markdown(merged, verification: nil) == KeepaliveRendering.markdown(whole, verification: nil))
         #expect(merged.recommended != nil && merged.recommended?.keepalive == whole.recommended?.keepalive)
-        // Three keepalives and the 30 s / 10 s baseline, on two profiles behind three NATs.
-        #expect(merged.rows.count == 4 * 2 * 3)
+        // Three keepalives, the 30 s / 10 s baseline and the C-core one, on two profiles behind
+        // three NATs.
+        #expect(merged.rows.count == 5 * 2 * 3)
     }
 
     @Test func aMissingForeignOrStoppedPartIsRefusedByName() throws {

@@ -45,6 +45,7 @@ public enum HTMLReport {
                 + (report.engine == .model ? ", played by the model engine in virtual time.</p>" : ".</p>"),
         ]
         if let partial = ReportFormatting.partial(report) { body.append("<p><strong>\(escape(partial))</strong></p>") }
+        if let gates = report.gates, !gates.isEmpty { body += GateOutcome.html(gates) }
         body += [
             "<table><tr><th></th>" + transports.map { "<th>\(escape($0.0.title))</th>" }.joined() + "</tr>"
         ]

@@ -36,7 +36,7 @@ public enum MarkdownReport {
             "",
         ]
         if let partial = ReportFormatting.partial(report) { lines += ["**\(partial)**", ""] }
-        if let gates = report.gates, !gates.isEmpty { lines += GateOutcome.markdown(gates) + [""] }
+        if let gates = report.gates, !gates.isEmpty { lines += GateOutcome.markdown(gates) }
         lines += [
             "| | " + transports.map { $0.0.title }.joined(separator: " | ") + " |",
             "|---|" + transports.map { _ in "---:|" }.joined(),

@@ -3,10 +3,41 @@ import Foundation
 extension RunReport {
     /// The run report for people: what `netsim report show` prints as Markdown (a CI job
     /// summary) or HTML, from the JSON alone.
+    /// Which test woke the radio: the test cases by promotions, then energy, the first
+    /// `testsListed` of them (the JSON has every one), and what fell outside every test.
+    func testBlocks(_ tests: [TestRadioFigures]) -> [ReportDocument.Block] {
+        let outside = tests.last { $0.test == TestRadioFigures.outside }
+        let ranked = Self.ranked(tests.filter { $0.test != TestRadioFigures.outside })
+        let rows = (ranked.prefix(Self.testsListed) + (outside.map { [$0] } ?? [])).map { row in
+            [
+                row.test, row.startSeconds.map { String(format: "%.1f", $0) } ?? "-", row.seconds.map { String(format: "%.2f", $0) } ?? "-",
+                "\(row.promotions)", String(format: "%.1f", row.wakeSeconds), String(format: "%.2f", row.energyJoules),
+            ]
+        }
+        var blocks: [ReportDocument.Block] = [
+            .heading("Which test woke the radio"),
+            .table(header: ["test case", "start (s into the run)", "seconds", "promotions", "awake (s)", "energy (J)"], rows: rows),
+        ]
+        if ranked.count > Self.testsListed {
+            blocks.append(.paragraph("... and \(ranked.count - Self.testsListed) more test cases in the JSON report (tests)."))
+        }
+        return blocks
+    }
+
+    /// The test cases a report lists; the JSON has them all.
+    public static let testsListed = 50
+
+    /// Test cases by promotions, then energy, then name.
+    public static func ranked(_ tests: [TestRadioFigures]) -> [TestRadioFigures] {
+        tests.sorted { ($0.promotions, $0.energyJoules, $1.test) > ($1.promotions, $1.energyJoules, $0.test) }
+    }
+
     public var document: ReportDocument {
         var document = ReportDocument(
             title: "netsim run: profile \(profile), seed \(seed), " + String(format: "%.1f s", durationSeconds),
             blocks: [.paragraph("netsim \(netsimVersion). Every figure ends where the run ended (docs/run-report.md).")])
+        if let gates, !gates.isEmpty { document.blocks += GateOutcome.section(gates) }
+        if let tests, !tests.isEmpty { document.blocks += testBlocks(tests) }
         document.blocks.append(
             .table(
                 header: ["", "figure"],

@@ -35,6 +35,12 @@ public struct RunReport: Sendable, Codable, Equatable {
     public var timelineDelaySeconds: Double?
     /// The UDP datagrams the run carried and dropped (`--udp-forward`); absent if it carried none.
     public var datagrams: DatagramFigures?
+    /// The gates the run was given (`--fail-if`, `--baseline`, the wrapped command's exit) and
+    /// how each came out; absent when it had none.
+    public var gates: [GateOutcome]? = nil
+    /// With `--junit-in`: the radio's promotions, wake time and energy per test case of the
+    /// user's runner, the last row what fell outside every test; absent otherwise.
+    public var tests: [TestRadioFigures]? = nil
 
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,

@@ -22,7 +22,12 @@ public struct ReportDocument: Sendable, Equatable {
     }
 
     public var markdown: String {
-        var lines = ["## " + Self.markdownText(title), ""]
+        (["## " + Self.markdownText(title), ""] + Self.markdown(blocks)).joined(separator: "\n")
+    }
+
+    /// `blocks` as Markdown lines, for a section inside another report.
+    public static func markdown(_ blocks: [Block]) -> [String] {
+        var lines: [String] = []
         for block in blocks {
             switch block {
             case .heading(let text): lines += ["### " + Self.markdownText(text), ""]
@@ -32,7 +37,7 @@ public struct ReportDocument: Sendable, Equatable {
             case .figure(let figure): lines += [Self.markdownText(figure.caption + " (a chart in the HTML report)"), ""]
             }
         }
-        return lines.joined(separator: "\n")
+        return lines
     }
 
     /// The document's tables alone, in Markdown, one after another.
@@ -53,23 +58,7 @@ public struct ReportDocument: Sendable, Equatable {
 
     public var html: String {
         let escape: (String) -> String = \.htmlText
-        var body = ["<h1>\(escape(title))</h1>"]
-        for block in blocks {
-            switch block {
-            case .heading(let text): body.append("<h2>\(escape(text))</h2>")
-            case .paragraph(let text): body.append("<p>\(escape(text))</p>")
-            case .list(let items): body.append("<ul>" + items.map { "<li>\(escape($0))</li>" }.joined() + "</ul>")
-            case .table(let header, let rows):
-                body.append("<table><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>")
-                for row in rows {
-                    body.append(
-                        "<tr>" + row.enumerated().map { $0 == 0 ? "<th>\(escape($1))</th>" : "<td>\(escape($1))</td>" }.joined() + "</tr>")
-                }
-                body.append("</table>")
-            case .figure(let figure):
-                body.append("<figure>\(figure.svg)<figcaption>\(escape(figure.caption))</figcaption></figure>")
-            }
-        }
+        let body = ["<h1>\(escape(title))</h1>"] + Self.html(blocks)
         return """
             <!DOCTYPE html>
             <html lang="en"><head><meta charset="utf-8"><title>\(escape(title))</title>
@@ -86,6 +75,29 @@ public struct ReportDocument: Sendable, Equatable {
             </body></html>
 
             """
+    }
+
+    /// `blocks` as HTML elements, every text escaped, for a section inside another page.
+    public static func html(_ blocks: [Block]) -> [String] {
+        let escape: (String) -> String = \.htmlText
+        var body: [String] = []
+        for block in blocks {
+            switch block {
+            case .heading(let text): body.append("<h2>\(escape(text))</h2>")
+            case .paragraph(let text): body.append("<p>\(escape(text))</p>")
+            case .list(let items): body.append("<ul>" + items.map { "<li>\(escape($0))</li>" }.joined() + "</ul>")
+            case .table(let header, let rows):
+                body.append("<table><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>")
+                for row in rows {
+                    body.append(
+                        "<tr>" + row.enumerated().map { $0 == 0 ? "<th>\(escape($1))</th>" : "<td>\(escape($1))</td>" }.joined() + "</tr>")
+                }
+                body.append("</table>")
+            case .figure(let figure):
+                body.append("<figure>\(figure.svg)<figcaption>\(escape(figure.caption))</figcaption></figure>")
+            }
+        }
+        return body
     }
 
     /// Text that Markdown shows as it is: control characters escaped (a backslash doubled, which

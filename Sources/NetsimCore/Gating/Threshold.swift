@@ -147,8 +147,11 @@ public struct ReportSchema: Sendable {
             let inOpenMap = index > 0 && isOpenMap(path[index - 1])
             if inOpenMap { openMapPath = Array(path[..<index]) }
             guard let next = members[member] ?? (inOpenMap ? openMapMember : nil) else {
-                let known = members.keys.sorted().joined(separator: ", ")
-                throw Threshold.ParseError(expression: expression, reason: "no key '\(member)' in a \(name) there (known: \(known))")
+                let known = members.keys.sorted()
+                throw Threshold.ParseError(
+                    expression: expression,
+                    reason: "no key '\(member)' in a \(name) there\(NameSuggestion.hint(for: member, among: known)) "
+                        + "(known: \(known.joined(separator: ", ")))")
             }
             node = next
         }

@@ -29,6 +29,18 @@ public struct RadioReport: Sendable, Equatable, Codable {
     public var heldAtEnd: HeldTraffic
     /// Every state change, when recording was asked for.
     public var timeline: [RadioStateSegment]?
+    /// With more than one radio (a run over WiFi and LTE): each radio's share of the figures,
+    /// in the order the device first used them; nil with one radio.
+    public var byRadio: [RadioShare]?
+
+    /// One radio's part of a report that spans several.
+    public struct RadioShare: Sendable, Equatable, Codable {
+        public var model: String
+        public var durationSeconds: Double
+        public var wakeSeconds: Double
+        public var promotions: Int
+        public var energyJoules: Double
+    }
 
     public var meanPowerMilliwatts: Double {
         durationSeconds > 0 ? energyJoules / durationSeconds * 1000 : 0
@@ -80,6 +92,17 @@ public struct RadioReport: Sendable, Equatable, Codable {
     public static func sequential(_ reports: [RadioReport]) -> RadioReport {
         guard var total = reports.first else { return .noRadio(durationSeconds: 0, bytes: .init(up: 0, down: 0)) }
         var models = [total.model]
+        var shares: [RadioShare] = []
+        for report in reports.flatMap({ $0.byRadio ?? [$0.share] }) where report.model != RadioTechnology.none.rawValue {
+            if let index = shares.firstIndex(where: { $0.model == report.model }) {
+                shares[index].durationSeconds += report.durationSeconds
+                shares[index].wakeSeconds += report.wakeSeconds
+                shares[index].promotions += report.promotions
+                shares[index].energyJoules += report.energyJoules
+            } else {
+                shares.append(report)
+            }
+        }
         for report in reports.dropFirst() {
             if !models.contains(report.model) { models.append(report.model) }
             total.durationSeconds += report.durationSeconds
@@ -97,12 +120,19 @@ public struct RadioReport: Sendable, Equatable, Codable {
         }
         total.model = models.filter { $0 != RadioTechnology.none.rawValue }.joined(separator: "+")
         if total.model.isEmpty { total.model = RadioTechnology.none.rawValue }
+        total.byRadio = shares.count > 1 ? shares : nil
         return total
+    }
+
+    /// This report as one radio's share.
+    private var share: RadioShare {
+        RadioShare(
+            model: model, durationSeconds: durationSeconds, wakeSeconds: wakeSeconds, promotions: promotions, energyJoules: energyJoules)
     }
 
     enum CodingKeys: String, CodingKey {
         case model, durationSeconds, wakeSeconds, promotions, promotionsByOrigin, energyJoules
-        case transferEnergyJoules, meanPowerMilliwatts, secondsByState, energyJoulesByState, bytes, heldAtEnd, timeline
+        case transferEnergyJoules, meanPowerMilliwatts, secondsByState, energyJoulesByState, bytes, heldAtEnd, timeline, byRadio
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -120,6 +150,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
         try container.encode(bytes, forKey: .bytes)
         try container.encode(heldAtEnd, forKey: .heldAtEnd)
         try container.encodeIfPresent(timeline, forKey: .timeline)
+        try container.encodeIfPresent(byRadio, forKey: .byRadio)
     }
 
     public init(from decoder: any Decoder) throws {
@@ -137,6 +168,7 @@ public struct RadioReport: Sendable, Equatable, Codable {
         // Reports written before netsim said what was held (baselines) held nothing it knew of.
         heldAtEnd = try container.decodeIfPresent(HeldTraffic.self, forKey: .heldAtEnd) ?? HeldTraffic()
         timeline = try container.decodeIfPresent([RadioStateSegment].self, forKey: .timeline)
+        byRadio = try container.decodeIfPresent([RadioShare].self, forKey: .byRadio)
     }
 }
 

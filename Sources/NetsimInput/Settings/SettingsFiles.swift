@@ -89,10 +89,14 @@ extension ClientSettings {
         if let grpc = try root.mapping("grpc") {
             try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])
             if let keepalive = try grpc.mapping("keepalive") {
-                try keepalive.allowOnly(["time", "timeout", "permitWithoutCalls"])
+                try keepalive.allowOnly(["time", "timeout", "permitWithoutCalls", "maxPingsWithoutData"])
                 settings.grpc.keepaliveTime = try keepalive.duration("time") ?? settings.grpc.keepaliveTime
                 settings.grpc.keepaliveTimeout = try keepalive.duration("timeout") ?? settings.grpc.keepaliveTimeout
                 settings.grpc.permitWithoutCalls = try keepalive.flag("permitWithoutCalls") ?? settings.grpc.permitWithoutCalls
+                // C-core's meaning: 0 is no limit.
+                if let most = try keepalive.count("maxPingsWithoutData", in: 0...1000) {
+                    settings.grpc.maxPingsWithoutData = most == 0 ? nil : most
+                }
             }
             settings.grpc.backoff = try Backoff.load(grpc.mapping("backoff"), default: settings.grpc.backoff)
             if let limit = try grpc.optionalDuration("callTimeLimit") { settings.grpc.callTimeLimit = limit }

@@ -217,6 +217,11 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private(set) var now = 0.0
     /// Occurrences handled, for the engine's throughput figure.
     private(set) var steps = 0
+    /// Whether `run` keeps `pingMarks` (the keepalive tuner's scenarios do).
+    var marksPings = false
+    /// The device's figures when the client's ping timer fired first and last (each before
+    /// it was handled): the starts of its first and last keepalive periods.
+    private(set) var pingMarks: (first: (time: Double, remains: DeviceRemains), last: (time: Double, remains: DeviceRemains))?
 
     init(
         device: DeviceModel, client: Client, server: ModelServer, wire: WireFormat, times: DeviceTimes, outboxLimit: Int
@@ -247,6 +252,10 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 if let (_, occurrence) = queue.next() { handle(occurrence) }
             case .clientTimer(let timer):
                 clientTimers[timer.rawValue] = nil
+                if marksPings, timer == .ping {
+                    let mark = (now, remains)
+                    pingMarks = (pingMarks?.first ?? mark, mark)
+                }
                 tellClient(.timerFired(timer))
             case .serverTimer(let index):
                 tellServer(.timerFired(serverTimers.remove(at: index).timer))

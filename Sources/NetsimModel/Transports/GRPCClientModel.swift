@@ -15,6 +15,9 @@ import NetsimCore
 ///   start HTTP/2, one idles ever after, and the next call goes on the other, even one still
 ///   waiting for the server's SETTINGS. The live bench's captures show both handshakes; the
 ///   tuner's `--verify` showed the call waiting on a connection opened during an outage.
+/// - With `maxPingsWithoutData` (gRPC C-core's `grpc.http2.max_pings_without_data`, 2 by
+///   default there), once that many pings went with no HEADERS or DATA written since, the next
+///   waits until a minute after the last (C-core's throttle); writing HEADERS or DATA lifts it.
 /// - A GOAWAY with ENHANCE_YOUR_CALM "too_many_pings" closes the connection, and the client
 ///   doubles its keepalive time, as A8 requires.
 /// - A call reaching its time limit is cancelled (RST_STREAM) and renewed at once on the same
@@ -44,6 +47,14 @@ public struct GRPCClientModel: Sendable {
     private var generation = 0
     private var networkAvailable = true
     private var awaitingPingAck = false
+    /// Pings sent since the client last wrote HEADERS or DATA, and when the last went.
+    private var pingsWithoutData = 0
+    private var lastPingSent: Double?
+    /// When the next ping is due by the keepalive time alone, while the throttle holds it later.
+    private var throttledPingDue: Double?
+
+    /// C-core's throttle on pings without data (`kThrottleIntervalWithoutDataSent`).
+    static let pingThrottleWithoutData = 60.0
 
     public init(settings: ClientSettings.GRPCClientSettings, seed: UInt64) {
         self.settings = settings
@@ -61,8 +72,7 @@ public struct GRPCClientModel: Sendable {
         case .accepted(let newConnection):
             if newConnection, connection == .handshaking {
                 connection = .ready
-                awaitingPingAck = false
-                actions.append(.setTimer(.ping, at: now + keepaliveTime))
+                keepaliveStarts(now: now, into: &actions)
             }
             guard case .opening = call else { return }
             call = .open
@@ -70,12 +80,11 @@ public struct GRPCClientModel: Sendable {
         case .prefaceAccepted where connection == .handshaking:
             // The server's SETTINGS on the subchannel's reconnection: keepalive starts.
             connection = .ready
-            awaitingPingAck = false
-            actions.append(.setTimer(.ping, at: now + keepaliveTime))
+            keepaliveStarts(now: now, into: &actions)
         case .pong(toClient: true) where awaitingPingAck:
             awaitingPingAck = false
             actions.append(.cancelTimer(.pingTimeout))
-            actions.append(.setTimer(.ping, at: now + keepaliveTime))
+            actions.append(.setTimer(.ping, at: nextPing(due: now + keepaliveTime)))
         case .ping(fromClient: false):
             actions.append(.send(.pong(toClient: false)))
         case .goAway(let tooManyPings):
@@ -108,6 +117,8 @@ public struct GRPCClientModel: Sendable {
                 return
             }
             awaitingPingAck = true
+            pingsWithoutData += 1
+            lastPingSent = now
             actions.append(.send(.ping(fromClient: true)))
             actions.append(.setTimer(.pingTimeout, at: now + settings.keepaliveTimeout))
         case .pingTimeout where awaitingPingAck:
@@ -226,10 +237,47 @@ public struct GRPCClientModel: Sendable {
             actions.append(.connect)
         }
         actions.append(.send(.open(after: ledger.highestSequence, newConnection: newConnection)))
+        wroteHeadersOrData(into: &actions)
         if let limit = settings.callTimeLimit { actions.append(.setTimer(.callDeadline, at: now + limit)) }
     }
 
     private mutating func sendOutbox(ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        while let id = ledger.nextMessage(for: generation) { actions.append(.send(.message(id))) }
+        while let id = ledger.nextMessage(for: generation) {
+            actions.append(.send(.message(id)))
+            wroteHeadersOrData(into: &actions)
+        }
+    }
+
+    /// A new connection's keepalive: its first ping after the keepalive time, and no pings
+    /// counted without data on it yet.
+    private mutating func keepaliveStarts(now: Double, into actions: inout [TransportAction]) {
+        awaitingPingAck = false
+        pingsWithoutData = 0
+        lastPingSent = nil
+        throttledPingDue = nil
+        actions.append(.setTimer(.ping, at: now + keepaliveTime))
+    }
+
+    /// When the ping due at `due` may go: then, unless the pings without data are used up and
+    /// the last went less than a minute before (C-core's throttle).
+    private mutating func nextPing(due: Double) -> Double {
+        guard let most = settings.maxPingsWithoutData, pingsWithoutData >= most, let last = lastPingSent,
+            last + Self.pingThrottleWithoutData > due
+        else {
+            throttledPingDue = nil
+            return due
+        }
+        throttledPingDue = due
+        return last + Self.pingThrottleWithoutData
+    }
+
+    /// The client wrote HEADERS or DATA: the pings without data count from zero, and a ping the
+    /// throttle held goes when the keepalive time alone would send it.
+    private mutating func wroteHeadersOrData(into actions: inout [TransportAction]) {
+        pingsWithoutData = 0
+        if let due = throttledPingDue, connection == .ready, !awaitingPingAck {
+            throttledPingDue = nil
+            actions.append(.setTimer(.ping, at: due))
+        }
     }
 }
