@@ -330,7 +330,13 @@ public struct RunCommand: AsyncParsableCommand {
         let commandStatus = ending.commandStatus
         let captureIsComplete = finishCaptures(capture.map { [$0] } ?? [])
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
-        print(RunSummary.render(reports, stoppedBy: stopReason))
+        let summary = RunSummary.render(reports, stoppedBy: stopReason)
+        if command.isEmpty {
+            print(summary)
+        } else {
+            // The command's standard output is its own (`netsim run -- ./emit-json > out.json`).
+            FileHandle.standardError.write(Data((summary + "\n").utf8))
+        }
         var verdicts: [GateVerdict] = []
         for report in reports {
             let json = try RunSummary.json(report)

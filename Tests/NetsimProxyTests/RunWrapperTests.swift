@@ -104,6 +104,25 @@ import Darwin
         #expect(missing.output.contains("cannot run no-such-command-anywhere"), "\(missing.output)")
     }
 
+    /// With a wrapped command, standard output is the command's alone: the run summary goes to
+    /// standard error, quiet or not, so `netsim run -- ./emit-json > out.json` writes valid JSON.
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"))
+    func aWrappedCommandsStandardOutputIsItsOwn() throws {
+        let json = FrontEndPeers.scratchFile() + ".json"
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        for quiet in [["--quiet"], []] {
+            let run = try FrontEndPeers.run(
+                [
+                    "sh", "-c", "exec \"$0\" \"$@\" > \(json)", Self.netsim!, "run", "--http-proxy", ":0",
+                ] + quiet + ["--", "printf", #"{"ok": true}"#], timeout: .seconds(30))
+            #expect(run.status == 0, "\(run.output)")
+            #expect(run.output.contains("netsim run: profile"), "the summary, on standard error: \(run.output)")
+            let written = try #require(FileManager.default.contents(atPath: json))
+            #expect(String(decoding: written, as: UTF8.self) == #"{"ok": true}"#, "\(quiet)")
+            #expect((try? JSONSerialization.jsonObject(with: written)) != nil, "\(quiet)")
+        }
+    }
+
     /// A run whose duration ends before its command stops the command with SIGTERM, which the
     /// command gets at its default (exit status 143 = 128 + 15) and neither blocked nor
     /// ignored: a command started from a task thread used to inherit the thread's blocked
