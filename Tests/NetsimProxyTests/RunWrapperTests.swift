@@ -123,6 +123,76 @@ import Darwin
         }
     }
 
+    /// The ways a run with a wrapped command ends.
+    enum RunEnding: String, CaseIterable, CustomTestStringConvertible {
+        case duration, sigint, sigterm, commandExits, sigkill
+        var testDescription: String { rawValue }
+    }
+
+    /// Nothing a wrapped command starts outlives the run, however it ends: the command's tree
+    /// here is a shell that ignores SIGTERM (as do its children, which inherit that), a
+    /// background child and a foreground one. After the run, none of the three lives: the
+    /// group got SIGTERM, then SIGKILL a grace period (1 s) later; when netsim itself is killed,
+    /// its supervisor kills the group (Linux).
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"), arguments: RunEnding.allCases)
+    func nothingTheCommandStartedOutlivesTheRun(_ ending: RunEnding) throws {
+        #if !os(Linux)
+        if ending == .sigkill { return }
+        #endif
+        let pids = FrontEndPeers.scratchFile()
+        let output = FrontEndPeers.scratchFile()
+        defer {
+            try? FileManager.default.removeItem(atPath: pids)
+            try? FileManager.default.removeItem(atPath: output)
+        }
+        let last = ending == .commandExits ? "exit 0" : "sleep 600"
+        let script = "trap '' TERM; sleep 600 & echo $$ $! > \(pids).part && mv \(pids).part \(pids); \(last)"
+        let duration = ending == .duration ? ["--duration", "2s"] : []
+        let netsim = try FrontEndPeers.spawn(
+            [Self.netsim!, "run", "--quiet", "--http-proxy", ":0", "--grace-period", "1s"] + duration + ["--", "sh", "-c", script],
+            output: output)
+        var status: Int32 = 0
+        defer {
+            if waitpid(netsim, &status, WNOHANG) == 0 {
+                kill(netsim, SIGKILL)
+                _ = waitpid(netsim, &status, 0)
+            }
+        }
+        let started = ContinuousClock.now
+        while FileManager.default.contents(atPath: pids) == nil, ContinuousClock.now - started < .seconds(20) { usleep(20_000) }
+        let tree = String(decoding: FileManager.default.contents(atPath: pids) ?? Data(), as: UTF8.self)
+            .split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+        defer { for pid in tree where Self.isAlive(pid) { kill(pid, SIGKILL) } }
+        try #require(tree.count == 2, "the command never started: \(String(decoding: FrontEndPeers.contents(output), as: UTF8.self))")
+        switch ending {
+        case .sigint: kill(netsim, SIGINT)
+        case .sigterm: kill(netsim, SIGTERM)
+        case .sigkill: kill(netsim, SIGKILL)
+        case .duration, .commandExits: break
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while waitpid(netsim, &status, WNOHANG) == 0, ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(ContinuousClock.now < deadline, "netsim did not end")
+        // A process killed with its parent is reaped by whoever adopts it; it is gone once dead.
+        let gone = ContinuousClock.now + .seconds(5)
+        while tree.contains(where: Self.isAlive), ContinuousClock.now < gone { usleep(20_000) }
+        for pid in tree { #expect(!Self.isAlive(pid), "process \(pid) of the command outlived the run (\(ending))") }
+    }
+
+    /// Whether `pid` runs: on Linux, whether it exists and is not a zombie (a dead process not
+    /// yet reaped).
+    static func isAlive(_ pid: pid_t) -> Bool {
+        #if os(Linux)
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else {
+            return false
+        }
+        let state = stat[stat.index(after: end)...].drop(while: { $0 == " " }).first
+        return state != "Z" && state != "X"
+        #else
+        return kill(pid, 0) == 0
+        #endif
+    }
+
     /// A run whose duration ends before its command stops the command with SIGTERM, which the
     /// command gets at its default (exit status 143 = 128 + 15) and neither blocked nor
     /// ignored: a command started from a task thread used to inherit the thread's blocked
