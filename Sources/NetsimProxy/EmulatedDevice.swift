@@ -745,7 +745,8 @@ final class EmulatedDevice {
             timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil, datagrams: datagrams.figures)
     }
 
-    /// Stops the timeline and closes every connection; the run ended at `time`.
+    /// Stops the timeline and resets every connection still open (cut unfinished); the run
+    /// ended at `time`.
     func stop(at time: Double) {
         _ = phone.closeJournal(through: .infinity)
         releaseHeldEffects(nil)
@@ -757,6 +758,6 @@ final class EmulatedDevice {
             roomTimers[direction]?.cancel()
             roomWaiters[direction] = []
         }
-        for connection in connections.values { connection.close() }
+        for connection in connections.values { connection.cut() }
     }
 }

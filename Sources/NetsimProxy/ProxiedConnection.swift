@@ -164,9 +164,9 @@ final class ProxiedConnection {
         execute(machine.replanned(direction, dues: dues.map(device.clock.deadline), now: device.clock.loopNow))
     }
 
-    /// Closes both sides now (the run is over).
-    func close() {
-        execute(machine.close())
+    /// Resets both sides now (the run is over; see `ConnectionStateMachine.cut`).
+    func cut() {
+        execute(machine.cut())
     }
 
     /// Closes with a RST instead of a FIN: SO_LINGER with a zero timeout.

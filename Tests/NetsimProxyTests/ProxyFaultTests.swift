@@ -25,6 +25,40 @@ import Testing
         #expect(report.connections.closed == 20)
     }
 
+    /// A download the end of the run cuts short ends in ECONNRESET for the client, not a clean
+    /// EOF that a client reading to the end would take for the whole transfer.
+    @Test("a client mid-download when the run ends gets a reset, not a clean end")
+    func theRunsEndResetsAnUnfinishedDownload() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let slow = LinkParameters(capacity: .rate(bitsPerSecond: 1e6))
+        let profile = Profile(
+            name: "slow-down", description: "", networks: [Network(name: "net", radio: .none, up: LinkParameters(), down: slow)],
+            start: "net")
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let client = try await Loopback.connect(port: port)
+        let payload = 400_000
+        let (received, failure) = try await client.executeThenClose { inbound, outbound -> (Int, (any Error)?) in
+            try await outbound.write(ByteBuffer(repeating: 1, count: payload))
+            var received = 0
+            var stopped = false
+            do {
+                for try await chunk in inbound {
+                    received += chunk.readableBytes
+                    if received >= 10_000, !stopped {
+                        stopped = true
+                        _ = try await proxy.stop()
+                    }
+                }
+                return (received, nil)
+            } catch {
+                return (received, error)
+            }
+        }
+        #expect(received < payload)
+        #expect((failure as? IOError)?.errnoCode == ECONNRESET, "after \(received) bytes: \(String(describing: failure))")
+        try await server.close()
+    }
+
     @Test("a client beyond the connection cap is reset at once; the cap frees as connections close")
     func connectionCap() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
