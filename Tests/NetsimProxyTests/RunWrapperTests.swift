@@ -123,6 +123,51 @@ import Darwin
         }
     }
 
+    /// A run that ends while event streams (`GET /events`, the dashboard's live feed) are open
+    /// ends them before its event loops stop: it exits 0 and writes its report. Writing to a
+    /// stream after the loops had shut down crashed the debug build ("leaking promise", exit 132,
+    /// no report).
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"))
+    func aRunEndsCleanlyWithEventStreamsOpen() async throws {
+        let output = FrontEndPeers.scratchFile()
+        let report = FrontEndPeers.scratchFile() + ".json"
+        defer {
+            try? FileManager.default.removeItem(atPath: output)
+            try? FileManager.default.removeItem(atPath: report)
+        }
+        let netsim = try FrontEndPeers.spawn(
+            [Self.netsim!, "run", "--http-proxy", ":0", "--admin", "127.0.0.1:0", "--duration", "3s", "--report", report], output: output)
+        var status: Int32 = 0
+        defer {
+            if waitpid(netsim, &status, WNOHANG) == 0 {
+                kill(netsim, SIGKILL)
+                _ = waitpid(netsim, &status, 0)
+            }
+        }
+        let announced = "admin API and live dashboard on http://127.0.0.1:"
+        var port: Int?
+        let started = ContinuousClock.now
+        while port == nil, ContinuousClock.now - started < .seconds(20) {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            port = text.range(of: announced).flatMap { Int(text[$0.upperBound...].prefix { $0.isNumber }) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let admin = try #require(port, "the admin API never listened")
+        var streams: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
+        for _ in 0..<4 {
+            let stream = try await Loopback.connect(port: admin)
+            try await stream.channel.writeAndFlush(ByteBuffer(string: "GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(admin)\r\n\r\n"))
+            streams.append(stream)
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while waitpid(netsim, &status, WNOHANG) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        for stream in streams { try? await stream.channel.close() }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 0, "wait status \(status): \(text)")
+        #expect(FileManager.default.fileExists(atPath: report), "\(text)")
+        #expect(!text.contains("leaking promise") && !text.contains("Cannot schedule tasks"), "\(text)")
+    }
+
     /// The ways a run with a wrapped command ends.
     enum RunEnding: String, CaseIterable, CustomTestStringConvertible {
         case duration, sigint, sigterm, commandExits, sigkill
