@@ -146,6 +146,9 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     /// The bytes waiting in a direction's line.
     package func bytesWaiting(_ direction: Direction) -> Int { flows[direction].line.bytes }
 
+    /// When the next item in a direction's line is due.
+    package func nextDue(_ direction: Direction) -> Instant? { flows[direction].line.nextDue }
+
     // MARK: Channels
 
     /// A side got its channel. It counts as open only once the channel is active (`activated`):

@@ -19,6 +19,9 @@ final class ProxiedConnection {
     private var channels = PerDirection<Channel?>(up: nil, down: nil)
     private var handlers = PerDirection<ProxySideHandler?>(up: nil, down: nil)
     private var timers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
+    /// Per direction, whether the last delivery pass stopped with items due because the
+    /// destination took no more: what it delivers next waited for the reader, not the link.
+    private var heldByReader = PerDirection(up: false, down: false)
     /// Each side's TCP give-up on bytes a silenced path swallowed (`Action.armGiveUp`).
     private var giveUps = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
@@ -50,6 +53,7 @@ final class ProxiedConnection {
     func attach(_ channel: Channel, as side: Side) throws {
         let handler = ProxySideHandler(side: side, connection: self)
         try channel.pipeline.syncOperations.addHandler(handler)
+        if side == .client { Self.boundUnread(channel, to: device.options.receiveWindow) }
         channels[side] = channel
         handlers[side] = handler
         machine.attached(side)
@@ -169,6 +173,14 @@ final class ProxiedConnection {
         execute(machine.cut())
     }
 
+    /// Bounds what the client's socket holds that its app has not read to about `window`
+    /// (`ProxyOptions.receiveWindow`): the channel stops being writable above half of it, and
+    /// the kernel's send buffer holds the other half.
+    private static func boundUnread(_ channel: Channel, to window: Int) {
+        channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: window / 4, high: window / 2)).whenFailure { _ in }
+        channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(window / 4)).whenFailure { _ in }
+    }
+
     /// Closes with a RST instead of a FIN: SO_LINGER with a zero timeout.
     static func abort(_ channel: Channel) {
         guard let socket = channel as? any SocketOptionProvider else {
@@ -236,11 +248,13 @@ final class ProxiedConnection {
         guard machine.delivers, let destination = channels[direction.destination] else { return }
         let now = device.clock.loopNow
         var wrote = false
+        var due = machine.nextDue(direction)
         while let item = machine.nextDelivery(direction, now: now, destinationWritable: destination.isWritable) {
             switch item {
             case .data(let buffer, let byteCount):
                 bytesDelivered[direction] += byteCount
-                device.delivered(byteCount, direction)
+                let waited = heldByReader[direction] ? due.map { device.clock.seconds(from: $0, to: now) } ?? 0 : 0
+                device.delivered(byteCount, direction, readerWait: waited)
                 destination.write(buffer, promise: nil)
                 wrote = true
             case .end:
@@ -263,8 +277,10 @@ final class ProxiedConnection {
                 }
                 return
             }
+            due = machine.nextDue(direction)
         }
         if wrote { destination.flush() }
+        heldByReader[direction] = !destination.isWritable && machine.nextDue(direction).map { $0 <= now } == true
         execute(
             machine.deliveryPassEnded(
                 direction, destinationWritable: destination.isWritable, linkHasRoom: device.linkHasRoom))

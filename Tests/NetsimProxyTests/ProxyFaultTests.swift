@@ -59,6 +59,31 @@ import Testing
         try await server.close()
     }
 
+    /// A client that never reads holds about the receive window (1 MiB) handed over unread:
+    /// the proxy's write buffer and its socket's send buffer are bounded, so loopback's socket
+    /// buffers (several MB) no longer take a download the app never reads.
+    @Test("a client that never reads is handed about a receive window, not megabytes")
+    func aClientThatNeverReadsIsHandedAboutAWindow() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(.passThrough, upstreamPort: serverPort)
+        let client = try await ClientBootstrap(group: Loopback.group).channelOption(ChannelOptions.autoRead, value: false)
+            .connect(host: "127.0.0.1", port: port).get()
+        for _ in 0..<64 { client.write(ByteBuffer(repeating: 5, count: 256 * 1024), promise: nil) }
+        client.flush()
+        // Until what was handed over stops growing (checked every half second).
+        var handedOver = -1
+        for _ in 0..<40 {
+            let now = try await proxy.status().bytes.down
+            if now == handedOver, now > 0 { break }
+            handedOver = now
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(handedOver > 0 && handedOver < 2_500_000, "\(handedOver) bytes handed to a client that read none")
+        try await client.close()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
     @Test("a client beyond the connection cap is reset at once; the cap frees as connections close")
     func connectionCap() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
