@@ -19,8 +19,9 @@ final class ProxiedConnection {
     private var channels = PerDirection<Channel?>(up: nil, down: nil)
     private var handlers = PerDirection<ProxySideHandler?>(up: nil, down: nil)
     private var timers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
-    /// Per direction, whether the last delivery pass stopped with items due because the
-    /// destination took no more: what it delivers next waited for the reader, not the link.
+    /// Per direction, whether the last delivery pass stopped, items waiting, because the
+    /// destination took no more: what the next pass delivers waited for the reader from its
+    /// due time on, not for the link.
     private var heldByReader = PerDirection(up: false, down: false)
     /// Each side's TCP give-up on bytes a silenced path swallowed (`Action.armGiveUp`).
     private var giveUps = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
@@ -280,7 +281,9 @@ final class ProxiedConnection {
             due = machine.nextDue(direction)
         }
         if wrote { destination.flush() }
-        heldByReader[direction] = !destination.isWritable && machine.nextDue(direction).map { $0 <= now } == true
+        // Unwritable with items waiting: no timer is armed for them, and those due by the time
+        // it is writable again waited for the reader (see `deliveryPassEnded`).
+        heldByReader[direction] = !destination.isWritable && machine.nextDue(direction) != nil
         execute(
             machine.deliveryPassEnded(
                 direction, destinationWritable: destination.isWritable, linkHasRoom: device.linkHasRoom))

@@ -174,11 +174,11 @@ import Darwin
         var testDescription: String { rawValue }
     }
 
-    /// Nothing a wrapped command starts outlives the run, however it ends: the command's tree
-    /// here is a shell that ignores SIGTERM (as do its children, which inherit that), a
-    /// background child and a foreground one. After the run, none of the three lives: the
-    /// group got SIGTERM, then SIGKILL a grace period (1 s) later; when netsim itself is killed,
-    /// its supervisor kills the group (Linux).
+    /// Nothing a wrapped command starts outlives the run, however it ends: the command is a
+    /// shell that ignores SIGTERM (as its children then do), starts a background child, and
+    /// becomes a foreground one (exec), or exits. After the run neither process lives: the
+    /// group got SIGTERM, then SIGKILL a grace period (1 s) later; when netsim itself is
+    /// killed, its supervisor kills the group (Linux).
     @Test(.enabled(if: netsim != nil, "needs the netsim binary"), arguments: RunEnding.allCases)
     func nothingTheCommandStartedOutlivesTheRun(_ ending: RunEnding) throws {
         #if !os(Linux)
@@ -190,7 +190,8 @@ import Darwin
             try? FileManager.default.removeItem(atPath: pids)
             try? FileManager.default.removeItem(atPath: output)
         }
-        let last = ending == .commandExits ? "exit 0" : "sleep 600"
+        // The shell becomes the foreground child (exec), so the two pids are the whole tree.
+        let last = ending == .commandExits ? "exit 0" : "exec sleep 600"
         let script = "trap '' TERM; sleep 600 & echo $$ $! > \(pids).part && mv \(pids).part \(pids); \(last)"
         let duration = ending == .duration ? ["--duration", "2s"] : []
         let netsim = try FrontEndPeers.spawn(
