@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The attacks of issues 14 and 19 against a release build of netsim, as a standing check. Prints
+# The attacks of issues 14, 19 and 44 against a release build of netsim, as a standing check. Prints
 # one row per attack: what was tried, whether netsim held (no crash, no hang, no leak, a clear
 # error, no way in), and the figures behind the verdict: what was expected ("want") and what was
 # observed (exit codes, HTTP statuses, SOCKS5 replies, RSS, open fds, CPU, /status latency).
@@ -272,6 +272,122 @@ report_ms=$((($(date +%s%N) - started) / 1000000))
 held=no
 [ "$report" = 1 ] && [ "$report_ms" -lt 2000 ] && held=yes
 row "--report to a directory" "$held" "exit $report after $report_ms ms"
+
+# Truncation, containment and misreporting (issue 44's first six): a run's end, an open event
+# stream, a wrapped command's processes and output, a killed report set, a slow reader.
+gone() {  # pid: true unless it runs (a zombie is dead)
+    local state
+    state=$(awk '{ print $3 }' "/proc/$1/stat" 2>/dev/null) || return 0
+    [ "$state" = Z ] || [ "$state" = X ]
+}
+printf 'name: slow-down\ndescription: chaos\nnetworks:\n  lte:\n    radio: none\n    link: {down: {rate: 1mbps}}\n' >"$work/slow-down.yaml"
+"$NETSIM" run --quiet --profile "$work/slow-down.yaml" --listen ":$listen_port" --upstream ":$echo_port" --duration 2s >/dev/null 2>&1 &
+netsim=$!
+sleep 0.5
+cut=$(python3 - "$listen_port" <<'PY'
+import socket, sys, threading
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+threading.Thread(target=lambda: s.sendall(b"x" * 400000), daemon=True).start()
+got = 0
+try:
+    while True:
+        data = s.recv(65536)
+        if not data:
+            print(f"clean EOF after {got} B"); break
+        got += len(data)
+except ConnectionResetError:
+    print(f"reset after {got} B")
+PY
+)
+wait "$netsim"
+held=no
+[[ "$cut" == reset* ]] && held=yes
+row "run ends mid-download (400 kB at 1 Mbit/s)" "$held" "want reset; got $cut"
+
+"$NETSIM" run --quiet --listen ":$listen_port" --upstream ":$echo_port" --admin ":$admin_port" --duration 3s \
+    --report "$work/events.json" >/dev/null 2>"$work/events.err" &
+netsim=$!
+for _ in $(seq 50); do curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$admin_port/status" && break; sleep 0.1; done
+streams=()
+for _ in 1 2 3 4; do
+    curl -s -N --max-time 20 "http://127.0.0.1:$admin_port/events" >/dev/null &
+    streams+=($!)
+done
+wait "$netsim"
+events=$?
+for pid in "${streams[@]}"; do kill "$pid" 2>/dev/null; done
+crashed=$(grep -c -e 'leaking promise' -e 'Cannot schedule tasks' "$work/events.err")
+held=no
+[ "$events" = 0 ] && [ -s "$work/events.json" ] && [ "$crashed" = 0 ] && held=yes
+row "run ends with 4 /events streams open" "$held" "want exit 0, report, no crash; got exit $events, report $([ -s "$work/events.json" ] && echo yes || echo no), crash lines $crashed"
+
+left=()
+for ending in duration INT TERM exit KILL; do
+    rm -f "$work/tree"
+    last="exec sleep 600"
+    [ "$ending" = exit ] && last="exit 0"
+    duration=()
+    [ "$ending" = duration ] && duration=(--duration 1s)
+    "$NETSIM" run --quiet --http-proxy :0 --grace-period 1s "${duration[@]}" -- \
+        sh -c "trap '' TERM; sleep 600 & echo \$\$ \$! >$work/tree.part && mv $work/tree.part $work/tree; $last" >/dev/null 2>&1 &
+    netsim=$!
+    for _ in $(seq 100); do [ -s "$work/tree" ] && break; sleep 0.05; done
+    case $ending in INT | TERM | KILL) kill "-$ending" "$netsim" ;; esac
+    wait "$netsim" 2>/dev/null
+    sleep 0.5
+    for pid in $(cat "$work/tree" 2>/dev/null); do gone "$pid" || { left+=("$ending:$pid"); kill -KILL "$pid" 2>/dev/null; }; done
+done
+held=no
+[ ${#left[@]} = 0 ] && [ -s "$work/tree" ] && held=yes
+row "wrapped command's tree, 5 ways to end" "$held" "want none left after duration/INT/TERM/exit/KILL; left: ${left[*]:-none}"
+
+"$NETSIM" run --quiet --http-proxy :0 -- printf '{"ok": true}' >"$work/out.json" 2>/dev/null
+held=no
+python3 -m json.tool "$work/out.json" >/dev/null 2>&1 && held=yes
+row "run -- ./emit-json > out.json" "$held" "want the command's JSON only; got $(head -c 40 "$work/out.json" | tr '\n' ' ')"
+
+mixed=0
+for seed in 1 2 3 4 5 6; do
+    "$NETSIM" bench --engine model --devices 50 --duration 10m --seed "$seed" --quiet --out "$work/set" >/dev/null 2>&1 &
+    bench=$!
+    sleep "$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 1 + rand() * 3 }')"
+    kill -KILL "$bench" 2>/dev/null
+    wait "$bench" 2>/dev/null
+    seeds=$(for file in "$work"/set/bench-*.md "$work"/set/bench-*.json "$work"/set/bench-*.html; do
+        [ -f "$file" ] && grep -o -m1 -E 'seed"? ?:? ?[0-9]+' "$file" | grep -o -E '[0-9]+$'; done | sort -u | wc -l)
+    [ "$seeds" -gt 1 ] && mixed=$((mixed + 1))
+done
+"$NETSIM" bench --engine model --devices 50 --duration 10m --seed 7 --quiet --out "$work/set" >/dev/null 2>&1
+stale=$(find "$work/set" -name '.*' ! -name . | wc -l)
+held=no
+[ "$mixed" = 0 ] && [ "$stale" = 0 ] && held=yes
+row "bench --out, SIGKILL x6 then a run" "$held" "want no mixed set, no stale file; got mixed $mixed of 6, stale left $stale"
+
+printf 'name: unshaped\ndescription: chaos\nnetworks:\n  lte:\n    radio: none\n    link: {delay: 20ms}\n' >"$work/unshaped.yaml"
+"$NETSIM" run --quiet --profile "$work/unshaped.yaml" --listen ":$listen_port" --upstream ":$echo_port" --duration 5s \
+    --report "$work/slow.json" >/dev/null 2>&1 &
+netsim=$!
+sleep 0.5
+read_bytes=$(python3 - "$listen_port" <<'PY'
+import socket, sys, threading, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+threading.Thread(target=lambda: s.sendall(b"x" * 16_000_000), daemon=True).start()
+got, start = 0, time.time()
+while time.time() - start < 3.5:
+    data = s.recv(10000)
+    if not data: break
+    got += len(data)
+    time.sleep(0.1)
+print(got)
+PY
+)
+wait "$netsim"
+slow=$(python3 -c 'import json,sys; r = json.load(open(sys.argv[1])); print(r["bytes"]["down"], r.get("readerWait", {}).get("down", {}).get("chunks", 0))' "$work/slow.json" 2>/dev/null)
+handed=${slow% *}
+waited=${slow#* }
+held=no
+[ -n "$handed" ] && [ $((handed - read_bytes)) -lt 2500000 ] && held=yes
+row "a client reading 100 kB/s" "$held" "want handed over - read < 2.5 MB; got $handed - $read_bytes B (readerWait.down: $waited chunk(s))"
 
 echo
 [ "$failures" = 0 ] && echo "every attack held" || echo "$failures attack(s) not held"

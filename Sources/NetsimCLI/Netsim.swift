@@ -22,6 +22,10 @@ public struct Netsim: AsyncParsableCommand {
     /// `EFBIG`, which netsim reports like a full disk (what was lost, a non-zero exit), instead
     /// of SIGXFSZ killing the process with its reports half written.
     public static func main() async {
+        #if os(Linux)
+        // netsim started as the supervisor of a wrapped command runs nothing else.
+        CommandSupervisor.runIfAsked()
+        #endif
         signal(SIGXFSZ, SIG_IGN)
         await main(nil)
     }

@@ -46,7 +46,8 @@ struct OutputFileError: Error, CustomStringConvertible {
 /// The bytes go to a temporary file beside the target (the same file system, so the rename that
 /// replaces the target is atomic), which is synced before it replaces the target. A target that
 /// exists and is not a regular file (a terminal, `/dev/stdout`, `/dev/full`) cannot be replaced
-/// and is written in place.
+/// and is written in place. A temporary file a killed netsim left for the same target is
+/// removed first (`StaleWrites`).
 func writeAtomically(_ data: Data, toPath path: String) throws(OutputFileError) {
     if let problem = unwritableReason(ofFile: path) { throw OutputFileError(path: path, reason: problem) }
     let target = (path as NSString).resolvingSymlinksInPath
@@ -62,17 +63,111 @@ func writeAtomically(_ data: Data, toPath path: String) throws(OutputFileError) 
         return
     }
     let directory = (target as NSString).deletingLastPathComponent
-    let temporary =
-        (directory.isEmpty ? "" : directory + "/") + ".\((target as NSString).lastPathComponent).\(UUID().uuidString).tmp"
-    let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
-    guard descriptor >= 0 else { throw OutputFileError(path: path, reason: systemReason(errno)) }
+    let name = (target as NSString).lastPathComponent
+    StaleWrites.clear(in: directory.isEmpty ? "." : directory, names: [name])
+    let temporary = (directory.isEmpty ? "" : directory + "/") + StaleWrites.temporaryName(for: name)
+    if let failure = writeDurably(data, toNewFile: temporary) ?? (rename(temporary, target) != 0 ? systemReason(errno) : nil) {
+        unlink(temporary)
+        throw OutputFileError(path: path, reason: failure)
+    }
+}
+
+/// Writes `data` to a new file at `path` and syncs it; the system's reason if it could not
+/// (the caller removes what was left).
+private func writeDurably(_ data: Data, toNewFile path: String) -> String? {
+    let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666)
+    guard descriptor >= 0 else { return systemReason(errno) }
     var failure = writeAll(data, to: descriptor)
     if failure == nil, fsync(descriptor) != 0 { failure = systemReason(errno) }
     if close(descriptor) != 0, failure == nil { failure = systemReason(errno) }
-    if failure == nil, rename(temporary, target) != 0 { failure = systemReason(errno) }
-    if let failure {
-        unlink(temporary)
-        throw OutputFileError(path: path, reason: failure)
+    return failure
+}
+
+/// Writes the files `names` into `directory`, each's bytes from `contents`, as one set: a
+/// reader finds all of them from this run or all from the one before, never a mix, even if
+/// netsim is killed on the way. Every file is written and synced in a staging directory of
+/// this process inside `directory` first (a slow render or a full disk leaves the previous
+/// set as it was); then a `.complete` marker is written there, and only then is each file
+/// renamed into place. A run killed during those renames leaves the marker: the next write
+/// into `directory` finishes the renames first (`StaleWrites.clear`), and removes a staging
+/// directory without one.
+func writeFileSet(in directory: String, names: [String], contents: (String) throws -> Data) throws {
+    StaleWrites.clear(in: directory, names: names)
+    let staging = (directory as NSString).appendingPathComponent(StaleWrites.stagingName())
+    guard mkdir(staging, 0o777) == 0 else { throw OutputFileError(path: staging, reason: systemReason(errno)) }
+    do {
+        for name in names {
+            let path = (staging as NSString).appendingPathComponent(name)
+            if let failure = writeDurably(try contents(name), toNewFile: path) {
+                throw OutputFileError(path: (directory as NSString).appendingPathComponent(name), reason: failure)
+            }
+        }
+        let marker = (staging as NSString).appendingPathComponent(StaleWrites.completeMarker)
+        if let failure = writeDurably(Data(names.joined(separator: "\n").utf8), toNewFile: marker) {
+            throw OutputFileError(path: marker, reason: failure)
+        }
+    } catch {
+        try? FileManager.default.removeItem(atPath: staging)
+        throw error
+    }
+    if let failure = StaleWrites.finish(staging, into: directory) { throw OutputFileError(path: directory, reason: failure) }
+}
+
+/// What a netsim killed while writing leaves in a directory, and how a later one clears it.
+/// Each temporary name holds the writer's process id: a name whose process is gone is stale,
+/// one of a process still running (this one, or another run writing there) is left alone.
+enum StaleWrites {
+    /// The marker a staging directory holds once every file of its set is written.
+    static let completeMarker = ".complete"
+    private static let stagingPrefix = ".netsim-set."
+
+    /// `.NAME.PID.UUID.tmp`, beside the file `name` it will replace.
+    static func temporaryName(for name: String) -> String { ".\(name).\(getpid()).\(UUID().uuidString).tmp" }
+
+    /// `.netsim-set.PID.UUID`: a set's staging directory.
+    static func stagingName() -> String { "\(stagingPrefix)\(getpid()).\(UUID().uuidString)" }
+
+    /// Finishes the sets killed writers left complete, and removes their other staging
+    /// directories, and their temporary files for the files `names`, in `directory`.
+    static func clear(in directory: String, names: [String]) {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return }
+        for entry in entries {
+            let path = (directory as NSString).appendingPathComponent(entry)
+            if entry.hasPrefix(stagingPrefix), let pid = writer(of: entry.dropFirst(stagingPrefix.count)), !isRunning(pid) {
+                if FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent(completeMarker)) {
+                    _ = finish(path, into: directory)
+                }
+                try? FileManager.default.removeItem(atPath: path)
+            } else if let name = names.first(where: { entry.hasPrefix(".\($0).") && entry.hasSuffix(".tmp") }) {
+                let middle = entry.dropFirst(name.count + 2).dropLast(".tmp".count)
+                // An older netsim's `.NAME.UUID.tmp` has no process id: only a killed run leaves one.
+                if UUID(uuidString: String(middle)) != nil || writer(of: middle).map(isRunning) == false { unlink(path) }
+            }
+        }
+    }
+
+    /// Renames every file of a complete staging directory into `directory`, then removes the
+    /// directory; the system's reason if a rename failed.
+    static func finish(_ staging: String, into directory: String) -> String? {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: staging)) ?? []
+        for name in names.sorted() where name != completeMarker {
+            let from = (staging as NSString).appendingPathComponent(name)
+            guard rename(from, (directory as NSString).appendingPathComponent(name)) == 0 else { return systemReason(errno) }
+        }
+        unlink((staging as NSString).appendingPathComponent(completeMarker))
+        rmdir(staging)
+        return nil
+    }
+
+    /// The process id in `PID.UUID`, if the text is that.
+    private static func writer(of text: Substring) -> pid_t? {
+        let parts = text.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, UUID(uuidString: String(parts[1])) != nil else { return nil }
+        return pid_t(parts[0])
+    }
+
+    private static func isRunning(_ pid: pid_t) -> Bool {
+        pid == getpid() || kill(pid, 0) == 0 || errno == EPERM
     }
 }
 
@@ -142,7 +237,8 @@ func requireReportDirectory(_ out: String) throws {
     throw ExitCode(1)
 }
 
-/// Writes `OUT/NAME.EXT` for each of `formats`, each rendered only when chosen, says where,
+/// Writes `OUT/NAME.EXT` for each of `formats`, each rendered only when chosen, as one set
+/// (`writeFileSet`: all of this run's or all of the previous one's), says where,
 /// and prints `markdown` on standard output. When the files cannot be written, the printed
 /// Markdown is all that is left of the run: it is printed all the same, then the exit status
 /// is 1.
@@ -156,7 +252,8 @@ func writeReports(
         failure = "cannot write the reports to \(out): \(problem)"
     } else {
         do {
-            for format in chosen { try writeAtomically(try render(format), toPath: base.appendingPathExtension(format.fileExtension).path) }
+            let names = chosen.map { base.appendingPathExtension($0.fileExtension).lastPathComponent }
+            try writeFileSet(in: out, names: names) { name in try render(chosen[names.firstIndex(of: name)!]) }
         } catch {
             failure = "\(error)"
         }

@@ -162,6 +162,15 @@ public struct RunCommand: AsyncParsableCommand {
         })
     var bufferLimit = 4 * 1024 * 1024
 
+    @Option(
+        name: .customLong("grace-period"),
+        parsing: .unconditional,
+        help: ArgumentHelp(
+            "How long the command after -- (and every process it started) has to end after SIGTERM before SIGKILL, when the run ends or the command exits. Default: 10s.",
+            valueName: "DURATION"),
+        transform: parseDuration)
+    var gracePeriod: Double?
+
     @Flag(help: "Print only warnings and the final summary.")
     var quiet = false
 
@@ -184,6 +193,7 @@ public struct RunCommand: AsyncParsableCommand {
     public init() {}
 
     public mutating func validate() throws {
+        if gracePeriod != nil, command.isEmpty { throw ValidationError("--grace-period goes with a command after --") }
         if (listen == nil) != (upstream == nil) {
             throw ValidationError("--listen and --upstream go together")
         }
@@ -372,7 +382,13 @@ public struct RunCommand: AsyncParsableCommand {
             gated.append(report)
         }
         verdicts += commandVerdict.map { [$0] } ?? []
-        print(RunSummary.render(gated, stoppedBy: stopReason))
+        let summary = RunSummary.render(gated, stoppedBy: stopReason)
+        if command.isEmpty {
+            print(summary)
+        } else {
+            // The command's standard output is its own (`netsim run -- ./emit-json > out.json`).
+            FileHandle.standardError.write(Data((summary + "\n").utf8))
+        }
         for report in gated {
             if let path = self.report {
                 do {
@@ -449,7 +465,8 @@ public struct RunCommand: AsyncParsableCommand {
         guard !command.isEmpty else { return proxy }
         do {
             parts.command = try await WrappedCommand.start(
-                command, environment: WrappedCommand.proxyEnvironment(proxy: proxy, frontEnds: frontEnds, forwards: rules))
+                command, environment: WrappedCommand.proxyEnvironment(proxy: proxy, frontEnds: frontEnds, forwards: rules),
+                gracePeriod: gracePeriod.map { .milliseconds(Int(($0 * 1000).rounded())) } ?? WrappedCommand.defaultGracePeriod)
         } catch {
             throw CommandStartFailure(command: command[0], reason: error)
         }
@@ -462,7 +479,7 @@ public struct RunCommand: AsyncParsableCommand {
         let reason: any Error
         var description: String { "cannot run \(command): \(reason)" }
         /// A shell's status for it: 127 for a command not found, 126 for one it cannot run.
-        var exitStatus: Int32 { (reason as? SubprocessError)?.code == .executableNotFound ? 127 : 126 }
+        var exitStatus: Int32 { (reason as? SubprocessError)?.code == .executableNotFound || reason is WrappedCommand.NotFound ? 127 : 126 }
     }
 
     /// Waits for the duration, the wrapped command's end, Ctrl-C, SIGTERM or SIGHUP, showing a

@@ -134,6 +134,14 @@ enum RunSummary {
                         + "radio \(Self.delays(figures.radioWait)), link \(Self.delays(figures.linkWait))")
             }
         }
+        if let readerWait = report.readerWait {
+            for (name, figures) in [("up", readerWait.up), ("down", readerWait.down)] where figures.chunks > 0 {
+                lines.append(
+                    "waited for the receiving app to read (not the link), \(name): \(figures.chunks) chunk(s), "
+                        + "\(Quantity.formatDataSize(Double(figures.bytes))), \(String(format: "%.2f", figures.seconds)) s in all, "
+                        + "longest \(String(format: "%.2f", figures.maxSeconds)) s")
+            }
+        }
         if let destinations = report.destinations, !destinations.isEmpty {
             lines.append("what chunks waited for, per destination (seconds, and how many chunks):")
             for figures in destinations.prefix(Self.destinationsListed) {

@@ -5,15 +5,19 @@ import Subprocess
 /// The command of `netsim run -- COMMAND ARGS...`: the user's own test suite, run behind the
 /// emulated phone as mahimahi's shells run theirs, without root. It starts with the proxy's
 /// addresses in its environment and inherits netsim's standard input and output; the run lasts
-/// as long as it does. If the run ends first (its duration, a signal), the command gets
-/// SIGTERM, then SIGKILL after `gracePeriod`.
+/// as long as it does. Nothing it starts outlives the run: it runs in a process group of its
+/// own, and when the run ends first (its duration, a signal) or the command exits, what is
+/// left of the group gets SIGTERM, then SIGKILL after the grace period. On Linux a
+/// `CommandSupervisor` between netsim and the command does this, and kills the group when
+/// netsim itself is killed; elsewhere swift-subprocess's teardown signals the group, and what
+/// the command leaves behind when it exits gets SIGKILL.
 ///
 /// Started through swift-subprocess, whose child begins with every signal at its default and
 /// none blocked. A child of a task thread started with Foundation's `Process` inherited the
 /// thread's mask, SIGTERM blocked, and never saw the run's stop.
 final class WrappedCommand: Sendable {
-    /// How long a command has to end after SIGTERM before it is killed.
-    static let gracePeriod = Duration.seconds(10)
+    /// How long a command has to end after SIGTERM before it is killed, unless the run says.
+    static let defaultGracePeriod = Duration.seconds(10)
 
     /// The command from its start to its exit status (nil if its end could not be told);
     /// cancelling it is the stop (Subprocess's teardown: SIGTERM, then SIGKILL after the grace
@@ -28,12 +32,38 @@ final class WrappedCommand: Sendable {
         self.exits = exits
     }
 
-    /// Starts `arguments` (its first found on the PATH) with `environment` added to netsim's
-    /// own; returns once it runs, or throws why it could not start.
-    static func start(_ arguments: [String], environment: [String: String]) async throws -> WrappedCommand {
-        var options = PlatformOptions()
-        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: gracePeriod)]
+    /// A command named by a path that names no file.
+    struct NotFound: Error, CustomStringConvertible {
+        let path: String
+        var description: String { "no such file: \(path)" }
+    }
+
+    /// Starts `arguments` (its first found on the PATH unless it holds a `/`) with
+    /// `environment` added to netsim's own; returns once it runs, or throws why it could not
+    /// start.
+    static func start(_ arguments: [String], environment: [String: String], gracePeriod: Duration) async throws -> WrappedCommand {
         let additions = Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), Optional($0.value)) })
+        let environment = Environment.inherit.updating(additions)
+        let named: Executable = arguments[0].contains("/") ? .path(.init(arguments[0])) : .name(arguments[0])
+        var options = PlatformOptions()
+        #if os(Linux)
+        let path: String
+        if arguments[0].contains("/") {
+            guard FileManager.default.fileExists(atPath: arguments[0]) else { throw NotFound(path: arguments[0]) }
+            path = arguments[0]
+        } else {
+            path = try await named.resolveExecutablePath(in: environment).string
+        }
+        let executable = Executable.path("/proc/self/exe")
+        let executableArguments = CommandSupervisor.arguments(path: path, arguments: arguments, gracePeriod: gracePeriod)
+        // The supervisor keeps the grace period itself; this teardown is the backstop should it hang.
+        options.teardownSequence = [.gracefulShutDown(allowedDurationToNextStep: gracePeriod + .seconds(2))]
+        #else
+        let executable = named
+        let executableArguments = Array(arguments.dropFirst())
+        options.processGroupID = 0
+        options.teardownSequence = [.gracefulShutDown(toProcessGroup: true, allowedDurationToNextStep: gracePeriod)]
+        #endif
         let (starts, started) = AsyncStream.makeStream(of: (any Error)?.self)
         let (exits, exited) = AsyncStream.makeStream(of: Int32?.self)
         let execution = Task { () -> Int32? in
@@ -41,11 +71,15 @@ final class WrappedCommand: Sendable {
             var status: Int32?
             do {
                 let result = try await Subprocess.run(
-                    .name(arguments[0]), arguments: Arguments(Array(arguments.dropFirst())),
-                    environment: .inherit.updating(additions), platformOptions: options, input: .currentStandardInput,
+                    executable, arguments: Arguments(executableArguments),
+                    environment: environment, platformOptions: options, input: .currentStandardInput,
                     output: .currentStandardOutput, error: .currentStandardError
                 ) { _ in started.yield(nil) }
                 status = Self.status(of: result.terminationStatus)
+                #if !os(Linux)
+                // What the command left behind in its group (background children).
+                kill(-result.processIdentifier.value, SIGKILL)
+                #endif
             } catch {
                 // Before the start, why it failed; after it, the wait for its end failed.
                 started.yield(error)
@@ -76,7 +110,7 @@ final class WrappedCommand: Sendable {
         return nil
     }
 
-    /// Ends the command if it still runs (SIGTERM, then SIGKILL after `gracePeriod`); its exit status.
+    /// Ends the command if it still runs (SIGTERM, then SIGKILL after the grace period); its exit status.
     func stop() async -> Int32? {
         execution.cancel()
         return await execution.value

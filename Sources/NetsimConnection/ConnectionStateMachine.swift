@@ -131,6 +131,10 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     private var active = PerDirection(up: false, down: false)
     /// The sides that were reset (ECONNRESET or EPIPE): their going is passed on as a RST.
     private var aborted = PerDirection(up: false, down: false)
+    /// Both sides are being reset (`reset`, `cut`): a side still there when the other goes gets
+    /// a RST too, not a FIN. Closing one channel reports it gone at once, before the other's
+    /// abort comes.
+    private var resettingBoth = false
     /// Waiting for the device to say the link's queue has room, per direction.
     private var waitingForRoom = PerDirection(up: false, down: false)
     private var flows = PerDirection(up: Flow(), down: Flow())
@@ -141,6 +145,9 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
 
     /// The bytes waiting in a direction's line.
     package func bytesWaiting(_ direction: Direction) -> Int { flows[direction].line.bytes }
+
+    /// When the next item in a direction's line is due.
+    package func nextDue(_ direction: Direction) -> Instant? { flows[direction].line.nextDue }
 
     // MARK: Channels
 
@@ -196,7 +203,8 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         attached[side] = false
         if !active[.client], !active[.upstream] { return finish() }
         guard lifecycle == .open else {
-            return lifecycle == .closing && attached[side.opposite] ? [.close(side.opposite)] : []
+            guard lifecycle == .closing, attached[side.opposite] else { return [] }
+            return [resettingBoth ? .abort(side.opposite) : .close(side.opposite)]
         }
         // Nothing more can reach this side; what it sent still goes, then its FIN or its RST.
         // Except when the phone's app aborts: its stack drops what it had not sent yet (the
@@ -353,6 +361,7 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
     package mutating func reset() -> [Action] {
         guard lifecycle != .closing else { return [] }
         phase = .closing
+        resettingBoth = true
         return dropQueues() + Side.allCases.filter { attached[$0] }.map { .abort($0) } + [.reportReset]
     }
 
@@ -374,11 +383,16 @@ package struct ConnectionStateMachine<Chunk, Instant: Comparable> {
         return [.abort(side)]
     }
 
-    /// Closes both sides now (the run is over); what waits is dropped.
-    package mutating func close() -> [Action] {
+    /// The run is over: a connection still here was cut unfinished (one whose FINs were both
+    /// passed on is closing already). What waits is dropped and both sides get a RST, so that
+    /// neither app takes what it got for the whole: a FIN would tell a client reading to EOF
+    /// (a plain download, an HTTP/1.0 body) that the truncated transfer is complete.
+    package mutating func cut() -> [Action] {
+        guard lifecycle != .closing else { return [] }
         let actions = dropQueues()
         phase = .closing
-        return actions + Side.allCases.filter { attached[$0] }.map { .close($0) }
+        resettingBoth = true
+        return actions + Side.allCases.filter { attached[$0] }.map { .abort($0) }
     }
 
     // MARK: Helpers

@@ -45,10 +45,12 @@ public final class AdminServer: Sendable {
     public typealias SetChangeReader = @Sendable (_ text: String, _ source: String, _ networkNames: [String]) throws -> TimelineEvent.Kind
 
     private let channel: any Channel
+    private let tasks: AdminTasks
     public let address: HostPort
 
-    private init(channel: any Channel, address: HostPort) {
+    private init(channel: any Channel, tasks: AdminTasks, address: HostPort) {
         self.channel = channel
+        self.tasks = tasks
         self.address = address
     }
 
@@ -60,6 +62,7 @@ public final class AdminServer: Sendable {
     ) async throws -> AdminServer {
         guard address.isLoopback || access.token != nil else { throw AdminNeedsToken(address: address) }
         let openConnections = OpenConnections()
+        let tasks = AdminTasks()
         do {
             let channel = try await ServerBootstrap(group: group)
                 .serverChannelOption(ChannelOptions.socketOption(.so_reuseaddr), value: 1)
@@ -76,7 +79,7 @@ public final class AdminServer: Sendable {
                         try channel.pipeline.syncOperations.addHandler(
                             AdminRequestHandler(
                                 proxy: proxy, readSetChange: readSetChange, limits: limits, access: access,
-                                openConnections: openConnections))
+                                openConnections: openConnections, tasks: tasks))
                     }
                 }
                 .bind(host: address.host, port: address.port)
@@ -88,14 +91,19 @@ public final class AdminServer: Sendable {
                 try? await channel.close()
                 throw error
             }
-            return AdminServer(channel: channel, address: HostPort(host: address.host, port: channel.localAddress?.port ?? address.port))
+            return AdminServer(
+                channel: channel, tasks: tasks, address: HostPort(host: address.host, port: channel.localAddress?.port ?? address.port))
         } catch {
             throw ProxyError.cannotListen(address, because: error)
         }
     }
 
+    /// Stops listening and ends every answer in progress (event streams included), closing its
+    /// connection; returns once none is left, so that the event loops may stop next. Stopped
+    /// after the proxy, the streams have carried its last events.
     public func stop() async {
         try? await channel.close()
+        await tasks.stop()
     }
 }
 
@@ -159,6 +167,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
     private let limits: AdminLimits
     private let access: AdminAccess
     private let openConnections: OpenConnections
+    private let tasks: AdminTasks
     private var head: HTTPRequestHead?
     private var body = ByteBuffer()
     private var bodyTooLarge = false
@@ -170,13 +179,14 @@ private final class AdminRequestHandler: ChannelInboundHandler {
 
     init(
         proxy: NetsimProxy, readSetChange: @escaping AdminServer.SetChangeReader, limits: AdminLimits, access: AdminAccess,
-        openConnections: OpenConnections
+        openConnections: OpenConnections, tasks: AdminTasks
     ) {
         self.proxy = proxy
         self.readSetChange = readSetChange
         self.limits = limits
         self.access = access
         self.openConnections = openConnections
+        self.tasks = tasks
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -215,7 +225,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 } else if request.route == .events, request.head.method == .GET {
                     startEventStream(request, on: channel)
                 } else {
-                    Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange)
+                    Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange, tasks: tasks)
                 }
             }
         }
@@ -240,7 +250,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
             let query = try request.query(allowed: AdminRoute.events.parameters)
             phone = try query["phone"].map { try Self.phone($0, of: proxy) }
         } catch {
-            Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange)
+            Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange, tasks: tasks)
             return
         }
         guard openConnections.becomeStream(channel, limit: limits.maximumEventStreams) else {
@@ -265,7 +275,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
             guard channel.isWritable else { return }
             channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: ": heartbeat\n\n"))), promise: nil)
         }
-        let writer = Task {
+        let writer = tasks.run(on: channel) {
             for await numberedEvent in events {
                 let data = numbered ? numberedEvent.jsonWithPhone : numberedEvent.event.json
                 let text = "event: \(numberedEvent.event.name)\ndata: \(data)\n\n"
@@ -275,22 +285,25 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                     break
                 }
             }
-            // The proxy stopped (or the client went): end the response and close.
-            channel.writeAndFlush(HTTPServerResponsePart.end(nil)).whenComplete { _ in channel.close(promise: nil) }
+            // The proxy stopped (or the client went, or the server stops): end the response
+            // and close, awaited, so that nothing is left for the event loop after the task.
+            try? await channel.writeAndFlush(HTTPServerResponsePart.end(nil)).get()
+            try? await channel.close()
         }
         // A client that goes ends the subscription: its task is cancelled, the stream ends.
         channel.closeFuture.whenComplete { _ in
             heartbeat.cancel()
-            writer.cancel()
+            writer?.cancel()
         }
     }
 
     // MARK: Requests
 
     private static func startResponse(
-        to request: AdminRequest, on channel: any Channel, proxy: NetsimProxy, readSetChange: @escaping AdminServer.SetChangeReader
+        to request: AdminRequest, on channel: any Channel, proxy: NetsimProxy, readSetChange: @escaping AdminServer.SetChangeReader,
+        tasks: AdminTasks
     ) {
-        Task { await respond(to: request, on: channel, proxy: proxy, readSetChange: readSetChange) }
+        tasks.run(on: channel) { await respond(to: request, on: channel, proxy: proxy, readSetChange: readSetChange) }
     }
 
     private static func respond(

@@ -347,8 +347,11 @@ final class EmulatedDevice {
         for waiter in waiters { waiter.linkMayHaveRoom(direction) }
     }
 
-    func delivered(_ bytes: Int, _ direction: Direction) {
+    /// `bytes` were handed to the receiving socket, after waiting `readerWait` emulated seconds
+    /// for it to take them (0 when it took them when the link delivered them).
+    func delivered(_ bytes: Int, _ direction: Direction, readerWait: Double) {
         tally.delivered(bytes, direction)
+        if readerWait > 0 { tally.waitedForReader(bytes, direction, seconds: readerWait) }
     }
 
     func connectionWasReset(_ connection: ProxiedConnection) {
@@ -742,10 +745,12 @@ final class EmulatedDevice {
             eventCounts: model.eventCounts,
             eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number,
             timelinePauses: model.timelinePauses.isEmpty ? nil : model.timelinePauses,
-            timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil, datagrams: datagrams.figures)
+            timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil, datagrams: datagrams.figures,
+            readerWait: tally.readerWait)
     }
 
-    /// Stops the timeline and closes every connection; the run ended at `time`.
+    /// Stops the timeline and resets every connection still open (cut unfinished); the run
+    /// ended at `time`.
     func stop(at time: Double) {
         _ = phone.closeJournal(through: .infinity)
         releaseHeldEffects(nil)
@@ -757,6 +762,6 @@ final class EmulatedDevice {
             roomTimers[direction]?.cancel()
             roomWaiters[direction] = []
         }
-        for connection in connections.values { connection.close() }
+        for connection in connections.values { connection.cut() }
     }
 }

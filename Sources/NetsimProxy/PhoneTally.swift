@@ -8,6 +8,7 @@ struct PhoneTally {
     private(set) var connections = ConnectionCounters()
     private(set) var bytesDelivered = PerDirection<Int>(up: 0, down: 0)
     private(set) var segmentsDelivered = SegmentCounts()
+    private(set) var readerWait = PerDirection(up: ReaderWaitFigures(), down: ReaderWaitFigures())
     /// The latest wake-ups, for `/status` (`ProxyStatus.wakeUpListLimit` of them at most).
     private(set) var recentWakeUps: [WakeUp] = []
     private var destinations = DestinationWaitLedger()
@@ -21,6 +22,12 @@ struct PhoneTally {
     mutating func delivered(_ bytes: Int, _ direction: Direction) {
         bytesDelivered[direction] += bytes
         segmentsDelivered.add(bytes, direction)
+    }
+
+    /// A chunk of `bytes` the link had delivered waited `seconds` for the receiving socket to
+    /// take it.
+    mutating func waitedForReader(_ bytes: Int, _ direction: Direction, seconds: Double) {
+        readerWait[direction].add(bytes: bytes, waited: seconds)
     }
 
     /// A connection to `destination` carried its first chunk: counted under that name. Its

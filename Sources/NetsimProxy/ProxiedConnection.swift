@@ -19,6 +19,10 @@ final class ProxiedConnection {
     private var channels = PerDirection<Channel?>(up: nil, down: nil)
     private var handlers = PerDirection<ProxySideHandler?>(up: nil, down: nil)
     private var timers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
+    /// Per direction, whether the last delivery pass stopped, items waiting, because the
+    /// destination took no more: what the next pass delivers waited for the reader from its
+    /// due time on, not for the link.
+    private var heldByReader = PerDirection(up: false, down: false)
     /// Each side's TCP give-up on bytes a silenced path swallowed (`Action.armGiveUp`).
     private var giveUps = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
     /// When the later of the connection's FINs was on the emulated radio (for captures).
@@ -50,6 +54,7 @@ final class ProxiedConnection {
     func attach(_ channel: Channel, as side: Side) throws {
         let handler = ProxySideHandler(side: side, connection: self)
         try channel.pipeline.syncOperations.addHandler(handler)
+        if side == .client { Self.boundUnread(channel, to: device.options.receiveWindow) }
         channels[side] = channel
         handlers[side] = handler
         machine.attached(side)
@@ -164,9 +169,17 @@ final class ProxiedConnection {
         execute(machine.replanned(direction, dues: dues.map(device.clock.deadline), now: device.clock.loopNow))
     }
 
-    /// Closes both sides now (the run is over).
-    func close() {
-        execute(machine.close())
+    /// Resets both sides now (the run is over; see `ConnectionStateMachine.cut`).
+    func cut() {
+        execute(machine.cut())
+    }
+
+    /// Bounds what the client's socket holds that its app has not read to about `window`
+    /// (`ProxyOptions.receiveWindow`): the channel stops being writable above half of it, and
+    /// the kernel's send buffer holds the other half.
+    private static func boundUnread(_ channel: Channel, to window: Int) {
+        channel.setOption(ChannelOptions.writeBufferWaterMark, value: .init(low: window / 4, high: window / 2)).whenFailure { _ in }
+        channel.setOption(ChannelOptions.socketOption(.so_sndbuf), value: SocketOptionValue(window / 4)).whenFailure { _ in }
     }
 
     /// Closes with a RST instead of a FIN: SO_LINGER with a zero timeout.
@@ -236,11 +249,13 @@ final class ProxiedConnection {
         guard machine.delivers, let destination = channels[direction.destination] else { return }
         let now = device.clock.loopNow
         var wrote = false
+        var due = machine.nextDue(direction)
         while let item = machine.nextDelivery(direction, now: now, destinationWritable: destination.isWritable) {
             switch item {
             case .data(let buffer, let byteCount):
                 bytesDelivered[direction] += byteCount
-                device.delivered(byteCount, direction)
+                let waited = heldByReader[direction] ? due.map { device.clock.seconds(from: $0, to: now) } ?? 0 : 0
+                device.delivered(byteCount, direction, readerWait: waited)
                 destination.write(buffer, promise: nil)
                 wrote = true
             case .end:
@@ -263,8 +278,12 @@ final class ProxiedConnection {
                 }
                 return
             }
+            due = machine.nextDue(direction)
         }
         if wrote { destination.flush() }
+        // Unwritable with items waiting: no timer is armed for them, and those due by the time
+        // it is writable again waited for the reader (see `deliveryPassEnded`).
+        heldByReader[direction] = !destination.isWritable && machine.nextDue(direction) != nil
         execute(
             machine.deliveryPassEnded(
                 direction, destinationWritable: destination.isWritable, linkHasRoom: device.linkHasRoom))

@@ -30,6 +30,11 @@ struct ProxyClock: Sendable {
         Double((loop.now - origin).nanoseconds) / 1e9 * timeScale
     }
 
+    /// The emulated seconds from `start` to `end` on the loop's clock.
+    func seconds(from start: NIODeadline, to end: NIODeadline) -> Double {
+        Double((end - start).nanoseconds) / 1e9 * timeScale
+    }
+
     /// The loop-clock deadline of an emulated time.
     ///
     /// Clamped to `latestOffset` after the origin (and to the origin before it): every value is

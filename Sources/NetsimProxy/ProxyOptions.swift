@@ -19,6 +19,14 @@ public struct ProxyOptions: Sendable {
     public var maximumConnections = ProxyOptions.connectionsWithinFileLimit
     /// Which clients the front ends serve and where they may go.
     public var access = AccessPolicy()
+    /// About the most bytes handed to a client's socket that its app has not read yet: a
+    /// phone's TCP receive window. Without a bound, loopback's socket buffers (several MB)
+    /// take bytes an app reads slowly or never, counted as delivered, and the proxy keeps
+    /// reading the upstream and charging the emulated link and radio for them. Half of it is
+    /// the client channel's write buffer (its high water mark: above it the channel is not
+    /// writable, the connection stops delivering and reading the upstream), half the socket's
+    /// send buffer (`SO_SNDBUF`, which the kernel doubles: a quarter is asked for).
+    public var receiveWindow = 1024 * 1024
 
     public init() {}
 }

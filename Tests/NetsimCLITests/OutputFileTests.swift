@@ -167,6 +167,70 @@ struct OutputFileTests {
         }
     }
 
+    /// The files of a report set in `directory`, each's contents by name.
+    private func reportSet(_ directory: String) throws -> [String: String] {
+        var set: [String: String] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory) {
+            set[name] = try String(contentsOfFile: directory + "/" + name, encoding: .utf8)
+        }
+        return set
+    }
+
+    /// A set whose writing stops part-way (here its third file cannot be rendered; a kill, a
+    /// full disk) leaves the previous set whole: no file of the new one is in place.
+    @Test("a report set cut short leaves the previous set whole, not a mix of two runs")
+    func reportSetCutShort() async throws {
+        try await withDirectory { directory in
+            try writeReports(out: directory, name: "bench-x", formats: [.md, .json, .html], markdown: "") { format in
+                Data("old \(format.rawValue)".utf8)
+            }
+            struct Killed: Error {}
+            #expect(throws: ExitCode(1)) {
+                try writeReports(out: directory, name: "bench-x", formats: [.md, .json, .html], markdown: "") { format in
+                    if format == .html { throw Killed() }
+                    return Data("new \(format.rawValue)".utf8)
+                }
+            }
+            #expect(try reportSet(directory) == ["bench-x.md": "old md", "bench-x.json": "old json", "bench-x.html": "old html"])
+        }
+    }
+
+    /// What a killed netsim leaves (its process id is gone): a set killed during its renames
+    /// (marker written, the Markdown moved, the JSON and HTML not yet) is finished by the next
+    /// write into the directory, so the set is wholly the killed run's; a set killed while
+    /// being written (no marker) and an 8 MB temporary file are removed.
+    @Test("stale writes of a killed run are cleared by the next, and a set killed during its renames is finished")
+    func staleWritesCleared() async throws {
+        try await withDirectory { directory in
+            let dead = "2147483646"
+            try writeReports(out: directory, name: "bench-x", formats: [.md, .json, .html], markdown: "") { format in
+                Data("old \(format.rawValue)".utf8)
+            }
+            let renaming = directory + "/.netsim-set.\(dead).\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: renaming, withIntermediateDirectories: false)
+            try "killed md".write(toFile: directory + "/bench-x.md", atomically: false, encoding: .utf8)
+            try "killed json".write(toFile: renaming + "/bench-x.json", atomically: false, encoding: .utf8)
+            try "killed html".write(toFile: renaming + "/bench-x.html", atomically: false, encoding: .utf8)
+            try "bench-x.md\nbench-x.json\nbench-x.html".write(toFile: renaming + "/.complete", atomically: false, encoding: .utf8)
+            let writing = directory + "/.netsim-set.\(dead).\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: writing, withIntermediateDirectories: false)
+            try "half".write(toFile: writing + "/bench-x.md", atomically: false, encoding: .utf8)
+            let temporary = directory + "/.bench-x.json.\(dead).\(UUID().uuidString).tmp"
+            #expect(FileManager.default.createFile(atPath: temporary, contents: Data(count: 8 << 20)))
+            // The next run's report cannot be rendered: only the clearing happens.
+            struct Killed: Error {}
+            #expect(throws: ExitCode(1)) {
+                try writeReports(out: directory, name: "bench-x", formats: [.md, .json, .html], markdown: "") { _ in throw Killed() }
+            }
+            #expect(try reportSet(directory) == ["bench-x.md": "killed md", "bench-x.json": "killed json", "bench-x.html": "killed html"])
+            // A single report's temporary file is cleared by the next write of that report.
+            let single = directory + "/.run.json.\(dead).\(UUID().uuidString).tmp"
+            #expect(FileManager.default.createFile(atPath: single, contents: Data("partial".utf8)))
+            try writeAtomically(Data("run".utf8), toPath: directory + "/run.json")
+            #expect(!FileManager.default.fileExists(atPath: single))
+        }
+    }
+
     /// Issue 19: `--pcap /dev/full` printed "incomplete" and exited 0.
     @Test("a capture cut short says how much was lost, and the run exits with status 4")
     func captureCutShort() async throws {

@@ -223,7 +223,8 @@ struct ConnectionStateMachineTests {
         #expect(machine.bytesWaiting(.up) == 0)
         #expect(machine.reset() == [])
         #expect(machine.bytesRead(from: .client) == .drop([]))
-        #expect(machine.inactive(.client) == [.close(.upstream)])
+        // The client's abort reports it gone before the upstream's abort comes: a RST still.
+        #expect(machine.inactive(.client) == [.abort(.upstream)])
         #expect(machine.inactive(.upstream) == [.finish(cleanly: false)])
     }
 
@@ -397,17 +398,38 @@ struct ConnectionStateMachineTests {
 
     // MARK: Closing
 
-    @Test("closing while bytes are due drops them and closes both sides")
-    func closeWhileBytesDue() {
+    /// A connection the end of the run cuts unfinished resets both sides, so that a client
+    /// reading to EOF never takes the truncated transfer for the whole; a side reported gone
+    /// first (its close is synchronous) leaves a RST for the other too.
+    @Test("the run's end resets both sides of an unfinished connection and drops what waits")
+    func cutWhileBytesDue() {
         var machine = Self.openConnection()
         _ = machine.bytesScheduled("a", byteCount: 1, .up, verdict: .deliver(at: 5), now: 0)
         _ = machine.bytesScheduled("b", byteCount: 1, .down, verdict: .deliver(at: 6), now: 0)
-        #expect(machine.close() == [.cancelTimer(.up), .cancelTimer(.down), .close(.client), .close(.upstream)])
+        #expect(machine.cut() == [.cancelTimer(.up), .cancelTimer(.down), .abort(.client), .abort(.upstream)])
         #expect(Self.deliver(&machine, .up, now: 10) == [])
         #expect(machine.timerFired(.up) == [.deliver(.up)])
         #expect(machine.delivers == false)
-        #expect(machine.inactive(.client) == [.close(.upstream)])
+        #expect(machine.inactive(.client) == [.abort(.upstream)])
         #expect(machine.inactive(.upstream) == [.finish(cleanly: false)])
+    }
+
+    @Test("the run's end resets a half-closed, a silenced and a dialing connection, and leaves a closing one")
+    func cutInEveryLifecycle() {
+        var halfClosed = Self.openConnection()
+        _ = halfClosed.inputClosed(on: .client)
+        #expect(halfClosed.cut() == [.abort(.client), .abort(.upstream)])
+        var silenced = Self.openConnection()
+        _ = silenced.silence()
+        #expect(silenced.cut() == [.abort(.client), .abort(.upstream)])
+        var dialing = Machine(bufferLimit: 100)
+        dialing.attached(.client)
+        _ = dialing.activated(.client)
+        dialing.attached(.upstream)
+        #expect(dialing.cut() == [.abort(.client), .abort(.upstream)])
+        var reset = Self.openConnection()
+        _ = reset.reset()
+        #expect(reset.cut() == [])
     }
 
     @Test("a side gone while its peer's bytes are due: they are dropped, its own still go")

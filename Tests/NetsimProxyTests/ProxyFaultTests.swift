@@ -25,6 +25,65 @@ import Testing
         #expect(report.connections.closed == 20)
     }
 
+    /// A download the end of the run cuts short ends in ECONNRESET for the client, not a clean
+    /// EOF that a client reading to the end would take for the whole transfer.
+    @Test("a client mid-download when the run ends gets a reset, not a clean end")
+    func theRunsEndResetsAnUnfinishedDownload() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let slow = LinkParameters(capacity: .rate(bitsPerSecond: 1e6))
+        let profile = Profile(
+            name: "slow-down", description: "", networks: [Network(name: "net", radio: .none, up: LinkParameters(), down: slow)],
+            start: "net")
+        let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
+        let client = try await Loopback.connect(port: port)
+        let payload = 400_000
+        let (received, failure) = try await client.executeThenClose { inbound, outbound -> (Int, (any Error)?) in
+            try await outbound.write(ByteBuffer(repeating: 1, count: payload))
+            var received = 0
+            var stopped = false
+            do {
+                for try await chunk in inbound {
+                    received += chunk.readableBytes
+                    if received >= 10_000, !stopped {
+                        stopped = true
+                        _ = try await proxy.stop()
+                    }
+                }
+                return (received, nil)
+            } catch {
+                return (received, error)
+            }
+        }
+        #expect(received < payload)
+        #expect((failure as? IOError)?.errnoCode == ECONNRESET, "after \(received) bytes: \(String(describing: failure))")
+        try await server.close()
+    }
+
+    /// A client that never reads holds about the receive window (1 MiB) handed over unread:
+    /// the proxy's write buffer and its socket's send buffer are bounded, so loopback's socket
+    /// buffers (several MB) no longer take a download the app never reads.
+    @Test("a client that never reads is handed about a receive window, not megabytes")
+    func aClientThatNeverReadsIsHandedAboutAWindow() async throws {
+        let (server, serverPort) = try await Loopback.echoServer()
+        let (proxy, port) = try await Loopback.proxy(.passThrough, upstreamPort: serverPort)
+        let client = try await ClientBootstrap(group: Loopback.group).channelOption(ChannelOptions.autoRead, value: false)
+            .connect(host: "127.0.0.1", port: port).get()
+        for _ in 0..<64 { client.write(ByteBuffer(repeating: 5, count: 256 * 1024), promise: nil) }
+        client.flush()
+        // Until what was handed over stops growing (checked every half second).
+        var handedOver = -1
+        for _ in 0..<40 {
+            let now = try await proxy.status().bytes.down
+            if now == handedOver, now > 0 { break }
+            handedOver = now
+            try await Task.sleep(for: .milliseconds(500))
+        }
+        #expect(handedOver > 0 && handedOver < 2_500_000, "\(handedOver) bytes handed to a client that read none")
+        try await client.close()
+        _ = try await proxy.stop()
+        try await server.close()
+    }
+
     @Test("a client beyond the connection cap is reset at once; the cap frees as connections close")
     func connectionCap() async throws {
         let (server, serverPort) = try await Loopback.echoServer()

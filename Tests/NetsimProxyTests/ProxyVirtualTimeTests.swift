@@ -105,6 +105,46 @@ import Testing
         #expect(phone.report().connections.blackholed == 1)
     }
 
+    /// A client that stops reading (its socket takes no more: NIO's channel is not writable
+    /// above the write buffer's high water mark) stops the download there: nothing more is
+    /// handed to it, the upstream is no longer read, and the link and radio carry nothing more.
+    /// When it reads again every byte arrives, and the report puts the time the chunks waited
+    /// for it in `readerWait`, apart from the link's delays. 1 MB/s each way, the proxy
+    /// holding 64 KiB a direction.
+    @Test func aClientThatStopsReadingHoldsTheFlowAndTheWaitIsTheReaders() throws {
+        var options = ProxyOptions()
+        options.bufferLimit = 64 * 1024
+        let phone = try VirtualPhone(Self.profile(LinkParameters(capacity: .rate(bitsPerSecond: 8e6))), options: options)
+        let connection = try phone.connect()
+        let payload = Loopback.randomBytes(2_000_000, seed: 6)
+        connection.write(payload)
+        try phone.advance(to: 0.5, step: 0.01)
+        connection.client.channel.isWritable = false
+        connection.client.channel.pipeline.fireChannelWritabilityChanged()
+        let handedOver = phone.report().bytes.down
+        try phone.advance(to: 1, step: 0.01)
+        let onAir = phone.report().radio.bytes.down
+        try phone.advance(to: 3, step: 0.01)
+        let held = phone.report()
+        #expect(held.bytes.down == handedOver, "bytes handed to a client that took none")
+        #expect(held.radio.bytes.down == onAir, "the link carried bytes for a client that took none")
+        #expect(onAir < payload.count / 2, "the upstream was read on: \(onAir) bytes on air")
+        connection.client.channel.isWritable = true
+        connection.client.channel.pipeline.fireChannelWritabilityChanged()
+        let done = try #require(try phone.advance(until: 6, step: 0.01) { connection.clientReceived.count == payload.count })
+        #expect(connection.clientReceived == payload)
+        let report = phone.report()
+        let waited = try #require(report.readerWait?.down)
+        // The first chunk held arrived by 0.6 s and waited to 3 s.
+        #expect(waited.maxSeconds > 2.3 && waited.maxSeconds <= 2.5 + 1e-9, "\(waited)")
+        #expect(waited.chunks >= 1 && waited.bytes > 0, "\(waited)")
+        #expect(report.readerWait?.up.chunks == 0)
+        // The link's own delays stay what they were: the wait is the reader's, not a queue.
+        let queued = report.destinations?.compactMap { $0.waits[.queue]?.maxSeconds }.max() ?? 0
+        #expect(queued < 0.5, "the link's queue held a chunk \(queued) s")
+        #expect(done < 5)
+    }
+
     /// A phone's TCP gives up on bytes a dead path swallows after `tcp_retries2` (924.6 s): the
     /// proxy fails the client then, not a step before.
     @Test func aClientWhoseBytesABlackholeSwallowedFailsWhenTCPWouldGiveUp() throws {

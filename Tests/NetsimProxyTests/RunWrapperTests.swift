@@ -139,6 +139,141 @@ import Darwin
         #expect(missing.output.contains("cannot run no-such-command-anywhere"), "\(missing.output)")
     }
 
+    /// With a wrapped command, standard output is the command's alone: the run summary goes to
+    /// standard error, quiet or not, so `netsim run -- ./emit-json > out.json` writes valid JSON.
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"))
+    func aWrappedCommandsStandardOutputIsItsOwn() throws {
+        let json = FrontEndPeers.scratchFile() + ".json"
+        defer { try? FileManager.default.removeItem(atPath: json) }
+        for quiet in [["--quiet"], []] {
+            let run = try FrontEndPeers.run(
+                [
+                    "sh", "-c", "exec \"$0\" \"$@\" > \(json)", Self.netsim!, "run", "--http-proxy", ":0",
+                ] + quiet + ["--", "printf", #"{"ok": true}"#], timeout: .seconds(30))
+            #expect(run.status == 0, "\(run.output)")
+            #expect(run.output.contains("netsim run: profile"), "the summary, on standard error: \(run.output)")
+            let written = try #require(FileManager.default.contents(atPath: json))
+            #expect(String(decoding: written, as: UTF8.self) == #"{"ok": true}"#, "\(quiet)")
+            #expect((try? JSONSerialization.jsonObject(with: written)) != nil, "\(quiet)")
+        }
+    }
+
+    /// A run that ends while event streams (`GET /events`, the dashboard's live feed) are open
+    /// ends them before its event loops stop: it exits 0 and writes its report. Writing to a
+    /// stream after the loops had shut down crashed the debug build ("leaking promise", exit 132,
+    /// no report).
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"))
+    func aRunEndsCleanlyWithEventStreamsOpen() async throws {
+        let output = FrontEndPeers.scratchFile()
+        let report = FrontEndPeers.scratchFile() + ".json"
+        defer {
+            try? FileManager.default.removeItem(atPath: output)
+            try? FileManager.default.removeItem(atPath: report)
+        }
+        let netsim = try FrontEndPeers.spawn(
+            [Self.netsim!, "run", "--http-proxy", ":0", "--admin", "127.0.0.1:0", "--duration", "3s", "--report", report], output: output)
+        var status: Int32 = 0
+        defer {
+            if waitpid(netsim, &status, WNOHANG) == 0 {
+                kill(netsim, SIGKILL)
+                _ = waitpid(netsim, &status, 0)
+            }
+        }
+        let announced = "admin API and live dashboard on http://127.0.0.1:"
+        var port: Int?
+        let started = ContinuousClock.now
+        while port == nil, ContinuousClock.now - started < .seconds(20) {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            port = text.range(of: announced).flatMap { Int(text[$0.upperBound...].prefix { $0.isNumber }) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let admin = try #require(port, "the admin API never listened")
+        var streams: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
+        for _ in 0..<4 {
+            let stream = try await Loopback.connect(port: admin)
+            try await stream.channel.writeAndFlush(ByteBuffer(string: "GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(admin)\r\n\r\n"))
+            streams.append(stream)
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while waitpid(netsim, &status, WNOHANG) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        for stream in streams { try? await stream.channel.close() }
+        let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+        #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 0, "wait status \(status): \(text)")
+        #expect(FileManager.default.fileExists(atPath: report), "\(text)")
+        #expect(!text.contains("leaking promise") && !text.contains("Cannot schedule tasks"), "\(text)")
+    }
+
+    /// The ways a run with a wrapped command ends.
+    enum RunEnding: String, CaseIterable, CustomTestStringConvertible {
+        case duration, sigint, sigterm, commandExits, sigkill
+        var testDescription: String { rawValue }
+    }
+
+    /// Nothing a wrapped command starts outlives the run, however it ends: the command is a
+    /// shell that ignores SIGTERM (as its children then do), starts a background child, and
+    /// becomes a foreground one (exec), or exits. After the run neither process lives: the
+    /// group got SIGTERM, then SIGKILL a grace period (1 s) later; when netsim itself is
+    /// killed, its supervisor kills the group (Linux).
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"), arguments: RunEnding.allCases)
+    func nothingTheCommandStartedOutlivesTheRun(_ ending: RunEnding) throws {
+        #if !os(Linux)
+        if ending == .sigkill { return }
+        #endif
+        let pids = FrontEndPeers.scratchFile()
+        let output = FrontEndPeers.scratchFile()
+        defer {
+            try? FileManager.default.removeItem(atPath: pids)
+            try? FileManager.default.removeItem(atPath: output)
+        }
+        // The shell becomes the foreground child (exec), so the two pids are the whole tree.
+        let last = ending == .commandExits ? "exit 0" : "exec sleep 600"
+        let script = "trap '' TERM; sleep 600 & echo $$ $! > \(pids).part && mv \(pids).part \(pids); \(last)"
+        let duration = ending == .duration ? ["--duration", "2s"] : []
+        let netsim = try FrontEndPeers.spawn(
+            [Self.netsim!, "run", "--quiet", "--http-proxy", ":0", "--grace-period", "1s"] + duration + ["--", "sh", "-c", script],
+            output: output)
+        var status: Int32 = 0
+        defer {
+            if waitpid(netsim, &status, WNOHANG) == 0 {
+                kill(netsim, SIGKILL)
+                _ = waitpid(netsim, &status, 0)
+            }
+        }
+        let started = ContinuousClock.now
+        while FileManager.default.contents(atPath: pids) == nil, ContinuousClock.now - started < .seconds(20) { usleep(20_000) }
+        let tree = String(decoding: FileManager.default.contents(atPath: pids) ?? Data(), as: UTF8.self)
+            .split(whereSeparator: \.isWhitespace).compactMap { pid_t($0) }
+        defer { for pid in tree where Self.isAlive(pid) { kill(pid, SIGKILL) } }
+        try #require(tree.count == 2, "the command never started: \(String(decoding: FrontEndPeers.contents(output), as: UTF8.self))")
+        switch ending {
+        case .sigint: kill(netsim, SIGINT)
+        case .sigterm: kill(netsim, SIGTERM)
+        case .sigkill: kill(netsim, SIGKILL)
+        case .duration, .commandExits: break
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while waitpid(netsim, &status, WNOHANG) == 0, ContinuousClock.now < deadline { usleep(20_000) }
+        #expect(ContinuousClock.now < deadline, "netsim did not end")
+        // A process killed with its parent is reaped by whoever adopts it; it is gone once dead.
+        let gone = ContinuousClock.now + .seconds(5)
+        while tree.contains(where: Self.isAlive), ContinuousClock.now < gone { usleep(20_000) }
+        for pid in tree { #expect(!Self.isAlive(pid), "process \(pid) of the command outlived the run (\(ending))") }
+    }
+
+    /// Whether `pid` runs: on Linux, whether it exists and is not a zombie (a dead process not
+    /// yet reaped).
+    static func isAlive(_ pid: pid_t) -> Bool {
+        #if os(Linux)
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let end = stat.lastIndex(of: ")") else {
+            return false
+        }
+        let state = stat[stat.index(after: end)...].drop(while: { $0 == " " }).first
+        return state != "Z" && state != "X"
+        #else
+        return kill(pid, 0) == 0
+        #endif
+    }
+
     /// A run whose duration ends before its command stops the command with SIGTERM, which the
     /// command gets at its default (exit status 143 = 128 + 15) and neither blocked nor
     /// ignored: a command started from a task thread used to inherit the thread's blocked

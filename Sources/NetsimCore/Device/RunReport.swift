@@ -41,15 +41,20 @@ public struct RunReport: Sendable, Codable, Equatable {
     /// With `--junit-in`: the radio's promotions, wake time and energy per test case of the
     /// user's runner, the last row what fell outside every test; absent otherwise.
     public var tests: [TestRadioFigures]? = nil
+    /// Per direction, what the receiving app held up: chunks the link had delivered that waited
+    /// for the receiving socket to take them (a slow reader). Absent from a model bench's
+    /// per-device reports.
+    public var readerWait: PerDirection<ReaderWaitFigures>?
 
     public init(
         netsimVersion: String, profile: String, seed: UInt64, durationSeconds: Double, connections: ConnectionCounters,
         bytes: PerDirection<Int>, segments: SegmentCounts, radio: RadioReport, radioLatency: RadioWaitTotals,
         chunkDelays: PerDirection<ChunkDelayFigures>? = nil, destinations: [DestinationFigures]? = nil, events: [DeviceEvent],
         eventCounts: [DeviceEvent.Kind: Int], eventsNotListed: Int, phone: Int? = nil, timelinePauses: [TimelinePause]? = nil,
-        timelineDelaySeconds: Double? = nil, datagrams: DatagramFigures? = nil
+        timelineDelaySeconds: Double? = nil, datagrams: DatagramFigures? = nil, readerWait: PerDirection<ReaderWaitFigures>? = nil
     ) {
         self.datagrams = datagrams
+        self.readerWait = readerWait
         self.phone = phone
         self.timelineDelaySeconds = timelineDelaySeconds
         self.timelinePauses = timelinePauses

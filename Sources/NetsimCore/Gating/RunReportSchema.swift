@@ -40,7 +40,7 @@ extension ReportSchema {
             radioLatency: model.radioWaits(until: 1), chunkDelays: model.chunkDelays(until: 1),
             destinations: destinations.figures(until: 1), events: [],
             eventCounts: Dictionary(uniqueKeysWithValues: DeviceEvent.Kind.allCases.map { ($0, 1) }), eventsNotListed: 0,
-            datagrams: datagrams)
+            datagrams: datagrams, readerWait: PerDirection(up: ReaderWaitFigures(), down: ReaderWaitFigures()))
         let json = try! JSONEncoder().encode(report)
         return try! JSONDecoder().decode(ReportTree.self, from: json)
     }
