@@ -180,6 +180,7 @@ public struct BenchCommand: AsyncParsableCommand {
             switch engine {
             case .live: part = try await BenchRunner.play(configuration, logger: logger) { display.show($0) }
             case .model:
+                BuildKind.noteIfDebug("the model engine")
                 let watch = StopSignals.watch { stopRequest.stop(by: $0) }
                 defer { watch.cancel() }
                 part = ModelBenchRunner.play(configuration, shouldStop: { stopRequest.stoppedBy != nil }, onProgress: { display.show($0) })

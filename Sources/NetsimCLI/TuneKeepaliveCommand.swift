@@ -238,6 +238,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
 
     public func run() async throws {
         try requireReportDirectory(out)
+        BuildKind.noteIfDebug("the keepalive sweep")
         let names = profiles.isEmpty ? ["lte-good", "umts-3g", "nr-sa"] : profiles
         var sweep = KeepaliveSweep(profiles: try names.map(resolveProfile), transport: transport)
         try configure(&sweep)
