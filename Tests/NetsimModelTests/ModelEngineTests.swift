@@ -109,19 +109,26 @@ struct ModelEngineTests {
 
     /// One keepalive ping a minute on an idle LTE phone for an hour: the connection's own
     /// wake-up plus 59 pings (each period is 60 s plus the ping's round trip) are 60 isolated
-    /// wake-ups of about 11.37 J each (0.26 s promotion at 1.21 W, a little continuous
-    /// reception at 1.06 W, the 0.1 s + 10 s tails), the rest idle at 19.955 mW.
+    /// wake-ups of lte-good's radio (verizon-lte: a 0.279 s promotion, 0.1 s of continuous
+    /// reception, 9.9 s of DRX at a 320 ms cycle, about 2.64 J each by hand), the rest idle at
+    /// 19.955 mW (43 ms of paging at 594 mW every 1.28 s).
     @Test func oneKeepaliveAMinuteOnIdleLTEIsSixtyIsolatedWakeUps() throws {
         let run = Self.run(try Self.keepaliveOnly(profile: "lte-good"))
         let device = try #require(run[.grpc]?.first)
         #expect(device.radio.promotions == 60)
         #expect(device.connections.opened == 1)
+        guard case .lte(let radio)? = try RadioCatalog.builtin(named: "verizon-lte")?.parameters else {
+            Issue.record("verizon-lte is not an LTE radio")
+            return
+        }
+        let wakeUp = isolatedWakeUp(radio)
+        #expect(abs(wakeUp.joules - 2.64) < 0.01, "by hand: 0.279 x 0.4205 + 0.1 x 0.4205 + DRX = 2.64 J")
         let idleSeconds = device.radio.secondsByState[.idle] ?? 0
-        let expected = 60 * 11.367 + 0.019955 * idleSeconds
+        let expected = 60 * wakeUp.joules + 0.019955 * idleSeconds
         #expect(
             abs(device.radio.energyJoules - expected) / expected < 0.02,
             "energy \(device.radio.energyJoules) J, expected about \(expected) J")
-        #expect(abs(device.radio.wakeSeconds - 60 * 10.45) < 60 * 0.2, "wake \(device.radio.wakeSeconds) s")
+        #expect(abs(device.radio.wakeSeconds - 60 * (wakeUp.seconds + 0.05)) < 60 * 0.2, "wake \(device.radio.wakeSeconds) s")
         #expect(device.server.pingsReceived == 59)
     }
 
@@ -233,4 +240,15 @@ struct ModelEngineTests {
             #expect(device.app.detections.allSatisfy { $0 == 0 })
         }
     }
+}
+
+/// One isolated LTE wake-up on a radio, from its parameters as Video Optimizer prices it: the
+/// promotion, the inactivity timer's continuous reception, then short and long DRX at their
+/// duty-cycled power. The ping's own round trip adds a little continuous reception on top.
+func isolatedWakeUp(_ p: LTERadioParameters) -> (joules: Double, seconds: Double) {
+    func duty(_ cycle: Double) -> Double { (p.drxOnDuration * p.drxOnPower + (cycle - p.drxOnDuration) * p.tailPower) / cycle }
+    let joules =
+        p.promotionTime * p.promotionPower + p.inactivityTimer * p.beta + p.shortDRXTime * duty(p.shortDRXCycle)
+        + p.longDRXTime * duty(p.longDRXCycle)
+    return (joules, p.promotionTime + p.inactivityTimer + p.shortDRXTime + p.longDRXTime)
 }
