@@ -388,6 +388,52 @@ waited=${slow#* }
 held=no
 [ -n "$handed" ] && [ $((handed - read_bytes)) -lt 2500000 ] && held=yes
 row "a client reading 100 kB/s" "$held" "want handed over - read < 2.5 MB; got $handed - $read_bytes B (readerWait.down: $waited chunk(s))"
+# 12. The admin API's token and requests with two readings.
+short=$(exit_code "$NETSIM" run --listen ":$listen_port" --upstream ":$echo_port" --admin "0.0.0.0:$admin_port" --admin-token '')
+weak=$(exit_code "$NETSIM" run --listen ":$listen_port" --upstream ":$echo_port" --admin ":$admin_port" --admin-token s3cret)
+token=0123456789abcdef0123
+start_netsim --upstream "127.0.0.1:$echo_port" --admin-token "$token" || exit 1
+lower=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: bearer $token" "http://127.0.0.1:$admin_port/status")
+two_hosts=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" -H 'Host: localhost' -H 'Host: attacker.example' "http://127.0.0.1:$admin_port/status")
+absolute_form=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" --request-target "http://attacker.example/status" "http://127.0.0.1:$admin_port/status")
+held=no
+[ "$short$weak" = 6464 ] && [ "$lower$two_hosts$absolute_form" = 200400400 ] && held=yes
+row "admin token '' and 6 chars; bearer, 2 Hosts" "$held" "want exit 64/64, HTTP 200/400/400; got $short/$weak, $lower/$two_hosts/$absolute_form"
+stop_netsim
+
+# 13. Parts of a sharded bench from elsewhere: checked sums, bounds, names, escaping.
+"$NETSIM" bench --engine model --profile lte-good --devices 4 --duration 10m --quiet --out "$work/parts" --shard 0/2 2>/dev/null
+"$NETSIM" bench --engine model --profile lte-good --devices 4 --duration 10m --quiet --out "$work/parts" --shard 1/2 2>/dev/null
+hostile_merge() {  # name, sed expression on part 0 (and part 1 with "both"): the merge's exit code
+    mkdir -p "$work/h-$1"
+    sed -E "$2" "$work/parts/bench-lte-good.shard-0-of-2.json" >"$work/h-$1/a.shard-0-of-2.json"
+    if [ "${3:-}" = both ]; then
+        sed -E "$2" "$work/parts/bench-lte-good.shard-1-of-2.json" >"$work/h-$1/b.shard-1-of-2.json"
+    else
+        cp "$work/parts/bench-lte-good.shard-1-of-2.json" "$work/h-$1/b.shard-1-of-2.json"
+    fi
+    timeout 60 "$NETSIM" report merge "$work/h-$1" --out "$work/h-$1/out" >/dev/null 2>"$work/h-$1.err"
+    echo $?
+}
+huge=$(hostile_merge huge 's/"opened":[0-9]+/"opened":9223372036854775807/')
+negative=$(hostile_merge negative 's/"bytes":\{"down":[0-9]+/"bytes":{"down":-5/')
+nan=$(hostile_merge nan 's/"endSeconds":/"endSeconds":NaN,"x":/')
+e308=$(hostile_merge e308 's/"devicesPerTransport":[0-9]+/"devicesPerTransport":1e308/')
+version=$(hostile_merge version 's/"netsimVersion":"[^"]*"/"netsimVersion":"0.0.1"/')
+bomb=$(hostile_merge bomb 's/"shard":\{"count":2/"shard":{"count":1000000000/')
+named=0
+for case in huge negative nan e308 version bomb; do grep -q "a.shard-0-of-2.json\|b.shard-1-of-2.json" "$work/h-$case.err" && named=$((named + 1)); done
+held=no
+[ "$huge$negative$nan$e308$version$bomb" = 111111 ] && [ "$named" = 6 ] && held=yes
+row "merge: 2^63-1, -5 B, NaN, 1e308, version, 1e9" "$held" "want exit 1 x6, file named x6; got $huge/$negative/$nan/$e308/$version/$bomb, named $named"
+
+traversal=$(hostile_merge traversal 's/"(profile|name)":"lte-good"/"\1":"x\/..\/..\/escaped"/g' both)
+outside=$(find "$work" -name 'bench-escaped*' | wc -l)
+injected=$(hostile_merge injected 's/"description":"[^"]*"/"description":"<img src=https:\/\/evil.example\/x.png> **all gates passed**"/' both)
+raw_tags=$(grep -c '<img' "$work/h-injected/out/bench-lte-good.md" 2>/dev/null)
+held=no
+[ "$traversal" = 1 ] && [ "$outside" = 0 ] && [ "$injected" = 0 ] && [ "$raw_tags" = 0 ] && held=yes
+row "merge: name x/../../escaped, <img> in md" "$held" "want exit 1, no file outside, exit 0, no raw tag; got $traversal, $outside, $injected, $raw_tags"
 
 echo
 [ "$failures" = 0 ] && echo "every attack held" || echo "$failures attack(s) not held"

@@ -41,7 +41,7 @@ public struct BenchCommand: AsyncParsableCommand {
     static let mostLiveDevices = 1000
     /// The model engine's limit (its longest run is `Quantity.maximumDuration`): beyond it a run
     /// is a typo, not a question.
-    static let mostModelDevices = 100_000
+    static let mostModelDevices = BenchShard.mostDevicesPerTransport
 
     @Option(help: "A built-in profile name, ./profiles/NAME.yaml, or a profile file (see `netsim profiles list`).")
     var profile = "lte-tunnel"
@@ -250,6 +250,11 @@ func writeBenchReports(_ result: BenchResult, out: String, formats: Set<ReportFo
     let verdicts = try gates.verdicts(figures, .bench)
     var result = result
     if !verdicts.isEmpty { result.report.gates = verdicts.map(\.outcome) }
+    // The files are named after the profile: only a name that is one path component.
+    if let problem = ProfileName.problem(with: result.report.profile) {
+        printError("cannot write the reports: \(problem)")
+        throw ExitCode(1)
+    }
     let markdown = MarkdownReport.render(result)
     let json = try result.report.json()
     try writeReports(out: out, name: "bench-\(result.report.profile)", formats: formats, markdown: markdown) { format in

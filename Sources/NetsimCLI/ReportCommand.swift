@@ -421,8 +421,10 @@ struct ReportComparison {
     func markdown(limit: Int) -> String {
         let regressions = rows.count { $0.regression }
         var head = "## netsim report compare: \(new.schema.name)s\n\n"
-        head += "Old: `\(old.path)` (\(Self.identity(old.tree)))  \nNew: `\(new.path)` (\(Self.identity(new.tree)))\n\n"
-        for note in notes { head += "- note: \(note)\n" }
+        // Everything from the reports (their keys, profile names, notes on them) and their paths
+        // is escaped: the table goes into a CI job's summary.
+        head += "Old: \(old.path.markdownCode) (\(Self.identity(old.tree)))  \nNew: \(new.path.markdownCode) (\(Self.identity(new.tree)))\n\n"
+        for note in notes { head += "- note: \(note.markdownText)\n" }
         if !notes.isEmpty { head += "\n" }
         head +=
             "\(rows.count) figure(s) changed, \(unchanged) unchanged; \(regressions) regression(s) "
@@ -432,7 +434,7 @@ struct ReportComparison {
         var shown = 0
         for row in rows {
             let line =
-                "| `\(row.key)` | \(row.old.map(ReportNumber.gate) ?? "-") | \(row.new.map(ReportNumber.gate) ?? "-") | "
+                "| \(row.key.markdownCode) | \(row.old.map(ReportNumber.gate) ?? "-") | \(row.new.map(ReportNumber.gate) ?? "-") | "
                 + "\(Self.change(row)) | \(row.regression ? "**regression**" : "") |\n"
             // Room for the closing line.
             guard head.utf8.count + body.utf8.count + line.utf8.count + 200 <= limit else { break }
@@ -469,6 +471,6 @@ struct ReportComparison {
     }
 
     private static func identity(_ tree: ReportTree) -> String {
-        ["profile", "seed", "durationSeconds"].compactMap { key in tree[key].map { "\(key) \($0)" } }.joined(separator: ", ")
+        ["profile", "seed", "durationSeconds"].compactMap { key in tree[key].map { "\(key) \($0)".markdownText } }.joined(separator: ", ")
     }
 }

@@ -68,14 +68,14 @@ public struct ReportMergeCommand: AsyncParsableCommand {
         var viable = true
         do {
             if isSweep {
-                let parts = try contents.map { (source: $0.source, shard: try KeepaliveShard.decode($0.data, source: $0.source)) }
+                let parts = try KeepaliveShard.decode(contents)
                 let results = try KeepaliveShardMerge.merge(parts)
                 printError("merged \(parts.count) part(s) of the \(results.sweep.transport.rawValue) keepalive sweep")
                 verdicts = try writeTuneReports(results, verification: nil, out: out, formats: formats, gates: gates)
                 suite = "netsim report merge tune keepalive \(results.sweep.transport.rawValue)"
                 viable = results.advice != nil
             } else {
-                let parts = try contents.map { (source: $0.source, shard: try BenchShard.decode($0.data, source: $0.source)) }
+                let parts = try BenchShard.decode(contents)
                 let result = try BenchShardMerge.merge(parts)
                 printError("merged \(parts.count) part(s) of bench \(result.report.profile) (seed \(result.report.seed))")
                 verdicts = try writeBenchReports(result, out: out, formats: formats, gates: gates)

@@ -146,9 +146,13 @@ public struct RunCommand: AsyncParsableCommand {
             valueName: "TOKEN"))
     var adminToken: String?
 
-    /// The admin token: the flag's, else the environment's.
+    /// The admin token: the flag's, else the environment's (an empty variable is no token).
     var adminAccess: AdminAccess {
-        AdminAccess(token: adminToken ?? ProcessInfo.processInfo.environment["NETSIM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 })
+        AdminAccess(token: adminToken ?? environmentAdminToken)
+    }
+
+    private var environmentAdminToken: String? {
+        ProcessInfo.processInfo.environment["NETSIM_ADMIN_TOKEN"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
     @Option(
@@ -216,6 +220,14 @@ public struct RunCommand: AsyncParsableCommand {
         if adminToken != nil, admin == nil { throw ValidationError("--admin-token goes with --admin") }
         if junitIn != nil, command.isEmpty {
             throw ValidationError("--junit-in reads what a wrapped command's test runner wrote: give -- COMMAND")
+        }
+        if let adminToken, let weakness = AdminAccess.weakness(of: adminToken, source: "--admin-token") {
+            throw ValidationError(weakness.description)
+        }
+        if admin != nil, adminToken == nil, let token = environmentAdminToken,
+            let weakness = AdminAccess.weakness(of: token, source: "NETSIM_ADMIN_TOKEN")
+        {
+            throw ValidationError(weakness.description)
         }
         try validatePhones()
         try gates.check(.run)

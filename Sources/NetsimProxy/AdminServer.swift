@@ -55,13 +55,15 @@ public final class AdminServer: Sendable {
     }
 
     /// Listens at `address`; beyond loopback only with a token in `access` (else
-    /// `AdminNeedsToken`). `readSetChange` reads the `/set` bodies.
+    /// `AdminNeedsToken`), and never with a token too short to guard it (`AdminTokenTooWeak`).
+    /// `readSetChange` reads the `/set` bodies.
     public static func start(
         at address: HostPort, proxy: NetsimProxy, readSetChange: @escaping SetChangeReader, group: any EventLoopGroup,
         limits: AdminLimits = AdminLimits(), access: AdminAccess = AdminAccess(), logger: Logger = Logger(label: "netsim.admin")
     ) async throws -> AdminServer {
         guard address.isLoopback || access.token != nil else { throw AdminNeedsToken(address: address) }
-        let openConnections = OpenConnections()
+        if let token = access.token, let weakness = AdminAccess.weakness(of: token, source: "the admin token") { throw weakness }
+        let openConnections = OpenConnections(limits: limits)
         let tasks = AdminTasks()
         do {
             let channel = try await ServerBootstrap(group: group)
@@ -115,7 +117,8 @@ public struct AdminLimits: Sendable {
     /// stream (`GET /events`) leaves this count once its request is answered: it is meant to
     /// stay open, and counts against `maximumEventStreams` instead.
     public var maximumConnections = 64
-    /// The most `GET /events` streams at once; one more gets a 503.
+    /// The most `GET /events` streams at once; one more takes the place of a stream that does
+    /// not keep up (`EventStreamRoster`), or gets a 503 when every one does.
     public var maximumEventStreams = 16
     /// How often an idle event stream gets a comment line, so that a client gone without a
     /// word is found (the write fails) and its subscription ends.
@@ -124,10 +127,20 @@ public struct AdminLimits: Sendable {
     public init() {}
 }
 
-/// The admin connections open now, oldest first, for the cap, and the event streams apart.
-/// (Their channels live on several event loops, hence the lock.)
+/// The admin connections open now, oldest first, for the cap, and the event streams apart
+/// (`EventStreamRoster`). (Their channels live on several event loops, hence the lock.)
 private final class OpenConnections: Sendable {
-    private let state = Mutex<(requests: [any Channel], streams: [any Channel])>(([], []))
+    private struct State {
+        var requests: [any Channel] = []
+        var streams: EventStreamRoster<ObjectIdentifier>
+        var streamChannels: [ObjectIdentifier: any Channel] = [:]
+    }
+
+    private let state: Mutex<State>
+
+    init(limits: AdminLimits) {
+        state = Mutex(State(streams: EventStreamRoster(limit: limits.maximumEventStreams, heartbeat: limits.eventStreamHeartbeat)))
+    }
 
     /// Adds a connection; at the limit, the oldest one is closed to make room.
     func add(_ channel: any Channel, limit: Int) {
@@ -139,20 +152,58 @@ private final class OpenConnections: Sendable {
     }
 
     /// Moves a connection whose request was answered with an event stream out of the cap on
-    /// requests, into the streams; false (and nothing moved) if `limit` streams are open.
-    func becomeStream(_ channel: any Channel, limit: Int) -> Bool {
-        state.withLock { state in
-            guard state.streams.count < limit else { return false }
+    /// requests, into the streams, closing a stream that does not keep up if the streams are
+    /// full (`EventStreamRoster`); false (and nothing moved) if every open stream keeps up.
+    func becomeStream(_ channel: any Channel) -> Bool {
+        let id = ObjectIdentifier(channel)
+        let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
+            let admission = state.streams.admit(id, now: .now())
+            guard admission != .refused else { return (false, nil) }
             state.requests.removeAll { $0 === channel }
-            state.streams.append(channel)
-            return true
+            state.streamChannels[id] = channel
+            guard case .admittedInPlaceOf(let old) = admission else { return (true, nil) }
+            return (true, state.streamChannels.removeValue(forKey: old))
+        }
+        evicted?.close(promise: nil)
+        return admitted
+    }
+
+    /// What happened to a stream, for its roster entry (`EventStreamRoster`).
+    enum StreamNews {
+        case writeStarted, writeFinished, dropped, heartbeat
+    }
+
+    func stream(_ channel: any Channel, _ news: StreamNews) {
+        let id = ObjectIdentifier(channel)
+        state.withLock { state in
+            switch news {
+            case .writeStarted: state.streams.writeStarted(id, now: .now())
+            case .writeFinished: state.streams.writeFinished(id)
+            case .dropped: state.streams.dropped(id)
+            case .heartbeat: state.streams.heartbeat(id)
+            }
         }
     }
 
+    /// Writes `text` to an event stream, its wait for the socket told to the roster (a write
+    /// that waits is a client that does not read).
+    @discardableResult
+    func writeToStream(_ text: String, on channel: any Channel) -> EventLoopFuture<Void> {
+        stream(channel, .writeStarted)
+        let written = channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: text))))
+        written.whenComplete { _ in self.stream(channel, .writeFinished) }
+        return written
+    }
+
     func remove(_ channel: any Channel) {
+        let id = ObjectIdentifier(channel)
         state.withLock { state in
             state.requests.removeAll { $0 === channel }
-            state.streams.removeAll { $0 === channel }
+            // Only the channel's own entry: an identifier is reused once its channel is freed.
+            if state.streamChannels[id] === channel {
+                state.streamChannels[id] = nil
+                state.streams.remove(id)
+            }
         }
     }
 }
@@ -217,11 +268,11 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 let request = AdminRequest(head: request, body: bodyTooLarge ? nil : String(buffer: body))
                 let channel = context.channel
                 if let refusal = access.refusal(of: request.head, needsToken: request.route?.holdsData ?? true) {
+                    let status = HTTPResponseStatus(statusCode: refusal.status)
                     var headers = HTTPHeaders()
-                    if refusal.status == .unauthorized { headers.add(name: "www-authenticate", value: "Bearer") }
+                    if status == .unauthorized { headers.add(name: "www-authenticate", value: "Bearer") }
                     Self.send(
-                        refusal.status, Self.errorJSON(refusal.message), contentType: "application/json", headers: headers, for: request,
-                        on: channel)
+                        status, Self.errorJSON(refusal.message), contentType: "application/json", headers: headers, for: request, on: channel)
                 } else if request.route == .events, request.head.method == .GET {
                     startEventStream(request, on: channel)
                 } else {
@@ -253,8 +304,8 @@ private final class AdminRequestHandler: ChannelInboundHandler {
             Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange, tasks: tasks)
             return
         }
-        guard openConnections.becomeStream(channel, limit: limits.maximumEventStreams) else {
-            let message = "\(limits.maximumEventStreams) event streams are open; close one first"
+        guard openConnections.becomeStream(channel) else {
+            let message = "\(limits.maximumEventStreams) event streams are open and all of them keep up; close one first"
             Self.send(.serviceUnavailable, Self.errorJSON(message), contentType: "application/json", for: request, on: channel)
             return
         }
@@ -269,18 +320,21 @@ private final class AdminRequestHandler: ChannelInboundHandler {
             HTTPServerResponsePart.head(HTTPResponseHead(version: request.head.version, status: .ok, headers: headers)), promise: nil)
         channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: ": netsim events\n\n"))), promise: nil)
 
+        let openConnections = self.openConnections
         let heartbeat = channel.eventLoop.scheduleRepeatedTask(
             initialDelay: limits.eventStreamHeartbeat, delay: limits.eventStreamHeartbeat
         ) { _ in
+            openConnections.stream(channel, .heartbeat)
             guard channel.isWritable else { return }
-            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: ": heartbeat\n\n"))), promise: nil)
+            openConnections.writeToStream(": heartbeat\n\n", on: channel)
         }
         let writer = tasks.run(on: channel) {
             for await numberedEvent in events {
                 let data = numbered ? numberedEvent.jsonWithPhone : numberedEvent.event.json
                 let text = "event: \(numberedEvent.event.name)\ndata: \(data)\n\n"
+                if numberedEvent.event.isDroppedNotice { openConnections.stream(channel, .dropped) }
                 do {
-                    try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: text)))).get()
+                    try await openConnections.writeToStream(text, on: channel).get()
                 } catch {
                     break
                 }

@@ -43,6 +43,12 @@ public enum PhoneEvent: Sendable, Equatable {
         }
     }
 
+    /// Whether this is a `dropped` notice: a subscriber that gets them does not keep up.
+    var isDroppedNotice: Bool {
+        if case .dropped = self { return true }
+        return false
+    }
+
     /// The event as one line of JSON (the server-sent event's `data:`).
     public var json: String {
         let encoder = JSONEncoder()

@@ -36,10 +36,17 @@ public struct KeepaliveShard: Sendable, Codable {
         try ShardParts.json(self)
     }
 
-    /// A part as `json()` wrote it; `source` names it in errors.
+    /// One part as `json()` wrote it, alone; `source` names it in errors.
     public static func decode(_ data: Data, source: String) throws(ShardMergeProblem) -> KeepaliveShard {
+        try decode([(source: source, data: data)])[0].shard
+    }
+
+    /// The parts as `json()` wrote them, their figures (the scenarios played) checked across
+    /// all of them; `source` names each in errors.
+    public static func decode(_ files: [(source: String, data: Data)]) throws(ShardMergeProblem) -> [(source: String, shard: KeepaliveShard)] {
         try ShardParts.decode(
-            KeepaliveShard.self, from: data, kind: kindName, layout: layoutVersion, run: "keepalive sweep", source: source)
+            KeepaliveShard.self, from: files, kind: kindName, layout: layoutVersion, run: "keepalive sweep", figures: ["played"]
+        ).map { (source: $0.source, shard: $0.part) }
     }
 }
 

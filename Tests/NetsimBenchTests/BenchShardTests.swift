@@ -51,7 +51,7 @@ import Testing
 
     @Test func aMissingDuplicatedOrForeignPartIsRefusedByName() throws {
         let parts = try Self.modelParts("lte-good", devices: 6, duration: 600, count: 3)
-        #expect(throws: ShardMergeProblem.missing([try Shard(index: 1, count: 3)])) {
+        #expect(throws: ShardMergeProblem.missing([1], count: 3)) {
             try BenchShardMerge.merge([parts[0], parts[2]])
         }
         #expect(throws: ShardMergeProblem.duplicated(try Shard(index: 2, count: 3), "part 2", "copy of part 2")) {

@@ -79,6 +79,11 @@ struct RunCommandTests {
             (["run", "--socks5", "0.0.0.0:1080"], "0.0.0.0:1080 is not a loopback address"),
             (["run", "--forward", ":80=:81", "--admin", "0.0.0.0:8474"], "--admin 0.0.0.0:8474 is not a loopback address"),
             (["run", "--forward", ":80=:81", "--admin-token", "t"], "--admin-token goes with --admin"),
+            (
+                ["run", "--forward", ":80=:81", "--admin", "0.0.0.0:8474", "--admin-token", ""],
+                "--admin-token is empty: an admin token needs at least 16 characters"
+            ),
+            (["run", "--forward", ":80=:81", "--admin", ":8474", "--admin-token", "s3cret"], "--admin-token has 6 characters"),
             (["run", "--http-proxy", "192.168.1.2:8888"], "Give --allow-from CIDR"),
             (["run", "--socks5", "nowhere"], "--socks5 <socks5>': 'nowhere' is not [HOST:]PORT"),
             (

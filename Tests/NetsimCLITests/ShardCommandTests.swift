@@ -41,7 +41,7 @@ import Testing
     static let bench = ["bench", "--engine", "model", "--profile", "lte-good", "--devices", "5", "--duration", "10m", "--quiet"]
 
     @Test func badShardsAreUsageErrors() async throws {
-        for shard in ["4/4", "0/0", "a/b"] {
+        for shard in ["4/4", "0/0", "a/b", "0/1000000000"] {
             #expect(await Self.exitCode(Self.bench + ["--shard", shard]) == 64, "\(shard)")
         }
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(Self.bench + ["--shard", "4/4"]) }

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimInput
 import Testing
 
 /// `--shard INDEX/COUNT`: which devices a part plays, and what a bad shard is told.
@@ -32,5 +33,32 @@ import Testing
         #expect(try decoder.decode(Shard.self, from: Data(#"{"index": 2, "count": 3}"#.utf8)) == Shard(index: 2, count: 3))
         #expect(throws: DecodingError.self) { try decoder.decode(Shard.self, from: Data(#"{"index": 0, "count": 0}"#.utf8)) }
         #expect(throws: DecodingError.self) { try decoder.decode(Shard.self, from: Data(#"{"index": 5, "count": 3}"#.utf8)) }
+    }
+}
+
+/// Bounds on what a shard may claim, and how missing ones are named.
+@Suite struct ShardBoundTests {
+    @Test func aRunHasAtMostTenThousandShards() throws {
+        #expect(throws: Shard.Problem.tooMany(1_000_000_000)) { try Shard(parsing: "0/1000000000") }
+        #expect(try Shard(parsing: "9999/10000").count == Shard.mostParts)
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Shard.self, from: Data(#"{"index": 0, "count": 10001}"#.utf8)) }
+    }
+
+    @Test func missingShardsAreNamedAsRanges() {
+        let problem = ShardMergeProblem.missing([3, 4, 5, 6, 7, 8, 9, 12], count: 20)
+        #expect("\(problem)".hasPrefix("missing shard(s) 3-9, 12 of 20 (numbered 0 to 19)"), "\(problem)")
+        #expect("\(ShardMergeProblem.missing(Array(1..<10_000), count: 10_000))".hasPrefix("missing shard(s) 1-9999 of 10000"))
+    }
+
+    @Test func aProfileNameIsOnePathComponent() {
+        for name in ["lte-good", "my_profile.v2", "A1"] { #expect(ProfileName.problem(with: name) == nil, "\(name)") }
+        for name in ["", "x/../../name", "..", ".hidden", "-rf", "a b", "<img>", "x\u{0}y", String(repeating: "a", count: 65)] {
+            #expect(ProfileName.problem(with: name) != nil, "\(name)")
+        }
+        // The profile reader checks it, where the name is.
+        #expect(throws: InputFileError.self) {
+            try ProfileLoader.load(
+                yaml: "name: x/../../name\ndescription: d\nnetworks: {lte: {radio: lte}}\n", source: "p.yaml", readTrace: { _ in "" })
+        }
     }
 }

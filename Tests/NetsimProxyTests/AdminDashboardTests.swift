@@ -17,6 +17,9 @@ import FoundationNetworking
         networks: [Network(name: "lte", radio: .lte(LTERadioParameters()), up: LinkParameters(), down: LinkParameters())],
         start: "lte")
 
+    /// A token long enough to guard the API (`AdminAccess.minimumTokenLength`).
+    static let token = "s3cret-s3cret-s3cret"
+
     /// Whether the browser checks can run: Selenium, Chromium and its driver.
     static var hasBrowser: Bool {
         FrontEndPeers.python(has: "selenium") && FileManager.default.fileExists(atPath: "/usr/bin/chromium")
@@ -74,15 +77,15 @@ import FoundationNetworking
     @Test func aTokenGuardsEverythingButThePagesOwnFiles() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
         let admin = try await AdminServer.start(
-            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: "s3cret"))
+            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: Self.token))
         let base = "http://127.0.0.1:\(admin.address.port)"
 
         let missing = try await get(base + "/status")
         #expect(missing.status == 401 && missing.body.contains("--admin-token"))
         #expect(missing.headers.value(forHTTPHeaderField: "WWW-Authenticate") == "Bearer")
-        #expect(try await get(base + "/status", token: "s3cre").status == 401)
-        #expect(try await get(base + "/status", token: "s3cret!").status == 401)
-        #expect(try await get(base + "/status", token: "s3cret").status == 200)
+        #expect(try await get(base + "/status", token: String(Self.token.dropLast())).status == 401)
+        #expect(try await get(base + "/status", token: Self.token + "!").status == 401)
+        #expect(try await get(base + "/status", token: Self.token).status == 200)
         #expect(try await get(base + "/report").status == 401)
         #expect(try await get(base + "/").status == 200)
         #expect(try await get(base + "/dashboard.js").status == 200)
@@ -91,7 +94,7 @@ import FoundationNetworking
             try await raw("POST /outage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", port: port).hasPrefix("HTTP/1.1 401"))
         #expect(try await raw("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port).hasPrefix("HTTP/1.1 401"))
         let outage = try await raw(
-            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer s3cret\r\nContent-Length: 0\r\n\r\n", port: port)
+            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: 0\r\n\r\n", port: port)
         #expect(outage.hasPrefix("HTTP/1.1 200"), "\(outage)")
         await admin.stop()
         _ = try await proxy.stop()
@@ -123,13 +126,44 @@ import FoundationNetworking
         _ = try await proxy.stop()
     }
 
+    /// The `Bearer` scheme in any case (RFC 7235); a request with two readings (two `Host`
+    /// headers, a target that names a host) is a 400, never judged by one and served by the
+    /// other; a token too short to resist guessing is refused at the start.
+    @Test func theSchemeIsMatchedInAnyCaseAndAmbiguousRequestsAreRefused() async throws {
+        let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
+        await #expect(throws: AdminTokenTooWeak.self) {
+            _ = try await AdminServer.start(
+                at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: ""))
+        }
+        let guarded = try await AdminServer.start(
+            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: Self.token))
+        let lowercase = try await raw(
+            "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer \(Self.token)\r\n\r\n", port: guarded.address.port)
+        #expect(lowercase.hasPrefix("HTTP/1.1 200"), "\(lowercase.prefix(80))")
+        await guarded.stop()
+
+        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let port = admin.address.port
+        let twoHosts = try await raw("GET /status HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n", port: port)
+        #expect(twoHosts.hasPrefix("HTTP/1.1 400") && twoHosts.contains("2 Host headers"), "\(twoHosts.prefix(200))")
+        let twoOrigins = try await raw(
+            "POST /outage HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\nOrigin: https://attacker.example\r\nContent-Length: 0\r\n\r\n",
+            port: port)
+        #expect(twoOrigins.hasPrefix("HTTP/1.1 400"), "\(twoOrigins.prefix(80))")
+        let absolute = try await raw("GET http://attacker.example/status HTTP/1.1\r\nHost: localhost\r\n\r\n", port: port)
+        #expect(absolute.hasPrefix("HTTP/1.1 400") && absolute.contains("must be a path"), "\(absolute.prefix(200))")
+        #expect(try await proxy.report().events.count { $0.kind == .outage } == 0)
+        await admin.stop()
+        _ = try await proxy.stop()
+    }
+
     @Test func beyondLoopbackTheAdminAPINeedsAToken() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
         await #expect(throws: AdminNeedsToken.self) {
             _ = try await AdminServer.start(at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group)
         }
         let admin = try await AdminServer.start(
-            at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: "t"))
+            at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: Self.token))
         #expect(try await get("http://127.0.0.1:\(admin.address.port)/status").status == 401)
         await admin.stop()
         _ = try await proxy.stop()

@@ -40,7 +40,7 @@ import Testing
     @Test func aMissingForeignOrStoppedPartIsRefusedByName() throws {
         let sweep = try Self.sweep()
         let parts = try Self.parts(sweep, count: 2)
-        #expect(throws: ShardMergeProblem.missing([try Shard(index: 0, count: 2)])) {
+        #expect(throws: ShardMergeProblem.missing([0], count: 2)) {
             try KeepaliveShardMerge.merge([parts[1]])
         }
         #expect(throws: ShardMergeProblem.duplicated(try Shard(index: 1, count: 2), "part 1", "again")) {

@@ -6,10 +6,11 @@ import NetsimModel
 /// transport's details, then the profile, workload and client settings used.
 public enum MarkdownReport {
     public static func render(_ result: BenchResult) -> String {
-        var closing = ["", "### Profile", "", "**\(result.profile.name)**: \(result.profile.description)"]
+        // The profile's texts, its events and the client settings' source come from files: escaped.
+        var closing = ["", "### Profile", "", "**\(result.profile.name.markdownText)**: \(result.profile.description.markdownText)"]
         if !result.profileEvents.isEmpty {
             closing.append("")
-            for event in result.profileEvents { closing.append("- \(event)") }
+            for event in result.profileEvents { closing.append("- " + "\(event)".markdownText) }
         }
         return render(result.report, closing: closing + ["", "### Workload and clients", ""] + settings(result))
     }
@@ -20,9 +21,10 @@ public enum MarkdownReport {
     public static func render(saved report: BenchReport) -> String {
         let closing =
             [
-                "", "### Profile", "", "**\(report.profile)** (`netsim profiles show \(report.profile)` shows its networks and events)",
+                "", "### Profile", "",
+                "**\(report.profile.markdownText)** (\("netsim profiles show \(report.profile)".markdownCode) shows its networks and events)",
                 "", "### Workload and clients", "",
-            ] + workloadLines(report.workload) + ["- Client settings: \(ClientSettings.describe(source: report.client))"]
+            ] + workloadLines(report.workload) + ["- Client settings: " + ClientSettings.describe(source: report.client).markdownText]
         return render(report, closing: closing)
     }
 
@@ -30,7 +32,7 @@ public enum MarkdownReport {
     private static func render(_ report: BenchReport, closing: [String]) -> String {
         let transports = report.orderedTransports
         var lines = [
-            "## netsim bench: \(report.profile), \(report.devicesPerTransport) devices per transport, "
+            "## netsim bench: \(report.profile.markdownText), \(report.devicesPerTransport) devices per transport, "
                 + "\(Quantity.formatDuration(report.durationSeconds)) (seed \(report.seed)"
                 + (report.engine == .model ? ", model engine)" : ")"),
             "",
@@ -114,7 +116,7 @@ public enum MarkdownReport {
                 + "\(Quantity.formatDuration(backoff.maximum)), jitter ±\(Quantity.trimmed(backoff.jitter * 100))%"
         }
         return workloadLines(result.report.workload) + [
-            "- Client settings: \(ClientSettings.describe(source: client.source))",
+            "- Client settings: " + ClientSettings.describe(source: client.source).markdownText,
             "- REST: poll every \(Quantity.formatDuration(client.rest.pollInterval)), request timeout "
                 + "\(client.rest.requestTimeout.map(Quantity.formatDuration) ?? "none"), backoff \(backoff(client.rest.backoff))",
             "- WebSocket: ping every \(client.ws.pingInterval.map(Quantity.formatDuration) ?? "never (none)"), backoff "

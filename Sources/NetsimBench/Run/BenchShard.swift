@@ -15,6 +15,9 @@ public struct BenchShard: Sendable, Codable {
     /// Bumped when the layout changes: a merge refuses parts of another layout.
     public static let layoutVersion = 3
 
+    /// The most devices a transport a bench plays (`--devices` with the model engine).
+    public static let mostDevicesPerTransport = 100_000
+
     public var kind = BenchShard.kindName
     public var layout = BenchShard.layoutVersion
     public var shard: Shard
@@ -112,8 +115,28 @@ extension BenchShard {
         try ShardParts.json(self)
     }
 
-    /// A part as `json()` wrote it; `source` names it in errors.
+    /// One part as `json()` wrote it, alone; `source` names it in errors.
     public static func decode(_ data: Data, source: String) throws(ShardMergeProblem) -> BenchShard {
-        try ShardParts.decode(BenchShard.self, from: data, kind: kindName, layout: layoutVersion, run: "bench", source: source)
+        try decode([(source: source, data: data)])[0].shard
+    }
+
+    /// The parts as `json()` wrote them, their figures (the devices' and the end) checked
+    /// across all of them; `source` names each in errors.
+    public static func decode(_ files: [(source: String, data: Data)]) throws(ShardMergeProblem) -> [(source: String, shard: BenchShard)] {
+        let parts = try ShardParts.decode(
+            BenchShard.self, from: files, kind: kindName, layout: layoutVersion, run: "bench", figures: ["fleets", "endSeconds"])
+        // The profile's name becomes the merged reports' file names; the devices are counted out
+        // one by one.
+        for (source, part) in parts {
+            let devices = part.header.devicesPerTransport
+            guard (1...mostDevicesPerTransport).contains(devices) else {
+                throw .outOfRange(
+                    source, key: "header.devicesPerTransport", reason: "a bench has 1 to \(mostDevicesPerTransport) devices a transport, not \(devices)")
+            }
+            for (key, name) in [("header.profile", part.header.profile), ("profile.name", part.profile.name)] {
+                if let problem = ProfileName.problem(with: name) { throw .unreadable(source, key: key, reason: problem) }
+            }
+        }
+        return parts.map { (source: $0.source, shard: $0.part) }
     }
 }

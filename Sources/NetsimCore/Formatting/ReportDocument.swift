@@ -22,7 +22,7 @@ public struct ReportDocument: Sendable, Equatable {
     }
 
     public var markdown: String {
-        (["## " + Self.markdownText(title), ""] + Self.markdown(blocks)).joined(separator: "\n")
+        (["## " + title.markdownText, ""] + Self.markdown(blocks)).joined(separator: "\n")
     }
 
     /// `blocks` as Markdown lines, for a section inside another report.
@@ -30,11 +30,11 @@ public struct ReportDocument: Sendable, Equatable {
         var lines: [String] = []
         for block in blocks {
             switch block {
-            case .heading(let text): lines += ["### " + Self.markdownText(text), ""]
-            case .paragraph(let text): lines += [Self.markdownText(text), ""]
-            case .list(let items): lines += items.map { "- " + Self.markdownText($0) } + [""]
+            case .heading(let text): lines += ["### " + text.markdownText, ""]
+            case .paragraph(let text): lines += [text.markdownText, ""]
+            case .list(let items): lines += items.map { "- " + $0.markdownText } + [""]
             case .table(let header, let rows): lines += Self.markdownTable(header: header, rows: rows) + [""]
-            case .figure(let figure): lines += [Self.markdownText(figure.caption + " (a chart in the HTML report)"), ""]
+            case .figure(let figure): lines += [(figure.caption + " (a chart in the HTML report)").markdownText, ""]
             }
         }
         return lines
@@ -50,10 +50,10 @@ public struct ReportDocument: Sendable, Equatable {
 
     private static func markdownTable(header: [String], rows: [[String]]) -> [String] {
         [
-            "| " + header.map(markdownText).joined(separator: " | ") + " |",
+            "| " + header.map(\.markdownText).joined(separator: " | ") + " |",
             "|---|" + String(repeating: "---:|", count: max(0, header.count - 1)),
         ]
-            + rows.map { "| " + $0.map(markdownText).joined(separator: " | ") + " |" }
+            + rows.map { "| " + $0.map(\.markdownText).joined(separator: " | ") + " |" }
     }
 
     public var html: String {
@@ -98,19 +98,6 @@ public struct ReportDocument: Sendable, Equatable {
             }
         }
         return body
-    }
-
-    /// Text that Markdown shows as it is: control characters escaped (a backslash doubled, which
-    /// Markdown shows as one), and the characters that would start markup (HTML tags, emphasis,
-    /// links, table cells) backslashed. An underscore is left alone: GitHub's Markdown does not
-    /// emphasize inside a word, and state names such as LONG_DRX stay readable in the raw text.
-    static func markdownText(_ text: String) -> String {
-        var result = ""
-        for character in text.escapingControlCharacters {
-            if "`*[]<>|".contains(character) { result.append("\\") }
-            result.append(character)
-        }
-        return result
     }
 }
 

@@ -9,16 +9,24 @@ public struct Shard: Sendable, Codable, Hashable, CustomStringConvertible {
     /// The whole run, in one part.
     public static let whole = Shard(validIndex: 0, count: 1)
 
+    /// The most parts a run is split into. A bench has at most 100,000 devices and a CI
+    /// matrix or an Indexed Job a few hundred pods; 10,000 leaves room for both, while a part
+    /// read back from a file from elsewhere cannot make a merge hold or list a billion
+    /// missing parts.
+    public static let mostParts = 10_000
+
     /// Why a shard cannot be made, said as the command line says it.
     public enum Problem: Error, Equatable, CustomStringConvertible {
         case notAShard(String)
         case noShards(Int)
+        case tooMany(Int)
         case indexOutOfRange(index: Int, count: Int)
 
         public var description: String {
             switch self {
             case .notAShard(let text): "'\(text)' is not a shard: write INDEX/COUNT, e.g. 0/4 for the first of four"
             case .noShards(let count): "a run has at least 1 shard, not \(count)"
+            case .tooMany(let count): "a run has at most \(Shard.mostParts) shards, not \(count)"
             case .indexOutOfRange(let index, let count):
                 "shard index \(index) is out of range: \(count) shard(s) are numbered 0 to \(count - 1)"
             }
@@ -27,6 +35,7 @@ public struct Shard: Sendable, Codable, Hashable, CustomStringConvertible {
 
     public init(index: Int, count: Int) throws(Problem) {
         guard count >= 1 else { throw .noShards(count) }
+        guard count <= Self.mostParts else { throw .tooMany(count) }
         guard (0..<count).contains(index) else { throw .indexOutOfRange(index: index, count: count) }
         self.init(validIndex: index, count: count)
     }

@@ -74,7 +74,9 @@ struct ProfileDecoder {
 
     func profile(_ root: YAMLNode) throws(InputFileError) -> Profile {
         let top = try root.mapping(keys: ["name", "description", "start", "networks", "nat", "timeline"])
-        let name = try top.required("name").string()
+        let nameNode = try top.required("name")
+        let name = try nameNode.string()
+        if let problem = ProfileName.problem(with: name) { throw nameNode.error(problem) }
         let description = try top.required("description").string()
         let networks = try networks(top.required("networks").named("'networks'"))
         let networkNames = networks.map(\.name)
