@@ -148,7 +148,11 @@ public struct AnalyzeCommand: ParsableCommand {
     /// The radio given, and how the analysis names it; nil: the capture's own.
     private func chosenRadio() throws -> (RadioParameters?, String) {
         if let radio, let parameters = Self.radioParameters(named: radio) {
-            return (parameters, RadioTechnology(rawValue: radio) != nil ? "--radio \(radio), its published defaults" : "--radio \(radio), a measured phone's radio")
+            return (
+                parameters,
+                RadioTechnology(rawValue: radio) != nil
+                    ? "--radio \(radio), its published defaults" : "--radio \(radio), a measured phone's radio"
+            )
         }
         guard let profile else { return (nil, "") }
         let resolved = try resolveProfile(profile)

@@ -13,7 +13,10 @@ public struct Netsim: AsyncParsableCommand {
             RRC states), and estimates the radio's wake time and energy.
             """,
         version: NetsimVersion.current,
-        subcommands: [RunCommand.self, BenchCommand.self, TuneCommand.self, ReportCommand.self, ProfilesCommand.self, AnalyzeCommand.self, FidelityCommand.self]
+        subcommands: [
+            RunCommand.self, BenchCommand.self, TuneCommand.self, ReportCommand.self, ProfilesCommand.self, AnalyzeCommand.self,
+            FidelityCommand.self,
+        ]
     )
 
     public init() {}

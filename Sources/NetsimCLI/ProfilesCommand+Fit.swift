@@ -39,10 +39,12 @@ extension ProfilesCommand {
         @Option(help: "A power log (repeatable).")
         var power: [String] = []
 
-        @Option(name: .customLong("where"), help: ArgumentHelp("Keep power intervals with this label (repeatable).", valueName: "LABEL=VALUE"))
+        @Option(
+            name: .customLong("where"), help: ArgumentHelp("Keep power intervals with this label (repeatable).", valueName: "LABEL=VALUE"))
         var conditions: [String] = []
 
-        @Option(help: "The phone's own draw that the transfer layout's whole-phone power includes (W or mW). Default: 2357.3mW, the study's.")
+        @Option(
+            help: "The phone's own draw that the transfer layout's whole-phone power includes (W or mW). Default: 2357.3mW, the study's.")
         var deviceBaseline: String?
 
         @Option(help: "The description written into the YAML.")

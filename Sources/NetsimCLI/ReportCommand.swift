@@ -423,7 +423,8 @@ struct ReportComparison {
         var head = "## netsim report compare: \(new.schema.name)s\n\n"
         // Everything from the reports (their keys, profile names, notes on them) and their paths
         // is escaped: the table goes into a CI job's summary.
-        head += "Old: \(old.path.markdownCode) (\(Self.identity(old.tree)))  \nNew: \(new.path.markdownCode) (\(Self.identity(new.tree)))\n\n"
+        head +=
+            "Old: \(old.path.markdownCode) (\(Self.identity(old.tree)))  \nNew: \(new.path.markdownCode) (\(Self.identity(new.tree)))\n\n"
         for note in notes { head += "- note: \(note.markdownText)\n" }
         if !notes.isEmpty { head += "\n" }
         head +=

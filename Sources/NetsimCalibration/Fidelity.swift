@@ -39,7 +39,9 @@ public struct Fidelity {
     public static func builtinRadio(_ name: String) throws -> RadioStages {
         if let named = try RadioCatalog.builtin(named: name), let stages = RadioStages(named.parameters) { return stages }
         if let technology = RadioTechnology(rawValue: name), let stages = RadioStages(.defaults(for: technology)) { return stages }
-        throw ValidationFailure("no radio named '\(name)' (radios: \((RadioCatalog.builtinNames + RadioTechnology.allCases.filter { $0 != .none }.map(\.rawValue)).joined(separator: ", ")))")
+        throw ValidationFailure(
+            "no radio named '\(name)' (radios: \((RadioCatalog.builtinNames + RadioTechnology.allCases.filter { $0 != .none }.map(\.rawValue)).joined(separator: ", ")))"
+        )
     }
 
     /// The report, and each probe file's round trips as measured and as netsim played them
@@ -109,7 +111,8 @@ public struct Fidelity {
         let log = try PowerLog(MeasurementTable.read(path: path, displayedAs: display(path)))
         let names = try log.samples.map { sample in
             guard let name = forced ?? StudyRadios.sampleRadio(sample.labels) else {
-                throw Failure.unknownRadio(file: log.file, what: "carrier '\(sample.labels["carrier"] ?? "?")', access '\(sample.labels["access"] ?? "?")'")
+                throw Failure.unknownRadio(
+                    file: log.file, what: "carrier '\(sample.labels["carrier"] ?? "?")', access '\(sample.labels["access"] ?? "?")'")
             }
             return name
         }

@@ -5,7 +5,9 @@ import NetsimCore
 /// measurement file by file, with the error beside each figure; in HTML with the probes'
 /// round trips against their idle gap (measured points, netsim's band) and each run's energy.
 public enum FidelityRendering {
-    public static func document(_ report: FidelityReport, probePlays: [String: (measured: [Probe], netsim: [Probe])] = [:]) -> ReportDocument {
+    public static func document(
+        _ report: FidelityReport, probePlays: [String: (measured: [Probe], netsim: [Probe])] = [:]
+    ) -> ReportDocument {
         var document = ReportDocument(title: "netsim against measured phones")
         let s = report.summary
         document.blocks.append(
@@ -30,7 +32,9 @@ public enum FidelityRendering {
             document.blocks.append(.heading("Probes: the radio's timers and the delay of an idle radio"))
             document.blocks.append(
                 .table(
-                    header: ["file", "radio", "tail measured s", "tail netsim s", "idle RTT p10/p50/p90 measured ms", "netsim ms", "error"],
+                    header: [
+                        "file", "radio", "tail measured s", "tail netsim s", "idle RTT p10/p50/p90 measured ms", "netsim ms", "error",
+                    ],
                     rows: report.probes.map { probe in
                         [
                             probe.file, probe.radio, seconds(probe.tailSeconds.measured), seconds(probe.tailSeconds.netsim),
@@ -45,7 +49,9 @@ public enum FidelityRendering {
                         MeasurementCharts.pointsOverBand(
                             points: play.measured.map { (x: $0.gap, y: $0.roundTrip * 1000) }, band: band(play.netsim),
                             xLabel: "idle gap (s)", yLabel: "round trip (ms)",
-                            caption: "\(probe.file): measured round trips (points) and netsim's \(probe.radio), 10th to 90th percentile per half second (band)")))
+                            caption:
+                                "\(probe.file): measured round trips (points) and netsim's \(probe.radio), 10th to 90th percentile per half second (band)"
+                        )))
             }
         }
         if !report.runs.isEmpty {
@@ -56,13 +62,16 @@ public enum FidelityRendering {
                     rows: report.runs.map { run in
                         [
                             run.file, run.provider, run.direction, run.radio, String(format: "%.0f", run.seconds),
-                            String(format: "%.0f", run.joules.measured), String(format: "%.0f", run.joules.netsim), signedPercent(run.error),
+                            String(format: "%.0f", run.joules.measured), String(format: "%.0f", run.joules.netsim),
+                            signedPercent(run.error),
                         ]
                     }))
             document.blocks.append(
                 .figure(
                     MeasurementCharts.pairedBars(
-                        report.runs.map { (label: ($0.file as NSString).lastPathComponent, measured: $0.joules.measured, netsim: $0.joules.netsim) },
+                        report.runs.map {
+                            (label: ($0.file as NSString).lastPathComponent, measured: $0.joules.measured, netsim: $0.joules.netsim)
+                        },
                         unit: "J", caption: "Each run's radio energy: measured (blue) and netsim (orange)")))
         }
         if !report.transfers.isEmpty {

@@ -43,7 +43,8 @@ public struct MeasurementTable: Sendable {
         let columns = header.map { $0.trimmingCharacters(in: .whitespaces) }
         if let duplicate = columns.enumerated().first(where: { index, name in columns[..<index].contains(name) }) {
             throw InputFileError(
-                file: file, line: recordLines[0], column: duplicate.offset + 1, message: "column '\(duplicate.element)' appears twice in the header")
+                file: file, line: recordLines[0], column: duplicate.offset + 1,
+                message: "column '\(duplicate.element)' appears twice in the header")
         }
         guard records.count > 1 else {
             throw InputFileError(file: file, line: recordLines[0], column: 1, message: "the file has a header but no data rows")
@@ -66,7 +67,8 @@ public struct MeasurementTable: Sendable {
             throw InputFileError(file: name, line: 1, column: 1, message: "not a regular file, or it cannot be read")
         }
         if let size = attributes[.size] as? Int, size > maximumBytes {
-            throw InputFileError(file: name, line: 1, column: 1, message: "\(size) bytes: larger than the \(maximumBytes >> 20) MiB netsim reads")
+            throw InputFileError(
+                file: name, line: 1, column: 1, message: "\(size) bytes: larger than the \(maximumBytes >> 20) MiB netsim reads")
         }
         let text = try ProfileLoader.readTextFile(path, displayedAs: name)
         return try MeasurementTable(file: name, text: text)

@@ -50,7 +50,10 @@ public struct PowerFit: Sendable, Equatable {
         guard busy.count >= 10 else { throw .tooFewSamples(busy.count) }
         let rows = busy.map { sample in
             let whole = sample.power! + sample.devicePower
-            return (x: [1, sample.downMbps, sample.upMbps], y: sample.power!, weight: sample.devicePower > 0 && whole > 0 ? 1 / (whole * whole) : 1)
+            return (
+                x: [1, sample.downMbps, sample.upMbps], y: sample.power!,
+                weight: sample.devicePower > 0 && whole > 0 ? 1 / (whole * whole) : 1
+            )
         }
         var keep = [true, true, true]
         var coefficients = Self.leastSquares(rows, keep: keep)

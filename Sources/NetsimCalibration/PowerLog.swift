@@ -143,7 +143,9 @@ public struct PowerLog: Sendable {
             let sample: PowerSample
             if let previous {
                 let seconds = now.time - previous.time
-                guard seconds > 0 else { throw table.error(row, time, "time goes backwards or repeats (\(now.time) after \(previous.time))") }
+                guard seconds > 0 else {
+                    throw table.error(row, time, "time goes backwards or repeats (\(now.time) after \(previous.time))")
+                }
                 guard now.rx >= previous.rx else { throw table.error(row, rx, "the cumulative counter went down") }
                 guard now.tx >= previous.tx else { throw table.error(row, tx, "the cumulative counter went down") }
                 sample = PowerSample(
@@ -189,7 +191,8 @@ public struct PowerLog: Sendable {
             }
             samples.append(
                 PowerSample(
-                    end: try table.number(row, time), seconds: 1, downBytes: way == "downlink" ? bytes : 0, upBytes: way == "uplink" ? bytes : 0,
+                    end: try table.number(row, time), seconds: 1, downBytes: way == "downlink" ? bytes : 0,
+                    upBytes: way == "uplink" ? bytes : 0,
                     power: try table.number(row, power) / 1000 - deviceBaseline, devicePower: deviceBaseline,
                     labels: [
                         "access": access, "band": band, "carrier": carrierLabel(table.text(row, provider)), "direction": way,

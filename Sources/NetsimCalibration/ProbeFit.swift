@@ -35,7 +35,8 @@ public struct ProbeFit: Sendable, Equatable {
         case noStep
         public var description: String {
             switch self {
-            case .noIdleProbes: "no probe after a gap of \(Int(ProbeAnalysis.idleGap)) s or more found the radio asleep: the idle delay cannot be fitted"
+            case .noIdleProbes:
+                "no probe after a gap of \(Int(ProbeAnalysis.idleGap)) s or more found the radio asleep: the idle delay cannot be fitted"
             case .noStep: "the round trip never steps up to the idle level: no tail can be fitted"
             }
         }

@@ -17,10 +17,11 @@ public enum ProbePlayer {
     /// The played round trips, one per probe, in order.
     public static func play(_ probes: [Probe], radio: RadioStages, networkRoundTrip: Double, seed: UInt64) -> [Probe] {
         var random = SeededRandom(seed: seed)
-        let pagingCycle = radio.stages.compactMap { stage -> Double? in
-            if case .dormant(_, let cycle) = stage.behavior, cycle > 0 { return cycle }
-            return nil
-        }.first ?? 1
+        let pagingCycle =
+            radio.stages.compactMap { stage -> Double? in
+                if case .dormant(_, let cycle) = stage.behavior, cycle > 0 { return cycle }
+                return nil
+            }.first ?? 1
         var machine = RadioStateMachine(radio, start: 0, pagingPhase: random.unitInterval() * pagingCycle, startsConnected: true)
         var lastEcho = 0.0
         var played: [Probe] = []

@@ -54,7 +54,8 @@ public struct AdminAccess: Sendable {
             return Refusal(
                 status: 400,
                 message:
-                    "the request target must be a path such as /status, not '\(target.escapingControlCharacters)': the admin API is not a proxy")
+                    "the request target must be a path such as /status, not '\(target.escapingControlCharacters)': the admin API is not a proxy"
+            )
         }
         func values(_ name: String) -> [String] {
             headers.filter { $0.name.lowercased() == name }.map(\.value)
@@ -68,7 +69,8 @@ public struct AdminAccess: Sendable {
         let host = hosts.first
         if let token {
             if needsToken, !Self.carries(token, authorizations.first) {
-                return Refusal(status: 401, message: "this admin API needs its token: send 'Authorization: Bearer TOKEN' (netsim run --admin-token)")
+                return Refusal(
+                    status: 401, message: "this admin API needs its token: send 'Authorization: Bearer TOKEN' (netsim run --admin-token)")
             }
         } else if let host, !Self.namesLoopback(host) {
             return Refusal(

@@ -272,7 +272,8 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                     var headers = HTTPHeaders()
                     if status == .unauthorized { headers.add(name: "www-authenticate", value: "Bearer") }
                     Self.send(
-                        status, Self.errorJSON(refusal.message), contentType: "application/json", headers: headers, for: request, on: channel)
+                        status, Self.errorJSON(refusal.message), contentType: "application/json", headers: headers, for: request,
+                        on: channel)
                 } else if request.route == .events, request.head.method == .GET {
                     startEventStream(request, on: channel)
                 } else {

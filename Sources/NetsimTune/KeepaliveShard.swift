@@ -43,7 +43,9 @@ public struct KeepaliveShard: Sendable, Codable {
 
     /// The parts as `json()` wrote them, their figures (the scenarios played) checked across
     /// all of them; `source` names each in errors.
-    public static func decode(_ files: [(source: String, data: Data)]) throws(ShardMergeProblem) -> [(source: String, shard: KeepaliveShard)] {
+    public static func decode(
+        _ files: [(source: String, data: Data)]
+    ) throws(ShardMergeProblem) -> [(source: String, shard: KeepaliveShard)] {
         try ShardParts.decode(
             KeepaliveShard.self, from: files, kind: kindName, layout: layoutVersion, run: "keepalive sweep", figures: ["played"]
         ).map { (source: $0.source, shard: $0.part) }

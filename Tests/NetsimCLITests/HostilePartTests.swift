@@ -52,10 +52,16 @@ import Testing
         #expect(try await Self.merge(texts, in: directory, named: "good") == (0, "merged"))
         let cases: [(name: String, pattern: String, replacement: String, message: String)] = [
             // The wire estimate multiplied this count: a trap before.
-            ("huge", #""opened":\d+"#, #""opened":9223372036854775807"#, "connections.opened is out of range: 9.223372036854776e+18 takes the run's total"),
+            (
+                "huge", #""opened":\d+"#, #""opened":9223372036854775807"#,
+                "connections.opened is out of range: 9.223372036854776e+18 takes the run's total"
+            ),
             ("negative", #""bytes":\{"down":\d+"#, #""bytes":{"down":-5"#, "bytes.down is out of range: -5.0 is below zero"),
             ("nan", #""endSeconds":"#, #""endSeconds":NaN,"x":"#, "part-0 is not JSON: "),
-            ("1e308", #""devicesPerTransport":\d+"#, #""devicesPerTransport":1e308"#, "part-0: header.devicesPerTransport is out of range: 1e+308"),
+            (
+                "1e308", #""devicesPerTransport":\d+"#, #""devicesPerTransport":1e308"#,
+                "part-0: header.devicesPerTransport is out of range: 1e+308"
+            ),
             ("devices", #""devicesPerTransport":\d+"#, #""devicesPerTransport":1000000000"#, "a bench has 1 to 100000 devices a transport"),
             ("version", #""netsimVersion":"[^"]*""#, #""netsimVersion":"0.0.1""#, "its netsim version ("),
             ("shards", #""shard":\{"count":2"#, #""shard":{"count":1000000000"#, "shard: a run has at most 10000 shards, not 1000000000"),
@@ -90,7 +96,7 @@ import Testing
         let (directory, texts) = try await Self.parts()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let injected = #"<img src=https://evil.example/x.png> **all gates passed** [ok](https://evil.example)"#
-        let hostile = try texts.map { try Self.replacing($0, #""description":"[^"]*""#, with: "\"description\":\"\(injected)\"") }
+        let hostile = try texts.map { try Self.replacing($0, #""description":"(?:[^"\\]|\\.)*""#, with: "\"description\":\"\(injected)\"") }
         #expect(try await Self.merge(hostile, in: directory, named: "markdown") == (0, "merged"))
         let markdown = try String(contentsOfFile: "\(directory)/out/markdown/bench-lte-good.md", encoding: .utf8)
         #expect(markdown.contains(#"\<img src=https://evil.example/x.png\> \*\*all gates passed\*\* \[ok\](https://evil.example)"#))
@@ -109,7 +115,9 @@ import Testing
         let comparison = ReportComparison(
             old: try SavedReport(directory + "/old.json"), new: try SavedReport(directory + "/new.json"), maxRegressionPercent: 5)
         let markdown = comparison.markdown(limit: ReportComparison.pullRequestCommentLimit)
-        #expect(!markdown.replacingOccurrences(of: "\\<", with: "").contains("<img") && markdown.contains(#"profile \<img src=https://evil.example/x.png\>"#), "\(markdown)")
+        #expect(
+            !markdown.replacingOccurrences(of: "\\<", with: "").contains("<img")
+                && markdown.contains(#"profile \<img src=https://evil.example/x.png\>"#), "\(markdown)")
         // A key in a code span: fenced past its backticks, its pipe escaped for the table.
         #expect(markdown.contains("| ``x`\\|<b>`` |"), "\(markdown)")
     }

@@ -11,7 +11,9 @@ import Testing
     }
 
     @Test func anEmptyFileIsAnErrorAtItsFirstLine() {
-        #expect(throws: InputFileError(file: "e.csv", line: 1, column: 1, message: "the file is empty: it needs a header row and data rows")) {
+        #expect(
+            throws: InputFileError(file: "e.csv", line: 1, column: 1, message: "the file is empty: it needs a header row and data rows")
+        ) {
             try MeasurementTable(file: "e.csv", text: "")
         }
     }

@@ -29,7 +29,10 @@ import Testing
         #expect(abs(fit.promotion - 0.3) < 0.05)
         #expect(fit.drxCycle == 0.32)
         let parameters = RadioFit(technology: .lte, probe: fit, power: nil).parameters
-        guard case .lte(let lte) = parameters else { Issue.record("not LTE"); return }
+        guard case .lte(let lte) = parameters else {
+            Issue.record("not LTE")
+            return
+        }
         #expect(abs(lte.inactivityTimer + lte.shortDRXTime + lte.longDRXTime - 8.0) <= 0.11)
     }
 
@@ -59,7 +62,8 @@ import Testing
             let up = random.unitInterval() * 60
             let power = 2.0 + 0.005 * down + 0.02 * up
             return PowerSample(
-                end: Double(second), seconds: 1, downBytes: down * 1e6 / 8, upBytes: up * 1e6 / 8, power: power, labels: ["access": "nr-nsa"])
+                end: Double(second), seconds: 1, downBytes: down * 1e6 / 8, upBytes: up * 1e6 / 8, power: power,
+                labels: ["access": "nr-nsa"])
         }
         let fit = try PowerFit(samples)
         #expect(abs(fit.beta - 2.0) < 1e-9)

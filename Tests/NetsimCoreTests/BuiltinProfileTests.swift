@@ -53,7 +53,8 @@ struct BuiltinProfileTests {
     func radios() throws {
         func named(_ name: String) throws -> RadioParameters { try #require(try RadioCatalog.builtin(named: name)).parameters }
         let expected: [String: RadioParameters] = [
-            "lte-good": try named("verizon-lte"), "lte-tunnel": try named("verizon-lte-walking"), "subway": try named("verizon-lte-walking"),
+            "lte-good": try named("verizon-lte"), "lte-tunnel": try named("verizon-lte-walking"),
+            "subway": try named("verizon-lte-walking"),
             "lte-trace": try named("verizon-lte-walking"), "nat-timeout": try named("verizon-lte"), "umts-3g": .defaults(for: .umts),
             "edge-2g": .defaults(for: .umts), "very-bad-network": .defaults(for: .umts),
             "nr-nsa": try named("verizon-nsa-low"), "nr-sa": try named("tmobile-sa"), "wifi-good": .wifi(WiFiRadioParameters()),

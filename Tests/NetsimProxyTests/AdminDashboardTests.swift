@@ -94,7 +94,8 @@ import FoundationNetworking
             try await raw("POST /outage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", port: port).hasPrefix("HTTP/1.1 401"))
         #expect(try await raw("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port).hasPrefix("HTTP/1.1 401"))
         let outage = try await raw(
-            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: 0\r\n\r\n", port: port)
+            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: 0\r\n\r\n",
+            port: port)
         #expect(outage.hasPrefix("HTTP/1.1 200"), "\(outage)")
         await admin.stop()
         _ = try await proxy.stop()

@@ -131,7 +131,8 @@ extension BenchShard {
             let devices = part.header.devicesPerTransport
             guard (1...mostDevicesPerTransport).contains(devices) else {
                 throw .outOfRange(
-                    source, key: "header.devicesPerTransport", reason: "a bench has 1 to \(mostDevicesPerTransport) devices a transport, not \(devices)")
+                    source, key: "header.devicesPerTransport",
+                    reason: "a bench has 1 to \(mostDevicesPerTransport) devices a transport, not \(devices)")
             }
             for (key, name) in [("header.profile", part.header.profile), ("profile.name", part.profile.name)] {
                 if let problem = ProfileName.problem(with: name) { throw .unreadable(source, key: key, reason: problem) }

@@ -33,10 +33,12 @@ public enum MeasurementCharts {
         if sorted.count > 1 {
             let upper = sorted.map { String(format: "%.2f,%.2f", x($0.x), y($0.high)) }
             let lower = sorted.reversed().map { String(format: "%.2f,%.2f", x($0.x), y($0.low)) }
-            svg.append("<polygon points=\"\((upper + lower).joined(separator: " "))\" fill=\"#f28e2b\" fill-opacity=\"0.35\" stroke=\"#f28e2b\"/>")
+            svg.append(
+                "<polygon points=\"\((upper + lower).joined(separator: " "))\" fill=\"#f28e2b\" fill-opacity=\"0.35\" stroke=\"#f28e2b\"/>")
         }
         for point in points {
-            svg.append(String(format: "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"1.8\" fill=\"#4e79a7\" fill-opacity=\"0.7\"/>", x(point.x), y(point.y)))
+            svg.append(
+                String(format: "<circle cx=\"%.2f\" cy=\"%.2f\" r=\"1.8\" fill=\"#4e79a7\" fill-opacity=\"0.7\"/>", x(point.x), y(point.y)))
         }
         svg.append("</svg>")
         return SVGFigure(svg: svg.joined(), caption: caption)

@@ -51,12 +51,16 @@ struct ShardFigures {
     private mutating func add(_ tree: ReportTree, path: String, total: String, source: String) throws(ShardMergeProblem) {
         switch tree {
         case .number(let value):
-            guard value >= 0 else { throw .outOfRange(source, key: path, reason: "\(value) is below zero: a part's figures are counts, sums and times") }
+            guard value >= 0 else {
+                throw .outOfRange(source, key: path, reason: "\(value) is below zero: a part's figures are counts, sums and times")
+            }
             let sum = (totals[total] ?? 0) + value
             guard sum <= Self.largestTotal else {
                 throw .outOfRange(
                     source, key: path,
-                    reason: "\(value) takes the run's total of \(total) to \(sum), beyond 2^53 (the largest whole number the reports hold exactly)")
+                    reason:
+                        "\(value) takes the run's total of \(total) to \(sum), beyond 2^53 (the largest whole number the reports hold exactly)"
+                )
             }
             totals[total] = sum
         case .string(let text):

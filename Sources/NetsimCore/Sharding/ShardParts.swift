@@ -137,7 +137,10 @@ public enum ShardParts {
             case .valueNotFound(let type, let context): (context.codingPath, "no \(type): \(context.debugDescription)")
             case .keyNotFound(let key, let context): (context.codingPath + [key], "missing")
             case .dataCorrupted(let context):
-                (context.codingPath, [context.debugDescription, context.underlyingError.map { "\($0)" }].compactMap { $0 }.joined(separator: " "))
+                (
+                    context.codingPath,
+                    [context.debugDescription, context.underlyingError.map { "\($0)" }].compactMap { $0 }.joined(separator: " ")
+                )
             @unknown default: ([], "\(error)")
             }
         if path.isEmpty, case .dataCorrupted = error { return .notJSON(source, reason: reason) }
