@@ -35,17 +35,16 @@ public enum FitResiduals {
         var lines = [
             "power (\(selection)): \(fit.samples) intervals moving data, \(fit.idleSamples) idle;"
                 + " beta \(mw(fit.beta)) mW, \(String(format: "%.1f", fit.alphaDown * 1000)) mW/Mbps down,"
-                + " \(String(format: "%.1f", fit.alphaUp * 1000)) mW/Mbps up; rms residual \(mw(fit.rmsResidual)) mW;"
+                + " \(String(format: "%.1f", fit.alphaUp * 1000)) mW/Mbps up"
+                + (fit.signalSamples == 0
+                    ? ";" : ", \(String(format: "%.1f", fit.rsrpSlope * 1000)) mW/dB below -90 dBm (\(fit.signalSamples) with a signal);")
+                + " rms residual \(mw(fit.rmsResidual)) mW;"
                 + " tail \(mw(fit.tailPower)) mW (\(fit.tailPowerMeasured ? "measured" : "assumed"))",
             "energy by file, the fitted formula interval by interval against the meter:",
         ]
         for log in logs where !log.samples.isEmpty {
             let measured = log.samples.reduce(0) { $0 + ($1.measuredEnergy ?? 0) }
-            let fitted = log.samples.reduce(0.0) { total, sample in
-                let busy = max(sample.downMbps, sample.upMbps) >= PowerFit.idleMbps
-                let watts = busy ? fit.beta + fit.alphaDown * sample.downMbps + fit.alphaUp * sample.upMbps : fit.tailPower
-                return total + watts * sample.powerSeconds
-            }
+            let fitted = log.samples.reduce(0.0) { $0 + fit.power(of: $1) * $1.powerSeconds }
             guard measured > 0 else { continue }
             lines.append(
                 "  \((log.file as NSString).lastPathComponent): \(log.samples.count) intervals, \(Int(measured.rounded())) J measured,"

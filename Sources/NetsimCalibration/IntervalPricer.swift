@@ -11,6 +11,9 @@ import NetsimCore
 /// goes; a phone moves between carriers' radios only in a test): the machine of the interval
 /// before ends there, and the new radio's starts connected, with no promotion, since the phone
 /// kept its connection. Tails are not counted twice.
+///
+/// A sample's signal strength moves the connected power from the sample's start
+/// (`RadioStateMachine.signal`); a sample without one keeps the level before it.
 public enum IntervalPricer {
     /// The shortest spacing of the packets an interval's bytes become.
     static let packetSpacing = 0.01
@@ -37,6 +40,7 @@ public enum IntervalPricer {
                 current = (name, RadioStateMachine(stages, start: start, startsConnected: current != nil || startsConnected))
             }
             var machine = current!.machine
+            if let signal = sample.signal { machine.signal(signal, at: start) }
             let meterStart = sample.end - sample.powerSeconds
             var energyAtMeterStart: Double?
             func noteMeterStart(before time: Double) {

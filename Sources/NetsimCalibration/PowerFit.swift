@@ -1,10 +1,17 @@
+import NetsimCore
+
 /// The radio's power while it moves data, fitted by weighted least squares to a power log's
 /// intervals:
-/// `beta + alphaDown * Mbit/s down + alphaUp * Mbit/s up`, the form netsim prices (Video
-/// Optimizer's, from Huang et al. 2012). On the study's phones the fitted slopes are small
-/// (0-25 mW per Mbit/s) and the base depends on the carrier and the radio access, so one
-/// radio is fitted per carrier and access. A slope that comes out below zero is fitted again
-/// without it (at zero): a radio does not draw less for moving more.
+/// `beta + alphaDown * Mbit/s down + alphaUp * Mbit/s up + rsrpSlope * dB below -90 dBm`, the
+/// form netsim prices (Video Optimizer's, from Huang et al. 2012, with the signal term of
+/// `RadioSignal`). On the study's phones the fitted slopes are small (0-25 mW per Mbit/s) and
+/// the base depends on the carrier and the radio access, so one radio is fitted per carrier
+/// and access. A slope that comes out below zero is fitted again without it (at zero): a radio
+/// does not draw less for moving more, or for a weaker signal.
+///
+/// The signal term is fitted when at least `minimumSignalShare` of the intervals carry a
+/// signal strength; an interval without one counts as at the reference level. The study's
+/// walking loops log NR's SS-RSRP, so its NR radios get the term and its LTE radios do not.
 ///
 /// What is minimized is the relative error of what the meter read, the whole phone's power
 /// (the radio's share and the phone's own draw, `devicePower`): each interval is weighted by
@@ -20,6 +27,10 @@ public struct PowerFit: Sendable, Equatable {
     public var beta: Double
     public var alphaDown: Double
     public var alphaUp: Double
+    /// Watts per dB of signal below `RadioSignal.reference`; zero when not fitted.
+    public var rsrpSlope: Double
+    /// The intervals moving data that carried a signal strength.
+    public var signalSamples: Int
     public var tailPower: Double
     /// Whether the tail power was measured (false: `fallbackTailRatio` of beta).
     public var tailPowerMeasured: Bool
@@ -32,6 +43,7 @@ public struct PowerFit: Sendable, Equatable {
     public static let idleMbps = 0.05
     public static let minimumIdleSamples = 20
     public static let fallbackTailRatio = 0.6
+    public static let minimumSignalShare = 0.1
 
     public enum Failure: Error, CustomStringConvertible, Equatable {
         case tooFewSamples(Int)
@@ -50,20 +62,23 @@ public struct PowerFit: Sendable, Equatable {
         guard busy.count >= 10 else { throw .tooFewSamples(busy.count) }
         let rows = busy.map { sample in
             let whole = sample.power! + sample.devicePower
+            let belowReference = sample.signal.map { RadioSignal.extraPower(slope: 1, rsrp: $0) } ?? 0
             return (
-                x: [1, sample.downMbps, sample.upMbps], y: sample.power!,
+                x: [1, sample.downMbps, sample.upMbps, belowReference], y: sample.power!,
                 weight: sample.devicePower > 0 && whole > 0 ? 1 / (whole * whole) : 1
             )
         }
-        var keep = [true, true, true]
+        signalSamples = busy.count { $0.signal != nil }
+        var keep = [true, true, true, Double(signalSamples) >= Self.minimumSignalShare * Double(busy.count)]
         var coefficients = Self.leastSquares(rows, keep: keep)
-        while let negative = (1...2).first(where: { keep[$0] && coefficients[$0] < 0 }) {
+        while let negative = (1...3).first(where: { keep[$0] && coefficients[$0] < 0 }) {
             keep[negative] = false
             coefficients = Self.leastSquares(rows, keep: keep)
         }
         beta = coefficients[0]
         alphaDown = coefficients[1]
         alphaUp = coefficients[2]
+        rsrpSlope = coefficients[3]
         let residuals = rows.map { row in row.y - zip(row.x, coefficients).reduce(0) { $0 + $1.0 * $1.1 } }
         rmsResidual = (residuals.reduce(0) { $0 + $1 * $1 } / Double(residuals.count)).squareRoot()
         self.samples = busy.count
@@ -75,6 +90,14 @@ public struct PowerFit: Sendable, Equatable {
             tailPower = Self.fallbackTailRatio * coefficients[0]
             tailPowerMeasured = false
         }
+    }
+
+    /// The fitted formula's power over `sample`: the tail power for an interval that moved
+    /// almost nothing, else the transfer terms at its rates and signal.
+    public func power(of sample: PowerSample) -> Double {
+        guard max(sample.downMbps, sample.upMbps) >= Self.idleMbps else { return tailPower }
+        let signal = sample.signal.map { RadioSignal.extraPower(slope: rsrpSlope, rsrp: $0) } ?? 0
+        return beta + alphaDown * sample.downMbps + alphaUp * sample.upMbps + signal
     }
 
     /// The coefficients minimizing the weighted squared error, with the columns not kept at

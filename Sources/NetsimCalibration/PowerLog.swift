@@ -1,3 +1,4 @@
+import NetsimCore
 import NetsimInput
 
 /// One interval of a power log: the bytes a phone moved over `seconds` up to `end`, and the
@@ -20,11 +21,15 @@ public struct PowerSample: Sendable, Equatable {
     /// digits only: the study writes both "T-Mobile" and "TMobile"), and whatever else the
     /// format tells: `band`, `direction`, `target` (Mbit/s).
     public var labels: [String: String]
+    /// The phone's signal strength over the interval (SS-RSRP, dBm) where the log has it: the
+    /// study logs NR's, so only seconds with the NR leg up have one.
+    public var signal: Double?
 
     public init(
         end: Double, seconds: Double, downBytes: Double, upBytes: Double, power: Double?, powerSeconds: Double? = nil,
-        devicePower: Double = 0, labels: [String: String]
+        devicePower: Double = 0, labels: [String: String], signal: Double? = nil
     ) {
+        self.signal = signal
         self.devicePower = devicePower
         self.end = end
         self.seconds = seconds
@@ -136,10 +141,10 @@ public struct PowerLog: Sendable {
             } else {
                 access = "lte"
             }
-            var labels = [
+            let labels = [
                 "access": access, "carrier": carrierLabel(table.text(row, provider)), "direction": table.text(row, direction),
             ]
-            if access != "lte", let signal = try table.optionalNumber(row, rsrp) { labels["rsrp"] = String(signal) }
+            let signal = access == "lte" ? nil : try table.optionalNumber(row, rsrp)
             let sample: PowerSample
             if let previous {
                 let seconds = now.time - previous.time
@@ -150,7 +155,7 @@ public struct PowerLog: Sendable {
                 guard now.tx >= previous.tx else { throw table.error(row, tx, "the cumulative counter went down") }
                 sample = PowerSample(
                     end: now.time, seconds: seconds, downBytes: now.rx - previous.rx, upBytes: now.tx - previous.tx, power: watts,
-                    devicePower: device, labels: labels)
+                    devicePower: device, labels: labels, signal: signal)
             } else {
                 let down = try table.number(row, downMbps)
                 let up = try table.number(row, upMbps)
@@ -158,7 +163,7 @@ public struct PowerLog: Sendable {
                 guard up >= 0 else { throw table.error(row, upMbps, "a rate below zero") }
                 sample = PowerSample(
                     end: now.time, seconds: 1, downBytes: down * 1e6 / 8, upBytes: up * 1e6 / 8, power: watts, devicePower: device,
-                    labels: labels)
+                    labels: labels, signal: signal)
             }
             samples.append(sample)
             previous = now
@@ -229,12 +234,15 @@ public struct PowerLog: Sendable {
             guard upBytes >= 0 else { throw table.error(row, up, "a byte count below zero") }
             var labels = ["access": access.map { table.text(row, $0) } ?? "radio"]
             if let carrier { labels["carrier"] = carrierLabel(table.text(row, carrier)) }
-            if let rsrp, let signal = try table.optionalNumber(row, rsrp) { labels["rsrp"] = String(signal) }
+            let signal = try rsrp.flatMap { (column) throws(InputFileError) in try table.optionalNumber(row, column) }
+            if let rsrp, let signal, !Quantity.signalStrengthRange.contains(signal) {
+                throw table.error(row, rsrp, "\(signal) dBm is not a signal strength (-156 to -31 dBm)")
+            }
             samples.append(
                 PowerSample(
                     end: end, seconds: seconds, downBytes: downBytes, upBytes: upBytes,
                     power: try power.map { (column) throws(InputFileError) in try table.number(row, column) / 1000 }, powerSeconds: seconds,
-                    labels: labels))
+                    labels: labels, signal: signal))
         }
         return samples
     }

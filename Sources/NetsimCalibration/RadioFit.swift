@@ -48,6 +48,11 @@ public struct RadioFit: Sendable {
             values["beta"] = power.beta
             values["alphaDown"] = power.alphaDown
             values["alphaUp"] = power.alphaUp
+            if technology == .nrNSA || technology == .nrSA {
+                values["rsrpSlope"] = power.rsrpSlope
+            } else if power.rsrpSlope != 0 {
+                notes.append("rsrpSlope: netsim's signal term is NR's; the \(technology.rawValue) radio is priced without it")
+            }
             values["tailPower"] = power.tailPower
             // Neither the DRX on-durations' power nor the promotion's can be told apart in a
             // power meter's one-second readings: both are taken at the connected power.

@@ -45,6 +45,31 @@ import Testing
         #expect(nr.standalone)
     }
 
+    @Test func aPhonesSignalMovesItsConnectedPowerBySlopePerDecibel() throws {
+        // tmobile-sa's fitted slope, at -100 dBm: 10 dB below the reference, so beta + 10 x slope
+        // while CONNECTED, and the same paging power as at the reference.
+        let profile = try Self.load(Self.profile(radio: "{model: tmobile-sa, rsrp: -100dBm}"))
+        guard case .nr(let nr) = profile.networks[0].radio, case .nr(let fitted) = try RadioCatalog.builtin(named: "tmobile-sa")?.parameters
+        else {
+            Issue.record("tmobile-sa is not an NR radio")
+            return
+        }
+        #expect(fitted.rsrpSlope > 0)
+        #expect(nr.rsrp == -100)
+        let weak = try #require(RadioStages(profile.networks[0].radio))
+        let reference = try #require(RadioStages(.nr(fitted)))
+        #expect(abs(weak.stages[0].power - (fitted.beta + 10 * fitted.rsrpSlope)) < 1e-12)
+        #expect(weak.stages.last?.power == reference.stages.last?.power)
+        // A signal change in the run prices from the change on: back at -90 dBm it is beta.
+        #expect(abs(weak.connectedPower(atSignal: -90) - fitted.beta) < 1e-12)
+    }
+
+    @Test func aSignalOutsideWhatPhonesReportIsAnError() {
+        let error = #expect(throws: InputFileError.self) { try Self.load(Self.profile(radio: "{model: tmobile-sa, rsrp: -20dBm}")) }
+        #expect(error?.message.contains("-156dBm to -31dBm") == true)
+        #expect(throws: InputFileError.self) { try Self.load(Self.profile(radio: "{model: tmobile-sa, rsrp: 100dBm}")) }
+    }
+
     @Test func huang2012IsTheLTEModelAsPublished() throws {
         // As written in its file, every figure the published default (compared as printed: 51.97
         // mW read from the file is not bit for bit the literal 0.05197 W).

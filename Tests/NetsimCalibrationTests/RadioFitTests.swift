@@ -88,6 +88,38 @@ import Testing
         #expect(fit.alphaDown > 0)
     }
 
+    @Test func aSignalTermMadeByTheFormulaFitsBack() throws {
+        // 20 mW for every dB below -90 dBm, signals from -110 to -60 dBm (the term's range).
+        var random = SeededRandom(seed: 12)
+        let samples = (1...300).map { second -> PowerSample in
+            let down = random.unitInterval() * 200
+            let up = random.unitInterval() * 40
+            let signal = -110 + random.unitInterval() * 50
+            let power = 1.5 + 0.004 * down + 0.015 * up + 0.02 * (-90 - signal)
+            return PowerSample(
+                end: Double(second), seconds: 1, downBytes: down * 1e6 / 8, upBytes: up * 1e6 / 8, power: power,
+                labels: ["access": "nr-sa"], signal: signal)
+        }
+        let fit = try PowerFit(samples)
+        #expect(abs(fit.beta - 1.5) < 1e-9)
+        #expect(abs(fit.rsrpSlope - 0.02) < 1e-12)
+        #expect(fit.signalSamples == 300)
+        #expect(fit.rmsResidual < 1e-9)
+        // At -100 dBm and 10 Mbit/s down: 1.5 + 0.04 + 0.2 W.
+        let sample = PowerSample(end: 1, seconds: 1, downBytes: 10e6 / 8, upBytes: 0, power: nil, labels: [:], signal: -100)
+        #expect(abs(fit.power(of: sample) - 1.74) < 1e-9)
+    }
+
+    @Test func aLogWithoutSignalsFitsNoSignalTerm() throws {
+        let samples = (1...50).map { (second: Int) -> PowerSample in
+            let down = Double(second)
+            return PowerSample(end: down, seconds: 1, downBytes: down * 1e6 / 8, upBytes: 0, power: 1 + 0.01 * down, labels: [:])
+        }
+        let fit = try PowerFit(samples)
+        #expect(fit.rsrpSlope == 0)
+        #expect(fit.signalSamples == 0)
+    }
+
     @Test func tooFewIntervalsIsAnError() {
         let samples = [PowerSample(end: 1, seconds: 1, downBytes: 1e6, upBytes: 0, power: 1, labels: [:])]
         #expect(throws: PowerFit.Failure.tooFewSamples(1)) { try PowerFit(samples) }
@@ -123,6 +155,27 @@ import Testing
         }
         for energy in energies[..<10] { #expect(abs(energy - 1.005) < 1e-6) }
         for energy in energies[10...] { #expect(abs(energy - 3.005) < 1e-6) }
+    }
+
+    @Test func aWeakerSignalCostsTheSlopeForEveryDecibelWhileConnected() {
+        // 13.3 mW/dB: 10 s at -90 dBm (the reference), then 10 s at -100 dBm, then 10 s at
+        // -130 dBm, which the term holds at its edge, -110 dBm. 1 Mbit/s down each second:
+        // 2.005 J, then 2.005 + 0.133, then 2.005 + 0.266.
+        var radio = NRRadioParameters.nonStandalone
+        radio.beta = 2.0
+        radio.tailPower = 1.0
+        radio.alphaDown = 0.005
+        radio.rsrpSlope = 0.0133
+        let stages = RadioStages(.nr(radio))!
+        let samples = (1...30).map { second in
+            PowerSample(
+                end: Double(second), seconds: 1, downBytes: 1e6 / 8, upBytes: 0, power: nil, labels: [:],
+                signal: second <= 10 ? -90 : second <= 20 ? -100 : -130)
+        }
+        let energies = IntervalPricer.energies(of: samples, startsConnected: true) { _ in ("a", stages) }
+        for energy in energies[..<10] { #expect(abs(energy - 2.005) < 1e-6) }
+        for energy in energies[10..<20] { #expect(abs(energy - 2.138) < 1e-6) }
+        for energy in energies[20...] { #expect(abs(energy - 2.271) < 1e-6) }
     }
 
     @Test func theMeterSecondOfALongIntervalIsPricedNotTheWholeInterval() {

@@ -43,6 +43,18 @@ struct QuantityTests {
         #expect(try Quantity.power("1.21W") == 1.21)
         #expect(try Quantity.power("594mW") == 0.594)
         #expect(abs(try Quantity.powerPerMbps("438.39mW/Mbps") - 0.43839) < 1e-12)
+        #expect(abs(try Quantity.powerPerDecibel("13.3mW/dB") - 0.0133) < 1e-12)
+    }
+
+    @Test("a signal strength is the one signed quantity, within what phones report")
+    func signalStrengths() throws {
+        #expect(try Quantity.signalStrength("-105dBm") == -105)
+        #expect(try Quantity.signalStrength(" -90.5 dbm ") == -90.5)
+        #expect(throws: Quantity.ParseError.self) { try Quantity.signalStrength("105dBm") }
+        #expect(throws: Quantity.ParseError.self) { try Quantity.signalStrength("-20dBm") }
+        #expect(throws: Quantity.ParseError.self) { try Quantity.signalStrength("-200dBm") }
+        #expect(throws: Quantity.ParseError.self) { try Quantity.signalStrength("--90dBm") }
+        #expect(ParameterField<NRRadioParameters>.Unit.signalStrength.format(-105) == "-105dBm")
     }
 
     @Test("a parse error names the value and what was expected")

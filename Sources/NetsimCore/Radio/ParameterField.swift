@@ -5,7 +5,7 @@
 /// either of them knowing the individual models.
 public struct ParameterField<Root>: Sendable {
     public enum Unit: Sendable {
-        case duration, power, powerPerMbps, byteCount, bitRate
+        case duration, power, powerPerMbps, powerPerDecibel, signalStrength, byteCount, bitRate
 
         /// Parses a profile value in this unit into the base SI value.
         public func parse(_ text: String) throws(Quantity.ParseError) -> Double {
@@ -13,6 +13,8 @@ public struct ParameterField<Root>: Sendable {
             case .duration: try Quantity.duration(text)
             case .power: try Quantity.power(text)
             case .powerPerMbps: try Quantity.powerPerMbps(text)
+            case .powerPerDecibel: try Quantity.powerPerDecibel(text)
+            case .signalStrength: try Quantity.signalStrength(text)
             case .byteCount: Double(try Quantity.byteCount(text))
             case .bitRate: try Quantity.bitRate(text)
             }
@@ -23,6 +25,8 @@ public struct ParameterField<Root>: Sendable {
             case .duration: Quantity.formatDuration(value)
             case .power: Quantity.formatPower(value)
             case .powerPerMbps: "\(Quantity.trimmed(value * 1000))mW/Mbps"
+            case .powerPerDecibel: "\(Quantity.trimmed(value * 1000))mW/dB"
+            case .signalStrength: "\(Quantity.trimmed(value))dBm"
             case .byteCount: "\(Int(value))B"
             case .bitRate: Quantity.formatBitRate(value)
             }

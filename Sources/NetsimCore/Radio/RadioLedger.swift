@@ -26,10 +26,12 @@ enum RadioActivity: Sendable, Codable {
     /// Bytes on air from `start` to `end`; the radio stays in `stage` (0, or a shared channel
     /// that carried them) and its tail timers restart at `end`.
     case transmission(start: Double, end: Double, direction: Direction, bytes: Int, stage: Int)
+    /// From `start` on, stage 0 draws `connectedPower` watts (the phone's signal changed).
+    case signal(start: Double, connectedPower: Double)
 
     var start: Double {
         switch self {
-        case .promotion(_, let start, _, _), .transmission(let start, _, _, _, _): start
+        case .promotion(_, let start, _, _), .transmission(let start, _, _, _, _), .signal(let start, _): start
         }
     }
 
@@ -38,7 +40,7 @@ enum RadioActivity: Sendable, Codable {
     var settledAt: Double {
         switch self {
         case .promotion(_, _, let end, _): end
-        case .transmission(let start, _, _, _, _): start
+        case .transmission(let start, _, _, _, _), .signal(let start, _): start
         }
     }
 }
@@ -63,7 +65,7 @@ struct RadioLedger: Sendable, Codable {
     /// chunk the model engine sends, and the arrays' uniqueness and bounds checks were most of
     /// its time (issue 22). A chain has at most `RadioStages.maximumCount` stages.
     private let durations: PerStage<Double>
-    private let powers: PerStage<Double>
+    private var powers: PerStage<Double>
     private var secondsByStage = PerStage<Double>()
     private var energyByStage = PerStage<Double>()
     private var promotionsByStage = PerStage<Int>()
@@ -113,6 +115,8 @@ struct RadioLedger: Sendable, Codable {
                 transferEnergy += alphaDown * megabits
                 bytesMoved.down += bytes
             }
+        case .signal(_, let connectedPower):
+            powers[0] = connectedPower
         }
     }
 

@@ -12,6 +12,16 @@ public struct RadioStages: Sendable, Equatable, Codable {
     /// alpha). Over any window it adds alpha * Mbit transferred joules.
     public let alphaUp: Double
     public let alphaDown: Double
+    /// How stage 0's power follows signal strength (`RadioSignal`): watts per dB below the
+    /// reference, and the signal stage 0's `power` already includes. Zero slope: no term.
+    public var rsrpSlope = 0.0
+    public var rsrp = RadioSignal.reference
+
+    /// Stage 0's power at signal `rsrp` instead of the radio's own.
+    public func connectedPower(atSignal rsrp: Double) -> Double {
+        stages[0].power + RadioSignal.extraPower(slope: rsrpSlope, rsrp: rsrp)
+            - RadioSignal.extraPower(slope: rsrpSlope, rsrp: self.rsrp)
+    }
 
     /// The most stages a chain has: LTE's four (continuous reception, short DRX, long DRX,
     /// IDLE). The radio's ledger keeps its per-stage figures inline for that many.
@@ -20,7 +30,21 @@ public struct RadioStages: Sendable, Equatable, Codable {
 
 extension RadioStages {
     private enum CodingKeys: String, CodingKey {
-        case model, stages, alphaUp, alphaDown
+        case model, stages, alphaUp, alphaDown, rsrpSlope, rsrp
+    }
+
+    /// The signal fields only for a radio that has the term, so that the reports of radios
+    /// without it read as they always have.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(model, forKey: .model)
+        try container.encode(stages, forKey: .stages)
+        try container.encode(alphaUp, forKey: .alphaUp)
+        try container.encode(alphaDown, forKey: .alphaDown)
+        if rsrpSlope != 0 {
+            try container.encode(rsrpSlope, forKey: .rsrpSlope)
+            try container.encode(rsrp, forKey: .rsrp)
+        }
     }
 
     /// Read back from a shard's partial report: refused unless it is a chain the radio can run
@@ -31,6 +55,8 @@ extension RadioStages {
         stages = try container.decode([RadioStage].self, forKey: .stages)
         alphaUp = try container.decode(Double.self, forKey: .alphaUp)
         alphaDown = try container.decode(Double.self, forKey: .alphaDown)
+        rsrpSlope = try container.decodeIfPresent(Double.self, forKey: .rsrpSlope) ?? 0
+        rsrp = try container.decodeIfPresent(Double.self, forKey: .rsrp) ?? RadioSignal.reference
         guard (1...Self.maximumCount).contains(stages.count), stages.last?.duration == .infinity else {
             throw DecodingError.dataCorruptedError(
                 forKey: .stages, in: container,
@@ -144,10 +170,13 @@ extension RadioStages {
 
     static func nr(_ p: NRRadioParameters) -> RadioStages {
         let pagingPower = dutyCyclePower(cycle: p.pagingCycle, onTime: p.pagingOnTime, onPower: p.pagingPower, offPower: p.idlePower)
+        // The signal term moves the connected power only: the DRX tail's on-durations (2 ms in
+        // 64 on the study's phones) and paging are listening, not transmitting.
+        let connected = p.beta + RadioSignal.extraPower(slope: p.rsrpSlope, rsrp: p.rsrp)
         var stages: [RadioStage]
         if p.hasConnectedDRX {
             stages = [
-                RadioStage(state: .connected, duration: p.inactivityTimer, power: p.beta, isIdle: false, behavior: .connected),
+                RadioStage(state: .connected, duration: p.inactivityTimer, power: connected, isIdle: false, behavior: .connected),
                 RadioStage(
                     state: .longDRX, duration: p.connectedTail - p.inactivityTimer,
                     power: dutyCyclePower(cycle: p.drxCycle, onTime: p.drxOnDuration, onPower: p.beta, offPower: p.tailPower),
@@ -156,7 +185,7 @@ extension RadioStages {
                         cycle: p.drxCycle, onDuration: p.drxOnDuration, schedulingRequestDelay: p.schedulingRequestDelay)),
             ]
         } else {
-            stages = [RadioStage(state: .connected, duration: p.connectedTail, power: p.beta, isIdle: false, behavior: .connected)]
+            stages = [RadioStage(state: .connected, duration: p.connectedTail, power: connected, isIdle: false, behavior: .connected)]
         }
         if p.standalone {
             stages.append(
@@ -174,7 +203,7 @@ extension RadioStages {
                     pagingCycle: p.pagingCycle)))
         return RadioStages(
             model: (p.standalone ? RadioTechnology.nrSA : .nrNSA).rawValue, stages: stages,
-            alphaUp: p.alphaUp, alphaDown: p.alphaDown)
+            alphaUp: p.alphaUp, alphaDown: p.alphaDown, rsrpSlope: p.rsrpSlope, rsrp: p.rsrp)
     }
 
     /// WiFi power save as Video Optimizer models it: awake while transferring and for the tail,

@@ -218,6 +218,14 @@ public struct RadioStateMachine: Sendable, Codable {
         }
     }
 
+    /// The phone's signal strength (SS-RSRP, dBm) from `time` on: the connected stage's power
+    /// follows it by the radio's `rsrpSlope` (`RadioSignal`). Nothing changes for a radio
+    /// without the term. A meter's log or a timeline moves it as the phone moves.
+    public mutating func signal(_ rsrp: Double, at time: Double) {
+        guard description.rsrpSlope != 0 else { return }
+        record(.signal(start: max(time, ledger.accountedUntil), connectedPower: description.connectedPower(atSignal: rsrp)))
+    }
+
     // MARK: Reading the state
 
     /// The state at `time` (`.promotion` while promoting), for live status.

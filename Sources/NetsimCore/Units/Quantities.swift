@@ -2,7 +2,8 @@ import Foundation
 
 /// Parsing of the units a profile is written in: durations (`ms`, `s`, `m`, `h`), bit rates
 /// (`bps`, `kbps`, `mbps`, `gbps`), percentages (`%`), byte sizes (`B`, `KB`, `KiB`, `MB`,
-/// `MiB`, `packets` of 1500 bytes), powers (`W`, `mW`) and throughput power (`mW/Mbps`).
+/// `MiB`, `packets` of 1500 bytes), powers (`W`, `mW`), throughput power (`mW/Mbps`), signal
+/// strength (`dBm`, the one signed quantity) and power per dB of signal (`mW/dB`).
 ///
 /// Every value in `NetsimCore` is kept in base SI units once parsed: seconds, bits per second,
 /// bytes, watts, and a fraction in 0...1 for percentages.
@@ -77,6 +78,28 @@ public enum Quantity {
             text, units: ["mw/mbps": 0.001, "w/mbps": 1],
             expected: "a throughput power such as 438.39mW/Mbps", caseInsensitive: true)
         guard value <= maximumPower else { throw ParseError(text: text, expected: "a throughput power of at most 100W/Mbps") }
+        return value
+    }
+
+    /// Power per dB of signal strength (the radio's `rsrpSlope`), in watts per dB.
+    public static func powerPerDecibel(_ text: String) throws(ParseError) -> Double {
+        let value = try parse(
+            text, units: ["mw/db": 0.001, "w/db": 1], expected: "a power per dB such as 13.3mW/dB", caseInsensitive: true)
+        guard value <= maximumPower else { throw ParseError(text: text, expected: "a power per dB of at most 100W/dB") }
+        return value
+    }
+
+    /// The range of reference signal received power (RSRP) a phone reports: 3GPP TS 38.133
+    /// maps NR's SS-RSRP from -156 dBm to -31 dBm (LTE's, TS 36.133, lies within it).
+    public static let signalStrengthRange: ClosedRange<Double> = -156 ... -31
+
+    /// A signal strength in dBm (`-105dBm`), the received power of the reference signal.
+    public static func signalStrength(_ text: String) throws(ParseError) -> Double {
+        let trimmedText = text.trimmingWhitespace()
+        let expected = "a signal strength such as -105dBm"
+        guard trimmedText.hasPrefix("-") else { throw ParseError(text: text, expected: expected) }
+        let value = -(try parse(String(trimmedText.dropFirst()), units: ["dbm": 1], expected: expected, caseInsensitive: true))
+        guard signalStrengthRange.contains(value) else { throw ParseError(text: text, expected: "a signal strength from -156dBm to -31dBm") }
         return value
     }
 

@@ -342,7 +342,7 @@ radio:
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes SALMONBERRY_299_TMobile_4G.csv: 981 kept, 19 left out; connected round trip 65 ms; tail 5.1 s measured, 5.1 s fitted; idle round trip p10/p50/p90 464/935/1496 ms measured, 416/880/1400 ms fitted (largest error 10.3%)
-# power (carrier=tmobile, access=lte): 119 intervals moving data, 5 idle; beta 1836 mW, 16.3 mW/Mbps down, 22.0 mW/Mbps up; rms residual 563 mW; tail 1101 mW (assumed)
+# power (carrier=tmobile, access=lte): 119 intervals moving data, 5 idle; beta 1836 mW, 16.3 mW/Mbps down, 22.0 mW/Mbps up, 0.0 mW/dB below -90 dBm (0 intervals with a signal); rms residual 563 mW; tail 1101 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
 #   S20UPM-run20065.csv: 12 intervals, 29 J measured, 27 J fitted (-9.3%)
 #   S20UPM-run20067.csv: 15 intervals, 39 J measured, 37 J fitted (-5.3%)
@@ -386,15 +386,15 @@ radio:
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes RASPBERRY_670_TMobile_NSA.csv: 970 kept, 28 left out; connected round trip 76 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 524/1012/1529 ms measured, 520/1000/1500 ms fitted (largest error 1.9%)
-# power (carrier=tmobile, access=nr-nsa): 6180 intervals moving data, 180 idle; beta 2214 mW, 4.2 mW/Mbps down, 11.8 mW/Mbps up; rms residual 434 mW; tail 1422 mW (measured)
+# power (carrier=tmobile, access=nr-nsa): 6180 intervals moving data, 180 idle; beta 2310 mW, 4.6 mW/Mbps down, 12.3 mW/Mbps up, 9.2 mW/dB below -90 dBm (6130 intervals with a signal); rms residual 429 mW; tail 1422 mW (measured)
 # energy by file, the fitted formula interval by interval against the meter:
-#   S20UPM-run20065.csv: 907 intervals, 2398 J measured, 2390 J fitted (-0.3%)
-#   S20UPM-run20067.csv: 892 intervals, 2361 J measured, 2319 J fitted (-1.8%)
-#   S20UPM-run20068.csv: 827 intervals, 2209 J measured, 2170 J fitted (-1.8%)
-#   S20UPM-run20075.csv: 914 intervals, 2887 J measured, 2815 J fitted (-2.5%)
-#   S20UPM-run20077.csv: 951 intervals, 3096 J measured, 2988 J fitted (-3.5%)
-#   S20UPM-run20085.csv: 1048 intervals, 3188 J measured, 3086 J fitted (-3.2%)
-#   S20UPM-run20092.csv: 821 intervals, 2219 J measured, 2126 J fitted (-4.2%)
+#   S20UPM-run20065.csv: 907 intervals, 2398 J measured, 2381 J fitted (-0.7%)
+#   S20UPM-run20067.csv: 892 intervals, 2361 J measured, 2315 J fitted (-1.9%)
+#   S20UPM-run20068.csv: 827 intervals, 2209 J measured, 2166 J fitted (-1.9%)
+#   S20UPM-run20075.csv: 914 intervals, 2887 J measured, 2827 J fitted (-2.1%)
+#   S20UPM-run20077.csv: 951 intervals, 3096 J measured, 3004 J fitted (-3.0%)
+#   S20UPM-run20085.csv: 1048 intervals, 3188 J measured, 3075 J fitted (-3.5%)
+#   S20UPM-run20092.csv: 821 intervals, 2219 J measured, 2136 J fitted (-3.8%)
 #
 name: tmobile-nsa
 description: >-
@@ -404,11 +404,11 @@ description: >-
 radio:
   model: nr-nsa
   promotionTime: 296ms
-  promotionPower: 2.2144W
+  promotionPower: 2.31W
   connectedTail: 9.9s
-  beta: 2.2144W
-  alphaUp: 11.8mW/Mbps
-  alphaDown: 4.2mW/Mbps
+  beta: 2.31W
+  alphaUp: 12.3mW/Mbps
+  alphaDown: 4.6mW/Mbps
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
@@ -418,6 +418,8 @@ radio:
   drxOnDuration: 2ms
   tailPower: 1.4221W
   schedulingRequestDelay: 5ms
+  rsrpSlope: 9.2mW/dB
+  rsrp: -90dBm
 
 """#,
         "radios/tmobile-sa.yaml": #"""
@@ -426,14 +428,14 @@ radio:
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes S20US_TMobile_SA.csv: 849 kept, 141 left out; connected round trip 67 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 517/1059/1594 ms measured, 540/1020/1580 ms fitted (largest error 4.4%); 21 probe(s) after 16 s or more came back awake and are left out
-# power (carrier=tmobile, access=nr-sa): 6827 intervals moving data, 71 idle; beta 1263 mW, 0.0 mW/Mbps down, 23.8 mW/Mbps up; rms residual 295 mW; tail 1055 mW (measured)
+# power (carrier=tmobile, access=nr-sa): 6827 intervals moving data, 71 idle; beta 1337 mW, 0.3 mW/Mbps down, 24.4 mW/Mbps up, 5.5 mW/dB below -90 dBm (6827 intervals with a signal); rms residual 292 mW; tail 1055 mW (measured)
 # energy by file, the fitted formula interval by interval against the meter:
-#   S20UPM-run20036.csv: 987 intervals, 1229 J measured, 1248 J fitted (+1.6%)
-#   S20UPM-run20060.csv: 857 intervals, 1121 J measured, 1085 J fitted (-3.3%)
-#   S20UPM-run20061.csv: 1006 intervals, 1146 J measured, 1273 J fitted (+11.1%)
-#   S20UPM-run20070.csv: 1080 intervals, 2103 J measured, 2035 J fitted (-3.2%)
-#   S20UPM-run20074.csv: 902 intervals, 1908 J measured, 1737 J fitted (-9.0%)
-#   S20UPM-run20078.csv: 1087 intervals, 2205 J measured, 2085 J fitted (-5.5%)
+#   S20UPM-run20036.csv: 987 intervals, 1229 J measured, 1240 J fitted (+0.9%)
+#   S20UPM-run20060.csv: 857 intervals, 1121 J measured, 1081 J fitted (-3.6%)
+#   S20UPM-run20061.csv: 1006 intervals, 1146 J measured, 1272 J fitted (+11.0%)
+#   S20UPM-run20070.csv: 1080 intervals, 2103 J measured, 2042 J fitted (-2.9%)
+#   S20UPM-run20074.csv: 902 intervals, 1908 J measured, 1746 J fitted (-8.5%)
+#   S20UPM-run20078.csv: 1087 intervals, 2205 J measured, 2085 J fitted (-5.4%)
 #   S20UPM-run20091.csv: 979 intervals, 1272 J measured, 1239 J fitted (-2.6%)
 #
 name: tmobile-sa
@@ -445,13 +447,13 @@ description: >-
 radio:
   model: nr-sa
   promotionTime: 352.5ms
-  promotionPower: 1.2631W
+  promotionPower: 1.337W
   connectedTail: 10.2s
   inactiveTail: 4.8s
   resumeTime: 226.5ms
-  beta: 1.2631W
-  alphaUp: 23.8mW/Mbps
-  alphaDown: 0mW/Mbps
+  beta: 1.337W
+  alphaUp: 24.4mW/Mbps
+  alphaDown: 0.3mW/Mbps
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
@@ -461,6 +463,8 @@ radio:
   drxOnDuration: 2ms
   tailPower: 1.0545W
   schedulingRequestDelay: 5ms
+  rsrpSlope: 5.5mW/dB
+  rsrp: -90dBm
 
 """#,
         "radios/verizon-lte-walking.yaml": #"""
@@ -470,7 +474,7 @@ radio:
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes S20US_162_Verizon_4G.csv: 986 kept, 9 left out; connected round trip 64 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 492/983/1491 ms measured, 506/1000/1514 ms fitted (largest error 2.9%)
-# power (carrier=verizon, access=lte): 6376 intervals moving data, 1 idle; beta 1462 mW, 6.5 mW/Mbps down, 21.6 mW/Mbps up; rms residual 532 mW; tail 877 mW (assumed)
+# power (carrier=verizon, access=lte): 6376 intervals moving data, 1 idle; beta 1462 mW, 6.5 mW/Mbps down, 21.6 mW/Mbps up, 0.0 mW/dB below -90 dBm (0 intervals with a signal); rms residual 532 mW; tail 877 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
 #   ELDERBERRY_374-run15652.csv: 421 intervals, 975 J measured, 785 J fitted (-19.5%)
 #   ELDERBERRY_374-run15656.csv: 416 intervals, 889 J measured, 768 J fitted (-13.6%)
@@ -528,7 +532,7 @@ radio:
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes S20US_162_Verizon_4G.csv: 986 kept, 9 left out; connected round trip 64 ms; tail 9.9 s measured, 9.9 s fitted; idle round trip p10/p50/p90 492/983/1491 ms measured, 506/1000/1514 ms fitted (largest error 2.9%)
-# power (band=lte): 1734 intervals moving data, 0 idle; beta 420 mW, 11.5 mW/Mbps down, 78.9 mW/Mbps up; rms residual 370 mW; tail 252 mW (assumed)
+# power (band=lte): 1734 intervals moving data, 0 idle; beta 420 mW, 11.5 mW/Mbps down, 78.9 mW/Mbps up, 0.0 mW/dB below -90 dBm (0 intervals with a signal); rms residual 370 mW; tail 252 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
 #   MN-Transfer_combined.csv: 1734 intervals, 1918 J measured, 1771 J fitted (-7.7%)
 #
@@ -567,7 +571,7 @@ radio:
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes SALMONBERRY_299_Verizon_NSAlow.csv: 1957 kept, 43 left out; connected round trip 59 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 443/970/1479 ms measured, 460/980/1480 ms fitted (largest error 3.8%); 1 probe(s) after 16 s or more came back awake and are left out
-# power (band=low): 663 intervals moving data, 0 idle; beta 577 mW, 12.6 mW/Mbps down, 38.7 mW/Mbps up; rms residual 428 mW; tail 346 mW (assumed)
+# power (band=low): 663 intervals moving data, 0 idle; beta 577 mW, 12.6 mW/Mbps down, 38.7 mW/Mbps up, 0.0 mW/dB below -90 dBm (0 intervals with a signal); rms residual 428 mW; tail 346 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
 #   MN-Transfer_combined.csv: 663 intervals, 887 J measured, 823 J fitted (-7.2%)
 #
@@ -594,6 +598,8 @@ radio:
   drxOnDuration: 2ms
   tailPower: 346.5mW
   schedulingRequestDelay: 5ms
+  rsrpSlope: 0mW/dB
+  rsrp: -90dBm
 
 """#,
         "radios/verizon-nsa-mmwave.yaml": #"""
@@ -603,7 +609,7 @@ radio:
 # Note: drxOnPower and promotionPower: not separable in one-second readings; set to beta
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes SALMONBERRY_299_Verizon_NSAmmwave.csv: 987 kept, 13 left out; connected round trip 53 ms; tail 10.2 s measured, 10.2 s fitted; idle round trip p10/p50/p90 440/915/1474 ms measured, 412/880/1408 ms fitted (largest error 6.4%)
-# power (band=mmwave): 2652 intervals moving data, 0 idle; beta 2891 mW, 1.7 mW/Mbps down, 12.1 mW/Mbps up; rms residual 376 mW; tail 1735 mW (assumed)
+# power (band=mmwave): 2652 intervals moving data, 0 idle; beta 2891 mW, 1.7 mW/Mbps down, 12.1 mW/Mbps up, 0.0 mW/dB below -90 dBm (0 intervals with a signal); rms residual 376 mW; tail 1735 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
 #   MN-Transfer_combined.csv: 2652 intervals, 10257 J measured, 10109 J fitted (-1.4%)
 #
@@ -630,6 +636,8 @@ radio:
   drxOnDuration: 2ms
   tailPower: 1.7347W
   schedulingRequestDelay: 5ms
+  rsrpSlope: 0mW/dB
+  rsrp: -90dBm
 
 """#,
         "radios/verizon-nsa-walking.yaml": #"""
@@ -640,28 +648,28 @@ radio:
 # Note: pagingOnTime, pagingPower, idlePower: not measured by the study; the published defaults
 # probes SALMONBERRY_299_Verizon_NSAlow.csv: 1957 kept, 43 left out; connected round trip 59 ms; tail 10.2 s measured, 10.3 s fitted; idle round trip p10/p50/p90 443/970/1479 ms measured, 440/960/1460 ms fitted (largest error 1.3%); 1 probe(s) after 16 s or more came back awake and are left out
 # probes SALMONBERRY_299_Verizon_NSAmmwave.csv: 987 kept, 13 left out; connected round trip 53 ms; tail 10.2 s measured, 10.3 s fitted; idle round trip p10/p50/p90 440/915/1474 ms measured, 412/880/1408 ms fitted (largest error 6.4%)
-# power (carrier=verizon, access=nr-nsa): 13834 intervals moving data, 2 idle; beta 3061 mW, 1.9 mW/Mbps down, 7.0 mW/Mbps up; rms residual 1093 mW; tail 1837 mW (assumed)
+# power (carrier=verizon, access=nr-nsa): 13834 intervals moving data, 2 idle; beta 3255 mW, 1.8 mW/Mbps down, 9.5 mW/Mbps up, 59.6 mW/dB below -90 dBm (13786 intervals with a signal); rms residual 849 mW; tail 1953 mW (assumed)
 # energy by file, the fitted formula interval by interval against the meter:
-#   ELDERBERRY_374-run15652.csv: 843 intervals, 5417 J measured, 5178 J fitted (-4.4%)
-#   ELDERBERRY_374-run15656.csv: 836 intervals, 3796 J measured, 2963 J fitted (-21.9%)
-#   S20UPM-run131.csv: 585 intervals, 2957 J measured, 2825 J fitted (-4.5%)
-#   S20UPM-run133.csv: 604 intervals, 3234 J measured, 2810 J fitted (-13.1%)
-#   S20UPM-run151.csv: 714 intervals, 3824 J measured, 3504 J fitted (-8.3%)
-#   S20UPM-run154.csv: 479 intervals, 2587 J measured, 2445 J fitted (-5.5%)
-#   S20UPM-run157.csv: 591 intervals, 3127 J measured, 3084 J fitted (-1.4%)
-#   S20UPM-run161.csv: 445 intervals, 2619 J measured, 2407 J fitted (-8.1%)
-#   S20UPM-run168.csv: 602 intervals, 2585 J measured, 2812 J fitted (+8.8%)
-#   S20UPM-run169.csv: 501 intervals, 2900 J measured, 2714 J fitted (-6.4%)
-#   S20UPM-run172.csv: 738 intervals, 3795 J measured, 3585 J fitted (-5.5%)
-#   S20UPM-run173.csv: 639 intervals, 3060 J measured, 3026 J fitted (-1.1%)
-#   S20UPM-run195.csv: 974 intervals, 3095 J measured, 3469 J fitted (+12.1%)
-#   S20UPM-run196.csv: 588 intervals, 2719 J measured, 2077 J fitted (-23.6%)
-#   S20UPM-run199.csv: 506 intervals, 2459 J measured, 1797 J fitted (-26.9%)
-#   S20UPM-run331.csv: 482 intervals, 2046 J measured, 1678 J fitted (-18.0%)
-#   S20UPM-run64.csv: 711 intervals, 4217 J measured, 3713 J fitted (-12.0%)
-#   S20UPM-run68.csv: 942 intervals, 4063 J measured, 4015 J fitted (-1.2%)
-#   S20UPM-run70.csv: 970 intervals, 3449 J measured, 3480 J fitted (+0.9%)
-#   S20UPM-run77.csv: 1086 intervals, 3997 J measured, 3907 J fitted (-2.3%)
+#   ELDERBERRY_374-run15652.csv: 843 intervals, 5417 J measured, 5077 J fitted (-6.3%)
+#   ELDERBERRY_374-run15656.csv: 836 intervals, 3796 J measured, 3207 J fitted (-15.5%)
+#   S20UPM-run131.csv: 585 intervals, 2957 J measured, 2830 J fitted (-4.3%)
+#   S20UPM-run133.csv: 604 intervals, 3234 J measured, 2970 J fitted (-8.2%)
+#   S20UPM-run151.csv: 714 intervals, 3824 J measured, 3625 J fitted (-5.2%)
+#   S20UPM-run154.csv: 479 intervals, 2587 J measured, 2506 J fitted (-3.1%)
+#   S20UPM-run157.csv: 591 intervals, 3127 J measured, 3154 J fitted (+0.9%)
+#   S20UPM-run161.csv: 445 intervals, 2619 J measured, 2494 J fitted (-4.8%)
+#   S20UPM-run168.csv: 602 intervals, 2585 J measured, 2824 J fitted (+9.3%)
+#   S20UPM-run169.csv: 501 intervals, 2900 J measured, 2821 J fitted (-2.7%)
+#   S20UPM-run172.csv: 738 intervals, 3795 J measured, 3699 J fitted (-2.5%)
+#   S20UPM-run173.csv: 639 intervals, 3060 J measured, 3122 J fitted (+2.0%)
+#   S20UPM-run195.csv: 974 intervals, 3095 J measured, 3359 J fitted (+8.5%)
+#   S20UPM-run196.csv: 588 intervals, 2719 J measured, 2393 J fitted (-12.0%)
+#   S20UPM-run199.csv: 506 intervals, 2459 J measured, 2072 J fitted (-15.7%)
+#   S20UPM-run331.csv: 482 intervals, 2046 J measured, 1980 J fitted (-3.3%)
+#   S20UPM-run64.csv: 711 intervals, 4217 J measured, 3859 J fitted (-8.5%)
+#   S20UPM-run68.csv: 942 intervals, 4063 J measured, 3746 J fitted (-7.8%)
+#   S20UPM-run70.csv: 970 intervals, 3449 J measured, 3495 J fitted (+1.3%)
+#   S20UPM-run77.csv: 1086 intervals, 3997 J measured, 3955 J fitted (-1.1%)
 #
 name: verizon-nsa-walking
 description: >-
@@ -672,11 +680,11 @@ description: >-
 radio:
   model: nr-nsa
   promotionTime: 246.5ms
-  promotionPower: 3.0614W
+  promotionPower: 3.2552W
   connectedTail: 10.2s
-  beta: 3.0614W
-  alphaUp: 7mW/Mbps
-  alphaDown: 1.9mW/Mbps
+  beta: 3.2552W
+  alphaUp: 9.5mW/Mbps
+  alphaDown: 1.8mW/Mbps
   pagingCycle: 1.28s
   pagingOnTime: 43ms
   pagingPower: 594mW
@@ -684,8 +692,10 @@ radio:
   inactivityTimer: 100ms
   drxCycle: 160ms
   drxOnDuration: 2ms
-  tailPower: 1.8368W
+  tailPower: 1.9531W
   schedulingRequestDelay: 5ms
+  rsrpSlope: 59.6mW/dB
+  rsrp: -90dBm
 
 """#,
     ]

@@ -61,6 +61,8 @@ extension ParameterField.Unit {
         case .duration: "ms"
         case .power: "mW"
         case .powerPerMbps: "mW/Mbps"
+        case .powerPerDecibel: "mW/dB"
+        case .signalStrength: "dBm"
         case .byteCount: "B"
         case .bitRate: "kbps"
         }
