@@ -1,4 +1,5 @@
 import Foundation
+import NetsimCore
 import NetsimInput
 
 /// A CSV file of measurements, read whole and checked before anything is computed from it: a
@@ -7,8 +8,9 @@ import NetsimInput
 /// file, the line and the column (`FILE:LINE:COLUMN: column 'RTT1' ...`), so nothing is priced
 /// or fitted from half a file.
 ///
-/// The dialect is RFC 4180's: commas, double quotes around a cell that holds commas or quotes
-/// (a quote inside doubled), LF or CRLF line ends, a header row first.
+/// The dialect is RFC 4180's (`CSVRow`, the reader the traffic counters use too): commas, double
+/// quotes around a cell that holds commas or quotes (a quote inside doubled), LF or CRLF line
+/// ends, a header row first; a cell may not span lines.
 public struct MeasurementTable: Sendable {
     /// The largest file read: the study's biggest file is 6 MB; a phone's day of one-second
     /// counters is about 5 MB.
@@ -27,14 +29,21 @@ public struct MeasurementTable: Sendable {
         self.file = file
         var records: [[String]] = []
         var recordLines: [Int] = []
-        var parser = CSVParser(text: text)
-        while let (record, line) = try parser.next(file: file) {
-            if record == [""] { continue }
-            records.append(record)
-            recordLines.append(line)
+        var lineNumber = 0
+        // "\r\n" is one Character in Swift: split on either line end.
+        for line in text.split(omittingEmptySubsequences: false, whereSeparator: { $0 == "\n" || $0 == "\r\n" }) {
+            lineNumber += 1
+            if line.isEmpty { continue }
+            guard let cells = CSVRow.cells(line) else {
+                throw InputFileError(
+                    file: file, line: lineNumber, column: 1,
+                    message: "a quoted cell is not closed where its cell ends (a cell may not span lines)")
+            }
+            records.append(cells.map(String.init))
+            recordLines.append(lineNumber)
             if records.count > Self.maximumRows + 1 {
                 throw InputFileError(
-                    file: file, line: line, column: 1, message: "more than \(Self.maximumRows) rows: split the file")
+                    file: file, line: lineNumber, column: 1, message: "more than \(Self.maximumRows) rows: split the file")
             }
         }
         guard let header = records.first else {
@@ -123,62 +132,5 @@ public struct MeasurementTable: Sendable {
     /// An error about row `row`, column `column`.
     public func error(_ row: Int, _ column: Int, _ message: String) -> InputFileError {
         InputFileError(file: file, line: lines[row], column: column + 1, message: "column '\(columns[column])': \(message)")
-    }
-}
-
-/// RFC 4180 records, one at a time, with the line each starts on.
-private struct CSVParser {
-    private let scalars: [Unicode.Scalar]
-    private var position = 0
-    private var line = 1
-
-    init(text: String) {
-        scalars = Array(text.unicodeScalars)
-    }
-
-    mutating func next(file: String) throws(InputFileError) -> (record: [String], line: Int)? {
-        guard position < scalars.count else { return nil }
-        let startLine = line
-        var record: [String] = []
-        var cell = String.UnicodeScalarView()
-        var quoted = false
-        while position < scalars.count {
-            let scalar = scalars[position]
-            position += 1
-            if quoted {
-                if scalar == "\"" {
-                    if position < scalars.count, scalars[position] == "\"" {
-                        cell.append("\"")
-                        position += 1
-                    } else {
-                        quoted = false
-                    }
-                } else {
-                    if scalar == "\n" { line += 1 }
-                    cell.append(scalar)
-                }
-                continue
-            }
-            switch scalar {
-            case "\"" where cell.isEmpty:
-                quoted = true
-            case ",":
-                record.append(String(cell))
-                cell = String.UnicodeScalarView()
-            case "\r":
-                continue
-            case "\n":
-                line += 1
-                record.append(String(cell))
-                return (record, startLine)
-            default:
-                cell.append(scalar)
-            }
-        }
-        if quoted {
-            throw InputFileError(file: file, line: startLine, column: record.count + 1, message: "a quoted cell is never closed")
-        }
-        record.append(String(cell))
-        return (record, startLine)
     }
 }

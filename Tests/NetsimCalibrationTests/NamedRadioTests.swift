@@ -64,6 +64,18 @@ import Testing
         #expect(abs(weak.connectedPower(atSignal: -90) - fitted.beta) < 1e-12)
     }
 
+    @Test func aTimelineMovesTheSignal() throws {
+        let yaml = Self.profile(radio: "tmobile-sa") + "\ntimeline:\n  - at: 30s\n    signal: -110dBm\n"
+        let profile = try Self.load(yaml)
+        #expect(profile.timeline.events == [TimelineEvent(at: 30, kind: .signal(rsrp: -110))])
+        #expect(profile.timeline.events[0].summary == "signal -110dBm")
+        let error = #expect(throws: InputFileError.self) {
+            try Self.load(Self.profile(radio: "tmobile-sa") + "\ntimeline:\n  - at: 30s\n    signal: -110\n")
+        }
+        #expect(error?.message.contains("add a unit, e.g. -110dBm") == true)
+        #expect(error?.line == 8)
+    }
+
     @Test func aSignalOutsideWhatPhonesReportIsAnError() {
         let error = #expect(throws: InputFileError.self) { try Self.load(Self.profile(radio: "{model: tmobile-sa, rsrp: -20dBm}")) }
         #expect(error?.message.contains("-156dBm to -31dBm") == true)

@@ -379,10 +379,10 @@ struct ProfileErrorTests {
     func eventShape() {
         expectError(
             profileHeader + "timeline:\n  - at: 1s", line: 7, column: 5,
-            "timeline event 1 needs exactly one of 'outage', 'handover' or 'set'; it has none")
+            "timeline event 1 needs exactly one of 'outage', 'handover', 'set' or 'signal'; it has none")
         expectError(
             profileHeader + "timeline:\n  - {at: 1s, outage: {duration: 1s}, handover: {to: lte}}", line: 7, column: 5,
-            "timeline event 1 needs exactly one of 'outage', 'handover' or 'set'; it has 'outage' and 'handover'")
+            "timeline event 1 needs exactly one of 'outage', 'handover', 'set' or 'signal'; it has 'outage' and 'handover'")
         expectError(
             profileHeader + "timeline:\n  - at: 10s\n    outage: {duration: 30s}\n  - at: 20s\n    handover: {to: lte}",
             line: 9, column: 5,

@@ -18,7 +18,7 @@ struct ImpairmentsTests {
                     switch event.kind {
                     case .outage(let duration, _): "outage \(duration)"
                     case .handover: "handover"
-                    case .set: "set"
+                    case .set, .signal: event.kindName
                     }
                 counts[label, default: 0] += 1
             }

@@ -29,7 +29,7 @@ public enum ConnectionDeaths {
         case .outage, .handover:
             guard (event.affectedConnections ?? 0) > 0, event.mode == .blackhole || event.mode == .reset else { return nil }
             return event.at
-        case .set:
+        case .set, .signal:
             return nil
         }
     }

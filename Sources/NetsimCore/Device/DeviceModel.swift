@@ -516,6 +516,10 @@ public struct DeviceModel: Sendable {
                 downlink.update(changed.down, at: time)
             }
             return []
+        case .signal(let rsrp):
+            radio?.signal(rsrp, at: time)
+            record(DeviceEvent(at: time, kind: .signal, network: network.name, rsrp: rsrp))
+            return []
         }
     }
 
@@ -634,6 +638,7 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
         case outage
         case handover
         case set
+        case signal
         case natExpiry = "nat-expiry"
 
         public var description: String { rawValue }
@@ -690,12 +695,15 @@ public struct DeviceEvent: Sendable, Equatable, Codable {
     public var link: PerDirection<LinkFigures>?
     /// A `set` that took back an earlier triggered step (`DeviceModel.undoSet`): that step's time.
     public var undoes: Double?
+    /// A `signal` event's signal strength, dBm.
+    public var rsrp: Double?
 
     public init(
         at: Double, kind: Kind, network: String? = nil, mode: Mode? = nil, durationSeconds: Double? = nil,
         affectedConnections: Int? = nil, affectedFlows: Int? = nil, expiredAt: Double? = nil, link: PerDirection<LinkFigures>? = nil,
-        undoes: Double? = nil
+        undoes: Double? = nil, rsrp: Double? = nil
     ) {
+        self.rsrp = rsrp
         self.affectedFlows = affectedFlows
         self.expiredAt = expiredAt
         self.link = link
@@ -715,6 +723,7 @@ extension DeviceEvent: CustomStringConvertible {
         var text = "\(Quantity.formatDuration(at)): \(kind)"
         if let network { text += kind == .handover ? " to \(network)" : " on \(network)" }
         if let mode { text += " (\(mode))" }
+        if let rsrp { text += " at \(Quantity.trimmed(rsrp))dBm" }
         if let undoes { text += " undoing the set at \(Quantity.formatDuration(undoes))" }
         if let durationSeconds, durationSeconds > 0 { text += " for \(Quantity.formatDuration(durationSeconds))" }
         if let affectedConnections, affectedConnections > 0 { text += ", \(affectedConnections) connection(s) affected" }

@@ -304,7 +304,7 @@ extension TimelineEvent.Kind {
         switch self {
         case .outage(let duration, let mode): .outage(duration: min(duration, end - start), mode: mode)
         case .handover(let target, let mode, let gap): .handover(to: target, mode: mode, gap: min(gap, end - start))
-        case .set: self
+        case .set, .signal: self
         }
     }
 }

@@ -92,7 +92,7 @@ public enum RadioTimelineChart {
 
     /// Each timeline event's colour: a `set` stands out from the gaps around it.
     public static let eventColors: [DeviceEvent.Kind: String] = [
-        .outage: "#333333", .handover: "#7b3294", .set: "#0571b0", .natExpiry: "#e66101",
+        .outage: "#333333", .handover: "#7b3294", .set: "#0571b0", .signal: "#4dac26", .natExpiry: "#e66101",
     ]
 
     /// Diagonal lines that let the radio state show through an outage.

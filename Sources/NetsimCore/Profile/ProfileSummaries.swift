@@ -111,6 +111,8 @@ extension TimelineEvent {
             if up == down { return "\(target): \(up.summary) both ways" }
             let changes = [("up", up), ("down", down)].filter { !$0.1.isEmpty }.map { "\($0.0) \($0.1.summary)" }
             return "\(target): \(changes.joined(separator: "; "))"
+        case .signal(let rsrp):
+            return "signal \(Quantity.trimmed(rsrp))dBm"
         }
     }
 }

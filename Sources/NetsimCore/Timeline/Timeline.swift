@@ -52,6 +52,10 @@ public struct TimelineEvent: Sendable, Equatable, Codable {
         case handover(to: String, mode: HandoverMode, gap: Double)
         /// Changes link parameters from now on, on the named network (default: the current one).
         case set(network: String?, up: LinkChange, down: LinkChange)
+        /// The phone's signal strength (SS-RSRP, dBm) on its current network from now on: the
+        /// radio's connected power follows it (`RadioStateMachine.signal`), as a phone walking
+        /// away from its cell draws more. A handover's new network starts at its radio's `rsrp`.
+        case signal(rsrp: Double)
 
         /// Whether datagrams sent during the event's gap wait for its end: the phone keeps its
         /// path through a `stall` outage and a `keep` handover, and loses it in the others
@@ -60,17 +64,17 @@ public struct TimelineEvent: Sendable, Equatable, Codable {
             switch self {
             case .outage(_, let mode): mode == .stall
             case .handover(_, let mode, _): mode == .keep
-            case .set: true
+            case .set, .signal: true
             }
         }
     }
 
-    /// How long the event holds connectivity down (0 for `set`).
+    /// How long the event holds connectivity down (0 for `set` and `signal`).
     public var connectivityGap: Double {
         switch kind {
         case .outage(let duration, _): duration
         case .handover(_, _, let gap): gap
-        case .set: 0
+        case .set, .signal: 0
         }
     }
 
@@ -79,6 +83,7 @@ public struct TimelineEvent: Sendable, Equatable, Codable {
         case .outage: "outage"
         case .handover: "handover"
         case .set: "set"
+        case .signal: "signal"
         }
     }
 }

@@ -40,13 +40,13 @@ extension ProfileDecoder {
     }
 
     private func event(_ node: YAMLNode, networkNames: [String]) throws(InputFileError) -> TimelineEvent {
-        let kinds = ["outage", "handover", "set"]
+        let kinds = ["outage", "handover", "set", "signal"]
         let mapping = try node.mapping(keys: ["at"] + kinds)
         let at = try duration(mapping.required("at"))
         let given = mapping.entries.filter { kinds.contains($0.key) }
         guard given.count == 1, let entry = given.first else {
             let problem = given.isEmpty ? "has none" : "has \(given.map { "'\($0.key)'" }.joined(separator: " and "))"
-            throw node.error("\(node.place) needs exactly one of 'outage', 'handover' or 'set'; it \(problem)")
+            throw node.error("\(node.place) needs exactly one of 'outage', 'handover', 'set' or 'signal'; it \(problem)")
         }
         let kindNode = entry.value.named("the \(entry.key) of \(node.place)")
         switch entry.key {
@@ -54,6 +54,7 @@ extension ProfileDecoder {
             let outage = try outage(kindNode)
             return TimelineEvent(at: at, kind: .outage(duration: outage.duration, mode: outage.mode))
         case "handover": return TimelineEvent(at: at, kind: try handover(kindNode, networkNames: networkNames))
+        case "signal": return TimelineEvent(at: at, kind: .signal(rsrp: try kindNode.quantity(Quantity.signalStrength, unitExample: "dBm")))
         default: return TimelineEvent(at: at, kind: try linkSet(kindNode, owner: node.place, networkNames: networkNames))
         }
     }
@@ -92,11 +93,14 @@ extension ProfileDecoder {
     }
 
     /// Two outages or handover gaps that overlap have no clear meaning (which one ends the
-    /// other?); a `set` during a gap is fine.
+    /// other?); a `set` or a `signal` during a gap is fine.
     private func requireSeparateGaps(_ events: [(event: TimelineEvent, node: YAMLNode)]) throws(InputFileError) {
         var previousGap: (event: TimelineEvent, end: Double)?
         for (event, node) in events {
-            if case .set = event.kind { continue }
+            switch event.kind {
+            case .set, .signal: continue
+            case .outage, .handover: break
+            }
             if let previousGap, event.at < previousGap.end {
                 throw node.error(
                     "\(node.place) (\(event.kindName) at \(Quantity.formatDuration(event.at))) starts during the"

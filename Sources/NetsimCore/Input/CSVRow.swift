@@ -1,9 +1,11 @@
 /// One line of a CSV file split into its cells (RFC 4180: commas, double-quoted cells with `""`
-/// for a quote). A quoted cell cannot span lines: counter files have none, and a quote left
-/// open is more likely a broken file than a cell with a newline.
-enum CSVRow {
+/// for a quote). The one CSV reader of the files netsim takes from elsewhere: traffic counters
+/// (`netsim analyze --counters`) and measurements (`netsim profiles fit`, `netsim fidelity`).
+/// A quoted cell cannot span lines: neither kind of file has one, and a quote left open is more
+/// likely a broken file than a cell with a newline.
+package enum CSVRow {
     /// The cells of `line`, or nil when a quote is left open or text follows a closing quote.
-    static func cells(_ line: Substring) -> [Substring]? {
+    package static func cells(_ line: Substring) -> [Substring]? {
         var cells: [Substring] = []
         var index = line.startIndex
         while true {
