@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOPosix
 import NetsimCore
 import NetsimInput
@@ -10,18 +11,25 @@ import NetsimProxy
 /// toxiproxy's clients do for a toxiproxy server). See docs/swift-api.md.
 ///
 /// ```swift
-/// let phone = try await EmulatedPhone.start(profile: "lte-tunnel", upstream: "127.0.0.1:8080")
-/// // connect the client under test to 127.0.0.1:\(phone.port)
-/// try await phone.outage(.seconds(10), mode: .reset)
-/// let report = try await phone.report()
-/// await phone.stop()
+/// let report = try await withEmulatedPhone(profile: "lte-tunnel", upstream: "127.0.0.1:8080") { phone in
+///     // connect the client under test to 127.0.0.1:\(phone.port)
+///     try await phone.outage(.seconds(10), mode: .reset)
+///     return try await phone.report()
+/// }
 /// ```
+///
+/// `withEmulatedPhone` stops the phone however its body ends, as `withTaskGroup` ends its
+/// tasks: a test that throws does not leave a proxy listening. `EmulatedPhone.start` and
+/// `stop()` are the same phone for a lifetime that is not a scope (a suite's fixture).
 ///
 /// Every live change has the profile timeline's rules and effects (and the admin API's: it is
 /// the same code). Phones are independent: several may run in one process.
 public final class EmulatedPhone: Sendable {
-    /// The proxy behind the phone, for anything this API does not wrap.
-    public let proxy: NetsimProxy
+    /// The proxy behind the phone. Not public: what a test may do to a phone is this type's
+    /// API, so that the proxy's own can change without breaking users' suites.
+    let proxy: NetsimProxy
+    /// The report `stop()` returned: stopping again returns it rather than stopping twice.
+    private let finalReport = NIOLockedValueBox<RunReport?>(nil)
 
     /// Where the client under test connects.
     public var address: HostPort { proxy.listeningAddresses[0] }
@@ -141,9 +149,9 @@ public final class EmulatedPhone: Sendable {
     }
 
     /// What the phone does from now on: radio state changes, timeline events, connections
-    /// opening and closing, in order. Each access is a new subscription, which ends when the
-    /// phone stops or its consumer stops iterating.
-    public var events: AsyncMapSequence<AsyncStream<NumberedPhoneEvent>, PhoneEvent> { proxy.events().map(\.event) }
+    /// opening and closing, in order. Each call is a new subscription, which ends when the
+    /// phone stops or its consumer stops iterating: subscribe before acting.
+    public func events() -> AsyncMapSequence<AsyncStream<NumberedPhoneEvent>, PhoneEvent> { proxy.events().map(\.event) }
 
     /// The metrics in the Prometheus text format (what `GET /metrics` serves).
     public func metrics() async throws -> String {
@@ -151,11 +159,36 @@ public final class EmulatedPhone: Sendable {
     }
 
     /// Stops listening, closes every connection and ends the event streams; returns the final
-    /// report (nil only if its event loop has gone).
+    /// report. Stopping a stopped phone returns the same report. Throws only if the phone's
+    /// event loop has gone (its process is shutting down).
     @discardableResult
-    public func stop() async -> RunReport? {
-        try? await proxy.stop()
+    public func stop() async throws -> RunReport {
+        if let report = finalReport.withLockedValue({ $0 }) { return report }
+        let report = try await proxy.stop()
+        finalReport.withLockedValue { $0 = report }
+        return report
     }
+}
+
+/// Starts a phone as `EmulatedPhone.start(profile:upstream:listen:seed:timeScale:logger:)`
+/// does, runs `body` with it, and stops it however `body` ends: returned, thrown or cancelled.
+/// `body`'s error is the one thrown; the phone's own stop error only when `body` succeeded.
+public func withEmulatedPhone<Result>(
+    profile: String, upstream: String, listen: String = "127.0.0.1:0", seed: UInt64 = 1, timeScale: Double = 1,
+    logger: Logger = Logger(label: "netsim.phone"), isolation: isolated (any Actor)? = #isolation,
+    _ body: (EmulatedPhone) async throws -> Result
+) async throws -> Result {
+    let phone = try await EmulatedPhone.start(
+        profile: profile, upstream: upstream, listen: listen, seed: seed, timeScale: timeScale, logger: logger)
+    let result: Result
+    do {
+        result = try await body(phone)
+    } catch {
+        _ = try? await phone.stop()
+        throw error
+    }
+    try await phone.stop()
+    return result
 }
 
 /// A phone that cannot start as asked.

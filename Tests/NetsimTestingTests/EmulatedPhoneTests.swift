@@ -1,3 +1,5 @@
+import NIOCore
+import NIOPosix
 import NetsimCore
 import NetsimProxy
 import NetsimTesting
@@ -30,6 +32,40 @@ import Testing
         #expect(try await phone.breaches("eventCounts.set > 0", "eventCounts.outage > 0") == ["eventCounts.set = 1, which is > 0"])
         #expect(try await phone.breaches("eventCounts.set > 1", "connections.reset > 0").isEmpty)
         await #expect(throws: Threshold.ParseError.self) { try await phone.breaches("radio.promotion > 1") }
-        await phone.stop()
+        let final = try await phone.stop()
+        #expect(try await phone.stop() == final, "stopping again returns the same report")
+    }
+
+    struct Failure: Error {}
+
+    @Test("withEmulatedPhone stops the phone when its body throws, and passes the body's error on")
+    func scopedPhoneStopsOnThrow() async throws {
+        var port = 0
+        await #expect(throws: Failure.self) {
+            try await withEmulatedPhone(profile: "lte-good", upstream: "127.0.0.1:1") { phone in
+                port = phone.port
+                throw Failure()
+            }
+        }
+        // Stopped: its port no longer accepts.
+        #expect(port > 0)
+        #expect(!(await Self.accepts(port: port)))
+        let promotions = try await withEmulatedPhone(profile: "lte-good", upstream: "127.0.0.1:1") { phone in
+            #expect(await Self.accepts(port: phone.port))
+            return try await phone.report().radio.promotions
+        }
+        #expect(promotions >= 0)
+    }
+
+    /// Whether something accepts a TCP connection on loopback `port`.
+    static func accepts(port: Int) async -> Bool {
+        do {
+            let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .connectTimeout(.seconds(2)).connect(host: "127.0.0.1", port: port).get()
+            try? await channel.close()
+            return true
+        } catch {
+            return false
+        }
     }
 }
