@@ -73,71 +73,72 @@ public enum BenchRunner {
             configuration.workload.schedule(device: $0, seed: configuration.seed, duration: configuration.duration)
         }
         let clock = BenchClock(timeScale: configuration.timeScale)
-        let servers = try await BenchServers.start(
+        // The servers stop when this closure ends, after the proxies (the fleets stop them).
+        return try await BenchServers.run(
             configuration.transports, schedules: schedules, client: configuration.client,
-            grpcPolicy: configuration.grpcServerPolicy ?? .matching(configuration.client.grpc), clock: clock, logger: logger)
-        var proxyLogger = logger
-        proxyLogger.logLevel = max(logger.logLevel, .warning)
-        var started: [Fleet] = []
-        do {
-            for transport in configuration.transports {
-                started.append(
-                    try await Fleet.start(
-                        transport, configuration: configuration, serverPort: servers.ports[transport]!,
-                        store: servers.stores[transport]!, clock: clock, logger: proxyLogger))
+            grpcPolicy: configuration.grpcServerPolicy ?? .matching(configuration.client.grpc), clock: clock, logger: logger
+        ) { servers in
+            var proxyLogger = logger
+            proxyLogger.logLevel = max(logger.logLevel, .warning)
+            var started: [Fleet] = []
+            do {
+                for transport in configuration.transports {
+                    started.append(
+                        try await Fleet.start(
+                            transport, configuration: configuration, serverPort: servers.ports[transport]!,
+                            store: servers.stores[transport]!, clock: clock, logger: proxyLogger))
+                }
+            } catch {
+                // The bench fails with the start's error; a proxy that also fails to stop is logged.
+                for fleet in started {
+                    do { _ = try await fleet.stopProxies() } catch let stopError { logger.error("\(stopError)") }
+                }
+                throw error
             }
-        } catch {
-            // The bench fails with the start's error; a proxy that also fails to stop is logged.
-            for fleet in started {
-                do { _ = try await fleet.stopProxies() } catch let stopError { logger.error("\(stopError)") }
-            }
-            await servers.stop()
-            throw error
-        }
-        let fleets = started
+            let fleets = started
 
-        var measured: [BenchTransport: [DeviceMeasurement]] = [:]
-        var stopFailures: [ProxyStopFailure] = []
-        var drainEnd = configuration.duration
-        await withTaskGroup(of: Void.self) { group in
-            for fleet in fleets {
-                group.addTask {
-                    await produceEvents(fleet, schedules: schedules, workload: configuration.workload, clock: clock)
-                }
-                for device in fleet.devices {
+            var measured: [BenchTransport: [DeviceMeasurement]] = [:]
+            var stopFailures: [ProxyStopFailure] = []
+            var drainEnd = configuration.duration
+            await withTaskGroup(of: Void.self) { group in
+                for fleet in fleets {
                     group.addTask {
-                        await produceMessages(
-                            device.ledger, schedule: schedules[device.index], workload: configuration.workload, clock: clock)
+                        await produceEvents(fleet, schedules: schedules, workload: configuration.workload, clock: clock)
                     }
-                    group.addTask { await device.runClient(configuration: configuration, clock: clock, logger: logger) }
+                    for device in fleet.devices {
+                        group.addTask {
+                            await produceMessages(
+                                device.ledger, schedule: schedules[device.index], workload: configuration.workload, clock: clock)
+                        }
+                        group.addTask { await device.runClient(configuration: configuration, clock: clock, logger: logger) }
+                    }
                 }
-            }
-            group.addTask {
-                while !Task.isCancelled {
-                    onProgress(await progress(fleets, configuration: configuration, clock: clock))
-                    try? await Task.sleep(for: .seconds(1))
+                group.addTask {
+                    while !Task.isCancelled {
+                        onProgress(await progress(fleets, configuration: configuration, clock: clock))
+                        try? await Task.sleep(for: .seconds(1))
+                    }
                 }
-            }
-            try? await clock.sleep(until: configuration.duration)
-            await drain(fleets, schedules: schedules, until: configuration.duration + configuration.drainLimit, clock: clock)
-            drainEnd = clock.now()
-            onProgress(await progress(fleets, configuration: configuration, clock: clock))
-            // The proxies stop before the clients do, so the clients' teardown (FINs, GOAWAYs)
-            // after the run is not charged to the phones' radios.
-            // A proxy that cannot stop has no report: the bench fails, once everything is stopped.
-            for fleet in fleets {
-                do throws(ProxyStopFailure) {
-                    measured[fleet.transport] = try await fleet.stopProxies()
-                } catch {
-                    stopFailures.append(error)
+                try? await clock.sleep(until: configuration.duration)
+                await drain(fleets, schedules: schedules, until: configuration.duration + configuration.drainLimit, clock: clock)
+                drainEnd = clock.now()
+                onProgress(await progress(fleets, configuration: configuration, clock: clock))
+                // The proxies stop before the clients do, so the clients' teardown (FINs, GOAWAYs)
+                // after the run is not charged to the phones' radios.
+                // A proxy that cannot stop has no report: the bench fails, once everything is stopped.
+                for fleet in fleets {
+                    do throws(ProxyStopFailure) {
+                        measured[fleet.transport] = try await fleet.stopProxies()
+                    } catch {
+                        stopFailures.append(error)
+                    }
                 }
+                for fleet in fleets { fleet.stopClients() }
+                group.cancelAll()
             }
-            for fleet in fleets { fleet.stopClients() }
-            group.cancelAll()
+            if !stopFailures.isEmpty { throw ProxyStopFailure(stopFailures.flatMap(\.devices)) }
+            return (measured, drainEnd)
         }
-        await servers.stop()
-        if !stopFailures.isEmpty { throw ProxyStopFailure(stopFailures.flatMap(\.devices)) }
-        return (measured, drainEnd)
     }
 
     /// Creates the fleet's devices' events at their scheduled times (one task per transport, so

@@ -5,23 +5,25 @@ import Logging
 import NetsimModel
 import ServiceLifecycle
 
-/// The transports' servers, one per transport, run together in a ServiceGroup on loopback.
+/// The transports' servers, one per transport, run together in a ServiceGroup on loopback, for
+/// the span of a bench: `run` starts them, hands them to its body, and stops them however the
+/// body ends. The ServiceGroup runs as a child task of `run`'s task group, so no server
+/// outlives the bench.
 struct BenchServers {
     /// Each transport's store and bound port.
     let stores: [BenchTransport: EventStore]
     let ports: [BenchTransport: Int]
-    private let group: ServiceGroup
-    private let running: Task<Void, any Error>
 
     struct StartFailure: Error, CustomStringConvertible {
         let transport: BenchTransport
         var description: String { "the \(transport.title) server did not start" }
     }
 
-    static func start(
+    static func run<Result>(
         _ transports: [BenchTransport], schedules: [DeviceSchedule], client: ClientSettings, grpcPolicy: GRPCServerPolicy,
-        clock: BenchClock, logger: Logger
-    ) async throws -> BenchServers {
+        clock: BenchClock, logger: Logger, isolation: isolated (any Actor)? = #isolation,
+        _ body: (BenchServers) async throws -> Result
+    ) async throws -> Result {
         let (bound, binding) = AsyncStream.makeStream(
             of: (BenchTransport, Int).self, bufferingPolicy: .bufferingOldest(BenchTransport.allCases.count))
         var stores: [BenchTransport: EventStore] = [:]
@@ -50,26 +52,40 @@ struct BenchServers {
             }
         }
         let group = ServiceGroup(services: services, logger: logger)
-        let running = Task { try await group.run() }
-        // A server that fails to bind ends the group: stop waiting for ports then.
-        Task {
-            _ = await running.result
-            binding.finish()
-        }
-        do {
-            let ports = try await boundPorts(transports, grpc: grpcTransport, others: bound, running: running)
-            return BenchServers(stores: stores, ports: ports, group: group, running: running)
-        } catch {
-            await group.triggerGracefulShutdown()
-            _ = await running.result
-            throw error
+        let grpc = grpcTransport
+        let startedStores = stores
+        return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { tasks in
+            tasks.addTask {
+                // A server that fails to bind ends the group: stop waiting for ports then.
+                defer { binding.finish() }
+                try await group.run()
+            }
+            let servers: BenchServers
+            do {
+                servers = BenchServers(stores: startedStores, ports: try await boundPorts(transports, grpc: grpc, others: bound))
+            } catch {
+                await group.triggerGracefulShutdown()
+                // The group's own error, when a server failed to bind, says why; else this one.
+                try await tasks.waitForAll()
+                throw error
+            }
+            let result: Result
+            do {
+                result = try await body(servers)
+            } catch {
+                await servers.stop(group)
+                try? await tasks.waitForAll()
+                throw error
+            }
+            await servers.stop(group)
+            try? await tasks.waitForAll()
+            return result
         }
     }
 
     /// Each transport's port: gRPC's from its transport, the others' as their servers report them.
     private static func boundPorts(
-        _ transports: [BenchTransport], grpc: HTTP2ServerTransport.Posix?, others bound: AsyncStream<(BenchTransport, Int)>,
-        running: Task<Void, any Error>
+        _ transports: [BenchTransport], grpc: HTTP2ServerTransport.Posix?, others bound: AsyncStream<(BenchTransport, Int)>
     ) async throws -> [BenchTransport: Int] {
         var ports: [BenchTransport: Int] = [:]
         if let grpc {
@@ -84,18 +100,16 @@ struct BenchServers {
                 if pending.isEmpty { break }
             }
         }
-        if let missing = pending.sorted().first {
-            // The group ended before that server bound: its error says why.
-            try await running.value
-            throw StartFailure(transport: missing)
-        }
+        // The group ended before that server bound.
+        if let missing = pending.sorted().first { throw StartFailure(transport: missing) }
         return ports
     }
 
-    func stop() async {
+    /// Ends the sessions the servers hold open (long polls, streams), then shuts the group down
+    /// gracefully: open calls finish.
+    private func stop(_ group: ServiceGroup) async {
         for store in stores.values { store.closeSessions() }
         await group.triggerGracefulShutdown()
-        _ = await running.result
     }
 }
 
