@@ -59,11 +59,16 @@ trap 'rm -rf "$staging"' EXIT
 "$netsim" --generate-completion-script fish > "$staging/fish"
 python3 scripts/make-manual.py "$netsim" > "$staging/man"
 
-install -D -m 755 "$netsim" "$prefix/bin/netsim"
-install -D -m 644 "$staging/bash" "$prefix/share/bash-completion/completions/netsim"
-install -D -m 644 "$staging/zsh" "$prefix/share/zsh/site-functions/_netsim"
-install -D -m 644 "$staging/fish" "$prefix/share/fish/vendor_completions.d/netsim.fish"
-install -D -m 644 "$staging/man" "$prefix/share/man/man1/netsim.1"
+# install(1) without -D, which macOS's lacks: the directories first.
+place() {
+    mkdir -p "$(dirname "$prefix/$3")"
+    install -m "$1" "$2" "$prefix/$3"
+}
+place 755 "$netsim" bin/netsim
+place 644 "$staging/bash" share/bash-completion/completions/netsim
+place 644 "$staging/zsh" share/zsh/site-functions/_netsim
+place 644 "$staging/fish" share/fish/vendor_completions.d/netsim.fish
+place 644 "$staging/man" share/man/man1/netsim.1
 echo "netsim installed: $prefix/bin/netsim, its completions (bash, zsh, fish) and man page (man netsim)"
 case ":$PATH:" in
 *":$prefix/bin:"*) ;;
