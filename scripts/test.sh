@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds once, then runs every test (Swift Testing)
-# in three lanes at once, each lane one test at a time.
+# in three lanes at once, each lane one test at a time, and beside them the docs test
+# (scripts/docs-test.py: every command block of README.md and docs/*.md).
 #
 # Why lanes: the suite spends most of its time waiting. Its live tests play real seconds of
 # benches and phones on loopback (the whole suite uses about a third of its wall time in CPU), so
@@ -42,6 +43,10 @@ for index in "${!side_lanes[@]}"; do
     NO_COLOR=1 lane --filter "$(pattern "${side_lanes[$index]}")" > "$logs/lane-$((index + 1)).log" 2>&1 &
     pids+=($!)
 done
+# The docs test (every command block of README.md and docs/*.md, with the debug netsim just
+# built) is a lane of its own: its blocks mostly wait on short live runs, as the side lanes do.
+scripts/docs-test.py "$(swift build --show-bin-path)/netsim" > "$logs/docs.log" 2>&1 &
+docs=$!
 status=0
 lane --skip "$(pattern "$(IFS='|'; echo "${side_lanes[*]}")")" || status=$?
 for index in "${!pids[@]}"; do
@@ -54,4 +59,11 @@ for index in "${!pids[@]}"; do
         cat "$log"
     fi
 done
+if wait "$docs"; then
+    echo "docs lane ($logs/docs.log): $(tail -n 1 "$logs/docs.log")"
+else
+    status=1
+    echo "docs lane failed ($logs/docs.log):"
+    cat "$logs/docs.log"
+fi
 exit $status

@@ -14,23 +14,13 @@ struct ActionScriptTests {
     @Test func theTestCommandsOutputGoesToTheLog() throws {
         let out = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-action-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: out) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.script]
-        var environment = ProcessInfo.processInfo.environment
-        environment["GITHUB_STEP_SUMMARY"] = nil
-        environment["INPUT_NETSIM"] = OutputFileTests.netsim.path
-        environment["INPUT_PROFILE"] = "lte-good"
-        environment["INPUT_COMMAND"] = "echo 'test 1 of 1 passed: the wrapped tests said this'"
-        environment["INPUT_OUT"] = out
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(text)")
+        let (status, text) = try ChildProcess.run(
+            "/bin/bash", [Self.script],
+            environment: [
+                "GITHUB_STEP_SUMMARY": nil, "INPUT_NETSIM": OutputFileTests.netsim.path, "INPUT_PROFILE": "lte-good",
+                "INPUT_COMMAND": "echo 'test 1 of 1 passed: the wrapped tests said this'", "INPUT_OUT": out,
+            ])
+        #expect(status == 0, "\(text)")
         #expect(text.contains("test 1 of 1 passed: the wrapped tests said this"), "\(text)")
         let copy = try String(contentsOfFile: out + "/netsim-run.txt", encoding: .utf8)
         #expect(copy.contains("test 1 of 1 passed: the wrapped tests said this"))

@@ -11,21 +11,35 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("netsim-shards-\(UUID().uuidString)").path
     }
 
+    /// Runs the built `netsim` with these arguments, as a shard's pod does, and gives its exit
+    /// status and standard error. A process of its own, with its standard output dropped: each
+    /// bench, sweep and merge prints its whole report there, and the test lane's log is for
+    /// the tests' verdicts.
+    static func netsim(_ arguments: [String]) throws -> (status: Int32, standardError: String) {
+        let process = Process()
+        process.executableURL = OutputFileTests.netsim
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        let standardError = Pipe()
+        process.standardError = standardError
+        try process.run()
+        let message = String(decoding: standardError.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        return (process.terminationStatus, message)
+    }
+
+    /// A command that must succeed.
     static func run(_ arguments: [String]) async throws {
-        var command = try Netsim.parseAsRoot(arguments)
-        if var command = command as? AsyncParsableCommand {
-            try await command.run()
-        } else {
-            try command.run()
-        }
+        let (status, message) = try netsim(arguments)
+        try #require(status == 0, "netsim \(arguments.joined(separator: " ")) exited \(status): \(message)")
     }
 
     static func exitCode(_ arguments: [String]) async -> Int32 {
         do {
-            try await run(arguments)
-            return 0
+            return try netsim(arguments).status
         } catch {
-            return Netsim.exitCode(for: error).rawValue
+            Issue.record("netsim could not be started: \(error)")
+            return -1
         }
     }
 

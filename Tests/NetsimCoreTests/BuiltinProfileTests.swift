@@ -246,21 +246,23 @@ struct ProfileCatalogTests {
         #expect(ProfileCatalog.isPath(argument) == isPath)
     }
 
+    /// A profile naming a trace by an absolute path outside profiles/: the shipped synthetic
+    /// drive, and the AT&T recording where ../shared/traces is here.
     @Test(
-        "a profile pointing at a real Saturator trace loads",
-        .enabled(if: TestPaths.tracesArePresent, TestPaths.tracesAbsent))
-    func realTrace() throws {
-        let traces = TestPaths.traces
+        "a profile pointing at a trace elsewhere loads",
+        arguments: [TestPaths.syntheticTrace] + (TestPaths.tracesArePresent ? [TestPaths.traces + "/ATT-LTE-driving-2016"] : []))
+    func traceElsewhere(trace: String) throws {
         try withWorkingDirectory { directory in
             let yaml = ProfileCatalog.builtinSource(named: "lte-trace")!
-                .replacingOccurrences(of: "traces/synthetic-lte-drive", with: traces + "/ATT-LTE-driving-2016")
-            try yaml.write(toFile: directory + "/att.yaml", atomically: true, encoding: .utf8)
-            let down = try ProfileLoader.load(path: directory + "/att.yaml").networks[0].down
-            guard case .trace(let trace) = down.capacity else {
+                .replacingOccurrences(of: "traces/synthetic-lte-drive", with: trace)
+            try yaml.write(toFile: directory + "/elsewhere.yaml", atomically: true, encoding: .utf8)
+            let down = try ProfileLoader.load(path: directory + "/elsewhere.yaml").networks[0].down
+            guard case .trace(let loaded) = down.capacity else {
                 Issue.record("expected a trace")
                 return
             }
-            #expect((4e6...5.2e6).contains(trace.meanBitsPerSecond))
+            #expect(loaded.source == trace + ".down")
+            #expect((4e6...5.2e6).contains(loaded.meanBitsPerSecond))
         }
     }
 }

@@ -71,12 +71,9 @@ import Testing
         #expect(schedule.transmit(148, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2).end == 0.005)
     }
 
-    @Test(
-        .enabled(if: TestPaths.tracesArePresent, TestPaths.tracesAbsent),
-        arguments: ["Verizon-LTE-short.down", "ATT-LTE-driving-2016.up", "TMobile-UMTS-driving.down"])
-    func aRealTraceDeliversOnePeriodsBytesInOnePeriod(file: String) throws {
-        let text = try String(contentsOfFile: "\(TestPaths.traces)/\(file)", encoding: .utf8)
-        let trace = try DeliveryTrace(parsing: text, source: file)
+    @Test(arguments: TestPaths.traceFiles)
+    func aTraceDeliversOnePeriodsBytesInOnePeriod(path: String) throws {
+        let trace = try TestPaths.trace(path)
         var schedule = LinkSchedule(.trace(trace))
         let bytes = trace.opportunitiesMs.count * TCPSegmentation.maximumSegmentSize
         let transmission = schedule.transmit(bytes, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
@@ -87,12 +84,11 @@ import Testing
         #expect(abs(next.end - (trace.period + Double(trace.opportunitiesMs[0]) / 1000)) < 1e-9)
     }
 
-    /// Issue 25's acceptance: a saturated link delivers, over 60 s, one full segment's payload
-    /// per slot. Chunks of 64 KiB as the proxy reads them, always queued ahead of the link.
-    @Test(.enabled(if: TestPaths.tracesArePresent, TestPaths.tracesAbsent))
-    func aSaturatedTraceDeliversOneSegmentsPayloadPerSlot() throws {
-        let text = try String(contentsOfFile: "\(TestPaths.traces)/Verizon-LTE-short.down", encoding: .utf8)
-        let trace = try DeliveryTrace(parsing: text, source: "Verizon-LTE-short.down")
+    /// A saturated link delivers, over 60 s, one full segment's payload per slot. Chunks of
+    /// 64 KiB as the proxy reads them, always queued ahead of the link.
+    @Test(arguments: TestPaths.traceFiles)
+    func aSaturatedTraceDeliversOneSegmentsPayloadPerSlot(path: String) throws {
+        let trace = try TestPaths.trace(path)
         let window = 60.0
         let periods = (window / trace.period).rounded(.down)
         let tail = (window - periods * trace.period) * 1000
@@ -109,11 +105,13 @@ import Testing
         #expect(Double(delivered) >= 0.99 * capacity, "\(delivered) bytes against \(Int(capacity))")
     }
 
-    @Test(.enabled(if: TestPaths.tracesArePresent, TestPaths.tracesAbsent))
-    func theTraceREADMEsMeanRatesMatch() throws {
-        let text = try String(contentsOfFile: "\(TestPaths.traces)/Verizon-LTE-short.down", encoding: .utf8)
-        let trace = try DeliveryTrace(parsing: text, source: "Verizon-LTE-short.down")
-        #expect(abs(trace.meanBitsPerSecond / 1e6 - 5.0) < 0.5, "README: about 5.0 Mbit/s down")
+    /// The mean rate each trace's source states: the generator's line counts for the shipped
+    /// synthetic drive (10,970 and 2,742 opportunities of 1,500 bytes in 30 s), the traces'
+    /// README for the real recording.
+    @Test(arguments: TestPaths.traceMeanRates)
+    func aTracesMeanRateIsItsSourcesFigure(path: String, megabitsPerSecond: Double, tolerance: Double) throws {
+        let trace = try TestPaths.trace(path)
+        #expect(abs(trace.meanBitsPerSecond / 1e6 - megabitsPerSecond) <= tolerance, "\(path)")
     }
 
     @Test func badTracesAreRejectedWithTheirLine() {
@@ -237,8 +235,24 @@ enum TestPaths {
         ?? URL(fileURLWithPath: packageRoot).deletingLastPathComponent().appendingPathComponent("shared").path
     /// Real cellular traces (mahimahi's Saturator recordings).
     static let traces = shared + "/traces"
-    /// Whether the traces are here: tests that read them are skipped when they are not (a clone
-    /// on its own, CI), and fail if the directory is here but a trace in it is not.
+    /// Whether the real traces are here: the trace tests add them to the synthetic drive's runs
+    /// when they are, and fail if the directory is here but a trace in it is not.
     static let tracesArePresent = FileManager.default.fileExists(atPath: traces)
-    static let tracesAbsent: Comment = "needs the real traces in ../shared/traces, absent here"
+    /// The synthetic drive the built-in `lte-trace` plays (scripts/make-synthetic-trace.py), in
+    /// the repository, so the trace tests run on every clone.
+    static let syntheticTrace = packageRoot + "/profiles/traces/synthetic-lte-drive"
+    /// The trace files the link tests play: the synthetic drive always, and three real
+    /// recordings (the longest, a driving uplink, a 3G one) where ../shared/traces is here.
+    static let traceFiles =
+        [syntheticTrace + ".down", syntheticTrace + ".up"]
+        + (tracesArePresent
+            ? ["Verizon-LTE-short.down", "ATT-LTE-driving-2016.up", "TMobile-UMTS-driving.down"].map { traces + "/" + $0 } : [])
+    /// Each trace with the mean rate its source gives, in Mbit/s, and how close it must come.
+    static let traceMeanRates: [(String, Double, Double)] =
+        [(syntheticTrace + ".down", 4.388, 1e-9), (syntheticTrace + ".up", 1.0968, 1e-9)]
+        + (tracesArePresent ? [(traces + "/Verizon-LTE-short.down", 5.0, 0.5)] : [])
+
+    static func trace(_ path: String) throws -> DeliveryTrace {
+        try DeliveryTrace(parsing: try String(contentsOfFile: path, encoding: .utf8), source: path)
+    }
 }

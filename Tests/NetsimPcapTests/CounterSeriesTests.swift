@@ -221,21 +221,50 @@ import Testing
         #expect(CounterTimeFormat.auto.settled(by: "12.5") == .seconds)
     }
 
-    /// One of the study's walking loops (MN-Wild), as its file is: cumulative `mobileRx` and
-    /// `mobileTx` a second apart, `nrStatus` for the NR leg.
-    @Test(.enabled(if: FileManager.default.fileExists(atPath: Self.walkingLoop), "needs ../shared/data/sigcomm21-5g"))
-    func aWalkingLoopOfTheStudyIsPriced() throws {
+    /// A walking loop as the study's MN-Wild files are (SIGCOMM'21 5G artifact): cumulative
+    /// `mobileRx` and `mobileTx` a second apart, `nrStatus` for the NR leg, among their other
+    /// columns. 1,200 s of a saturating download, 3 MB down and 50 kB up a second, the NR leg up
+    /// from second 300 to 900: written here, so it runs on every clone, and the study's own
+    /// file beside it where ../shared/data is here.
+    static func walkingLoop(in directory: String) throws -> String {
+        let path = directory + "/walking-loop.csv"
+        var text =
+            "timestamp,latitude,longitude,nrStatus,rsrp,mobileRx,mobileTx,downlink_mbps,uplink_mbps,avg_power,provider,radio_type_used,direction\n"
+        for second in 0..<1200 {
+            let minutes = second / 60
+            let stamp = "2021-01-07 18:\(String(format: "%02d", 19 + minutes)):\(String(format: "%02d", second % 60))"
+            let status = (300..<900).contains(second) ? "CONNECTED" : "NOT_RESTRICTED"
+            text +=
+                "\(stamp),44.97,-93.22,\(status),-95.0,\(203_469_473 + second * 3_000_000),\(999_003 + second * 50_000),24.0,0.4,4644.4,Verizon,DEFAULT,downlink\n"
+        }
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test(arguments: Self.walkingLoops)
+    func aWalkingLoopIsPriced(studyFile: String?) throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-loop-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let file = try studyFile ?? Self.walkingLoop(in: directory)
         let format = CounterFormat(rxColumn: "mobileRx", txColumn: "mobileTx", accessColumn: "nrStatus")
-        let series = try CounterSeries.read(file: Self.walkingLoop, format: format)
+        let series = try CounterSeries.read(file: file, format: format)
         #expect(series.rows > 1000 && series.intervals.count == series.rows - 1)
         #expect(series.intervals.allSatisfy { $0.duration >= 1 })
         let analysis = try CaptureAnalysis.price(series, radios: ["CONNECTED": .defaults(for: .nrNSA)], fallback: .defaults(for: .lte))
         #expect(analysis.radio.bytes.down == series.intervals.reduce(0) { $0 + $1.rxBytes })
+        if studyFile == nil {
+            // 1,199 intervals of 3 MB and 50 kB.
+            #expect(analysis.radio.bytes.down == 1199 * 3_000_000 && analysis.radio.bytes.up == 1199 * 50_000)
+        }
         #expect(analysis.radio.model.contains("nr-nsa"))
         #expect(analysis.radio.energyJoules > 0 && analysis.radio.wakeSeconds >= Double(series.intervals.count) * 0.9)
     }
 
-    static let walkingLoop =
+    /// nil for the loop written here, then the study's file if it is here.
+    static let walkingLoops: [String?] = [nil] + (FileManager.default.fileExists(atPath: studyWalkingLoop) ? [studyWalkingLoop] : [])
+
+    static let studyWalkingLoop =
         (ProcessInfo.processInfo.environment["NETSIM_SHARED_DIRECTORY"]
             ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("shared").path) + "/data/sigcomm21-5g/MN-Wild/ELDERBERRY_374-run15652.csv"
