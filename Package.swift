@@ -58,7 +58,6 @@ let package = Package(
         .target(name: "NetsimConnection", dependencies: ["NetsimCore"]),
         .target(
             name: "NetsimProxy",
-            // No NetsimInput: the admin API's POST /set is handed its reader (`AdminServer.SetChangeReader`).
             dependencies: [
                 "NetsimCore",
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -67,6 +66,18 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOSOCKS", package: "swift-nio-extras"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The admin API over a running proxy: its server, access rules, event streams and the
+        // live dashboard. No NetsimInput: POST /set is handed its reader (`AdminServer.SetChangeReader`).
+        .target(
+            name: "NetsimAdmin",
+            dependencies: [
+                "NetsimProxy", "NetsimCore",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
@@ -126,6 +137,7 @@ let package = Package(
                 "NetsimInput",
                 "NetsimTune",
                 "NetsimProxy",
+                "NetsimAdmin",
                 "NetsimBench",
                 "NetsimPcap",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -148,6 +160,8 @@ let package = Package(
             name: "NetsimProxyTests",
             dependencies: [
                 "NetsimProxy",
+                // The admin API's tests share the proxy's loopback rigs.
+                "NetsimAdmin",
                 "NetsimPcap",
                 "NetsimInput",
                 // The model's QUIC client, checked against a live one (QUICModelAgreementTests).

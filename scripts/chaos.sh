@@ -86,7 +86,7 @@ printf '%-42s %-5s %s\n' ATTACK HELD FIGURES
 start_netsim --upstream "127.0.0.1:$echo_port" --profile lte-good || exit 1
 huge=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$admin_port/outage?duration=10000000000s")
 zero=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$admin_port/outage?duration=0s")
-gap=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$admin_port/handover?to=lte&gap=1$(printf '0%.0s' $(seq 306))h")
+gap=$(curl -s -o /dev/null -w '%{http_code}' -X POST "http://127.0.0.1:$admin_port/network?to=lte&gap=1$(printf '0%.0s' $(seq 306))h")
 method=$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$admin_port/outage")
 echoed=$(echo hi | timeout 5 socat - "TCP:127.0.0.1:$listen_port" 2>/dev/null)
 held=no

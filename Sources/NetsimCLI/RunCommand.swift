@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import NetsimAdmin
 import NetsimCore
 import NetsimInput
 import NetsimPcap

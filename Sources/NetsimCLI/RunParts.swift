@@ -1,4 +1,5 @@
 import NIOPosix
+import NetsimAdmin
 import NetsimCore
 import NetsimProxy
 

@@ -6,12 +6,12 @@ import Synchronization
 /// Accepting when the process is out of file descriptors fails at once, every time the
 /// listening socket polls readable: retried straight away, that spins a core and starves the
 /// event loop (the admin API with it). Accepts pause instead, and the first time says why.
-enum AcceptBackoff {
+package enum AcceptBackoff {
     /// How long accepts pause after running out of descriptors (or kernel memory).
     static let pause = TimeAmount.milliseconds(250)
     private static let warned = Atomic(false)
 
-    static func handler(logger: Logger) -> AcceptBackoffHandler {
+    package static func handler(logger: Logger) -> AcceptBackoffHandler {
         AcceptBackoffHandler(shouldForwardIOErrorCaught: false) { error in
             guard [EMFILE, ENFILE, ENOBUFS, ENOMEM].contains(error.errnoCode) else { return nil }
             if !warned.exchange(true, ordering: .relaxed) {

@@ -34,7 +34,7 @@ public enum ProxyError: Error, CustomStringConvertible, Equatable {
 
     /// A listener that could not bind, in the same words for every listener (forward rules,
     /// front ends, the admin API).
-    static func cannotListen(_ address: HostPort, because error: any Error) -> ProxyError {
+    package static func cannotListen(_ address: HostPort, because error: any Error) -> ProxyError {
         if let error = error as? IOError, error.errnoCode == EADDRINUSE {
             return .cannotListen(address, reason: "the address is already in use")
         }

@@ -44,7 +44,7 @@ public enum PhoneEvent: Sendable, Equatable {
     }
 
     /// Whether this is a `dropped` notice: a subscriber that gets them does not keep up.
-    var isDroppedNotice: Bool {
+    package var isDroppedNotice: Bool {
         if case .dropped = self { return true }
         return false
     }

@@ -1,6 +1,7 @@
+import NetsimProxy
 import Testing
 
-@testable import NetsimProxy
+@testable import NetsimAdmin
 
 /// `AdminAccess` as a value: what it says of a request's method, target and headers, with no
 /// socket. (What the server does with its answer is `AdminDashboardTests`'.)

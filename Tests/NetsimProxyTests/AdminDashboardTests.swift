@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NetsimAdmin
 import NetsimCore
 import NetsimProxy
 import Synchronization

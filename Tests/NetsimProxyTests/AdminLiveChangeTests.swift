@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NetsimAdmin
 import NetsimCore
 import NetsimProxy
 import Testing
@@ -195,10 +196,14 @@ import FoundationNetworking
         try await echo.close()
     }
 
-    @Test("POST /network moves the device, as /handover does")
+    @Test("POST /network moves the device; /handover, its old name, is gone: a 404 that names /network")
     func networkMoves() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
         let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        let gone = try await post("http://127.0.0.1:\(admin.address.port)/handover?to=wifi&gap=0s")
+        #expect(gone.status == 404)
+        #expect((gone.json["error"] as? String)?.contains("POST /network") == true)
+        #expect(try await proxy.status().network == "lte")
         let answer = try await post("http://127.0.0.1:\(admin.address.port)/network?to=wifi&gap=0s")
         #expect(answer.status == 200)
         #expect(answer.json["kind"] as? String == "handover")

@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import NIOPosix
+import NetsimAdmin
 import NetsimCore
 import NetsimProxy
 import Synchronization

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NetsimAdmin
 import NetsimCore
 import NetsimProxy
 import PropertyBased
@@ -31,7 +32,7 @@ import FoundationNetworking
         await propertyCheck(count: 40, input: Self.hostileDuration, Self.hostileDuration) { duration, gap in
             let outage = try await client.request("POST", base + "/outage?duration=\(duration)&mode=stall")
             #expect([200, 400].contains(outage.status), "\(duration)")
-            let handover = try await client.request("POST", base + "/handover?to=lte&mode=keep&gap=\(gap)")
+            let handover = try await client.request("POST", base + "/network?to=lte&mode=keep&gap=\(gap)")
             #expect([200, 400].contains(handover.status), "\(gap)")
         }
         // Bytes now meet whatever outage was accepted last: they may wait, but must not trap.

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NetsimAdmin
 import NetsimCore
 import NetsimProxy
 import Testing
@@ -47,11 +48,11 @@ import FoundationNetworking
                 #expect(wasReset)
             }
 
-            let handover = try await request("POST", base + "/handover?to=wifi&mode=keep")
+            let handover = try await request("POST", base + "/network?to=wifi&mode=keep")
             #expect(handover.status == 200)
             #expect(try await request("GET", base + "/status").json["network"] as? String == "wifi")
 
-            let unknownNetwork = try await request("POST", base + "/handover?to=5g")
+            let unknownNetwork = try await request("POST", base + "/network?to=5g")
             #expect(unknownNetwork.status == 400)
             #expect((unknownNetwork.json["error"] as? String)?.contains("lte, wifi") == true)
             #expect(try await request("POST", base + "/outage?duration=soon").status == 400)
@@ -78,7 +79,7 @@ import FoundationNetworking
 
         for path in [
             "/outage?duration=10000000000s", "/outage?duration=1" + String(repeating: "0", count: 306) + "h",
-            "/outage?duration=0s", "/handover?to=lte&gap=10000000000s",
+            "/outage?duration=0s", "/network?to=lte&gap=10000000000s",
         ] {
             let answer = try await tests.request("POST", base + path)
             #expect(answer.status == 400, "\(path)")

@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import NetsimAdmin
 import NetsimCore
 import NetsimInput
 import NetsimProxy

@@ -1,7 +1,8 @@
 import NIOCore
+import NetsimProxy
 import Testing
 
-@testable import NetsimProxy
+@testable import NetsimAdmin
 
 /// Which event stream a new subscriber takes the place of when the streams are full
 /// (`EventStreamRoster`), on time given as an argument.

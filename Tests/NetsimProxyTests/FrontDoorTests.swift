@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOCore
+import NetsimAdmin
 import NetsimCore
 import Synchronization
 import Testing

@@ -1,5 +1,6 @@
 import NIOHTTP1
 import NetsimCore
+import NetsimProxy
 
 /// Who may use the admin API, checked on every request before it is answered.
 ///

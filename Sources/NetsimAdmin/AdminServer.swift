@@ -4,6 +4,7 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NetsimCore
+import NetsimProxy
 import Synchronization
 
 /// A small HTTP API over a running proxy, so a test suite can read the live status and drive
@@ -23,7 +24,7 @@ import Synchronization
 ///   tests' is the profile reader's `ProfileLoader.setChange`: the proxy reads no YAML).
 /// - `POST /set/undo`: takes back the latest `/set` step not yet undone (`NetsimProxy.undoSet`).
 /// - `POST /network?to=NETWORK&mode=reset|blackhole|keep&gap=1s`: a handover now, as the
-///   timeline's `handover` (`/handover` is its first name, and the same code).
+///   timeline's `handover`.
 ///
 /// Every answer is JSON; a bad request gets a 400 with `{"error": "..."}` saying what is wrong
 /// (durations follow the profile rules: see `Quantity`; an unknown query parameter is an error,
@@ -447,7 +448,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
                 return (.ok, try json(try await proxy.pauseTimeline(phone: phone)), jsonType)
             case .timelineResume:
                 return (.ok, try json(try await proxy.resumeTimeline(phone: phone)), jsonType)
-            case .network, .handover:
+            case .network:
                 // The timeline's handover, now. Admin defaults: connections kept, no gap.
                 let mode = try choice(HandoverMode.self, query["mode"] ?? "keep")
                 let gap = try Quantity.duration(query["gap"] ?? "0s")
@@ -508,13 +509,11 @@ private enum AdminRoute: String, CaseIterable {
     case timelinePause = "/timeline/pause"
     case timelineResume = "/timeline/resume"
     case network = "/network"
-    /// The first name of `/network`: the same parameters and the same code.
-    case handover = "/handover"
 
     var method: HTTPMethod {
         switch self {
         case .dashboard, .dashboardScript, .dashboardStyle, .status, .phones, .report, .metrics, .events: .GET
-        case .outage, .outageEnd, .set, .undoSet, .network, .handover, .timelinePause, .timelineResume: .POST
+        case .outage, .outageEnd, .set, .undoSet, .network, .timelinePause, .timelineResume: .POST
         }
     }
 
@@ -526,7 +525,7 @@ private enum AdminRoute: String, CaseIterable {
         case .status, .events, .outageEnd, .set, .undoSet, .timelinePause, .timelineResume: ["phone"]
         case .report: ["format", "phone"]
         case .outage: ["duration", "mode", "phone"]
-        case .network, .handover: ["to", "mode", "gap", "phone"]
+        case .network: ["to", "mode", "gap", "phone"]
         }
     }
 
@@ -535,8 +534,7 @@ private enum AdminRoute: String, CaseIterable {
     var holdsData: Bool {
         switch self {
         case .dashboard, .dashboardScript, .dashboardStyle: false
-        case .status, .phones, .report, .metrics, .events, .outage, .outageEnd, .set, .undoSet, .network, .handover, .timelinePause,
-            .timelineResume:
+        case .status, .phones, .report, .metrics, .events, .outage, .outageEnd, .set, .undoSet, .network, .timelinePause, .timelineResume:
             true
         }
     }
