@@ -267,6 +267,10 @@ enum DashboardPage {
               page.marks.push({ at: at, kind: "set", label: data.undoes != null ? "undo" : "set" });
               logLine(seconds(at) + "  set" + (data.undoes != null ? " (undoes " + seconds(data.undoes) + ")" : "") + ": up " + (data.link ? data.link.up.summary : "") + "; down " + (data.link ? data.link.down.summary : ""));
               break;
+            case "signal":
+              page.marks.push({ at: at, kind: "set", label: data.rsrp + " dBm" });
+              logLine(seconds(at) + "  signal " + data.rsrp + " dBm on " + data.network);
+              break;
             case "nat-expiry":
               page.marks.push({ at: data.expiredAt || at, kind: "nat-expiry", label: "NAT" });
               logLine(seconds(at) + "  NAT mapping gone (since " + seconds(data.expiredAt || at) + ")");
