@@ -39,13 +39,16 @@ struct HostileProfileTests {
     func ratesBeyondTheRange() throws {
         #expect(
             try message(profileHeader + "    link: {rate: 0.0000001bps}")
-                == "6:18: 'rate' in the link of network 'lte': '0.0000001bps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps")
+                == "6:18: 'rate' in the link of network 'lte': '0.0000001bps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps"
+        )
         #expect(
             try message(profileHeader + "    link: {rate: 80bps}")
-                == "6:18: 'rate' in the link of network 'lte': '80bps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps")
+                == "6:18: 'rate' in the link of network 'lte': '80bps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps"
+        )
         #expect(
             try message(profileHeader + "    link: {rate: 2000gbps}")
-                == "6:18: 'rate' in the link of network 'lte': '2000gbps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps")
+                == "6:18: 'rate' in the link of network 'lte': '2000gbps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps"
+        )
     }
 
     @Test("30 days is still accepted")

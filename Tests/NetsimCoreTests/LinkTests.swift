@@ -142,7 +142,10 @@ import Testing
             try DeliveryTrace(parsing: text, source: "t")
         }
         let long = String(repeating: "x", count: 1_000_000)
-        #expect(throws: DeliveryTrace.FormatError(source: "t", line: 2, reason: "'xxxxxxxxxxxxxxxxxxxx...' is not a whole number of milliseconds")) {
+        #expect(
+            throws: DeliveryTrace.FormatError(
+                source: "t", line: 2, reason: "'xxxxxxxxxxxxxxxxxxxx...' is not a whole number of milliseconds")
+        ) {
             try DeliveryTrace(parsing: "1\n" + long + "\n", source: "t")
         }
         #expect(try DeliveryTrace(parsing: "1\r\n2", source: "t").opportunitiesMs == [1, 2])

@@ -75,7 +75,8 @@ public struct DeliveryTrace: Sendable, Equatable, Codable {
             guard opportunities.count < maximumOpportunities else {
                 throw FormatError(
                     source: source, line: lineNumber,
-                    reason: "more than \(maximumOpportunities) lines: a trace may have at most \(maximumOpportunities) delivery opportunities")
+                    reason:
+                        "more than \(maximumOpportunities) lines: a trace may have at most \(maximumOpportunities) delivery opportunities")
             }
             let milliseconds = try Self.milliseconds(digits, source: source, line: lineNumber)
             guard milliseconds >= previous else {

@@ -184,11 +184,6 @@ public struct LinkDirection: Sendable {
 public struct RetimedChunk: Sendable, Equatable {
     public var connection: ConnectionID
     public var deliveredAt: Double
-
-    public init(connection: ConnectionID, deliveredAt: Double) {
-        self.connection = connection
-        self.deliveredAt = deliveredAt
-    }
 }
 
 #if canImport(Glibc)
