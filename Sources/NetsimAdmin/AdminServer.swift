@@ -119,7 +119,7 @@ public struct AdminLimits: Sendable {
     /// stay open, and counts against `maximumEventStreams` instead.
     public var maximumConnections = 64
     /// The most `GET /events` streams at once; one more takes the place of a stream that does
-    /// not keep up (`EventStreamRoster`), or gets a 503 when every one does.
+    /// not keep up, else of the oldest (`EventStreamRoster`).
     public var maximumEventStreams = 16
     /// How often an idle event stream gets a comment line, so that a client gone without a
     /// word is found (the write fails) and its subscription ends.
@@ -153,20 +153,18 @@ private final class OpenConnections: Sendable {
     }
 
     /// Moves a connection whose request was answered with an event stream out of the cap on
-    /// requests, into the streams, closing a stream that does not keep up if the streams are
-    /// full (`EventStreamRoster`); false (and nothing moved) if every open stream keeps up.
-    func becomeStream(_ channel: any Channel) -> Bool {
+    /// requests, into the streams, closing the stream it takes the place of if the streams are
+    /// full (`EventStreamRoster`).
+    func becomeStream(_ channel: any Channel) {
         let id = ObjectIdentifier(channel)
-        let (admitted, evicted) = state.withLock { state -> (Bool, (any Channel)?) in
+        let evicted = state.withLock { state -> (any Channel)? in
             let admission = state.streams.admit(id, now: .now())
-            guard admission != .refused else { return (false, nil) }
             state.requests.removeAll { $0 === channel }
             state.streamChannels[id] = channel
-            guard case .admittedInPlaceOf(let old) = admission else { return (true, nil) }
-            return (true, state.streamChannels.removeValue(forKey: old))
+            guard case .admittedInPlaceOf(let old) = admission else { return nil }
+            return state.streamChannels.removeValue(forKey: old)
         }
         evicted?.close(promise: nil)
-        return admitted
     }
 
     /// What happened to a stream, for its roster entry (`EventStreamRoster`).
@@ -306,11 +304,7 @@ private final class AdminRequestHandler: ChannelInboundHandler {
             Self.startResponse(to: request, on: channel, proxy: proxy, readSetChange: readSetChange, tasks: tasks)
             return
         }
-        guard openConnections.becomeStream(channel) else {
-            let message = "\(limits.maximumEventStreams) event streams are open and all of them keep up; close one first"
-            Self.send(.serviceUnavailable, Self.errorJSON(message), contentType: "application/json", for: request, on: channel)
-            return
-        }
+        openConnections.becomeStream(channel)
         // Subscribed before the head goes out: whatever happens after the 200 is in the stream.
         let events = proxy.events(phone: phone)
         // One phone's events are as a one-phone run's; all of several phones' name theirs.

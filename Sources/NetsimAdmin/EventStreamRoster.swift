@@ -6,13 +6,16 @@ import NIOCore
 ///
 /// A stream writes one event at a time, each once the socket took the one before, so a client
 /// that does not read shows as a write that waits (the socket's buffers are full) and, while
-/// events keep coming, as events its subscription dropped. At the cap a new subscriber takes
-/// the place of, in this order:
+/// events keep coming, as events its subscription dropped. A new subscriber is always
+/// admitted: at the cap it takes the place of, in this order:
 /// 1. the stream whose oldest write has waited longest, if it has waited at least one heartbeat
 ///    interval (a client that reads takes a write in milliseconds);
 /// 2. else the stream that has dropped events in the most heartbeat intervals in a row, if
 ///    that is at least `droppingHeartbeatsToEvict` (it reads, but too slowly to follow);
-/// 3. else none: the new subscriber gets a 503, and the streams that keep up keep their place.
+/// 3. else the oldest stream. On a quiet phone a client that never reads looks like one that
+///    does (a heartbeat's few bytes fit its socket's buffers for hours), so nothing tells the
+///    two apart; refusing would let whoever opened the streams first keep everyone else out,
+///    while a pushed-out client that reads (a browser's `EventSource`) simply connects again.
 struct EventStreamRoster<ID: Hashable> {
     /// Heartbeat intervals in a row with drops after which a stream may be pushed out.
     static var droppingHeartbeatsToEvict: Int { 3 }
@@ -46,21 +49,21 @@ struct EventStreamRoster<ID: Hashable> {
         case admitted
         /// Admitted in the place of this stream, which is to be closed.
         case admittedInPlaceOf(ID)
-        case refused
     }
 
-    /// Admits `id` at `now`, in the place of a stream that does not keep up if the roster is full.
+    /// Admits `id` at `now`; if the roster is full, in the place of the stream the rule above
+    /// picks. (A roster with a limit under 1 keeps one stream.)
     mutating func admit(_ id: ID, now: NIODeadline) -> Admission {
-        guard streams.count >= limit else {
+        guard streams.count >= max(limit, 1), let evicted = leastKeepingUp(now: now) ?? order.first else {
             add(id)
             return .admitted
         }
-        guard let evicted = leastKeepingUp(now: now) else { return .refused }
         remove(evicted)
         add(id)
         return .admittedInPlaceOf(evicted)
     }
 
+    /// The stream rule 1 or 2 picks; nil if every stream keeps up.
     private func leastKeepingUp(now: NIODeadline) -> ID? {
         let stuck = order.compactMap { id in streams[id]?.pendingWrites.first.map { (id, $0) } }
             .filter { now - $0.1 >= heartbeat }

@@ -127,6 +127,28 @@ import Testing
         #expect(throws: DeliveryTrace.FormatError.self) { try DeliveryTrace(parsing: "0\n0\n", source: "t") }
     }
 
+    /// A trace of one line more than its bound is refused at that line, the bound named; a
+    /// bad line of any length is quoted in 20 bytes.
+    @Test func aTraceOverItsBoundIsRefusedAtTheLinePastIt() throws {
+        let limit = DeliveryTrace.maximumOpportunities
+        let text = String(repeating: "1\n", count: limit) + "2\n"
+        #expect(
+            throws: DeliveryTrace.FormatError(
+                source: "t", line: limit + 1,
+                reason: "more than \(limit) lines: a trace may have at most \(limit) delivery opportunities")
+        ) {
+            try DeliveryTrace(parsing: text, source: "t")
+        }
+        let long = String(repeating: "x", count: 1_000_000)
+        #expect(
+            throws: DeliveryTrace.FormatError(
+                source: "t", line: 2, reason: "'xxxxxxxxxxxxxxxxxxxx...' is not a whole number of milliseconds")
+        ) {
+            try DeliveryTrace(parsing: "1\n" + long + "\n", source: "t")
+        }
+        #expect(try DeliveryTrace(parsing: "1\r\n2", source: "t").opportunitiesMs == [1, 2])
+    }
+
     @Test(arguments: Jitter.Distribution.allCases)
     func jitterNeverReordersAConnectionsBytes(distribution: Jitter.Distribution) {
         let parameters = LinkParameters(delay: 0.05, jitter: Jitter(amount: 0.04, distribution: distribution))

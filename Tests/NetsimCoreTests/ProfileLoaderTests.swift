@@ -1,3 +1,4 @@
+import Foundation
 import NetsimCore
 import NetsimInput
 import Testing
@@ -402,5 +403,23 @@ struct ProfileErrorTests {
         #expect((badIndent.line, badIndent.column) == (2, 14))
         expectError("", line: 1, column: 1, "the profile is empty")
         expectError("# only a comment\n", line: 1, column: 1, "the profile is empty")
+    }
+
+    @Test("a trace file over the bound is refused before it is read, naming the file and the bound")
+    func aTraceFileOverTheBound() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // Sparse: the size is claimed, not written.
+        FileManager.default.createFile(atPath: directory + "/huge.trace", contents: nil)
+        let handle = try #require(FileHandle(forWritingAtPath: directory + "/huge.trace"))
+        try handle.truncate(atOffset: UInt64(DeliveryTrace.maximumFileBytes + 1))
+        try handle.close()
+        let profile = "name: t\ndescription: t\nnetworks:\n  lte:\n    radio: none\n    link: {down: {trace: huge.trace}}\n"
+        FileManager.default.createFile(atPath: directory + "/t.yaml", contents: Data(profile.utf8))
+        let error = #expect(throws: (any Error).self) { try ProfileLoader.load(path: directory + "/t.yaml") }
+        let message = "\(error.map { "\($0)" } ?? "")"
+        #expect(message.contains("huge.trace"), "\(message)")
+        #expect(message.contains("over the \(DeliveryTrace.maximumFileBytes)-byte bound"), "\(message)")
     }
 }

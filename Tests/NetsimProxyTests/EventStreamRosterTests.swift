@@ -16,14 +16,27 @@ import Testing
         return roster
     }
 
-    /// Sixteen clients that keep up, idle or not, keep their places: the 17th gets a 503.
-    @Test func streamsThatKeepUpAreNotPushedOut() {
+    /// Sixteen streams that all look as if they keep up (a quiet phone's never-reading clients
+    /// do): a 17th is still admitted, in the place of the oldest, and so is every later one.
+    @Test func whenAllKeepUpTheOldestGoes() {
         var roster = full()
         roster.writeStarted(3, now: Self.start)
         roster.writeFinished(3)
         roster.writeStarted(4, now: Self.start + .seconds(10))
-        #expect(roster.admit(99, now: Self.start + .seconds(20)) == .refused, "a write waiting 10 s is under a heartbeat")
+        #expect(roster.admit(99, now: Self.start + .seconds(20)) == .admittedInPlaceOf(0), "a write waiting 10 s is under a heartbeat")
+        #expect(roster.admit(100, now: Self.start + .seconds(20)) == .admittedInPlaceOf(1))
+        roster.remove(2)
+        #expect(roster.admit(101, now: Self.start + .seconds(20)) == .admitted, "a free place is taken first")
+        #expect(roster.admit(102, now: Self.start + .seconds(20)) == .admittedInPlaceOf(3))
         #expect(roster.count == 16)
+    }
+
+    /// A roster whose limit is under 1 still admits, one stream at a time.
+    @Test func aLimitUnderOneKeepsOneStream() {
+        var roster = EventStreamRoster<Int>(limit: 0, heartbeat: Self.heartbeat)
+        #expect(roster.admit(1, now: Self.start) == .admitted)
+        #expect(roster.admit(2, now: Self.start) == .admittedInPlaceOf(1))
+        #expect(roster.count == 1)
     }
 
     /// Of the streams whose writes wait, the one waiting longest goes, once it has waited a
@@ -38,7 +51,7 @@ import Testing
         #expect(roster.admit(100, now: now) == .admittedInPlaceOf(2))
         #expect(roster.admit(101, now: now) == .admittedInPlaceOf(9))
         #expect(roster.admit(102, now: now) == .admittedInPlaceOf(7))
-        #expect(roster.admit(103, now: now) == .refused)
+        #expect(roster.admit(103, now: now) == .admittedInPlaceOf(0), "then, none waiting, the oldest")
         #expect(roster.count == 16)
     }
 
@@ -50,11 +63,11 @@ import Testing
             roster.dropped(5)
             roster.heartbeat(5)
         }
-        #expect(roster.admit(100, now: Self.start) == .refused, "two intervals with drops")
+        #expect(roster.admit(90, now: Self.start) == .admittedInPlaceOf(0), "two intervals with drops: the oldest goes")
         roster.heartbeat(5)
         roster.dropped(5)
         roster.heartbeat(5)
-        #expect(roster.admit(100, now: Self.start) == .refused, "the drops stopped for an interval")
+        #expect(roster.admit(91, now: Self.start) == .admittedInPlaceOf(1), "the drops stopped for an interval")
         for id in [5, 11] {
             for _ in 0..<3 {
                 roster.dropped(id)
@@ -68,13 +81,13 @@ import Testing
         #expect(roster.admit(100, now: Self.start) == .admittedInPlaceOf(11), "the most intervals in a row")
         #expect(roster.admit(101, now: Self.start) == .admittedInPlaceOf(5))
         // A stream that waits on a write goes before one that drops.
-        roster.writeStarted(0, now: Self.start)
+        roster.writeStarted(2, now: Self.start)
         for _ in 0..<3 {
-            roster.dropped(1)
-            roster.heartbeat(1)
+            roster.dropped(3)
+            roster.heartbeat(3)
         }
-        #expect(roster.admit(102, now: Self.start + .seconds(15)) == .admittedInPlaceOf(0))
-        roster.remove(1)
+        #expect(roster.admit(102, now: Self.start + .seconds(15)) == .admittedInPlaceOf(2))
+        roster.remove(3)
         #expect(roster.admit(103, now: Self.start) == .admitted)
     }
 }

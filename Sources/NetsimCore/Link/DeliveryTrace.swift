@@ -28,35 +28,57 @@ public struct DeliveryTrace: Sendable, Equatable, Codable {
         public var description: String { "\(source):\(line): \(reason)" }
     }
 
+    /// The most delivery opportunities (lines) a trace may have: 40 MB of opportunities in
+    /// memory. An hour of a 12 Mbit/s link is 3.6 million; a file from elsewhere with more is
+    /// refused at the line past it, rather than taking the machine's memory.
+    public static let maximumOpportunities = 10_000_000
+    /// The largest trace file read: `maximumOpportunities` lines of ten digits and a CRLF. A
+    /// larger file is refused before it is read.
+    public static let maximumFileBytes = maximumOpportunities * 12
+
     /// Parses a trace's text. `source` names the file in error messages.
     public init(parsing text: String, source: String) throws(FormatError) {
-        guard !text.isEmpty else { throw FormatError(source: source, line: 1, reason: "the trace is empty") }
+        var text = text
+        let parsed = text.withUTF8 { bytes -> Result<[UInt32], FormatError> in
+            do throws(FormatError) {
+                return .success(try Self.opportunities(in: bytes, source: source))
+            } catch {
+                return .failure(error)
+            }
+        }
+        self.source = source
+        self.opportunitiesMs = try parsed.get()
+    }
+
+    /// The opportunities of a trace's bytes, in one pass over them: no line is copied out, so
+    /// the only memory it takes is the 4 bytes an opportunity holds.
+    private static func opportunities(in bytes: UnsafeBufferPointer<UInt8>, source: String) throws(FormatError) -> [UInt32] {
+        guard !bytes.isEmpty else { throw FormatError(source: source, line: 1, reason: "the trace is empty") }
         var opportunities: [UInt32] = []
-        opportunities.reserveCapacity(text.utf8.count / 5)
+        // Every line is at least a digit and a newline.
+        opportunities.reserveCapacity(min(bytes.count / 2 + 1, maximumOpportunities))
         var lineNumber = 0
         var previous: UInt32 = 0
-        for line in text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+        var lineStart = 0
+        // A final newline ends the file, so the loop stops at the end rather than read an empty line.
+        while lineStart < bytes.count {
             lineNumber += 1
-            var digits = line[...]
-            if digits.last == UInt8(ascii: "\r") { digits = digits.dropLast() }
-            if digits.isEmpty {
-                // A final newline ends the file; an empty line anywhere else is an error.
-                if lineNumber > 1, line.endIndex == text.utf8.endIndex { continue }
+            var end = lineStart
+            while end < bytes.count, bytes[end] != UInt8(ascii: "\n") { end += 1 }
+            var digitsEnd = end
+            if digitsEnd > lineStart, bytes[digitsEnd - 1] == UInt8(ascii: "\r") { digitsEnd -= 1 }
+            let digits = UnsafeBufferPointer(rebasing: bytes[lineStart..<digitsEnd])
+            lineStart = end + 1
+            guard !digits.isEmpty else {
                 throw FormatError(source: source, line: lineNumber, reason: "empty line (one integer per line expected)")
             }
-            var value: UInt64 = 0
-            for byte in digits {
-                guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
-                    throw FormatError(
-                        source: source, line: lineNumber,
-                        reason: "'\(String(decoding: digits, as: UTF8.self))' is not a whole number of milliseconds")
-                }
-                value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
-                guard value <= UInt64(UInt32.max) else {
-                    throw FormatError(source: source, line: lineNumber, reason: "value too large")
-                }
+            guard opportunities.count < maximumOpportunities else {
+                throw FormatError(
+                    source: source, line: lineNumber,
+                    reason:
+                        "more than \(maximumOpportunities) lines: a trace may have at most \(maximumOpportunities) delivery opportunities")
             }
-            let milliseconds = UInt32(value)
+            let milliseconds = try Self.milliseconds(digits, source: source, line: lineNumber)
             guard milliseconds >= previous else {
                 throw FormatError(
                     source: source, line: lineNumber,
@@ -71,8 +93,22 @@ public struct DeliveryTrace: Sendable, Equatable, Codable {
         guard last > 0 else {
             throw FormatError(source: source, line: lineNumber, reason: "the last opportunity must be after 0 ms (it sets the period)")
         }
-        self.source = source
-        self.opportunitiesMs = opportunities
+        return opportunities
+    }
+
+    /// One line's whole number of milliseconds. A bad line is quoted up to 20 bytes: a file
+    /// from elsewhere may hold one line of gigabytes.
+    private static func milliseconds(_ digits: UnsafeBufferPointer<UInt8>, source: String, line: Int) throws(FormatError) -> UInt32 {
+        var value: UInt64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else {
+                let quoted = String(decoding: digits.prefix(20), as: UTF8.self) + (digits.count > 20 ? "..." : "")
+                throw FormatError(source: source, line: line, reason: "'\(quoted)' is not a whole number of milliseconds")
+            }
+            value = value * 10 + UInt64(byte - UInt8(ascii: "0"))
+            guard value <= UInt64(UInt32.max) else { throw FormatError(source: source, line: line, reason: "value too large") }
+        }
+        return UInt32(value)
     }
 
     public init(opportunitiesMs: [UInt32], source: String) {

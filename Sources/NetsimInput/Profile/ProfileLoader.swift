@@ -35,14 +35,19 @@ public enum ProfileLoader {
         let yaml = try readTextFile(path, displayedAs: source)
         let directory = (path as NSString).deletingLastPathComponent
         return try load(yaml: yaml, source: source) { tracePath in
-            try readTextFile(tracePath.hasPrefix("/") || directory.isEmpty ? tracePath : directory + "/" + tracePath)
+            try readTextFile(
+                tracePath.hasPrefix("/") || directory.isEmpty ? tracePath : directory + "/" + tracePath,
+                maximumBytes: DeliveryTrace.maximumFileBytes)
         }
     }
 
     /// A file's UTF-8 text, or an error that says plainly why not, naming the file as
     /// `displayedAs` (by default its path). Only a regular file is read: `/dev/zero` never
-    /// ends and a FIFO may never be written, so reading either would hang.
-    public static func readTextFile(_ path: String, displayedAs name: String? = nil) throws(ProfileLookupError) -> String {
+    /// ends and a FIFO may never be written, so reading either would hang. A file over
+    /// `maximumBytes` is refused before it is read.
+    public static func readTextFile(
+        _ path: String, displayedAs name: String? = nil, maximumBytes: Int = .max
+    ) throws(ProfileLookupError) -> String {
         let name = name ?? path
         var status = stat()
         guard stat(path, &status) == 0 else {
@@ -56,6 +61,9 @@ public enum ProfileLoader {
         case S_IFBLK: throw .unreadable(path: name, reason: "is a block device, not a file")
         case S_IFSOCK: throw .unreadable(path: name, reason: "is a socket, not a file")
         default: throw .unreadable(path: name, reason: "is not a regular file")
+        }
+        guard status.st_size <= maximumBytes else {
+            throw .unreadable(path: name, reason: "is \(status.st_size) bytes, over the \(maximumBytes)-byte bound of this kind of file")
         }
         guard let data = FileManager.default.contents(atPath: path) else {
             throw .unreadable(path: name, reason: "cannot be read (permissions?)")
