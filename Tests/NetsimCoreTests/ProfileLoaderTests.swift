@@ -411,12 +411,12 @@ struct ProfileErrorTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Sparse: the size is claimed, not written.
-        FileManager.default.createFile(atPath: directory + "/huge.trace", contents: nil)
+        #expect(FileManager.default.createFile(atPath: directory + "/huge.trace", contents: nil))
         let handle = try #require(FileHandle(forWritingAtPath: directory + "/huge.trace"))
         try handle.truncate(atOffset: UInt64(DeliveryTrace.maximumFileBytes + 1))
         try handle.close()
         let profile = "name: t\ndescription: t\nnetworks:\n  lte:\n    radio: none\n    link: {down: {trace: huge.trace}}\n"
-        FileManager.default.createFile(atPath: directory + "/t.yaml", contents: Data(profile.utf8))
+        #expect(FileManager.default.createFile(atPath: directory + "/t.yaml", contents: Data(profile.utf8)))
         let error = #expect(throws: (any Error).self) { try ProfileLoader.load(path: directory + "/t.yaml") }
         let message = "\(error.map { "\($0)" } ?? "")"
         #expect(message.contains("huge.trace"), "\(message)")
