@@ -158,6 +158,9 @@ public final class EmulatedPhone: Sendable {
         try await proxy.metricsText()
     }
 
+    /// Whether `stop()` has run (by the test, or by `withEmulatedPhone` at the end of its scope).
+    public var isStopped: Bool { finalReport.withLockedValue { $0 != nil } }
+
     /// Stops listening, closes every connection and ends the event streams; returns the final
     /// report. Stopping a stopped phone returns the same report. Throws only if the phone's
     /// event loop has gone (its process is shutting down).
