@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates docs/strategies.md: each client strategy of issue 12 played against its
+# Regenerates docs/strategies.md: each client strategy played against its
 # alternative on the built-in profiles, with the live bench, and the measured table of each.
 #
 # One function per strategy (strategy_*), each running its benches and printing its own
