@@ -41,7 +41,7 @@ strategy_batching() {
         echo "Command: \`netsim bench ${common[*]} --client clients/batching-{off,on,long}.yaml\`"
         echo
         table bytes,wire,promotions,wake,energy,uplink,messages \
-            "off=batching-off" "10 / 0.5 s=batching-on" "100 / 2 m=batching-long"
+            "off=batching-off" "10 / 0.5 s=batching-on" "40 / 2 m=batching-long"
     } | section batching
 }
 
