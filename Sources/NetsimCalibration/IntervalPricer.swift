@@ -53,7 +53,9 @@ public enum IntervalPricer {
     }
 
     /// `share` of the sample's bytes in each direction, on air from `start` to `end`.
-    private static func observe(_ machine: inout RadioStateMachine, from start: Double, to end: Double, share: Double, of sample: PowerSample) {
+    private static func observe(
+        _ machine: inout RadioStateMachine, from start: Double, to end: Double, share: Double, of sample: PowerSample
+    ) {
         guard end > start else { return }
         let down = Int((sample.downBytes * share).rounded())
         let up = Int((sample.upBytes * share).rounded())

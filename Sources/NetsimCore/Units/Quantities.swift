@@ -104,7 +104,9 @@ public enum Quantity {
         let expected = "a signal strength such as -105dBm"
         guard trimmedText.hasPrefix("-") else { throw ParseError(text: text, expected: expected) }
         let value = -(try parse(String(trimmedText.dropFirst()), units: ["dbm": 1], expected: expected, caseInsensitive: true))
-        guard signalStrengthRange.contains(value) else { throw ParseError(text: text, expected: "a signal strength from -156dBm to -31dBm") }
+        guard signalStrengthRange.contains(value) else {
+            throw ParseError(text: text, expected: "a signal strength from -156dBm to -31dBm")
+        }
         return value
     }
 
