@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""What blackholed connections cost the proxy (issue 19, item 11).
+"""What blackholed connections cost the proxy.
 
 Opens N connections through `netsim run` to an echo server, one round trip each, then a
 blackhole (admin API). Half the clients send what their socket takes (up to 256 KiB) into it;

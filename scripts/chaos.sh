@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The attacks of issues 14, 19 and 44 against a release build of netsim, as a standing check. Prints
+# Known attacks against a release build of netsim, as a standing check. Prints
 # one row per attack: what was tried, whether netsim held (no crash, no hang, no leak, a clear
 # error, no way in), and the figures behind the verdict: what was expected ("want") and what was
 # observed (exit codes, HTTP statuses, SOCKS5 replies, RSS, open fds, CPU, /status latency).
@@ -202,7 +202,7 @@ held=no
 row "$(cat "$work/flood.out") connections on a full link queue" "$held" "CPU ${cpu}%, /status ${latency} ms, RSS $(rss_mb "$netsim") MB"
 stop_netsim
 
-# 10. The front doors (issue 19): no proxy client reaches netsim's own admin API, whatever way it
+# 10. The front doors: no proxy client reaches netsim's own admin API, whatever way it
 # asks; a name is a host name; the origin gets the target's Host; peer bytes reach the log escaped.
 start_netsim --upstream "127.0.0.1:$echo_port" --socks5 ":$socks_port" --http-proxy ":$http_port" --allow-to '*.example.com' \
     --allow-to "127.0.0.1:$header_port" --allow-to "localhost:$header_port" || exit 1
@@ -242,7 +242,7 @@ held=no
 row "front end on 0.0.0.0: loopback, metadata" "$held" "want curl exit 97 (not allowed) x2; got $loopback/$metadata"
 stop_netsim
 
-# 11. A full disk (issue 19): a file-size limit (ulimit -f, what this sandbox allows in place of
+# 11. A full disk: a file-size limit (ulimit -f, what this sandbox allows in place of
 # a small tmpfs) under a capture and under a report. Nothing is lost silently: the capture cut
 # short exits 4 saying how much was lost; a report that does not fit leaves the earlier one
 # whole (written beside, then renamed) and exits 1.
@@ -273,7 +273,7 @@ held=no
 [ "$report" = 1 ] && [ "$report_ms" -lt 2000 ] && held=yes
 row "--report to a directory" "$held" "exit $report after $report_ms ms"
 
-# Truncation, containment and misreporting (issue 44's first six): a run's end, an open event
+# Truncation, containment and misreporting: a run's end, an open event
 # stream, a wrapped command's processes and output, a killed report set, a slow reader.
 gone() {  # pid: true unless it runs (a zombie is dead)
     local state

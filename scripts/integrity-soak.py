@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Bytes through the proxy are never lost, duplicated or reordered (issue 19's soak).
+"""Bytes through the proxy are never lost, duplicated or reordered (a soak).
 
 Runs `netsim run` on a hostile profile for SECONDS: a timeline repeating every 40 s with a
 stall outage, a blackhole, a reset, a keep-mode handover and `set` steps; Gilbert-Elliott loss

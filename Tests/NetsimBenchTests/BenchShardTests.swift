@@ -7,7 +7,7 @@ import Testing
 
 @testable import NetsimBench
 
-/// Sharded benches (issue 22): N parts, each written to JSON and read back, merge into the
+/// Sharded benches: N parts, each written to JSON and read back, merge into the
 /// unsharded run's report, figure for figure; a merge of anything but every part of one run
 /// is refused, naming the part.
 @Suite struct BenchShardTests {

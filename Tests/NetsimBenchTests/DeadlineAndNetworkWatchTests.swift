@@ -5,7 +5,7 @@ import Testing
 
 @testable import NetsimBench
 
-/// Issue 12, strategies 4 (deadlines: zombie seconds) and 6 (REST and WebSocket clients that
+/// Strategies 4 (deadlines: zombie seconds) and 6 (REST and WebSocket clients that
 /// watch the network), through the proxy on short profiles.
 @Suite(.serialized) struct DeadlineAndNetworkWatchTests {
     @Test func theClientFileSwitchesDeadlinesAndWatching() throws {

@@ -7,7 +7,7 @@ import Testing
 
 @testable import NetsimBench
 
-/// Issue 10: what a bench has not delivered when it ends is `lost` only if it will never
+/// What a bench has not delivered when it ends is `lost` only if it will never
 /// arrive; the rest is `inFlight`. Derived from what was created or produced and what was
 /// delivered, so any source of measurements gets the same accounting.
 @Suite struct DeliveryAccountingTests {

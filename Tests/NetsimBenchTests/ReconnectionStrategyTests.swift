@@ -5,7 +5,7 @@ import Testing
 
 @testable import NetsimBench
 
-/// Issue 12, strategy 1: the naive client (at once, in a loop, from "now") against the
+/// Strategy 1: the naive client (at once, in a loop, from "now") against the
 /// resilient one (backoff, network watching, resumption), and the accounting that tells them
 /// apart.
 @Suite(.serialized) struct ReconnectionStrategyTests {

@@ -36,7 +36,7 @@ import Testing
         #expect(line.hasSuffix("IDLE 0.0 ± 0.0 s, INACTIVE 0.0 ± 0.0 s"), "\(line)")
     }
 
-    /// Issue 19: SIGTERM during a long model bench ended it with no report. Stopped between
+    /// SIGTERM during a long model bench ended it with no report. Stopped between
     /// batches, it reports the devices played, every transport among them, marked partial.
     @Test func aStoppedModelBenchReportsWhatWasPlayedMarkedPartial() throws {
         var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))
@@ -157,7 +157,7 @@ import Testing
         #expect(svg.contains(">set<") && svg.contains(">outage<"))
     }
 
-    /// Issue 25's charts: an outage is hatched over the strips (the state under it shows), a
+    /// The charts: an outage is hatched over the strips (the state under it shows), a
     /// `set` is a solid line in its own colour, and every axis speaks one unit.
     @Test func timelinesHatchOutagesOverTheStatesAndAxesSpeakOneUnit() throws {
         let strip = [RadioStateSegment(state: .connected, start: 0, end: 120)]

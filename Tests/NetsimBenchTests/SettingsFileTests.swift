@@ -49,7 +49,7 @@ struct SettingsFileTests {
         var tuned = try ClientSettings.load(yaml: Self.shipped(ClientSettings.defaultsFile), source: "tuned")
         tuned.source = ClientSettings().source
         #expect(tuned == ClientSettings())
-        // A report names the file of the defaults it used (issue 25).
+        // A report names the file of the defaults it used.
         #expect(ClientSettings.describe(source: "built-in") == "built-in, the values of clients/grpc-tuned.yaml")
         #expect(ClientSettings.describe(source: "mine.yaml") == "mine.yaml")
         let alternative = try ClientSettings.load(yaml: Self.shipped("clients/grpc-alternative.yaml"), source: "alternative").grpc

@@ -7,7 +7,7 @@ import Testing
 @testable import NetsimBench
 @testable import NetsimModel
 
-/// Issue 12's strategies 2 (batching), 3 (offline queue) and 5 (slow consumers): their files,
+/// Strategies 2 (batching), 3 (offline queue) and 5 (slow consumers): their files,
 /// their pure parts, and short live runs that show each one's effect.
 struct StrategySettingsTests {
     @Test func theShippedStrategyFilesLoad() throws {

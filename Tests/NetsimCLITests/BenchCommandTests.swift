@@ -31,7 +31,7 @@ struct BenchCommandTests {
         #expect(try quic.gates.thresholds(.bench).map(\.description) == ["quic.migrations > 3"])
     }
 
-    /// Issue 10: `netsim help bench` showed no default for --duration. Every option that takes
+    /// `netsim help bench` showed no default for --duration. Every option that takes
     /// a value says what it is without one (a flag is off unless given).
     @Test("help gives every option's default", arguments: ["bench", "run", "analyze"])
     func helpGivesEveryDefault(_ command: String) {
@@ -92,7 +92,7 @@ struct BenchCommandTests {
         #expect(throws: (any Error).self) { try Netsim.parseAsRoot(arguments) }
     }
 
-    /// Issue 19: `meanGap: 0.001ms` grew one device past 2.5 GB; `serverBurst.rate: 1e9/s` was
+    /// `meanGap: 0.001ms` grew one device past 2.5 GB; `serverBurst.rate: 1e9/s` was
     /// accepted. Both are refused before any work, with exit 64.
     @Test(
         "a workload beyond the bounds is refused before any work",

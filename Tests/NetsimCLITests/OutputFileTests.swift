@@ -6,7 +6,7 @@ import Testing
 
 @testable import NetsimCLI
 
-/// Issue 19, nothing lost: reports written whole or not at all, paths that cannot be written
+/// Nothing lost: reports written whole or not at all, paths that cannot be written
 /// found before a run and named with the reason, captures cut short reported as errors.
 @Suite("files netsim writes")
 struct OutputFileTests {
@@ -33,7 +33,7 @@ struct OutputFileTests {
         }
     }
 
-    /// Issue 19: a full disk left a 0-byte report. `ulimit -f` stands in for the full disk: the
+    /// A full disk left a 0-byte report. `ulimit -f` stands in for the full disk: the
     /// built `netsim` runs with a file-size limit below the report's size.
     @Test("a report that does not fit leaves the old file as it was, no temporary file, and exit status 1")
     func reportThatDoesNotFit() async throws {
@@ -64,7 +64,7 @@ struct OutputFileTests {
         }
     }
 
-    /// Issue 19: SIGTERM during a long model bench or tune exited 143 with no report.
+    /// SIGTERM during a long model bench or tune exited 143 with no report.
     @Test(
         "SIGTERM stops a model bench or a tune at its next batch: partial reports and exit status 5", .timeLimit(.minutes(3)),
         arguments: [
@@ -137,7 +137,7 @@ struct OutputFileTests {
         }
     }
 
-    /// Issue 19: `bench --out` that could not be written was found only after the whole run.
+    /// `bench --out` that could not be written was found only after the whole run.
     /// A 10-minute bench that fails at once shows the check comes first.
     @Test("bench and tune refuse an unwritable --out at start-up", .timeLimit(.minutes(1)))
     func benchOutAtStartUp() async throws {
@@ -231,7 +231,7 @@ struct OutputFileTests {
         }
     }
 
-    /// Issue 19: `--pcap /dev/full` printed "incomplete" and exited 0.
+    /// `--pcap /dev/full` printed "incomplete" and exited 0.
     @Test("a capture cut short says how much was lost, and the run exits with status 4")
     func captureCutShort() async throws {
         let writer = try CaptureWriter(

@@ -66,7 +66,7 @@ import Testing
         #expect(await Self.exitCode(Self.bench + ["--shard", "0/2", "--shards", "2"]) == 64)
     }
 
-    /// Issue 25: the gates are written into the Markdown and JSON reports (gate, measured value,
+    /// The gates are written into the Markdown and JSON reports (gate, measured value,
     /// result), not only to standard error; the merged run's reports record them the same way.
     @Test func failedGatesAreWrittenIntoTheReports() async throws {
         let directory = Self.temporaryDirectory()

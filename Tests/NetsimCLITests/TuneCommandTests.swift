@@ -9,7 +9,7 @@ import Testing
 
 @Suite("netsim tune keepalive")
 struct TuneCommandTests {
-    /// Issue 25: on a non-terminal (a CI log) the progress is a line at every tenth of the
+    /// On a non-terminal (a CI log) the progress is a line at every tenth of the
     /// work, with no carriage return; on a terminal it is redrawn in place and ended.
     @Test func progressOnANonTerminalIsALineAtEveryTenthNotCarriageReturns() {
         let written = Mutex<[String]>([])
@@ -80,7 +80,7 @@ struct TuneCommandTests {
             ])
     }
 
-    /// Issue 19: a 100 x 100 grid accepted 4.8 million runs of 6 h and sat at 0%.
+    /// A 100 x 100 grid accepted 4.8 million runs of 6 h and sat at 0%.
     @Test("a grid beyond the bounds is refused before any work")
     func gridBeyondTheBounds() async throws {
         let times = (1...100).map { "\($0 * 10 + 10)s" }.joined(separator: ",")

@@ -489,7 +489,7 @@ struct DelayLineTests {
 }
 
 extension ConnectionStateMachineTests {
-    /// Issue 25: clean closes were never recorded (`finished: false`, no FIN in the capture).
+    /// Clean closes were never recorded (`finished: false`, no FIN in the capture).
     /// The second FIN goes to a side whose input is closed; NIO closes that channel fully, and
     /// its `inactive` came before the output close's completion. Both FINs were passed on.
     @Test("both FINs passed on finish cleanly even when the last side goes before its close completes")

@@ -196,7 +196,7 @@ struct ProfileCatalogTests {
         }
     }
 
-    /// Issue 19: a trace that was `/dev/zero` or a FIFO hung the loader, a directory gave a
+    /// A trace that was `/dev/zero` or a FIFO hung the loader, a directory gave a
     /// raw error, an empty file "empty line". Each is named for what it is, at once.
     @Test("a trace that is a device, a FIFO, a directory or empty is named for what it is")
     func traceFileKinds() throws {

@@ -136,7 +136,7 @@ import Testing
         #expect(device.wakeUps == 2 && device.latestWakeUp == 30)
     }
 
-    /// Issue 25: a connection idle past the NAT's timeout, then hit by a blackhole, died of the
+    /// A connection idle past the NAT's timeout, then hit by a blackhole, died of the
     /// NAT at its expiry; the outage claims only the connections still alive, and the dead
     /// one's next bytes say when it died.
     @Test(arguments: [OutageMode.blackhole, .reset])
@@ -177,11 +177,11 @@ import Testing
         let delivered = deliveryTime(device.send(100, .up, on: connection, at: 11))!
         #expect(abs(delivered - (18.75 + 0.05)) < 1e-9)
         #expect(device.events.map(\.kind) == [.outage])
-        // The stall held the open connection (issue 25: it said 0).
+        // The stall held the open connection (not 0).
         #expect(device.events.first?.affectedConnections == 1)
     }
 
-    /// Issue 22: a chunk's radio wait on air when added, with nothing waiting before it, goes
+    /// A chunk's radio wait on air when added, with nothing waiting before it, goes
     /// into the totals at once, where the next settle would have put it; one on air behind a
     /// chunk still waiting keeps its place behind it. The DRX waits are chosen so that the two
     /// orders of adding them differ in the last bit: 0.1 + 0.2 + 0.6 is 0.9, 0.1 + 0.6 + 0.2 is
@@ -206,7 +206,7 @@ import Testing
         #expect(totals.drxSeconds == 0.9)
     }
 
-    /// Issue 10: a run that ends inside an outage. The request sent at 51 s is held until TCP's
+    /// A run that ends inside an outage. The request sent at 51 s is held until TCP's
     /// retransmission after the outage (45-75 s); a report at 60 s ends at 60 s, does not count
     /// the promotion that retransmission will need, and says what is still held.
     @Test func aRadioReportEndsWhereTheRunEndsAndSaysWhatIsStillHeld() {

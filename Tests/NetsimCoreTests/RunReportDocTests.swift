@@ -37,7 +37,7 @@ import Testing
         }
     }
 
-    /// Issue 25: the doc said `chunks` where the report said `bursts`.
+    /// The doc said `chunks` where the report said `bursts`.
     @Test func theSegmentsRowNamesTheKeysOfEachDirection() throws {
         let text = try String(contentsOf: Self.page, encoding: .utf8)
         let row = try #require(text.split(separator: "\n").first { $0.hasPrefix("| `segments.up`") })

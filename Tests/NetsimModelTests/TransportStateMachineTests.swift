@@ -20,7 +20,7 @@ struct TransportStateMachineTests {
         #expect(client.phase == .waiting)
     }
 
-    /// `requestTimeout: none` and `pingInterval: none` (issue 12, deadlines): no timer, so a
+    /// `requestTimeout: none` and `pingInterval: none` (deadlines): no timer, so a
     /// request or connection on a dead path waits as long as the run.
     @Test func withoutDeadlinesNoTimerIsArmed() {
         var ledger = AppLedger(outboxLimit: 8)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import NetsimModel
 
-/// Issue 19, item 10: rates and grids were unbounded (`meanGap: 0.001ms` grew one device past
+/// Rates and grids were unbounded (`meanGap: 0.001ms` grew one device past
 /// 2.5 GB, a 100 x 100 keepalive grid sat at 0% for its 4.8 million runs). The work is
 /// estimated before any of it, and what exceeds a bound is named.
 @Suite("Work estimate")

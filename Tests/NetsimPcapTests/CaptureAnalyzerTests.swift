@@ -95,7 +95,7 @@ import Testing
         #expect(analysis.capture.outOfOrderPackets == 0)
     }
 
-    /// Issue 10: `--until T` stops any capture at T, as a run stopped at T reports: later
+    /// `--until T` stops any capture at T, as a run stopped at T reports: later
     /// packets are not analyzed, and a tail under way is cut there.
     @Test func untilStopsTheAnalysisWhereALiveRunStoppedThereWould() throws {
         let directory = try TemporaryDirectory()
@@ -183,7 +183,7 @@ import Testing
         Self.expectClose(periodic.wakeSecondsPerRepetition, 0.26 + 0.08 + 10.12, within: 0.02)
     }
 
-    /// Issue 25: a gRPC channel that calls every 15 s and pings 10.1 s after each call. Its
+    /// A gRPC channel that calls every 15 s and pings 10.1 s after each call. Its
     /// bursts alternate gaps of 10.1 and 4.9 s; the period is 15 s of two bursts, during which
     /// the LTE radio never sleeps (its tail is 10.12 s): by hand, per period, 2 x 0.18 s at
     /// 1.2 W (the exchange and continuous reception), 2 x 0.02 s of short DRX at 1.122 W and
@@ -338,7 +338,7 @@ import Testing
         #expect(text.contains("Flows by energy"))
     }
 
-    /// Issue 25's analyze chart: under the radio lanes, a lane per flow with its packets, so a
+    /// The analyze chart: under the radio lanes, a lane per flow with its packets, so a
     /// reader sees which flow caused each promotion. Two flows 40 s apart (past LTE's tail):
     /// each wakes the radio once, and each lane carries one burst with its red mark, at the
     /// burst's place on the shared time axis.

@@ -210,7 +210,7 @@ import Testing
 }
 
 extension CaptureReaderTests {
-    /// Issue 25: a truncated capture gave only an error. It is analyzed up to where it breaks,
+    /// A truncated capture gave only an error. It is analyzed up to where it breaks,
     /// and the analysis says where.
     @Test func aTruncatedCaptureIsAnalyzedUpToWhereItBreaks() throws {
         let directory = try TemporaryDirectory()

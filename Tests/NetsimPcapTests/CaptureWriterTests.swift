@@ -22,7 +22,7 @@ import Testing
         return (request, response)
     }
 
-    /// Issue 19: under `ulimit -f` a capture was cut at the limit and the run said nothing:
+    /// Under `ulimit -f` a capture was cut at the limit and the run said nothing:
     /// stdio's flush after the failed write had nothing left to write. A regular file shorter
     /// than what was written is incomplete, whatever the stream said.
     @Test func aFileShorterThanWhatWasWrittenIsIncomplete() throws {

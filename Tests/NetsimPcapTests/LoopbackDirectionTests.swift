@@ -4,7 +4,7 @@ import Testing
 
 @testable import NetsimPcap
 
-/// Issue 25: a loopback capture beside a local proxy (127.0.0.1 to 127.0.0.1) analyzed 211 KB
+/// A loopback capture beside a local proxy (127.0.0.1 to 127.0.0.1) analyzed 211 KB
 /// down as 211 KB up: the lower port, the listener's, was taken as the device. The device is the
 /// ephemeral end, or the port it is given.
 @Suite struct LoopbackDirectionTests {

@@ -40,7 +40,7 @@ import FoundationNetworking
             #expect(answer.status == 200)
             #expect(answer.json["kind"] as? String == "set")
             #expect(answer.json["network"] as? String == "lte")
-            // The answer and the status say what the link is now (issue 25: neither did).
+            // The answer and the status say what the link is now (before, neither did).
             let link = answer.json["link"] as? [String: [String: Any]]
             #expect(
                 link?["up"]?["delaySeconds"] as? Double == 0.3 && link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms")
@@ -119,7 +119,7 @@ import FoundationNetworking
         _ = try await proxy.stop()
     }
 
-    /// Issue 25: an outage could not end early. Bytes written 0.1 s into a 60 s stall come back
+    /// An outage could not end early. Bytes written 0.1 s into a 60 s stall come back
     /// once it is ended, not after the planned 60 s; the report's outage lasted as long as it
     /// did. When they come (at TCP's next retransmission) is timed on virtual time
     /// (`LiveChangeVirtualTimeTests`).

@@ -51,7 +51,7 @@ import Testing
         #expect(abs(offlineAwake - liveAwake) / liveAwake < 0.01, "energy awake \(offlineAwake) vs \(liveAwake) J")
     }
 
-    // Issue 10: a run can stop anywhere, and analyzing its capture must still give its figures.
+    // A run can stop anywhere, and analyzing its capture must still give its figures.
     // The capture records the run's start and end; analyze covers exactly that span.
 
     /// A profile whose LTE tail lasts 1.38 s, with `events` on its timeline.
@@ -159,7 +159,7 @@ import Testing
         Self.expectSameFigures(run.radio, analysis.radio)
     }
 
-    /// Issue 25: an nr-sa run's capture analyzed as LTE (the old default) was 54.01 s awake and
+    /// An nr-sa run's capture analyzed as LTE (the old default) was 54.01 s awake and
     /// 59.99 J against the run's 74.0 s and 39.18 J. The start record names the run's radio.
     @Test func anNRRunsCaptureAnalyzesWithTheRunsOwnRadio() throws {
         let profile = try ProfileCatalog.builtin(named: "nr-sa")
@@ -171,7 +171,7 @@ import Testing
         Self.expectSameFigures(run.radio, analysis.radio)
     }
 
-    /// Issue 25: a clean close was never recorded. An echo whose client half-closes after its
+    /// A clean close was never recorded. An echo whose client half-closes after its
     /// bytes and whose server closes after echoing them passes both FINs on; the second goes to
     /// a side whose input is closed, which NIO closes fully. The capture shows both.
     @Test func aCleanCloseShowsBothFINsInTheCapture() async throws {
@@ -198,7 +198,7 @@ import Testing
         #expect(fins == 2)
     }
 
-    /// Issue 25: an outage ended early (`POST /outage/end`) moves what it held, in the capture
+    /// An outage ended early (`POST /outage/end`) moves what it held, in the capture
     /// too: a connection opened and written to during a 60 s stall, ended after 0.5 s, shows its
     /// handshake and bytes when they crossed, and the capture analyzes to the run's figures.
     @Test(.tags(.liveTiming)) func anOutageEndedEarlyMovesWhatItHeldInTheCapture() async throws {

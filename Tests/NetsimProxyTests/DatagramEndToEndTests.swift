@@ -344,7 +344,7 @@ import Testing
     }
 }
 
-/// Issue 24, item 3: the model engine's QUIC client against a real one. aioquic keeps an idle
+/// The model engine's QUIC client against a real one. aioquic keeps an idle
 /// HTTP/3 connection with PINGs through `netsim run --udp-forward` (every timer `timeScale`
 /// times faster than the wall clock), and the model plays the same client on the same profile
 /// for the same emulated time: radio energy, promotions, migrations and NAT expiries agree

@@ -44,7 +44,7 @@ import Testing
             ("GET /index.html HTTP/1.1\r\nHost: localhost\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             ("CONNECT localhost HTTP/1.1\r\n\r\n", "HTTP/1.1 400 Bad Request"),
             ("\u{1}\u{2}\u{3} not http\r\n\r\n", "HTTP/1.1 400 Bad Request"),
-            // Issue 19: a bad chunk size was a silent close.
+            // A bad chunk size was a silent close.
             (
                 "POST http://localhost:\(echoPort)/ HTTP/1.1\r\nHost: localhost:\(echoPort)\r\nTransfer-Encoding: chunked\r\n\r\n"
                     + "zz\r\nhello\r\n0\r\n\r\n", "HTTP/1.1 400 Bad Request"
@@ -75,7 +75,7 @@ import Testing
         try await echo.close()
     }
 
-    /// Issue 19: a bad chunk size in a plain request's body, after its head went on to the
+    /// A bad chunk size in a plain request's body, after its head went on to the
     /// origin, was a bare reset.
     @Test func aBadChunkSizeAfterTheHeadWentOnIsA400() async throws {
         let (echo, echoPort) = try await Loopback.echoServer()

@@ -199,7 +199,7 @@ import Testing
         try await upstream.channel.close()
     }
 
-    /// Found by a blackhole soak (issue 19): silenced connections held 180 KB each, the bytes
+    /// Found by a blackhole soak: silenced connections held 180 KB each, the bytes
     /// their clients kept sending read into buffers only to be dropped, and a client that closed
     /// kept its socket open for its TCP's give-up, 924.6 s.
     @Test("a blackholed client is read no further once its bytes are swallowed, and is closed at once when it closes")

@@ -318,7 +318,7 @@ import Darwin
         #expect(!FileManager.default.fileExists(atPath: marker), "the command ran")
     }
 
-    /// A trace slot is a 1500-byte packet, headers included (issue 25): iperf3 through a trace
+    /// A trace slot is a 1500-byte packet, headers included: iperf3 through a trace
     /// of one slot a millisecond receives one full segment's payload a millisecond, 1,448,000
     /// bytes a second, where counting 1500 bytes of payload a slot gave it 3.6 % more.
     @Test(.enabled(if: netsim != nil && FrontEndPeers.has("iperf3") && FrontEndPeers.has("python3"), "needs the netsim binary and iperf3"))

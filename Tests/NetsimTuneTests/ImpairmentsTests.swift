@@ -6,7 +6,7 @@ import Testing
 
 @testable import NetsimTune
 
-/// Issue 25, item 8: the tuner's impairments are rates per hour, so its per-hour figures do not
+/// The tuner's impairments are rates per hour, so its per-hour figures do not
 /// depend on how long a scenario is.
 struct ImpairmentsTests {
     /// Every impairment of `impairments` over `seeds` scenarios of `horizon`: how many of each.

@@ -5,7 +5,7 @@ import Testing
 
 @testable import NetsimTune
 
-/// A keepalive sweep in shards (issue 22): the parts, through their file format, merge into the
+/// A keepalive sweep in shards: the parts, through their file format, merge into the
 /// unsharded sweep's results: the recommendation and every configuration's figures.
 @Suite struct KeepaliveShardTests {
     static func sweep() throws -> KeepaliveSweep {

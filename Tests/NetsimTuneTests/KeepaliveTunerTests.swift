@@ -21,7 +21,7 @@ struct KeepaliveTunerTests {
         return sweep
     }
 
-    /// Issue 19: SIGTERM during a long sweep exited 143 with no report. Stopped between
+    /// SIGTERM during a long sweep exited 143 with no report. Stopped between
     /// seeds, the sweep reports the seeds played, for every configuration, marked partial.
     @Test func aStoppedSweepReportsTheSeedsPlayedMarkedPartial() throws {
         let sweep = try Self.sweep(nat: [30, nil], times: [20, 60], seeds: 3)
@@ -173,7 +173,7 @@ struct KeepaliveTunerTests {
         }
         let config = try #require((json["configs"] as? [[String: Any]])?.first)
         #expect(config["natTimeoutSeconds"] != nil)
-        // No NAT is null, not a missing key (issue 25).
+        // No NAT is null, not a missing key.
         #expect((json["configs"] as? [[String: Any]])?.contains { $0["natTimeoutSeconds"] is NSNull } == true)
         let keepalive = try #require(config["keepalive"] as? [String: Any])
         #expect(Set(keepalive.keys).isSuperset(of: ["time", "timeout", "permitWithoutCalls"]))
@@ -188,7 +188,7 @@ struct KeepaliveTunerTests {
         #expect(html.contains("<svg") && html.contains("</html>"))
     }
 
-    /// Issue 25: a heat map for every swept profile, not only the first; and a logarithmic
+    /// A heat map for every swept profile, not only the first; and a logarithmic
     /// detection axis, on which 20 s and 60 s are apart though the axis reaches 30 minutes.
     @Test func everyProfileHasItsHeatMapAndDetectionIsOnALogAxis() throws {
         var sweep = try Self.sweep(nat: [30], times: [20, 60], seeds: 1)

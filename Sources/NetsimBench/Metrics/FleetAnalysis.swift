@@ -140,7 +140,7 @@ struct FleetAnalysis {
         return (report, charts)
     }
 
-    /// The reconnection and deadline figures (issue 12): losses by skipping, the fleet's
+    /// The reconnection and deadline figures: losses by skipping, the fleet's
     /// attempt peak, and zombie seconds.
     private static func resilience(
         zombieSeconds: [Double]?, eventsLostBySkipping: Int, attemptsBySecond: [[Int: Int]]

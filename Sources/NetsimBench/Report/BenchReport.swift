@@ -77,7 +77,7 @@ public struct BenchReport: Sendable, Codable, Equatable {
         /// Per device figures: mean, min, max and standard deviation over the fleet.
         public var perDevice: PerDevice
         public var client: ClientCounters
-        /// How the client came back from losses (issue 12); absent in older reports.
+        /// How the client came back from losses; absent in older reports.
         public var resilience: Resilience? = nil
         /// What waited between the server and the app, and what was lost by cause (strategies 3
         /// and 5). Absent from the model engine's reports (it models no buffers) and from reports

@@ -1,6 +1,6 @@
 import NetsimCore
 
-// The comparison table's rows for the reconnection and deadline strategies (issue 12), kept
+// The comparison table's rows for the reconnection and deadline strategies, kept
 // apart so the report's other rows and these change independently.
 extension ReportFormatting {
     /// Events lost by skipping, the fleet's attempt peak and zombie seconds, for the transports

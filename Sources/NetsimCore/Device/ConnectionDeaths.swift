@@ -1,5 +1,5 @@
 /// When a device's connections died and how long its app took to notice: the keepalive
-/// tuner's `--verify` (detection times) and the bench's zombie seconds (issue 12) read both
+/// tuner's `--verify` (detection times) and the bench's zombie seconds read both
 /// off the same events the same way.
 public enum ConnectionDeaths {
     /// Seconds from each death to the app noticing, from a run's events and the times the app

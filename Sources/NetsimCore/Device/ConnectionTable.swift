@@ -24,7 +24,7 @@ public struct ConnectionTable<Value> {
 
     /// The connection's value; setting nil forgets the connection. No `_modify`: a change through
     /// it (`table[id]?.field = x`) is a read and a write, where a modify coroutine holding the
-    /// optional copy needed a frame on the heap, a malloc and a free per change (issue 22).
+    /// optional copy needed a frame on the heap, a malloc and a free per change.
     @inlinable public subscript(id: ConnectionID) -> Value? {
         get { slot(of: id).map { values[$0] } }
         set {

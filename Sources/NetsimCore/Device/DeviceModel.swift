@@ -847,7 +847,7 @@ struct RadioWaitLedger: Sendable, Codable {
 
     /// An admission already on air when nothing waits before it is added at once, exactly
     /// where the next `settle` would have added it (first): a chunk that waits for nothing
-    /// then skips the list (issue 22).
+    /// then skips the list.
     mutating func add(_ admission: RadioAdmission) {
         if scheduled.isEmpty, admission.start <= settledThrough {
             settled.add(admission)

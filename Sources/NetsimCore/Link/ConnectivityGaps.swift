@@ -36,7 +36,7 @@ public struct ConnectivityGaps: Sendable, Equatable {
     }
     /// From when no gap can be in force or begin: the end of the last one, if the timeline
     /// neither repeats nor was paused; never otherwise. The model engine asks about gaps several
-    /// times for every chunk, nearly always long after the last one (issue 22).
+    /// times for every chunk, nearly always long after the last one.
     private var gapFreeFrom = -Double.infinity
 
     /// - Parameters:

@@ -20,7 +20,7 @@ public struct PerDirection<Value> {
     }
 
     /// Changes `direction`'s value in place, as `self[direction]` does, inlined whole with the
-    /// closure: the model engine counts every chunk it delivers through it (issue 22).
+    /// closure: the model engine counts every chunk it delivers through it.
     @inlinable
     public mutating func update(_ direction: Direction, _ change: (inout Value) -> Void) {
         if direction == .up { change(&up) } else { change(&down) }

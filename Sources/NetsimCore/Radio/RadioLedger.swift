@@ -63,7 +63,7 @@ struct RadioLedger: Sendable, Codable {
     /// Each stage's duration (the last one's `.infinity`) and power, and the figures added up
     /// per stage, inline rather than in arrays: `account` adds to them several times for every
     /// chunk the model engine sends, and the arrays' uniqueness and bounds checks were most of
-    /// its time (issue 22). A chain has at most `RadioStages.maximumCount` stages.
+    /// its time. A chain has at most `RadioStages.maximumCount` stages.
     private let durations: PerStage<Double>
     private var powers: PerStage<Double>
     private var secondsByStage = PerStage<Double>()

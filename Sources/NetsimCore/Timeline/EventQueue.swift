@@ -6,12 +6,12 @@
 /// entry due before everything pending (most often a chunk's arrival, scheduled tens of
 /// milliseconds ahead of a model device's far-off workload times) is an append. Anywhere
 /// else, a binary search finds its place and the later entries move up one. A model device
-/// has a handful pending, where this costs less than a binary heap's sifts (issue 22: the heap
+/// has a handful pending, where this costs less than a binary heap's sifts (the heap
 /// was 7% of a model run).
 ///
 /// Inlinable, so that the model engine (another module) gets it specialized for its element:
 /// called unspecialized, every step went through generic metadata and witness-table
-/// lookups, and the agenda alone took over half of a model run's time (issue 22's profile).
+/// lookups, and the agenda alone took over half of a model run's time (in a profile).
 public struct EventQueue<Element> {
     @usableFromInline
     struct Entry {

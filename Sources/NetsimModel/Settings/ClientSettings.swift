@@ -30,7 +30,7 @@ import NetsimCore
 ///   callTimeLimit: 10m  # or none
 ///   receiveBuffer: 64   # events between the network and the app; the oldest is dropped
 ///                       # (or unbounded, or pull; see `ReceiveBuffer`)
-/// # Strategies (issue 12), off by default:
+/// # Strategies, off by default:
 /// batching: {maxMessages: 10, flushAfter: 500ms}   # uplink messages sent in batches
 /// consumer: {rate: 50/s}                            # how fast the app handles events
 /// ```
@@ -44,7 +44,7 @@ public struct ClientSettings: Sendable, Equatable, Codable {
     /// The `quic` section, for `BenchTransport.quic` (the model engine only).
     public var quic = QUICSettings()
 
-    // MARK: Reconnection strategy (issue 12, strategy 1)
+    // MARK: Reconnection strategy (strategy 1)
 
     /// How every transport's client gets back after losing its connection.
     public var reconnect = Reconnect.resilient
@@ -73,7 +73,7 @@ public struct ClientSettings: Sendable, Equatable, Codable {
         public var requestTimeout: Double? = 10
         public var backoff = Backoff()
         /// Whether the app watches the phone's network as the gRPC client does: no requests
-        /// while it is offline, the next at once when it is back (issue 12, strategy 6).
+        /// while it is offline, the next at once when it is back (strategy 6).
         public var watchNetwork = false
 
         public init() {}
@@ -85,7 +85,7 @@ public struct ClientSettings: Sendable, Equatable, Codable {
         public var pingInterval: Double? = 30
         public var backoff = Backoff()
         /// Whether the app watches the phone's network as the gRPC client does: no connection
-        /// attempts while it is offline, one at once when it is back (issue 12, strategy 6).
+        /// attempts while it is offline, one at once when it is back (strategy 6).
         public var watchNetwork = false
         /// Between the network and the app: by default the app handles each event before the
         /// connection reads the next (`pull`).
@@ -133,7 +133,7 @@ public struct ClientSettings: Sendable, Equatable, Codable {
     }
 }
 
-// MARK: Reconnection strategy (issue 12, strategy 1)
+// MARK: Reconnection strategy (strategy 1)
 
 extension ClientSettings {
     /// How a client gets back after losing its connection: the two patterns mobile guides
