@@ -13,9 +13,8 @@ public struct LinkDirection: Sendable {
     private var random: SeededRandom
     private var inBadLossState = false
     private var lastDelivery = ConnectionTable<Double>()
-    /// Chunks queued for serialization and not yet gone, oldest first: the backlog, and what
-    /// a link change or a reset puts on the link again.
-    private var queued = LinkQueue()
+    /// Chunks queued for serialization and not yet gone, oldest first, for the backlog.
+    private var queued = BoundedFIFO()
 
     public init(_ parameters: LinkParameters, random: SeededRandom, start: Double = 0) {
         self.parameters = parameters
@@ -23,68 +22,13 @@ public struct LinkDirection: Sendable {
         self.random = random
     }
 
-    /// Applies new parameters from `time` on (a `set` event, its undo, a handover). A new
-    /// capacity applies to the bytes already queued too, as a real link's would: what has not
-    /// left by `time` leaves at the new rate from then, in the same order (`requeue`). Returns
-    /// the deliveries that moved.
-    public mutating func update(
-        _ newParameters: LinkParameters, at time: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
-    ) -> [RetimedChunk] {
-        let capacityChanged = newParameters.capacity != parameters.capacity
+    /// Applies new parameters from `time` on (a `set` event or a handover). A new capacity
+    /// starts after what is already queued.
+    public mutating func update(_ newParameters: LinkParameters, at time: Double) {
+        if newParameters.capacity != parameters.capacity {
+            schedule = LinkSchedule(newParameters.capacity, start: max(time, schedule.freeAt))
+        }
         parameters = newParameters
-        guard capacityChanged else { return [] }
-        schedule = LinkSchedule(newParameters.capacity, start: time)
-        return requeue(at: time, gaps: gaps, retransmissionTimeout: retransmissionTimeout) { _ in true }
-    }
-
-    /// Takes the bytes of `connections` (reset or silenced: they will never be delivered) out
-    /// of the queue at `time`, so that they no longer hold up the other connections' bytes,
-    /// which leave from then as if the dead ones had never been queued. Returns the deliveries
-    /// that moved.
-    public mutating func dropQueued(
-        of connections: Set<ConnectionID>, at time: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
-    ) -> [RetimedChunk] {
-        queued.removeDeparted(before: time)
-        guard queued.holds(any: connections) else { return [] }
-        schedule.rewind(to: time)
-        return requeue(at: time, gaps: gaps, retransmissionTimeout: retransmissionTimeout) { chunk in
-            chunk.connection.map(connections.contains) != true
-        }
-    }
-
-    /// Puts the chunks still queued at `time` that `keeps` on the link again, oldest first, on
-    /// `schedule` as it is from `time`: a chunk partly gone by then has only its rest to send.
-    /// Each connection's moved deliveries stay in order, and later chunks queue behind them.
-    private mutating func requeue(
-        at time: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double, keeping keeps: (LinkQueue.Chunk) -> Bool
-    ) -> [RetimedChunk] {
-        queued.removeDeparted(before: time)
-        var retimed: [RetimedChunk] = []
-        var latest: [ConnectionID: Double] = [:]
-        for var chunk in queued.removeAll() where keeps(chunk) {
-            var rest = chunk.bytes
-            if chunk.start < time, chunk.end > chunk.start {
-                rest = Int((Double(chunk.bytes) * (chunk.end - time) / (chunk.end - chunk.start)).rounded(.up))
-            }
-            let transmission = schedule.transmit(
-                rest, readyAt: max(time, chunk.ready), gaps: gaps, retransmissionTimeout: retransmissionTimeout)
-            chunk.start = min(chunk.start, transmission.start)
-            chunk.end = transmission.end
-            queued.append(chunk)
-            if let connection = chunk.connection {
-                let arrival = max(chunk.end + chunk.arrivalAfterEnd, latest[connection] ?? -.infinity)
-                latest[connection] = arrival
-                lastDelivery[connection] = arrival
-                retimed.append(RetimedChunk(connection: connection, deliveredAt: arrival))
-            }
-        }
-        return retimed
-    }
-
-    /// Says that the chunk serialized last belongs to `connection` and arrives at `arrival`,
-    /// so that a later `update` or `dropQueued` can move its delivery.
-    public mutating func lastChunkBelongs(to connection: ConnectionID, arrivingAt arrival: Double) {
-        queued.lastBelongs(to: connection, arrivingAt: arrival)
     }
 
     /// Serializes a chunk behind everything queued (see `LinkSchedule.transmit`). What has left
@@ -95,7 +39,7 @@ public struct LinkDirection: Sendable {
     ) -> LinkSchedule.Transmission {
         let transmission = schedule.transmit(bytes, readyAt: readyAt, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
         queued.removeDeparted(before: readyAt)
-        queued.append(.init(ready: readyAt, start: transmission.start, end: transmission.end, bytes: bytes))
+        queued.append(end: transmission.end, bytes: bytes)
         return transmission
     }
 
@@ -179,11 +123,40 @@ public struct LinkDirection: Sendable {
     }
 }
 
-/// A connection's chunk whose delivery a link change or a reset moved: it now arrives at
-/// `deliveredAt`.
-public struct RetimedChunk: Sendable, Equatable {
-    public var connection: ConnectionID
-    public var deliveredAt: Double
+/// A first-in first-out list of (departure time, bytes), trimmed as chunks depart. It holds
+/// only what is queued on the link, which the proxy's backpressure keeps bounded.
+struct BoundedFIFO: Sendable {
+    private var entries: [(end: Double, bytes: Int)] = []
+    private var head = 0
+    private(set) var bytes = 0
+
+    mutating func append(end: Double, bytes count: Int) {
+        entries.append((end, count))
+        bytes += count
+    }
+
+    /// When the bytes still queued fall under `limit` as entries depart in order; nil if they
+    /// already are.
+    func departureTime(leavingBelow limit: Int) -> Double? {
+        var remaining = bytes
+        for entry in entries[head...] {
+            if remaining < limit { return nil }
+            remaining -= entry.bytes
+            if remaining < limit { return entry.end }
+        }
+        return nil
+    }
+
+    mutating func removeDeparted(before time: Double) {
+        while head < entries.count, entries[head].end <= time {
+            bytes -= entries[head].bytes
+            head += 1
+        }
+        if head > 1024, head * 2 > entries.count {
+            entries.removeFirst(head)
+            head = 0
+        }
+    }
 }
 
 #if canImport(Glibc)
