@@ -68,18 +68,11 @@ public struct MeasurementTable: Sendable {
         self.lines = Array(recordLines.dropFirst())
     }
 
-    /// Reads a file, refusing anything but a regular file no larger than `maximumBytes`.
+    /// Reads a file, refusing anything but a regular file no larger than `maximumBytes`
+    /// (`ProfileLoader.readTextFile`, the one reader of files from elsewhere).
     public static func read(path: String, displayedAs name: String? = nil) throws -> MeasurementTable {
         let name = name ?? path
-        let attributes = try? FileManager.default.attributesOfItem(atPath: path)
-        guard let attributes, (attributes[.type] as? FileAttributeType) == .typeRegular else {
-            throw InputFileError(file: name, line: 1, column: 1, message: "not a regular file, or it cannot be read")
-        }
-        if let size = attributes[.size] as? Int, size > maximumBytes {
-            throw InputFileError(
-                file: name, line: 1, column: 1, message: "\(size) bytes: larger than the \(maximumBytes >> 20) MiB netsim reads")
-        }
-        let text = try ProfileLoader.readTextFile(path, displayedAs: name)
+        let text = try ProfileLoader.readTextFile(path, displayedAs: name, maximumBytes: maximumBytes)
         return try MeasurementTable(file: name, text: text)
     }
 

@@ -62,7 +62,7 @@ public struct PowerFit: Sendable, Equatable {
         guard busy.count >= 10 else { throw .tooFewSamples(busy.count) }
         let rows = busy.map { sample in
             let whole = sample.power! + sample.devicePower
-            let belowReference = sample.signal.map { RadioSignal.extraPower(slope: 1, rsrp: $0) } ?? 0
+            let belowReference = sample.signal.map(RadioSignal.decibelsBelowReference) ?? 0
             return (
                 x: [1, sample.downMbps, sample.upMbps, belowReference], y: sample.power!,
                 weight: sample.devicePower > 0 && whole > 0 ? 1 / (whole * whole) : 1

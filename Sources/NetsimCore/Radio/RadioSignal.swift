@@ -11,10 +11,14 @@ public enum RadioSignal {
     /// The signal levels the term follows; beyond them it holds the edge value.
     public static let fittedRange: ClosedRange<Double> = -110 ... -60
 
+    /// How far `rsrp` is below the reference, in dB, held within `fittedRange`: what the
+    /// slope multiplies (negative above the reference).
+    public static func decibelsBelowReference(_ rsrp: Double) -> Double {
+        reference - min(max(rsrp, fittedRange.lowerBound), fittedRange.upperBound)
+    }
+
     /// The power (watts) a radio with `slope` watts per dB draws beyond its `beta` at `rsrp`.
     public static func extraPower(slope: Double, rsrp: Double) -> Double {
-        guard slope != 0 else { return 0 }
-        let level = min(max(rsrp, fittedRange.lowerBound), fittedRange.upperBound)
-        return slope * (reference - level)
+        slope * decibelsBelowReference(rsrp)
     }
 }
