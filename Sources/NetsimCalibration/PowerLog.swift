@@ -144,7 +144,7 @@ public struct PowerLog: Sendable {
             let labels = [
                 "access": access, "carrier": carrierLabel(table.text(row, provider)), "direction": table.text(row, direction),
             ]
-            let signal = access == "lte" ? nil : try table.optionalNumber(row, rsrp)
+            let signal = access == "lte" ? nil : try Self.signal(table, row, rsrp)
             let sample: PowerSample
             if let previous {
                 let seconds = now.time - previous.time
@@ -207,6 +207,16 @@ public struct PowerLog: Sendable {
         return samples
     }
 
+    /// A row's signal strength (dBm), nil where the logger had none; one a phone cannot report
+    /// is an error, whichever layout the file has.
+    private static func signal(_ table: MeasurementTable, _ row: Int, _ column: Int) throws(InputFileError) -> Double? {
+        guard let signal = try table.optionalNumber(row, column) else { return nil }
+        guard Quantity.signalStrengthRange.contains(signal) else {
+            throw table.error(row, column, "\(signal) dBm is not a signal strength (-156 to -31 dBm)")
+        }
+        return signal
+    }
+
     private static func simple(_ table: MeasurementTable) throws(InputFileError) -> [PowerSample] {
         try table.requireKnownColumns(simpleColumns, format: "a power log (time_s, down_bytes, up_bytes, power_mw)")
         let time = try table.index(of: "time_s")
@@ -234,10 +244,7 @@ public struct PowerLog: Sendable {
             guard upBytes >= 0 else { throw table.error(row, up, "a byte count below zero") }
             var labels = ["access": access.map { table.text(row, $0) } ?? "radio"]
             if let carrier { labels["carrier"] = carrierLabel(table.text(row, carrier)) }
-            let signal = try rsrp.flatMap { (column) throws(InputFileError) in try table.optionalNumber(row, column) }
-            if let rsrp, let signal, !Quantity.signalStrengthRange.contains(signal) {
-                throw table.error(row, rsrp, "\(signal) dBm is not a signal strength (-156 to -31 dBm)")
-            }
+            let signal = try rsrp.flatMap { (column) throws(InputFileError) in try Self.signal(table, row, column) }
             samples.append(
                 PowerSample(
                     end: end, seconds: seconds, downBytes: downBytes, upBytes: upBytes,

@@ -55,4 +55,14 @@ import Testing
             try PowerLog(table)
         }
     }
+
+    @Test func aSignalNoPhoneReportsIsAnErrorAtItsCell() throws {
+        let table = try MeasurementTable(file: "s.csv", text: "time_s,down_bytes,up_bytes,power_mw,rsrp_dbm\n1,100,0,500,-20\n")
+        #expect(
+            throws: InputFileError(
+                file: "s.csv", line: 2, column: 5, message: "column 'rsrp_dbm': -20.0 dBm is not a signal strength (-156 to -31 dBm)")
+        ) {
+            try PowerLog(table)
+        }
+    }
 }

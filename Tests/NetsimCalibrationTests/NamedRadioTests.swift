@@ -18,6 +18,15 @@ import Testing
         try ProfileLoader.load(yaml: yaml, source: "p.yaml") { _ in "" }
     }
 
+    /// The NR parameters `profile`'s first network got, and tmobile-sa's as fitted.
+    static func overriddenAndFittedTMobileSA(_ profile: Profile) throws -> (NRRadioParameters, NRRadioParameters) {
+        guard case .nr(let nr) = profile.networks[0].radio, case .nr(let fitted) = try RadioCatalog.builtin(named: "tmobile-sa")?.parameters
+        else { throw NotNR() }
+        return (nr, fitted)
+    }
+
+    struct NotNR: Error {}
+
     @Test func everyBuiltinNamedRadioLoads() throws {
         #expect(RadioCatalog.builtinNames.contains("verizon-lte"))
         #expect(RadioCatalog.builtinNames.contains("huang2012-lte"))
@@ -35,11 +44,7 @@ import Testing
 
     @Test func aNamedRadioIsAModelToOverride() throws {
         let profile = try Self.load(Self.profile(radio: "{model: tmobile-sa, resumeTime: 50ms}"))
-        guard case .nr(let nr) = profile.networks[0].radio, case .nr(let fitted) = try RadioCatalog.builtin(named: "tmobile-sa")?.parameters
-        else {
-            Issue.record("tmobile-sa is not an NR radio")
-            return
-        }
+        let (nr, fitted) = try Self.overriddenAndFittedTMobileSA(profile)
         #expect(nr.resumeTime == 0.05)
         #expect(nr.beta == fitted.beta)
         #expect(nr.standalone)
@@ -49,11 +54,7 @@ import Testing
         // tmobile-sa's fitted slope, at -100 dBm: 10 dB below the reference, so beta + 10 x slope
         // while CONNECTED, and the same paging power as at the reference.
         let profile = try Self.load(Self.profile(radio: "{model: tmobile-sa, rsrp: -100dBm}"))
-        guard case .nr(let nr) = profile.networks[0].radio, case .nr(let fitted) = try RadioCatalog.builtin(named: "tmobile-sa")?.parameters
-        else {
-            Issue.record("tmobile-sa is not an NR radio")
-            return
-        }
+        let (nr, fitted) = try Self.overriddenAndFittedTMobileSA(profile)
         #expect(fitted.rsrpSlope > 0)
         #expect(nr.rsrp == -100)
         let weak = try #require(RadioStages(profile.networks[0].radio))
