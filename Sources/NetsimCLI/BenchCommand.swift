@@ -33,7 +33,7 @@ public struct BenchCommand: AsyncParsableCommand {
             cannot be written is found before the run; if writing still fails at the end, the \
             Markdown report on standard output is the run's copy, and the exit status is 1.
 
-            Example: netsim bench --profile lte-tunnel --duration 2m --fail-if 'grpc.latencyMs.p95 > 300'
+            Example: netsim bench --profile lte-good --duration 5m --fail-if 'grpc.latencyMs.p95 > 2000'
             """
     )
 

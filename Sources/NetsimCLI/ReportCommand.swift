@@ -13,7 +13,7 @@ public struct ReportCommand: AsyncParsableCommand {
         abstract: "Show, gate or compare saved JSON reports (bench, run and tune).",
         discussion: """
             Example: netsim report show netsim-run.json >> "$GITHUB_STEP_SUMMARY"
-            Example: netsim report gate reports/bench-lte-tunnel.json --fail-if 'grpc.latencyMs.p95 > 300' --junit gates.xml
+            Example: netsim report gate reports/bench-lte-tunnel.json --fail-if 'grpc.latencyMs.p50 > 2000' --junit gates.xml
             Example: netsim report compare main/bench-lte-tunnel.json pr/bench-lte-tunnel.json >> "$GITHUB_STEP_SUMMARY"
             """,
         subcommands: [
