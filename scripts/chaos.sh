@@ -401,8 +401,47 @@ held=no
 row "admin token '' and 6 chars; bearer, 2 Hosts" "$held" "want exit 64/64, HTTP 200/400/400; got $short/$weak, $lower/$two_hosts/$absolute_form"
 stop_netsim
 
+# 14. Throttle, write, undo: the queued bytes leave at the restored rate, and a new connection's
+# 100-byte round trip is quick (it took 28.8 s when the queue kept its 8 kbit/s times); a rate
+# under the 1 kbit/s floor is refused, the floor named.
+profile throttle "    link: {rate: 10mbps}"
+start_netsim --upstream "127.0.0.1:$echo_port" --profile "$work/throttle.yaml" || exit 1
+set_api() { curl -s -o "$work/set.out" -w '%{http_code}' --max-time 5 -X POST --data "$2" "http://127.0.0.1:$admin_port$1"; }
+throttled=$(set_api /set '{"link": {"up": {"rate": "8kbps"}}}')
+python3 - "$listen_port" <<'PY' &
+import socket, sys, time
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.sendall(b"x" * 30000)
+time.sleep(8)
+PY
+writer=$!
+sleep 1
+undone=$(set_api /set/undo '')
+round_trip=$(python3 - "$listen_port" <<'PY'
+import socket, sys, time
+start = time.time()
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])))
+s.settimeout(60)
+s.sendall(b"y" * 100)
+got = 0
+while got < 100:
+    chunk = s.recv(100 - got)
+    if not chunk:
+        break
+    got += len(chunk)
+print(f"{time.time() - start:.2f}")
+PY
+)
+floor=$(set_api /set '{"link": {"up": {"rate": "80bps"}}}')
+floor_named=$(grep -c '1kbps' "$work/set.out")
+wait "$writer" 2>/dev/null
+held=no
+[ "$throttled$undone$floor" = 200200400 ] && [ "$floor_named" = 1 ] &&
+    awk -v t="$round_trip" 'BEGIN { exit !(t != "" && t < 2) }' && held=yes
+row "set 8 kbps, 30 kB, undo; set 80 bps" "$held" "want HTTP 200/200/400 (floor named), round trip < 2 s; got $throttled/$undone/$floor ($floor_named), ${round_trip} s"
+stop_netsim
 
-# 14. Sixteen event streams that never read, on a quiet phone: a 17th subscriber still gets its
+# 15. Sixteen event streams that never read, on a quiet phone: a 17th subscriber still gets its
 # stream (it got 503 when only streams that looked stuck gave their place).
 start_netsim --upstream "127.0.0.1:$echo_port" || exit 1
 python3 - "$admin_port" <<'PY' &

@@ -332,11 +332,28 @@ final class EmulatedDevice {
     func waitForRoom(_ direction: Direction, _ connection: ProxiedConnection) {
         roomWaiters[direction].append(connection)
         guard roomTimers[direction] == nil else { return }
+        armRoomTimer(direction)
+    }
+
+    /// Wakes the room waiters in `direction` when the queue, as it is now, next has room.
+    private func armRoomTimer(_ direction: Direction) {
+        roomTimers[direction]?.cancel()
         let now = clock.now()
         let roomAt = phone.queueRoomTime(direction, at: now) ?? now
         roomTimers[direction] = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(roomAt)) { [self] in
             wakeRoomWaiters(direction)
         }
+    }
+
+    /// Moves the deliveries a link change or a reset re-timed (`DeviceModel.takeRetimedDeliveries`),
+    /// and the wake-ups of connections waiting for the queue to have room, which moved with them.
+    private func moveRetimedDeliveries() {
+        let retimed = phone.takeRetimedDeliveries()
+        guard !retimed.isEmpty else { return }
+        for moved in retimed {
+            connections[moved.connection]?.replanned(moved.direction, dues: moved.dues)
+        }
+        for direction in Direction.allCases where roomTimers[direction] != nil { armRoomTimer(direction) }
     }
 
     private func wakeRoomWaiters(_ direction: Direction) {
@@ -669,6 +686,7 @@ final class EmulatedDevice {
     private func modelChanged(at time: Double) {
         // The journal closed (its outage ran its course, or it grew too long): the answers stand.
         if phone.nextTicket == nil, !held.isEmpty { releaseHeldEffects(nil) }
+        moveRetimedDeliveries()
         let recorded = phone.takeRecentEvents()
         for event in follower.look(at: model, recorded: recorded, through: time) {
             events.publish(event)

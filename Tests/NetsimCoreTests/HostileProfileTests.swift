@@ -35,14 +35,20 @@ struct HostileProfileTests {
         #expect(text == "5:40: 'promotionTime' in the radio of network 'lte': '9300000000s' is not a duration of at most 30 days (720h)")
     }
 
-    @Test("a rate below 1 bit/s or above 1 Tbit/s is refused")
+    @Test("a rate below 1 kbit/s or above 1 Tbit/s is refused, the floor named")
     func ratesBeyondTheRange() throws {
         #expect(
             try message(profileHeader + "    link: {rate: 0.0000001bps}")
-                == "6:18: 'rate' in the link of network 'lte': '0.0000001bps' is not a rate from 1bps to 1000gbps")
+                == "6:18: 'rate' in the link of network 'lte': '0.0000001bps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps"
+        )
+        #expect(
+            try message(profileHeader + "    link: {rate: 80bps}")
+                == "6:18: 'rate' in the link of network 'lte': '80bps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps"
+        )
         #expect(
             try message(profileHeader + "    link: {rate: 2000gbps}")
-                == "6:18: 'rate' in the link of network 'lte': '2000gbps' is not a rate from 1bps to 1000gbps")
+                == "6:18: 'rate' in the link of network 'lte': '2000gbps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps"
+        )
     }
 
     @Test("30 days is still accepted")

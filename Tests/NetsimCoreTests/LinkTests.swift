@@ -39,6 +39,33 @@ import Testing
         #expect(link.backlog(at: 2.0) == 0)
     }
 
+    /// A link change moves the chunks still queued, but never ahead of their connection's
+    /// chunk already gone and on its way. At 80 kbit/s (10,000 B/s) chunk A leaves 0-0.1 s and,
+    /// a segment retransmitted, arrives at 1.1 s; chunk B leaves 0.1-0.2 s and would arrive
+    /// 10 ms later on its own, so it is delivered behind A at 1.1 s; another connection's chunk
+    /// C leaves 0.2-0.3 s and arrives at 0.31 s. At 0.15 s the link goes to 800 kbit/s: B's
+    /// other half leaves by 0.155 s and still arrives at 1.1 s, not 1.055 s (its wait behind A
+    /// kept as if it were its own delay), and C leaves 0.155-0.165 s and arrives at 0.175 s.
+    @Test func aLinkChangeKeepsAMovedChunkBehindTheOneOnItsWay() throws {
+        var link = LinkDirection(LinkParameters(capacity: .rate(bitsPerSecond: 80_000)), random: SeededRandom(seed: 1))
+        let a = link.serialize(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        let aDelivery = link.deliverLastChunkInOrder(on: 1, arrivingAt: a.end + 1.0)
+        let b = link.serialize(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        let bDelivery = link.deliverLastChunkInOrder(on: 1, arrivingAt: b.end + 0.01)
+        let c = link.serialize(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        let cDelivery = link.deliverLastChunkInOrder(on: 2, arrivingAt: c.end + 0.01)
+        #expect(abs(aDelivery - 1.1) < 1e-9 && bDelivery == aDelivery && abs(cDelivery - 0.31) < 1e-9)
+        let moved = link.update(
+            LinkParameters(capacity: .rate(bitsPerSecond: 800_000)), at: 0.15, gaps: noGaps, retransmissionTimeout: 0.2)
+        #expect(moved.map(\.connection) == [1, 2])
+        #expect(abs(try #require(moved.first).deliveredAt - 1.1) < 1e-9, "B passed A")
+        // B's rest is counted in whole bytes, rounded up (500 may come out 501: 10 us more).
+        #expect(abs(try #require(moved.last).deliveredAt - 0.175) <= 1e-5 + 1e-9, "\(moved)")
+        // A's connection's next chunk, on its own at about 0.2 s, is delivered behind B.
+        let d = link.serialize(10, readyAt: 0.2, gaps: noGaps, retransmissionTimeout: 0.2)
+        #expect(abs(link.deliverLastChunkInOrder(on: 1, arrivingAt: d.end) - 1.1) < 1e-9)
+    }
+
     @Test func aTraceDrivenLinkUsesExactlyTheTracesOpportunities() {
         let trace = DeliveryTrace(opportunitiesMs: [0, 0, 5, 10], source: "test")
         var schedule = LinkSchedule(.trace(trace))
@@ -162,7 +189,7 @@ import Testing
             delays.append(delay)
             #expect(delay >= 0)
             if sent + delay < previous { reorderedBeforeClamp += 1 }
-            let delivery = link.deliveryInOrder(on: 1, at: sent + delay)
+            let delivery = link.deliverLastChunkInOrder(on: 1, arrivingAt: sent + delay)
             #expect(delivery >= previous)
             previous = delivery
         }

@@ -93,9 +93,11 @@ struct QuantityTests {
         #expect(
             failure { try Quantity.duration("100000000000000000000s") }
                 == "'100000000000000000000s' is not a duration of at most 30 days (720h)")
-        #expect(try Quantity.bitRate("1bps") == 1)
+        #expect(try Quantity.bitRate("1kbps") == 1000)
         #expect(try Quantity.bitRate("1000gbps") == 1e12)
-        #expect(failure { try Quantity.bitRate("0.5bps") } == "'0.5bps' is not a rate from 1bps to 1000gbps")
+        #expect(
+            failure { try Quantity.bitRate("999bps") }
+                == "'999bps' is not a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps")
         #expect(failure { try Quantity.bitRate("1" + String(repeating: "0", count: 306) + "gbps") } != nil)
         #expect(failure { try Quantity.power("101W") } == "'101W' is not a power of at most 100W")
         #expect(failure { try Quantity.powerPerMbps("1" + String(repeating: "0", count: 306) + "W/Mbps") } != nil)

@@ -225,6 +225,47 @@ struct ModelEngineTests {
         }
     }
 
+    /// LTE whose downlink is throttled to 8 kbit/s from 10 s to 20 s.
+    static func throttleUndone() throws -> Profile {
+        let yaml = """
+            name: throttle-test
+            description: LTE whose downlink is throttled to 8 kbit/s from 10 s to 20 s.
+            networks:
+              lte: {radio: lte, link: {delay: 25ms, down: {rate: 12mbps}, up: {rate: 5mbps}}}
+            timeline:
+              - {at: 10s, set: {link: {down: {rate: 8kbps}}}}
+              - {at: 20s, set: {link: {down: {rate: 12mbps}}}}
+            """
+        return try ProfileLoader.load(yaml: yaml, source: "throttle.yaml") { _ in "" }
+    }
+
+    /// Events of 2,000 bytes about every half second queue up behind a 10 s throttle of the
+    /// downlink (about 20 kB more than 8 kbit/s carries). When the throttle ends, what waits
+    /// leaves at 12 Mbit/s, and the agenda's arrivals move with it: every event arrives once
+    /// and in order, and none waits longer than the throttle (without the move, the backlog
+    /// kept its 8 kbit/s departures until about 40 s, and arrivals answered before the change
+    /// fell behind the connection's later bytes).
+    @Test(arguments: BenchTransport.comparedByDefault)
+    func aThrottleUndoneMovesWhatWaitsAndLosesNothing(_ transport: BenchTransport) throws {
+        var configuration = BenchPlan(profile: try Self.throttleUndone())
+        configuration.transports = [transport]
+        configuration.devices = 3
+        configuration.duration = 60
+        configuration.workload.eventMeanGap = 0.5
+        configuration.workload.eventPayloadBytes = 2000
+        let run = Self.run(configuration)
+        for device in try #require(run[transport]) {
+            #expect(device.app.events.created == device.server.eventsCreated)
+            #expect(device.app.events.isComplete)
+            #expect(device.app.events.duplicates == 0 && device.app.events.outOfOrder == 0)
+            #expect(device.server.messages.isComplete)
+            guard transport != .rest else { continue }
+            var latencies = LatencyCounts.makeHistogram()
+            device.app.events.latencies.add(to: &latencies)
+            #expect(Double(latencies.max) / 1e6 < 12, "an event waited \(Double(latencies.max) / 1e6) s")
+        }
+    }
+
     /// A reset outage kills every open TCP connection; each transport notices at once (the RST)
     /// and resumes without losing an event. (QUIC has no RST to get: QUICModelTests.)
     @Test(arguments: BenchTransport.comparedByDefault)

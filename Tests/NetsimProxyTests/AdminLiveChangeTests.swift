@@ -65,6 +65,7 @@ import FoundationNetworking
             ("/set", #"{"link": {"delai": "1ms"}}"#, "did you mean 'delay'"),
             ("/set", #"{"link": {"delay": "soon"}}"#, "delay"),
             ("/set", #"{"link": {"rate": "-5Mbps"}}"#, "rate"),
+            ("/set", #"{"link": {"up": {"rate": "80bps"}}}"#, "a rate from 1kbps (the floor"),
             ("/set", #"{"network": "5g", "link": {"delay": "1ms"}}"#, "lte, wifi"),
             ("/set", #"{"link": {}}"#, "changes nothing"),
             ("/set", #"{"link": {"trace": "/etc/passwd"}}"#, "only be set in a profile"),

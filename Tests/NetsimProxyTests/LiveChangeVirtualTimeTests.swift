@@ -23,6 +23,54 @@ import Testing
         #expect(phone.report().eventCounts[.set] == 1)
     }
 
+    /// 20,000 bytes written at 0 s up an 80 kbit/s link (10,000 B/s) would all be gone at 2 s;
+    /// at 1 s the link is set to 160 kbit/s: the 10,000 bytes still queued leave at 20,000 B/s
+    /// from then, and the last arrives at 1.5 s.
+    @Test func aLinkChangeRetimesTheBytesAlreadyQueued() throws {
+        let phone = try VirtualPhone(ProxyVirtualTimeTests.profile(LinkParameters(capacity: .rate(bitsPerSecond: 80_000))))
+        let connection = try phone.connect(echo: false)
+        connection.write([UInt8](repeating: 7, count: 20_000))
+        try phone.advance(to: 1)
+        try phone.admin { $0.trigger(.set(network: nil, up: LinkChange(capacity: .rate(bitsPerSecond: 160_000)), down: LinkChange())) }
+        let done = try #require(try phone.advance(until: 3) { connection.serverReceived.count == 20_000 })
+        #expect(abs(done - 1.5) <= 0.001 + 1e-9, "the last byte arrived at \(done) s")
+    }
+
+    /// Throttle, write, undo: the uplink set to 8 kbit/s, 30 kB written, the set undone at
+    /// 0.5 s. The bytes still queued leave at the profile's 10 Mbit/s from then, and a new
+    /// connection's 100-byte round trip takes a step or two of the virtual clock, not
+    /// the 30 s the throttled bytes would have held the uplink.
+    @Test func aThrottleUndoneLeavesTheUplinkFree() throws {
+        let phone = try VirtualPhone(ProxyVirtualTimeTests.profile(LinkParameters(capacity: .rate(bitsPerSecond: 10e6))))
+        let throttled = try phone.connect(echo: false)
+        try phone.admin { $0.trigger(.set(network: nil, up: LinkChange(capacity: .rate(bitsPerSecond: 8_000)), down: LinkChange())) }
+        throttled.write([UInt8](repeating: 7, count: 30_000))
+        try phone.advance(to: 0.5)
+        #expect(throttled.serverReceived.isEmpty)
+        #expect(try phone.admin { $0.undoSet() } != nil)
+        let drained = try #require(try phone.advance(until: 1) { throttled.serverReceived.count == 30_000 })
+        #expect(drained <= 0.53, "the queued bytes arrived at \(drained) s")
+        let fresh = try phone.connect()
+        let roundTrip = try #require(try fresh.roundTrip(100, on: phone, within: 2))
+        #expect(roundTrip <= 0.003, "a new connection's round trip took \(roundTrip) s")
+    }
+
+    /// 50,000 bytes written up an 80 kbit/s link hold it for 5 s. A reset outage at 0.5 s
+    /// kills their connection: its bytes leave the queue, and a new connection's 100 bytes
+    /// (10 ms each way) come back in about 20 ms, not after the dead bytes' 4.5 s.
+    @Test func aResetFreesTheLinkOfTheDeadConnectionsBytes() throws {
+        let phone = try VirtualPhone(ProxyVirtualTimeTests.profile(LinkParameters(capacity: .rate(bitsPerSecond: 80_000))))
+        let doomed = try phone.connect(echo: false)
+        doomed.write([UInt8](repeating: 7, count: 50_000))
+        try phone.advance(to: 0.5)
+        try phone.admin { $0.trigger(.outage(duration: 0.01, mode: .reset)) }
+        #expect(!doomed.clientIsOpen)
+        try phone.advance(to: 0.6)
+        let fresh = try phone.connect()
+        let roundTrip = try #require(try fresh.roundTrip(100, on: phone, within: 2))
+        #expect(roundTrip <= 0.025, "a new connection's round trip took \(roundTrip) s")
+    }
+
     /// A 60 s stall begun at 0.1 s, 1,000 bytes written at 0.2 s, the stall ended at 0.5 s: the
     /// bytes cross at TCP's next retransmission after the end. The link has no delay, so the
     /// RTO is Linux's 200 ms minimum and the retransmissions come 0.2, 0.6 and 1.4 s after the

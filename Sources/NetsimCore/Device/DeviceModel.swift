@@ -147,6 +147,7 @@ public struct DeviceModel: Sendable {
     /// When a chunk of `bytes` read at `time` on `connection`, going `direction`, reaches the
     /// other side; or that it goes nowhere because the profile killed the connection.
     public mutating func send(_ bytes: Int, _ direction: Direction, on connection: ConnectionID, at time: Double) -> SendVerdict {
+        if !retimed.up.isEmpty || !retimed.down.isEmpty { retimed = PerDirection(up: [:], down: [:]) }
         guard let slot = connections.slot(of: connection) else { return .discard }
         var state = connections[slot: slot]
         switch state.fate {
@@ -172,7 +173,7 @@ public struct DeviceModel: Sendable {
                 transmission.end + uplink.propagationDelay()
                 + uplink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let arrivalThroughGaps = gaps.deliverableTime(arrival, retransmissionTimeout: timeout)
-            let delivery = uplink.deliveryInOrder(on: connection, at: arrivalThroughGaps)
+            let delivery = uplink.deliverLastChunkInOrder(on: connection, arrivingAt: arrivalThroughGaps)
             // The carrier's NAT sees the bytes when they get through, not when the app wrote
             // them: bytes an outage held refresh the mapping when TCP's retransmission lands.
             state.lastActivity = max(state.lastActivity, delivery)
@@ -186,7 +187,7 @@ public struct DeviceModel: Sendable {
                 + downlink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let ready = gaps.deliverableTime(atRadio, retransmissionTimeout: timeout)
             let (admission, transmission) = putOnAir(bytes, .down, readyAt: ready, retransmissionTimeout: timeout)
-            let delivery = downlink.deliveryInOrder(on: connection, at: transmission.end)
+            let delivery = downlink.deliverLastChunkInOrder(on: connection, arrivingAt: transmission.end)
             // The server's retransmission that gets through an outage passes the NAT then.
             state.lastActivity = max(state.lastActivity, ready)
             connections[slot: slot] = state
@@ -486,8 +487,8 @@ public struct DeviceModel: Sendable {
                     affectedConnections: open.count))
             switch mode {
             case .stall: return []
-            case .blackhole: return silence(open)
-            case .reset: return reset(open)
+            case .blackhole: return silence(open, at: time)
+            case .reset: return reset(open, at: time)
             }
         case .handover(let target, let mode, let gap):
             record(
@@ -500,8 +501,8 @@ public struct DeviceModel: Sendable {
             if mode != .keep { datagramFlows.rebindAll() }
             switch mode {
             case .keep: return []
-            case .blackhole: return silence(open)
-            case .reset: return reset(open)
+            case .blackhole: return silence(open, at: time)
+            case .reset: return reset(open, at: time)
             }
         case .set(let name, let up, let down):
             let target = name ?? network.name
@@ -512,8 +513,7 @@ public struct DeviceModel: Sendable {
             record(DeviceEvent(at: time, kind: .set, network: target, link: changed.linkFigures, undoes: undone))
             if target == network.name {
                 network = changed
-                uplink.update(changed.up, at: time)
-                downlink.update(changed.down, at: time)
+                changeLinks(to: changed, at: time)
             }
             return []
         case .signal(let rsrp):
@@ -530,9 +530,7 @@ public struct DeviceModel: Sendable {
         } else if time > radioStart {
             earlierRadioReports.append(.noRadio(durationSeconds: time - radioStart, bytes: .init(up: 0, down: 0)))
         }
-        network = next
-        uplink.update(next.up, at: time)
-        downlink.update(next.down, at: time)
+        changeLinks(to: next, at: time)
         radio = Self.makeRadio(next.radio, start: time, random: &random, recordsTimeline: recordsRadioTimeline)
         radioStart = time
     }
@@ -553,14 +551,65 @@ public struct DeviceModel: Sendable {
         lastEvent = event
     }
 
-    private mutating func silence(_ ids: [ConnectionID]) -> [DeviceAction] {
+    private mutating func silence(_ ids: [ConnectionID], at time: Double) -> [DeviceAction] {
         for id in ids { connections[id]?.fate = .silenced }
+        dropQueued(of: ids, at: time)
         return ids.isEmpty ? [] : [.silence(ids)]
     }
 
-    private mutating func reset(_ ids: [ConnectionID]) -> [DeviceAction] {
+    private mutating func reset(_ ids: [ConnectionID], at time: Double) -> [DeviceAction] {
         for id in ids { connections[id]?.fate = .reset }
+        dropQueued(of: ids, at: time)
         return ids.isEmpty ? [] : [.reset(ids)]
+    }
+
+    // MARK: Deliveries moved after they were answered
+
+    /// The network's links become `next`'s from `time` on, for the bytes already queued too.
+    private mutating func changeLinks(to next: Network, at time: Double) {
+        network = next
+        let timeout = retransmissionTimeout
+        noteRetimed(uplink.update(next.up, at: time, gaps: gaps, retransmissionTimeout: timeout), .up)
+        noteRetimed(downlink.update(next.down, at: time, gaps: gaps, retransmissionTimeout: timeout), .down)
+    }
+
+    /// Dead connections' bytes leave both links' queues: they never arrive, and must not hold
+    /// up the bytes of the connections that live.
+    private mutating func dropQueued(of ids: [ConnectionID], at time: Double) {
+        guard !ids.isEmpty else { return }
+        let dead = Set(ids)
+        let timeout = retransmissionTimeout
+        noteRetimed(uplink.dropQueued(of: dead, at: time, gaps: gaps, retransmissionTimeout: timeout), .up)
+        noteRetimed(downlink.dropQueued(of: dead, at: time, gaps: gaps, retransmissionTimeout: timeout), .down)
+    }
+
+    /// Deliveries already answered that a link change or a reset moved, by direction and
+    /// connection, oldest first, until `takeRetimedDeliveries`. Those of one call replace the
+    /// latest ones an earlier call left (a call re-times what is queued then, the latest
+    /// chunks of each connection). A send forgets them: the proxy takes them after every call.
+    private var retimed = PerDirection<[ConnectionID: [Double]]>(up: [:], down: [:])
+
+    private mutating func noteRetimed(_ chunks: [RetimedChunk], _ direction: Direction) {
+        guard !chunks.isEmpty else { return }
+        var moved: [ConnectionID: [Double]] = [:]
+        for chunk in chunks { moved[chunk.connection, default: []].append(chunk.deliveredAt) }
+        for (connection, dues) in moved {
+            let earlier = retimed[direction][connection] ?? []
+            retimed[direction][connection] = earlier.dropLast(dues.count) + dues
+        }
+    }
+
+    /// The deliveries moved since the last call: for each connection and direction, new times
+    /// for its latest `dues.count` chunks, oldest first.
+    public mutating func takeRetimedDeliveries() -> [RetimedDeliveries] {
+        var taken: [RetimedDeliveries] = []
+        for direction in Direction.allCases {
+            for (connection, dues) in retimed[direction].sorted(by: { $0.key < $1.key }) {
+                taken.append(RetimedDeliveries(direction: direction, connection: connection, dues: dues))
+            }
+            retimed[direction] = [:]
+        }
+        return taken
     }
 }
 
@@ -591,6 +640,14 @@ public struct Delivery: Sendable, Equatable {
 
     /// The part of its delay the radio added (paging, promotion, DRX).
     public var radioWait: Double { waits.radio }
+}
+
+/// New delivery times for a connection's latest chunks in one direction
+/// (`DeviceModel.takeRetimedDeliveries`).
+public struct RetimedDeliveries: Sendable, Equatable {
+    public var direction: Direction
+    public var connection: ConnectionID
+    public var dues: [Double]
 }
 
 /// What the proxy must do at a timeline event.

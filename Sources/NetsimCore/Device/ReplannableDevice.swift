@@ -208,6 +208,10 @@ public struct ReplannableDevice: Sendable {
         model.takeRecentEvents()
     }
 
+    public mutating func takeRetimedDeliveries() -> [RetimedDeliveries] {
+        model.takeRetimedDeliveries()
+    }
+
     /// Drops the journal once `time` reaches the planned end of its gaps: they are over, and
     /// the answers given stand. True if it dropped one.
     public mutating func closeJournal(through time: Double) -> Bool {

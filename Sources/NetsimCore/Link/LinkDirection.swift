@@ -13,8 +13,9 @@ public struct LinkDirection: Sendable {
     private var random: SeededRandom
     private var inBadLossState = false
     private var lastDelivery = ConnectionTable<Double>()
-    /// Chunks queued for serialization and not yet gone, oldest first, for the backlog.
-    private var queued = BoundedFIFO()
+    /// Chunks queued for serialization and not yet gone, oldest first: the backlog, and what
+    /// a link change or a reset puts on the link again.
+    private var queued = LinkQueue()
 
     public init(_ parameters: LinkParameters, random: SeededRandom, start: Double = 0) {
         self.parameters = parameters
@@ -22,13 +23,66 @@ public struct LinkDirection: Sendable {
         self.random = random
     }
 
-    /// Applies new parameters from `time` on (a `set` event or a handover). A new capacity
-    /// starts after what is already queued.
-    public mutating func update(_ newParameters: LinkParameters, at time: Double) {
-        if newParameters.capacity != parameters.capacity {
-            schedule = LinkSchedule(newParameters.capacity, start: max(time, schedule.freeAt))
-        }
+    /// Applies new parameters from `time` on (a `set` event, its undo, a handover). A new
+    /// capacity applies to the bytes already queued too, as a real link's would: what has not
+    /// left by `time` leaves at the new rate from then, in the same order (`requeue`). Returns
+    /// the deliveries that moved.
+    public mutating func update(
+        _ newParameters: LinkParameters, at time: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
+    ) -> [RetimedChunk] {
+        let capacityChanged = newParameters.capacity != parameters.capacity
         parameters = newParameters
+        guard capacityChanged else { return [] }
+        schedule = LinkSchedule(newParameters.capacity, start: time)
+        return requeue(at: time, gaps: gaps, retransmissionTimeout: retransmissionTimeout) { _ in true }
+    }
+
+    /// Takes the bytes of `connections` (reset or silenced: they will never be delivered) out
+    /// of the queue at `time`, so that they no longer hold up the other connections' bytes,
+    /// which leave from then as if the dead ones had never been queued. Returns the deliveries
+    /// that moved.
+    public mutating func dropQueued(
+        of connections: Set<ConnectionID>, at time: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
+    ) -> [RetimedChunk] {
+        queued.removeDeparted(before: time)
+        guard queued.holds(any: connections) else { return [] }
+        schedule.rewind(to: time)
+        return requeue(at: time, gaps: gaps, retransmissionTimeout: retransmissionTimeout) { chunk in
+            chunk.connection.map(connections.contains) != true
+        }
+    }
+
+    /// Puts the chunks still queued at `time` that `keeps` on the link again, oldest first, on
+    /// `schedule` as it is from `time`: a chunk partly gone by then has only its rest to send.
+    /// Each connection's moved deliveries stay in order, behind its chunks already gone and on
+    /// their way too (each chunk's `floor`), and later chunks queue behind them.
+    private mutating func requeue(
+        at time: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double, keeping keeps: (LinkQueue.Chunk) -> Bool
+    ) -> [RetimedChunk] {
+        queued.removeDeparted(before: time)
+        var retimed: [RetimedChunk] = []
+        var latest: [ConnectionID: Double] = [:]
+        for var chunk in queued.removeAll() where keeps(chunk) {
+            var rest = chunk.bytes
+            if chunk.start < time, chunk.end > chunk.start {
+                rest = Int((Double(chunk.bytes) * (chunk.end - time) / (chunk.end - chunk.start)).rounded(.up))
+            }
+            let transmission = schedule.transmit(
+                rest, readyAt: max(time, chunk.ready), gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+            chunk.start = min(chunk.start, transmission.start)
+            chunk.end = transmission.end
+            if let connection = chunk.connection {
+                // The previous chunk's delivery: moved in this loop if it was queued too, as it
+                // was otherwise.
+                chunk.floor = latest[connection] ?? chunk.floor
+                let arrival = max(chunk.end + chunk.delayAfterEnd, chunk.floor)
+                latest[connection] = arrival
+                lastDelivery[connection] = arrival
+                retimed.append(RetimedChunk(connection: connection, deliveredAt: arrival))
+            }
+            queued.append(chunk)
+        }
+        return retimed
     }
 
     /// Serializes a chunk behind everything queued (see `LinkSchedule.transmit`). What has left
@@ -39,7 +93,7 @@ public struct LinkDirection: Sendable {
     ) -> LinkSchedule.Transmission {
         let transmission = schedule.transmit(bytes, readyAt: readyAt, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
         queued.removeDeparted(before: readyAt)
-        queued.append(end: transmission.end, bytes: bytes)
+        queued.append(.init(ready: readyAt, start: transmission.start, end: transmission.end, bytes: bytes))
         return transmission
     }
 
@@ -97,12 +151,17 @@ public struct LinkDirection: Sendable {
         }
     }
 
-    /// The delivery time on `connection`: never before the connection's previous delivery,
-    /// so jitter and retransmissions delay bytes but never reorder them.
-    public mutating func deliveryInOrder(on connection: ConnectionID, at time: Double) -> Double {
+    /// When the chunk serialized last, on `connection`, is delivered if on its own it would
+    /// arrive at `arrival`: never before the connection's previous delivery, so jitter and
+    /// retransmissions delay bytes but never reorder them. The chunk keeps both, so that a
+    /// later `update` or `dropQueued` can move its delivery and still keep it in order.
+    public mutating func deliverLastChunkInOrder(on connection: ConnectionID, arrivingAt arrival: Double) -> Double {
         // One lookup: the model engine sends millions of chunks, and hashing the id was a tenth
         // of its time.
-        return lastDelivery[connection, default: -.infinity].raise(to: time)
+        var previous = -Double.infinity
+        let delivery = lastDelivery[connection, default: -.infinity].raise(to: arrival, from: &previous)
+        queued.lastBelongs(to: connection, arrivingAt: arrival, after: previous)
+        return delivery
     }
 
     /// Bytes queued and not yet serialized at `time`.
@@ -123,40 +182,11 @@ public struct LinkDirection: Sendable {
     }
 }
 
-/// A first-in first-out list of (departure time, bytes), trimmed as chunks depart. It holds
-/// only what is queued on the link, which the proxy's backpressure keeps bounded.
-struct BoundedFIFO: Sendable {
-    private var entries: [(end: Double, bytes: Int)] = []
-    private var head = 0
-    private(set) var bytes = 0
-
-    mutating func append(end: Double, bytes count: Int) {
-        entries.append((end, count))
-        bytes += count
-    }
-
-    /// When the bytes still queued fall under `limit` as entries depart in order; nil if they
-    /// already are.
-    func departureTime(leavingBelow limit: Int) -> Double? {
-        var remaining = bytes
-        for entry in entries[head...] {
-            if remaining < limit { return nil }
-            remaining -= entry.bytes
-            if remaining < limit { return entry.end }
-        }
-        return nil
-    }
-
-    mutating func removeDeparted(before time: Double) {
-        while head < entries.count, entries[head].end <= time {
-            bytes -= entries[head].bytes
-            head += 1
-        }
-        if head > 1024, head * 2 > entries.count {
-            entries.removeFirst(head)
-            head = 0
-        }
-    }
+/// A connection's chunk whose delivery a link change or a reset moved: it now arrives at
+/// `deliveredAt`.
+public struct RetimedChunk: Sendable, Equatable {
+    public var connection: ConnectionID
+    public var deliveredAt: Double
 }
 
 #if canImport(Glibc)
@@ -168,8 +198,10 @@ import Musl
 #endif
 
 extension Double {
-    /// Becomes `value` if that is later, and returns what it is then.
-    mutating func raise(to value: Double) -> Double {
+    /// Becomes `value` if that is later, and returns what it is then; `before` gets what it
+    /// was.
+    mutating func raise(to value: Double, from before: inout Double) -> Double {
+        before = self
         self = Swift.max(self, value)
         return self
     }

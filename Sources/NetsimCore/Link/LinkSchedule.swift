@@ -33,6 +33,17 @@ public struct LinkSchedule: Sendable {
         }
     }
 
+    /// Forgets what was queued from `time` on: the link is free then (a trace keeps its
+    /// opportunities, the first one used being the first at or after `time`). The queue puts
+    /// the bytes that still wait on it again (`LinkDirection.dropQueued`).
+    public mutating func rewind(to time: Double) {
+        freeAt = min(freeAt, time)
+        if case .trace(var cursor) = kind {
+            cursor.rewind(to: time)
+            kind = .trace(cursor)
+        }
+    }
+
     /// Puts `bytes` that are ready at `readyAt` on the link behind everything queued before them.
     /// No byte leaves during a connectivity gap: what was due then waits for the gap's end as
     /// TCP's retransmissions would deliver it.
@@ -105,6 +116,14 @@ struct TraceCursor: Sendable {
         var index = cycle * opportunities.count + low
         while self.time(ofOpportunity: index) < time { index += 1 }
         return max(index, nextIndex)
+    }
+
+    /// Frees the opportunities from `time` on: the next chunk may use the first at or after it.
+    mutating func rewind(to time: Double) {
+        partialBytes = 0
+        partialTime = -Double.infinity
+        nextIndex = 0
+        nextIndex = firstOpportunity(atOrAfter: time)
     }
 
     mutating func transmit(

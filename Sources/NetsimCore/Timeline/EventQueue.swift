@@ -95,6 +95,19 @@ public struct EventQueue<Element> {
     public mutating func next() -> (time: Double, element: Element)? {
         entries.popLast().map { ($0.time, $0.element) }
     }
+
+    /// Gives the latest `times.count` pending entries that `matches`, latest as scheduled, the
+    /// times `times` (oldest first), and puts them in their places. They keep their order
+    /// numbers, so ties still replay as scheduled. The model engine's arrivals on a connection
+    /// that a link change moved (`DeviceModel.takeRetimedDeliveries`); rare, so a scan.
+    public mutating func retime(latest times: [Double], where matches: (Element) -> Bool) {
+        var matching = entries.indices.filter { matches(entries[$0].element) }
+        guard !matching.isEmpty, !times.isEmpty else { return }
+        matching.sort { entries[$0].order < entries[$1].order }
+        let count = min(matching.count, times.count)
+        for (index, time) in zip(matching.suffix(count), times.suffix(count)) { entries[index].time = time }
+        entries.sort { $1.precedes($0) }
+    }
 }
 
 extension EventQueue: Sendable where Element: Sendable {}

@@ -17,8 +17,13 @@ public enum Quantity {
     public static let maximumDuration: Double = 30 * 86_400
     /// `maximumDuration` as the messages that refuse a longer one say it: "30 days".
     public static let maximumDurationText = "\(trimmed(maximumDuration / 86_400)) days"
-    /// Rates from 1 bit/s to 1 Tbit/s: at 1 bit/s one packet already takes over three hours.
-    public static let bitRateRange: ClosedRange<Double> = 1...1e12
+    /// Rates from 1 kbit/s to 1 Tbit/s. The floor is about a tenth of the slowest cellular
+    /// bearer (a GPRS timeslot's 9 kbit/s): there a full 1500-byte packet already takes 12 s,
+    /// longer than TCP's retransmission timers, and below it a few queued bytes hold a phone's
+    /// link for minutes (at 1 bit/s, 100 bytes for 800 s), which tests nothing but patience.
+    public static let bitRateRange: ClosedRange<Double> = 1e3...1e12
+    /// How the messages that refuse a rate out of `bitRateRange` say it.
+    static let bitRateRangeText = "a rate from 1kbps (the floor: a 1500-byte packet takes 12 s there) to 1000gbps"
     /// Powers (and powers per Mbit/s) up to 100 W; a phone's radio draws about 1 W.
     public static let maximumPower: Double = 100
 
@@ -43,7 +48,7 @@ public enum Quantity {
             text, units: ["bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9],
             expected: "a rate such as 384kbps or 12mbps", caseInsensitive: true)
         guard value > 0 else { throw ParseError(text: text, expected: "a rate above zero") }
-        guard bitRateRange.contains(value) else { throw ParseError(text: text, expected: "a rate from 1bps to 1000gbps") }
+        guard bitRateRange.contains(value) else { throw ParseError(text: text, expected: bitRateRangeText) }
         return value
     }
 

@@ -757,9 +757,26 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 }
             }
         }
+        moveRetimedArrivals()
         for event in device.events[before...] {
             queue.schedule(.networkCheck, at: event.at)
             if let gap = event.durationSeconds, gap > 0 { queue.schedule(.networkCheck, at: event.at + gap) }
+        }
+    }
+
+    /// Moves the arrivals a link change or a dead connection's freed bytes re-timed
+    /// (`DeviceModel.takeRetimedDeliveries`), as the proxy moves its delay lines: each send put
+    /// one chunk on the link and one arrival (or FIN) on the agenda, so a connection's latest
+    /// pending ones in a direction are the chunks that moved.
+    private mutating func moveRetimedArrivals() {
+        for moved in device.takeRetimedDeliveries() {
+            queue.retime(latest: moved.dues) { occurrence in
+                switch occurrence {
+                case .arrival(let id, let direction, _, _, _), .finArrival(let id, let direction):
+                    id == moved.connection && direction == moved.direction
+                default: false
+                }
+            }
         }
     }
 
