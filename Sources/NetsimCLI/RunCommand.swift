@@ -373,7 +373,7 @@ public struct RunCommand: AsyncParsableCommand {
         // The gates first, so that the summary and every report carry them.
         let commandVerdict = commandStatus.map { status in
             GateVerdict(
-                name: "command: \(command.joined(separator: " "))",
+                name: "command: \(command.shellQuoted)",
                 failure: status == 0 ? nil : "the command exited with status \(status)",
                 measured: "exit status \(status)", threshold: "fails on a non-zero exit status")
         }

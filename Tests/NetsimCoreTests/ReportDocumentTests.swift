@@ -36,6 +36,32 @@ import Testing
         #expect(!markdown.contains("### Events"))
     }
 
+    /// A failed gate's row stands out in HTML, a held one's does not; Markdown keeps the plain
+    /// table (the verdict says FAILED).
+    @Test func aFailedGatesRowStandsOutInHTML() {
+        let outcomes = [
+            GateOutcome(gate: "ws.events.lost > 0", threshold: "fails if > 0", passed: true, measured: "ws.events.lost = 0", failure: nil),
+            GateOutcome(
+                gate: "grpc.latencyMs.p95 > 300", threshold: "fails if > 300", passed: false, measured: "grpc.latencyMs.p95 = 347",
+                failure: "347 > 300"),
+        ]
+        let html = GateOutcome.html(outcomes).joined(separator: "\n")
+        let rows = html.split(separator: "\n").filter { $0.contains("<td>") }
+        #expect(rows.count == 2)
+        #expect(rows.first?.hasPrefix("<tr><th>ws.events.lost &gt; 0</th>") == true, "\(html)")
+        #expect(rows.last?.hasPrefix(#"<tr class="failing""#) == true && rows.last?.contains("<td>FAILED</td>") == true, "\(html)")
+        #expect(!GateOutcome.markdown(outcomes).joined().contains("failing"))
+    }
+
+    /// A wrapped command's words, as a shell reads them back.
+    @Test func aCommandIsNamedAsAShellReadsItBack() {
+        #expect(["make", "test"].shellQuoted == "make test")
+        #expect(["sh", "-c", "sleep 1"].shellQuoted == "sh -c 'sleep 1'")
+        #expect(["echo", "it's", ""].shellQuoted == #"echo 'it'\''s' ''"#)
+        #expect(["swift", "test", "--filter=Link.Tests/a_b", "x@y:1,2%"].shellQuoted == "swift test --filter=Link.Tests/a_b x@y:1,2%")
+        #expect(["a;b", "$HOME", "é"].shellQuoted == "'a;b' '$HOME' 'é'")
+    }
+
     @Test func htmlAndMarkdownEscapeWhatAReportCarries() {
         let document = ReportDocument(
             title: "a <b>name</b>",

@@ -7,8 +7,10 @@ public struct ReportDocument: Sendable, Equatable {
         case heading(String)
         case paragraph(String)
         case list([String])
-        /// Columns after the first are numbers: right-aligned.
-        case table(header: [String], rows: [[String]])
+        /// Columns after the first are numbers: right-aligned. The rows at `failing` (a failed
+        /// gate) stand out in HTML: a reader scanning a page of held gates finds the one that
+        /// failed by colour, not by reading every verdict.
+        case table(header: [String], rows: [[String]], failing: Set<Int> = [])
         /// A chart: drawn in HTML, its caption alone in Markdown.
         case figure(SVGFigure)
     }
@@ -33,7 +35,7 @@ public struct ReportDocument: Sendable, Equatable {
             case .heading(let text): lines += ["### " + text.markdownText, ""]
             case .paragraph(let text): lines += [text.markdownText, ""]
             case .list(let items): lines += items.map { "- " + $0.markdownText } + [""]
-            case .table(let header, let rows): lines += Self.markdownTable(header: header, rows: rows) + [""]
+            case .table(let header, let rows, _): lines += Self.markdownTable(header: header, rows: rows) + [""]
             case .figure(let figure): lines += [(figure.caption + " (a chart in the HTML report)").markdownText, ""]
             }
         }
@@ -43,7 +45,7 @@ public struct ReportDocument: Sendable, Equatable {
     /// The document's tables alone, in Markdown, one after another.
     public var markdownTable: String {
         blocks.compactMap { block -> String? in
-            guard case .table(let header, let rows) = block else { return nil }
+            guard case .table(let header, let rows, _) = block else { return nil }
             return Self.markdownTable(header: header, rows: rows).joined(separator: "\n") + "\n"
         }.joined(separator: "\n")
     }
@@ -86,11 +88,14 @@ public struct ReportDocument: Sendable, Equatable {
             case .heading(let text): body.append("<h2>\(escape(text))</h2>")
             case .paragraph(let text): body.append("<p>\(escape(text))</p>")
             case .list(let items): body.append("<ul>" + items.map { "<li>\(escape($0))</li>" }.joined() + "</ul>")
-            case .table(let header, let rows):
+            case .table(let header, let rows, let failing):
                 body.append("<table><tr>" + header.map { "<th>\(escape($0))</th>" }.joined() + "</tr>")
-                for row in rows {
+                for (index, row) in rows.enumerated() {
+                    // Styled inline: the pages that carry a table each have their own stylesheet.
+                    let opening =
+                        failing.contains(index) ? #"<tr class="failing" style="background:#fde2e1;color:#8a1111;font-weight:600">"# : "<tr>"
                     body.append(
-                        "<tr>" + row.enumerated().map { $0 == 0 ? "<th>\(escape($1))</th>" : "<td>\(escape($1))</td>" }.joined() + "</tr>")
+                        opening + row.enumerated().map { $0 == 0 ? "<th>\(escape($1))</th>" : "<td>\(escape($1))</td>" }.joined() + "</tr>")
                 }
                 body.append("</table>")
             case .figure(let figure):

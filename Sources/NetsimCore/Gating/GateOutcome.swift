@@ -33,7 +33,8 @@ public struct GateOutcome: Sendable, Codable, Equatable {
                         outcome.gate, outcome.threshold ?? "-", outcome.measured.split(separator: "\n").joined(separator: "; "),
                         outcome.passed ? "held" : "FAILED",
                     ]
-                }),
+                },
+                failing: Set(outcomes.indices.filter { !outcomes[$0].passed })),
             .paragraph(tally(outcomes)),
         ]
     }
