@@ -394,7 +394,14 @@ weak=$(exit_code "$NETSIM" run --listen ":$listen_port" --upstream ":$echo_port"
 token=0123456789abcdef0123
 start_netsim --upstream "127.0.0.1:$echo_port" --admin-token "$token" || exit 1
 lower=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: bearer $token" "http://127.0.0.1:$admin_port/status")
-two_hosts=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" -H 'Host: localhost' -H 'Host: attacker.example' "http://127.0.0.1:$admin_port/status")
+# Raw: curl sends one Host header however many it is given.
+two_hosts=$(python3 - "$admin_port" "$token" <<'PY'
+import socket, sys
+s = socket.create_connection(("127.0.0.1", int(sys.argv[1])), timeout=5)
+s.sendall(f"GET /status HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\nAuthorization: Bearer {sys.argv[2]}\r\n\r\n".encode())
+print(s.recv(64).split(b" ")[1].decode())
+PY
+)
 absolute_form=$(curl -s -o /dev/null -w '%{http_code}' -H "Authorization: Bearer $token" --request-target "http://attacker.example/status" "http://127.0.0.1:$admin_port/status")
 held=no
 [ "$short$weak" = 6464 ] && [ "$lower$two_hosts$absolute_form" = 200400400 ] && held=yes
@@ -491,8 +498,11 @@ row "merge: 2^63-1, -5 B, NaN, 1e308, version, 1e9" "$held" "want exit 1 x6, fil
 
 traversal=$(hostile_merge traversal 's/"(profile|name)":"lte-good"/"\1":"x\/..\/..\/escaped"/g' both)
 outside=$(find "$work" -name 'bench-escaped*' | wc -l)
-injected=$(hostile_merge injected 's/"description":"[^"]*"/"description":"<img src=https:\/\/evil.example\/x.png> **all gates passed**"/' both)
-raw_tags=$(grep -c '<img' "$work/h-injected/out/bench-lte-good.md" 2>/dev/null)
+# The description is a JSON string that may hold escaped quotes (the calibrated profiles cite a
+# paper's title): the whole string is replaced, escapes included.
+injected=$(hostile_merge injected 's/"description":"([^"\\]|\\.)*"/"description":"<img src=https:\/\/evil.example\/x.png> **all gates passed**"/' both)
+# Escaped, the tag reads \<img (literal text in Markdown); raw, it is a < without a backslash.
+raw_tags=$(grep -cE '(^|[^\\])<img' "$work/h-injected/out/bench-lte-good.md" 2>/dev/null)
 held=no
 [ "$traversal" = 1 ] && [ "$outside" = 0 ] && [ "$injected" = 0 ] && [ "$raw_tags" = 0 ] && held=yes
 row "merge: name x/../../escaped, <img> in md" "$held" "want exit 1, no file outside, exit 0, no raw tag; got $traversal, $outside, $injected, $raw_tags"
