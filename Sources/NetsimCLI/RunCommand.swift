@@ -356,18 +356,17 @@ public struct RunCommand: AsyncParsableCommand {
         var parts = RunParts(eventLoops: MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount))
         // The phone's time zero, on the wall clock the test runner's timestamps use.
         let startedAt = Date().timeIntervalSince1970
-        let proxy: NetsimProxy
+        let stopReason: String
+        let commandStatus: Int32?
         do {
-            proxy = try await start(&parts, profile: profile, frontEnds: frontEnds, options: options, logger: logger)
+            let proxy = try await start(&parts, profile: profile, frontEnds: frontEnds, options: options, logger: logger)
+            (stopReason, commandStatus) = try await runCommand(behind: proxy, frontEnds: frontEnds)
         } catch {
             printError("\(error)")
             _ = await parts.stop()
             throw ExitCode((error as? CommandStartFailure)?.exitStatus ?? 1)
         }
-        let stopReason = await waitForStop(proxy: proxy, command: parts.command)
-        let ending = await parts.stop()
-        let reports = try ending.reports.get()
-        let commandStatus = ending.commandStatus
+        let reports = try await parts.stop().get()
         let captureIsComplete = finishCaptures(capture.map { [$0] } ?? [])
         if standardErrorIsTerminal, !quiet { FileHandle.standardError.write(Data("\r\u{1B}[2K".utf8)) }
         // The gates first, so that the summary and every report carry them.
@@ -441,9 +440,9 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Starts the proxy, then the admin API, then the wrapped command, each into `parts` as it
-    /// comes up, and says where each listens; returns the proxy. Throws what kept a part from
-    /// starting, with the words the user reads; the caller stops what did start.
+    /// Starts the proxy, then the admin API, each into `parts` as it comes up, and says where
+    /// each listens; returns the proxy. Throws what kept a part from starting, with the words
+    /// the user reads; the caller stops what did start.
     private func start(
         _ parts: inout RunParts, profile: Profile, frontEnds: [FrontEndRule], options: ProxyOptions, logger: Logger
     ) async throws -> NetsimProxy {
@@ -475,15 +474,26 @@ public struct RunCommand: AsyncParsableCommand {
             logger.info("UDP on \(address), forwarding to \(rule.upstream) as \(phone)")
         }
         if let server = parts.admin { logger.info("admin API and live dashboard on http://\(server.address)/") }
-        guard !command.isEmpty else { return proxy }
+        return proxy
+    }
+
+    /// Runs the command after -- (if any) behind `proxy` until the run stops; why it stopped,
+    /// and the command's exit status (nil without a command). The command is stopped (SIGTERM,
+    /// then SIGKILL after its grace period) before this returns, so before the proxy stops.
+    /// Throws `CommandStartFailure` when the command cannot start.
+    private func runCommand(behind proxy: NetsimProxy, frontEnds: [FrontEndRule]) async throws -> (stopReason: String, status: Int32?) {
+        guard !command.isEmpty else { return (await waitForStop(proxy: proxy, command: nil), nil) }
         do {
-            parts.command = try await WrappedCommand.start(
+            let run = try await WrappedCommand.run(
                 command, environment: WrappedCommand.proxyEnvironment(proxy: proxy, frontEnds: frontEnds, forwards: rules),
-                gracePeriod: gracePeriod.map { .milliseconds(Int(($0 * 1000).rounded())) } ?? WrappedCommand.defaultGracePeriod)
+                gracePeriod: gracePeriod.map { .milliseconds(Int(($0 * 1000).rounded())) } ?? WrappedCommand.defaultGracePeriod
+            ) { command in
+                await waitForStop(proxy: proxy, command: command)
+            }
+            return (run.outcome, run.status)
         } catch {
             throw CommandStartFailure(command: command[0], reason: error)
         }
-        return proxy
     }
 
     /// The wrapped command could not be started (no such file, not executable).

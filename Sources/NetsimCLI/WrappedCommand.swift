@@ -15,22 +15,13 @@ import Subprocess
 /// Started through swift-subprocess, whose child begins with every signal at its default and
 /// none blocked. A child of a task thread started with Foundation's `Process` inherited the
 /// thread's mask, SIGTERM blocked, and never saw the run's stop.
-final class WrappedCommand: Sendable {
+struct WrappedCommand: Sendable {
     /// How long a command has to end after SIGTERM before it is killed, unless the run says.
     static let defaultGracePeriod = Duration.seconds(10)
 
-    /// The command from its start to its exit status (nil if its end could not be told);
-    /// cancelling it is the stop (Subprocess's teardown: SIGTERM, then SIGKILL after the grace
-    /// period). Awaited by `stop`.
-    private let execution: Task<Int32?, Never>
     /// The exit status once, for the one task that waits for the command to end by itself
     /// (`exitStatus`); a stream, so that the wait ends when that task is cancelled.
     private let exits: AsyncStream<Int32?>
-
-    private init(execution: Task<Int32?, Never>, exits: AsyncStream<Int32?>) {
-        self.execution = execution
-        self.exits = exits
-    }
 
     /// A command named by a path that names no file.
     struct NotFound: Error, CustomStringConvertible {
@@ -39,9 +30,15 @@ final class WrappedCommand: Sendable {
     }
 
     /// Starts `arguments` (its first found on the PATH unless it holds a `/`) with
-    /// `environment` added to netsim's own; returns once it runs, or throws why it could not
-    /// start.
-    static func start(_ arguments: [String], environment: [String: String], gracePeriod: Duration) async throws -> WrappedCommand {
+    /// `environment` added to netsim's own, runs `body` while it runs, then ends it if it still
+    /// runs (SIGTERM, then SIGKILL after the grace period: Subprocess's teardown, on the
+    /// cancellation of the child task that runs it); returns what `body` returned and the
+    /// command's exit status (nil if its end could not be told). The command is a child task of
+    /// this call, so it cannot outlive it, however `body` ends or this task is cancelled.
+    /// Throws why the command could not start (`body` then never runs).
+    static func run<Outcome>(
+        _ arguments: [String], environment: [String: String], gracePeriod: Duration, body: (WrappedCommand) async -> Outcome
+    ) async throws -> (outcome: Outcome, status: Int32?) {
         let additions = Dictionary(uniqueKeysWithValues: environment.map { (Environment.Key(stringLiteral: $0.key), Optional($0.value)) })
         let environment = Environment.inherit.updating(additions)
         let named: Executable = arguments[0].contains("/") ? .path(.init(arguments[0])) : .name(arguments[0])
@@ -66,33 +63,39 @@ final class WrappedCommand: Sendable {
         #endif
         let (starts, started) = AsyncStream.makeStream(of: (any Error)?.self)
         let (exits, exited) = AsyncStream.makeStream(of: Int32?.self)
-        let execution = Task { () -> Int32? in
-            defer { started.finish() }
-            var status: Int32?
-            do {
-                let result = try await Subprocess.run(
-                    executable, arguments: Arguments(executableArguments),
-                    environment: environment, platformOptions: options, input: .currentStandardInput,
-                    output: .currentStandardOutput, error: .currentStandardError
-                ) { _ in started.yield(nil) }
-                status = Self.status(of: result.terminationStatus)
-                #if !os(Linux)
-                // What the command left behind in its group (background children).
-                kill(-result.processIdentifier.value, SIGKILL)
-                #endif
-            } catch {
-                // Before the start, why it failed; after it, the wait for its end failed.
-                started.yield(error)
+        return try await withThrowingTaskGroup(of: Int32?.self) { group in
+            // The command from its start to its exit status; cancelling it is the stop.
+            group.addTask { [options] in
+                defer { started.finish() }
+                var status: Int32?
+                do {
+                    let result = try await Subprocess.run(
+                        executable, arguments: Arguments(executableArguments),
+                        environment: environment, platformOptions: options, input: .currentStandardInput,
+                        output: .currentStandardOutput, error: .currentStandardError
+                    ) { _ in started.yield(nil) }
+                    status = Self.status(of: result.terminationStatus)
+                    #if !os(Linux)
+                    // What the command left behind in its group (background children).
+                    kill(-result.processIdentifier.value, SIGKILL)
+                    #endif
+                } catch {
+                    // Before the start, why it failed; after it, the wait for its end failed.
+                    started.yield(error)
+                }
+                exited.yield(status)
+                exited.finish()
+                return status
             }
-            exited.yield(status)
-            exited.finish()
-            return status
+            for await failure in starts {
+                if let failure { throw failure }
+                break
+            }
+            let outcome = await body(WrappedCommand(exits: exits))
+            group.cancelAll()
+            let status = try await group.next() ?? nil
+            return (outcome, status)
         }
-        for await failure in starts {
-            if let failure { throw failure }
-            break
-        }
-        return WrappedCommand(execution: execution, exits: exits)
     }
 
     /// A command killed by a signal exits as a shell reports it: 128 + the signal.
@@ -108,12 +111,6 @@ final class WrappedCommand: Sendable {
     func exitStatus() async -> Int32? {
         for await status in exits { return status }
         return nil
-    }
-
-    /// Ends the command if it still runs (SIGTERM, then SIGKILL after the grace period); its exit status.
-    func stop() async -> Int32? {
-        execution.cancel()
-        return await execution.value
     }
 }
 

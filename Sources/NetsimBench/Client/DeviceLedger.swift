@@ -147,13 +147,19 @@ final class DeviceLedger: Sendable {
                 try await write(batch)
                 continue
             case .wait(let until):
-                // The flush timer wakes the same wait a new message does.
-                let flush = Task { [outboxSignal] in
-                    try await clock.sleep(until: until)
-                    outboxSignal.signal()
+                // The flush timer wakes the same wait a new message does; a child of this wait,
+                // cancelled when the wait ends either way.
+                let woken = await withDiscardingTaskGroup { group in
+                    group.addTask { [outboxSignal] in
+                        do {
+                            try await clock.sleep(until: until)
+                            outboxSignal.signal()
+                        } catch {}
+                    }
+                    defer { group.cancelAll() }
+                    return await wakeUps.next() != nil
                 }
-                defer { flush.cancel() }
-                guard await wakeUps.next() != nil else { return }
+                guard woken else { return }
             case .idle:
                 guard await wakeUps.next() != nil else { return }
             }

@@ -79,7 +79,9 @@ struct LiveGRPCClient: Sendable {
     ) async throws {
         try await withGRPCClient(transport: transport) { client in
             let stub = Netsim_Bench_EventStream.Client(wrapping: client)
-            await withTaskGroup(of: Void.self) { group in
+            // Every task of the client is a child of this group (discarding: a long run opens
+            // many calls), so none outlives the client.
+            await withDiscardingTaskGroup { group in
                 group.addTask { await inbox.runApp() }
                 if let network {
                     group.addTask {
@@ -96,17 +98,16 @@ struct LiveGRPCClient: Sendable {
                 }
                 var machine = ReconnectionStateMachine<ContinuousClock>(
                     backoff: settings.backoff, seed: seed, resumes: reconnect == .resilient)
-                var call: Task<Void, Never>?
-                var timer: Task<Void, Never>?
+                var timer: CancellableChild?
                 func perform(_ action: ReconnectionStateMachine<ContinuousClock>.Action) {
                     switch action {
                     case .openCall(let resumeFrom):
-                        call = Task {
+                        group.addTask {
                             await runCall(stub: stub, resumeFrom: resumeFrom ?? EventStore.fromNow, input: input)
                         }
                     case .scheduleRetry(let deadline):
                         timer?.cancel()
-                        timer = Task {
+                        timer = group.addCancellableTask {
                             do {
                                 try await Task.sleep(until: deadline, clock: .continuous)
                                 input.yield(.retryDue)
@@ -128,8 +129,8 @@ struct LiveGRPCClient: Sendable {
                     }
                 }
                 perform(machine.stop())
-                call?.cancel()
                 inbox.finish()
+                // The open call, the app and the network watch.
                 group.cancelAll()
             }
         }
