@@ -4,7 +4,7 @@
 #   docker build -t netsim .
 #   docker run --rm netsim profiles list
 #   docker run --rm --user "$(id -u):$(id -g)" -v "$PWD/reports:/reports" netsim \
-#       bench --engine model --profile lte-tunnel --duration 24h --devices 100 --out /reports
+#       bench --engine model --profile lte-tunnel --duration 24h --phones 100 --out /reports
 #
 # The build stage and the runtime stage are the same Debian release (12, bookworm), so the
 # binary finds the C library it was linked against. The Swift runtime is linked in

@@ -56,7 +56,7 @@ if [ -n "${INPUT_COMMAND:-}" ]; then
     fi
 else
     "$netsim" bench --quiet --profile "$profile" --engine "${INPUT_ENGINE:-live}" --duration "${INPUT_DURATION:-2m}" \
-        --devices "${INPUT_DEVICES:-3}" --out "$out" --format md,json,html "${gates[@]}" >/dev/null || status=$?
+        --phones "${INPUT_DEVICES:-3}" --out "$out" --format md,json,html "${gates[@]}" >/dev/null || status=$?
     summary=$(cat "$out"/bench-*.md 2>/dev/null)
 fi
 if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then

@@ -249,7 +249,7 @@ stop_netsim
 capture=$(exit_code bash -c "ulimit -f 8; exec '$NETSIM' run --quiet --listen ':$listen_port' --upstream ':$echo_port' --duration 3s --pcap '$work/cut.pcap' 2>'$work/cut.err' & sleep 1; for i in 1 2 3 4 5; do head -c 200000 /dev/urandom | timeout 2 socat - TCP:127.0.0.1:$listen_port >/dev/null 2>&1; done; wait \$!")
 lost=$(grep -c "did not reach the file" "$work/cut.err")
 mkdir -p "$work/whole" && echo '{"old": "report"}' >"$work/whole/bench-lte-tunnel.json"
-whole=$(exit_code bash -c "ulimit -f 1; exec '$NETSIM' bench --engine model --duration 1h --devices 20 --quiet --format json --out '$work/whole' >/dev/null 2>&1")
+whole=$(exit_code bash -c "ulimit -f 1; exec '$NETSIM' bench --engine model --duration 1h --phones 20 --quiet --format json --out '$work/whole' >/dev/null 2>&1")
 kept=$(cat "$work/whole/bench-lte-tunnel.json")
 held=no
 [ "$capture" = 4 ] && [ "$lost" -ge 1 ] && [ "$whole" = 1 ] && [ "$kept" = '{"old": "report"}' ] && held=yes
@@ -348,7 +348,7 @@ row "run -- ./emit-json > out.json" "$held" "want the command's JSON only; got $
 
 mixed=0
 for seed in 1 2 3 4 5 6; do
-    "$NETSIM" bench --engine model --devices 50 --duration 10m --seed "$seed" --quiet --out "$work/set" >/dev/null 2>&1 &
+    "$NETSIM" bench --engine model --phones 50 --duration 10m --seed "$seed" --quiet --out "$work/set" >/dev/null 2>&1 &
     bench=$!
     sleep "$(awk -v s="$seed" 'BEGIN { srand(s); printf "%.2f", 1 + rand() * 3 }')"
     kill -KILL "$bench" 2>/dev/null
@@ -357,7 +357,7 @@ for seed in 1 2 3 4 5 6; do
         [ -f "$file" ] && grep -o -m1 -E 'seed"? ?:? ?[0-9]+' "$file" | grep -o -E '[0-9]+$'; done | sort -u | wc -l)
     [ "$seeds" -gt 1 ] && mixed=$((mixed + 1))
 done
-"$NETSIM" bench --engine model --devices 50 --duration 10m --seed 7 --quiet --out "$work/set" >/dev/null 2>&1
+"$NETSIM" bench --engine model --phones 50 --duration 10m --seed 7 --quiet --out "$work/set" >/dev/null 2>&1
 stale=$(find "$work/set" -name '.*' ! -name . | wc -l)
 held=no
 [ "$mixed" = 0 ] && [ "$stale" = 0 ] && held=yes
@@ -471,8 +471,8 @@ row "16 never-reading /events, a 17th" "$held" "want HTTP 200; got $seventeenth"
 stop_netsim
 
 # 13. Parts of a sharded bench from elsewhere: checked sums, bounds, names, escaping.
-"$NETSIM" bench --engine model --profile lte-good --devices 4 --duration 10m --quiet --out "$work/parts" --shard 0/2 2>/dev/null
-"$NETSIM" bench --engine model --profile lte-good --devices 4 --duration 10m --quiet --out "$work/parts" --shard 1/2 2>/dev/null
+"$NETSIM" bench --engine model --profile lte-good --phones 4 --duration 10m --quiet --out "$work/parts" --shard 0/2 2>/dev/null
+"$NETSIM" bench --engine model --profile lte-good --phones 4 --duration 10m --quiet --out "$work/parts" --shard 1/2 2>/dev/null
 hostile_merge() {  # name, sed expression on part 0 (and part 1 with "both"): the merge's exit code
     mkdir -p "$work/h-$1"
     sed -E "$2" "$work/parts/bench-lte-good.shard-0-of-2.json" >"$work/h-$1/a.shard-0-of-2.json"

@@ -14,7 +14,7 @@ out=$(mktemp -d)
 status=0
 for profile in "${profiles[@]}"; do
     for engine in live model; do
-        .build/debug/netsim bench --engine "$engine" --profile "$profile" --devices "${DEVICES:-10}" \
+        .build/debug/netsim bench --engine "$engine" --profile "$profile" --phones "${DEVICES:-10}" \
             --duration "${DURATION:-120s}" --seed "${SEED:-1}" --out "$out/$engine" --format json --quiet >/dev/null
     done
     .build/debug/netsim report agree "$out/live/bench-$profile.json" "$out/model/bench-$profile.json" || status=1

@@ -55,7 +55,8 @@ rest:
   pollInterval: 5s
 EOF
 
-# One command per line: NAME ARGUMENTS... (OUT is replaced by the output path).
+# One command per line: NAME ARGUMENTS... (OUT is replaced by the output path). The benches say
+# --devices, the spelling of --phones that older binaries know too.
 commands=(
     "tunnel bench --engine model --profile lte-tunnel --duration 2h --devices 20 --seed 7 --out OUT --quiet --format md,json,html"
     "handover bench --engine model --profile lte-handover --duration 30m --devices 10 --seed 3 --out OUT --quiet --format md,json,html"

@@ -31,7 +31,7 @@ section() {
 
 # --- Strategy 2: batching ----------------------------------------------------------------------
 strategy_batching() {
-    local common=(--profile lte-good --workload workloads/analytics-burst.yaml --devices 2 --duration 4m --seed 1)
+    local common=(--profile lte-good --workload workloads/analytics-burst.yaml --phones 2 --duration 4m --seed 1)
     # Three light runs (mostly idle) side by side, so the section takes one run's time.
     bench batching-off "${common[@]}" --client clients/batching-off.yaml &
     bench batching-on "${common[@]}" --client clients/batching-on.yaml &
@@ -50,13 +50,13 @@ strategy_offline_queue() {
     local roomy
     roomy=$(mktemp --suffix=.yaml)
     sed 's/^outboxLimit: 8 .*/outboxLimit: 64/' workloads/offline-queue.yaml >"$roomy"
-    bench offline-subway-8 --profile subway --workload workloads/offline-queue.yaml --devices 2 --duration 100s --seed 1 &
-    bench offline-subway-64 --profile subway --workload "$roomy" --devices 2 --duration 100s --seed 1 &
-    bench offline-tunnel-8 --profile lte-tunnel --workload workloads/offline-queue.yaml --devices 2 --duration 100s --seed 1 &
+    bench offline-subway-8 --profile subway --workload workloads/offline-queue.yaml --phones 2 --duration 100s --seed 1 &
+    bench offline-subway-64 --profile subway --workload "$roomy" --phones 2 --duration 100s --seed 1 &
+    bench offline-tunnel-8 --profile lte-tunnel --workload workloads/offline-queue.yaml --phones 2 --duration 100s --seed 1 &
     wait
     rm -f "$roomy"
     {
-        echo "Commands: \`netsim bench --profile subway|lte-tunnel --workload workloads/offline-queue.yaml --devices 2 --duration 100s --seed 1\`"
+        echo "Commands: \`netsim bench --profile subway|lte-tunnel --workload workloads/offline-queue.yaml --phones 2 --duration 100s --seed 1\`"
         echo "(outbox of 8; the subway run again with \`outboxLimit: 64\`)"
         echo
         table messages,outboxDrops,lostByCause,outOfOrder,uplink \
@@ -66,7 +66,7 @@ strategy_offline_queue() {
 
 # --- Strategy 5: slow consumer and flow control ------------------------------------------------
 strategy_slow_consumer() {
-    local common=(--profile lte-good --workload workloads/server-burst.yaml --devices 2 --duration 60s --seed 1)
+    local common=(--profile lte-good --workload workloads/server-burst.yaml --phones 2 --duration 60s --seed 1)
     for mode in unbounded bounded pull; do
         bench "consumer-$mode" "${common[@]}" --client "clients/consumer-$mode.yaml"
     done

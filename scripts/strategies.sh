@@ -43,7 +43,7 @@ wait_all() {
 
 run_bench() {
     local run=$1 profile=$2 client=$3 transports=${4:-rest,ws,grpc}
-    local args=(bench --profile "$profile" --devices "$DEVICES" --duration "$DURATION" --seed "$SEED"
+    local args=(bench --profile "$profile" --phones "$DEVICES" --duration "$DURATION" --seed "$SEED"
         --workload "$WORKLOAD" --transports "$transports" --format json --out "$WORK/$run" --quiet)
     [ "$client" = "-" ] || args+=(--client "$client")
     # A bench lasts its duration plus a drain of at most a minute here; five minutes is a hang.
@@ -58,7 +58,7 @@ run_bench() {
 command_line() {
     local client=""
     [ "$2" = "-" ] || client=" --client $2"
-    echo "netsim bench --profile $1 --devices $DEVICES --duration $DURATION --seed $SEED --workload $WORKLOAD" \
+    echo "netsim bench --profile $1 --phones $DEVICES --duration $DURATION --seed $SEED --workload $WORKLOAD" \
         "--transports ${3:-rest,ws,grpc}$client"
 }
 

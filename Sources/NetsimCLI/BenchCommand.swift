@@ -14,7 +14,7 @@ public struct BenchCommand: AsyncParsableCommand {
         commandName: "bench",
         abstract: "Compare REST polling, WebSocket and gRPC bidi streaming through emulated phones.",
         discussion: """
-            Every transport gets its own server and a fleet of --devices emulated phones (one \
+            Every transport gets its own server and a fleet of --phones emulated phones (one \
             proxy each: its own radio and links on the profile), all running at once, with the \
             same seeded workload: server events as a Poisson process and client messages at a \
             fixed interval. Reports go to --out as bench-PROFILE.md, .json and .html; the \
@@ -54,8 +54,11 @@ public struct BenchCommand: AsyncParsableCommand {
         transform: TransportChoice.init(parsing:))
     var transports = TransportChoice(BenchTransport.comparedByDefault)
 
-    @Option(parsing: .unconditional, help: "Emulated phones per transport, each with its own radio, links and client.")
-    var devices = 10
+    /// `--devices` is the same option, as earlier releases and scripts spell it.
+    @Option(
+        name: [.customLong("phones"), .customLong("devices")], parsing: .unconditional,
+        help: ArgumentHelp("Emulated phones per transport, each with its own radio, links and client.", valueName: "N"))
+    var phones = 10
 
     @Option(
         parsing: .unconditional,
@@ -107,13 +110,13 @@ public struct BenchCommand: AsyncParsableCommand {
         _ = try chosenFormats()
         switch engine {
         case .live:
-            guard (1...Self.mostLiveDevices).contains(devices) else {
-                throw ValidationError("--devices must be from 1 to \(Self.mostLiveDevices), got \(devices)")
+            guard (1...Self.mostLiveDevices).contains(phones) else {
+                throw ValidationError("--phones must be from 1 to \(Self.mostLiveDevices), got \(phones)")
             }
             if let refusal = BenchTransport.liveRefusal(chosen) { throw ValidationError(refusal) }
         case .model:
-            guard (1...Self.mostModelDevices).contains(devices) else {
-                throw ValidationError("--devices must be from 1 to \(Self.mostModelDevices) with --engine model, got \(devices)")
+            guard (1...Self.mostModelDevices).contains(phones) else {
+                throw ValidationError("--phones must be from 1 to \(Self.mostModelDevices) with --engine model, got \(phones)")
             }
             guard duration <= Quantity.maximumDuration else {
                 throw ValidationError(
@@ -142,7 +145,7 @@ public struct BenchCommand: AsyncParsableCommand {
     public func run() async throws {
         var configuration = BenchConfiguration(profile: try resolveProfile(profile))
         configuration.transports = transports.chosen
-        configuration.devices = devices
+        configuration.devices = phones
         configuration.duration = duration
         configuration.seed = seed
         let shard = try sharding.chosen()
@@ -155,7 +158,7 @@ public struct BenchCommand: AsyncParsableCommand {
         }
         try checkWorkBounds(
             WorkEstimate.bench(
-                transports: configuration.transports, devices: configuration.shard.share(of: devices), duration: duration,
+                transports: configuration.transports, devices: configuration.shard.share(of: phones), duration: duration,
                 workload: configuration.workload,
                 client: configuration.client),
             force: force, command: "bench")
@@ -172,8 +175,8 @@ public struct BenchCommand: AsyncParsableCommand {
         let display = BenchProgressDisplay(mode: quiet ? .off : standardErrorIsTerminal ? .terminal : .lines)
         printError(
             "bench (\(engine.rawValue)): \(configuration.transports.map(\.title).joined(separator: ", ")) on \(configuration.profile.name), "
-                + "\(devices) device(s) each, \(Quantity.formatDuration(duration)) (seed \(seed))"
-                + (shard.map { ", shard \($0): \($0.share(of: devices)) device(s) each" } ?? ""))
+                + "\(phones) phone(s) each, \(Quantity.formatDuration(duration)) (seed \(seed))"
+                + (shard.map { ", shard \($0): \($0.share(of: phones)) phone(s) each" } ?? ""))
         let part: BenchShard
         let stopRequest = StopRequest()
         do {

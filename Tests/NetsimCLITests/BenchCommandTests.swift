@@ -6,12 +6,12 @@ import Testing
 
 @Suite("netsim bench")
 struct BenchCommandTests {
-    @Test("defaults: every transport, lte-tunnel, 10 devices, reports/, all formats")
+    @Test("defaults: every transport, lte-tunnel, 10 phones, reports/, all formats")
     func defaults() throws {
         let bench = try #require(try Netsim.parseAsRoot(["bench"]) as? BenchCommand)
         #expect(bench.transports.chosen == [.rest, .ws, .grpc])
         #expect(bench.profile == "lte-tunnel")
-        #expect(bench.devices == 10)
+        #expect(bench.phones == 10)
         #expect(bench.out == "reports")
         #expect(try bench.chosenFormats() == [.md, .json, .html])
         #expect(bench.engine == .live)
@@ -20,15 +20,27 @@ struct BenchCommandTests {
     @Test("the model engine takes days and large fleets")
     func modelEngineLimits() throws {
         let bench = try #require(
-            try Netsim.parseAsRoot(["bench", "--engine", "model", "--devices", "100000", "--duration", "30d"]) as? BenchCommand)
+            try Netsim.parseAsRoot(["bench", "--engine", "model", "--phones", "100000", "--duration", "30d"]) as? BenchCommand)
         #expect(bench.engine == .model)
-        #expect(bench.devices == 100_000)
+        #expect(bench.phones == 100_000)
         #expect(bench.duration == 30 * 86_400)
         let quic = try #require(
             try Netsim.parseAsRoot(["bench", "--engine", "model", "--transports", "ws,quic", "--fail-if", "quic.migrations > 3"])
                 as? BenchCommand)
         #expect(quic.transports.chosen == [.ws, .quic])
         #expect(try quic.gates.thresholds(.bench).map(\.description) == ["quic.migrations > 3"])
+    }
+
+    /// The handset is a phone, as everywhere else in netsim: `--phones` is the option, and
+    /// `--devices` is the same option, as scripts written for earlier releases spell it.
+    @Test("--phones and --devices are one option; help names --phones")
+    func phonesAndDevicesAreOneOption() throws {
+        let phones = try #require(try Netsim.parseAsRoot(["bench", "--phones", "7"]) as? BenchCommand)
+        let devices = try #require(try Netsim.parseAsRoot(["bench", "--devices", "7"]) as? BenchCommand)
+        #expect(phones.phones == 7)
+        #expect(devices.phones == phones.phones)
+        let help = BenchCommand.helpMessage(columns: 10_000)
+        #expect(help.contains("  --phones, --devices <N> "), "\(help)")
     }
 
     /// `netsim help bench` showed no default for --duration. Every option that takes
@@ -62,7 +74,7 @@ struct BenchCommandTests {
     func options() throws {
         let bench = try #require(
             try Netsim.parseAsRoot([
-                "bench", "--transports", "grpc,ws", "--devices", "3", "--duration", "90s", "--format", "json",
+                "bench", "--transports", "grpc,ws", "--phones", "3", "--duration", "90s", "--format", "json",
                 "--fail-if", "grpc.latencyMs.p95 > 300", "--fail-if", "ws.events.lost != 0",
             ]) as? BenchCommand)
         #expect(bench.transports.chosen == [.ws, .grpc])
@@ -81,8 +93,8 @@ struct BenchCommandTests {
             ["bench", "--devices", "0"],
             ["bench", "--baseline", "/nonexistent/base.json"],
             ["bench", "--engine", "virtual"],
-            ["bench", "--devices", "1001"],
-            ["bench", "--engine", "model", "--devices", "100001"],
+            ["bench", "--phones", "1001"],
+            ["bench", "--engine", "model", "--phones", "100001"],
             ["bench", "--engine", "model", "--duration", "31d"],
             ["bench", "--engine", "model", "--pcap-dir", "captures"],
             ["bench", "--transports", "quic"],

@@ -15,7 +15,7 @@ public struct BenchShard: Sendable, Codable {
     /// Bumped when the layout changes: a merge refuses parts of another layout.
     public static let layoutVersion = 3
 
-    /// The most devices a transport a bench plays (`--devices` with the model engine).
+    /// The most devices a transport a bench plays (`--phones` with the model engine).
     public static let mostDevicesPerTransport = 100_000
 
     public var kind = BenchShard.kindName
