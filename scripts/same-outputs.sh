@@ -57,6 +57,8 @@ EOF
 
 # One command per line: NAME ARGUMENTS... (OUT is replaced by the output path). The benches say
 # --devices, the spelling of --phones that older binaries know too.
+# The tuner's runs sweep keepalives up to 10 minutes: a horizon must hold three periods of the
+# longest one swept.
 commands=(
     "tunnel bench --engine model --profile lte-tunnel --duration 2h --devices 20 --seed 7 --out OUT --quiet --format md,json,html"
     "handover bench --engine model --profile lte-handover --duration 30m --devices 10 --seed 3 --out OUT --quiet --format md,json,html"
@@ -66,11 +68,11 @@ commands=(
     "nat-keepalive bench --engine model --profile $work/nat.yaml --duration 2h --devices 10 --seed 5 --client $work/keepalive.yaml --out OUT --quiet --format md,json"
     "blackholes bench --engine model --profile $work/blackholes.yaml --duration 2h --devices 10 --seed 5 --client clients/no-deadlines.yaml --out OUT --quiet --format md,json"
     "blackholes-keepalive bench --engine model --profile $work/blackholes.yaml --duration 2h --devices 10 --seed 6 --client $work/keepalive.yaml --out OUT --quiet --format json"
-    "tune-grpc tune keepalive --seeds 1 --horizon 30m --out OUT --quiet --format md,json"
-    "tune-paths tune keepalive --transport ws --seeds 1 --horizon 30m --profile $work/nat.yaml --profile $work/blackholes.yaml --out OUT --quiet --format json"
-    "tune-heartbeat tune keepalive --transport heartbeat --seeds 1 --horizon 30m --profile $work/nat.yaml --out OUT --quiet --format json"
+    "tune-grpc tune keepalive --seeds 1 --horizon 30m --keepalive-times 10s,20s,60s,270s,5m,10m --out OUT --quiet --format md,json"
+    "tune-paths tune keepalive --transport ws --seeds 1 --horizon 30m --keepalive-times 10s,20s,60s,270s,5m,10m --profile $work/nat.yaml --profile $work/blackholes.yaml --out OUT --quiet --format json"
+    "tune-heartbeat tune keepalive --transport heartbeat --seeds 1 --horizon 30m --keepalive-times 10s,20s,60s,270s,5m,10m --profile $work/nat.yaml --out OUT --quiet --format json"
     "quic bench --engine model --transports rest,quic --profile lte-handover --duration 30m --devices 5 --seed 8 --out OUT --quiet --format md,json"
-    "tune-quic tune keepalive --transport quic --seeds 1 --horizon 30m --profile lte-good --profile $work/blackholes.yaml --out OUT --quiet --format md,json"
+    "tune-quic tune keepalive --transport quic --seeds 1 --horizon 30m --keepalive-times 10s,20s,60s,270s,5m,10m --profile lte-good --profile $work/blackholes.yaml --out OUT --quiet --format md,json"
 )
 for seed in scripts/fuzz/seeds/*.seed; do
     name=$(basename "$seed" .seed)

@@ -156,9 +156,12 @@ struct KeepaliveTunerTests {
     @Test func badInputIsRefusedBeforeAnyWork() throws {
         var sweep = try Self.sweep(nat: [30], times: [10], timeouts: [20])
         #expect(sweep.problem()?.contains("below its interval") == true)
-        sweep = try Self.sweep(nat: [30], times: [600])
-        sweep.horizon = 300
-        #expect(sweep.problem()?.contains("under one keepalive period") == true)
+        sweep = try Self.sweep(nat: [30], times: [60, 600])
+        sweep.horizon = 1799
+        #expect(sweep.problem()?.contains("holds fewer than 3 periods of the longest keepalive time (10m)") == true)
+        #expect(sweep.problem()?.contains("give --horizon 30m or more") == true)
+        sweep.horizon = 1800
+        #expect(sweep.problem() == nil)
         sweep = try Self.sweep(nat: [], times: [60])
         #expect(sweep.problem() != nil)
         sweep = try Self.sweep(nat: [30], times: [])
