@@ -148,6 +148,8 @@ let package = Package(
             name: "netsim",
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // What the test targets share (the live-timing tag), so that each does not keep a copy.
+        .target(name: "NetsimTestSupport", path: "Tests/NetsimTestSupport"),
         .testTarget(
             name: "NetsimCoreTests",
             // NetsimInput: the profile reader's tests live here, beside the models they fill.
@@ -159,7 +161,7 @@ let package = Package(
         .testTarget(
             name: "NetsimProxyTests",
             dependencies: [
-                "NetsimProxy",
+                "NetsimProxy", "NetsimTestSupport",
                 // The admin API's tests share the proxy's loopback rigs.
                 "NetsimAdmin",
                 "NetsimPcap",
@@ -193,13 +195,13 @@ let package = Package(
             ], exclude: ["Fixtures"]),
         .testTarget(
             name: "NetsimBenchTests",
-            dependencies: ["NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore"]
+            dependencies: ["NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore", "NetsimTestSupport"]
         ),
         .testTarget(name: "NetsimCalibrationTests", dependencies: ["NetsimCalibration", "NetsimInput", "NetsimCore"]),
         .testTarget(
             name: "NetsimCLITests",
             dependencies: [
-                "NetsimCLI", "NetsimCore", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimBench",
+                "NetsimCLI", "NetsimCore", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimBench", "NetsimTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

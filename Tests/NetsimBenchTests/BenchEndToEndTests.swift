@@ -1,6 +1,7 @@
 import Logging
 import NetsimCore
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench

@@ -2,6 +2,7 @@ import Logging
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench

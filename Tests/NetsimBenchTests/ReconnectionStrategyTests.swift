@@ -1,6 +1,7 @@
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench

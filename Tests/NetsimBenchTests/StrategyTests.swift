@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench

@@ -4,6 +4,7 @@ import NetsimCore
 import NetsimInput
 import NetsimPcap
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 /// `netsim run --pcap` and `netsim analyze`: analyzing the capture of a run gives that run's own

@@ -4,6 +4,7 @@ import NetsimInput
 import NetsimModel
 import NetsimPcap
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 /// UDP through `netsim run`: `--udp-forward` and SOCKS5 UDP ASSOCIATE with real peers on

@@ -4,6 +4,7 @@ import NetsimAdmin
 import NetsimCore
 import NetsimInput
 import NetsimProxy
+import NetsimTestSupport
 import Synchronization
 import Testing
 

@@ -6,5 +6,5 @@ extension Tag {
     /// The rest of the suite runs on virtual time or checks bytes, counts and orders. These are
     /// kept because they are the check that the live proxy, the live bench and real peers do
     /// what the models say; docs/development.md lists them.
-    @Tag static var liveTiming: Self
+    @Tag public static var liveTiming: Self
 }
