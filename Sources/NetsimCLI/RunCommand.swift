@@ -360,7 +360,7 @@ public struct RunCommand: AsyncParsableCommand {
         let commandStatus: Int32?
         do {
             let proxy = try await start(&parts, profile: profile, frontEnds: frontEnds, options: options, logger: logger)
-            (stopReason, commandStatus) = try await runCommand(behind: proxy, frontEnds: frontEnds)
+            (stopReason, commandStatus) = try await runCommand(behind: proxy)
         } catch {
             printError("\(error)")
             _ = await parts.stop()
@@ -461,17 +461,19 @@ public struct RunCommand: AsyncParsableCommand {
             phones == 1
             ? "one \(profile.name) device (seed \(emulation.seed))"
             : "\(phones) \(profile.name) phones (seeds \(emulation.seed) to \(emulation.seed &+ UInt64(phones - 1)))"
-        for (rule, address) in zip(rules, proxy.listeningAddresses) {
-            let phone = rule.phone.map { "phone \($0) of \(device)" } ?? device
-            logger.info("listening on \(address), forwarding to \(rule.upstream) as \(phone)")
-        }
-        for (rule, address) in zip(frontEnds, proxy.frontEndAddresses) {
-            let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
-            logger.info("\(name) on \(address), every connection through \(device)")
-        }
-        for (rule, address) in zip(udpForwards, proxy.datagramAddresses) {
-            let phone = rule.phone.map { "phone \($0) of \(device)" } ?? device
-            logger.info("UDP on \(address), forwarding to \(rule.upstream) as \(phone)")
+        for listener in proxy.listeners {
+            let address = listener.address
+            switch listener.role {
+            case .forward(let rule):
+                let phone = rule.phone.map { "phone \($0) of \(device)" } ?? device
+                logger.info("listening on \(address), forwarding to \(rule.upstream) as \(phone)")
+            case .frontEnd(let rule):
+                let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
+                logger.info("\(name) on \(address), every connection through \(device)")
+            case .datagramForward(let rule):
+                let phone = rule.phone.map { "phone \($0) of \(device)" } ?? device
+                logger.info("UDP on \(address), forwarding to \(rule.upstream) as \(phone)")
+            }
         }
         if let server = parts.admin { logger.info("admin API and live dashboard on http://\(server.address)/") }
         return proxy
@@ -481,11 +483,11 @@ public struct RunCommand: AsyncParsableCommand {
     /// and the command's exit status (nil without a command). The command is stopped (SIGTERM,
     /// then SIGKILL after its grace period) before this returns, so before the proxy stops.
     /// Throws `CommandStartFailure` when the command cannot start.
-    private func runCommand(behind proxy: NetsimProxy, frontEnds: [FrontEndRule]) async throws -> (stopReason: String, status: Int32?) {
+    private func runCommand(behind proxy: NetsimProxy) async throws -> (stopReason: String, status: Int32?) {
         guard !command.isEmpty else { return (await waitForStop(proxy: proxy, command: nil), nil) }
         do {
             let run = try await WrappedCommand.run(
-                command, environment: WrappedCommand.proxyEnvironment(proxy: proxy, frontEnds: frontEnds, forwards: rules),
+                command, environment: WrappedCommand.proxyEnvironment(proxy: proxy),
                 gracePeriod: gracePeriod.map { .milliseconds(Int(($0 * 1000).rounded())) } ?? WrappedCommand.defaultGracePeriod
             ) { command in
                 await waitForStop(proxy: proxy, command: command)

@@ -119,12 +119,13 @@ extension WrappedCommand {
     /// HTTP clients read (`HTTP_PROXY`, `HTTPS_PROXY`, `ALL_PROXY`, and curl's lowercase
     /// forms) and under netsim's own (`NETSIM_PROXY`, `NETSIM_SOCKS5`, `NETSIM_HTTP_PROXY`,
     /// `NETSIM_LISTEN`). A listener on every address is reached on loopback.
-    static func proxyEnvironment(proxy: NetsimProxy, frontEnds: [FrontEndRule], forwards: [ForwardRule]) -> [String: String] {
+    static func proxyEnvironment(proxy: NetsimProxy) -> [String: String] {
         var environment: [String: String] = [:]
         var socks: String?
         var http: String?
-        for (rule, bound) in zip(frontEnds, proxy.frontEndAddresses) {
-            let address = reachable(bound).description
+        for listener in proxy.listeners {
+            guard case .frontEnd(let rule) = listener.role else { continue }
+            let address = reachable(listener.address).description
             switch rule.frontEnd {
             case .socks5:
                 socks = socks ?? address

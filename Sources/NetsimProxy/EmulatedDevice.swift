@@ -20,24 +20,31 @@ final class EmulatedDevice {
     /// Where what the phone does is published (`GET /events`).
     let events: PhoneEventPublisher
     /// The model, journaled while a triggered outage may still end early (`endOutage`).
-    private var phone: ReplannableDevice
-    private var model: DeviceModel { phone.model }
-    private var connections: [ConnectionID: ProxiedConnection] = [:]
-    private var timelineTimer: Scheduled<Void>?
+    var phone: ReplannableDevice
+    var model: DeviceModel { phone.model }
+    var connections: [ConnectionID: ProxiedConnection] = [:]
+    var timelineTimer: Scheduled<Void>?
     /// What the report, `/status` and `/metrics` count beside the model's figures.
-    private var tally = PhoneTally()
-    private var stopped = false
+    var tally = PhoneTally()
+    var stopped = false
     private var warnedOfConnectionLimit = false
     /// Connections waiting for room on a full link queue, and the one timer per direction
     /// that wakes them when the model says the backlog has drained under the limit.
     private var roomWaiters = PerDirection<[ProxiedConnection]>(up: [], down: [])
-    private var roomTimers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
+    var roomTimers = PerDirection<Scheduled<Void>?>(up: nil, down: nil)
 
     /// What the phone does, as `GET /events` streams it, and the timer that looks again when
     /// the follower says (the radio's next change, connectivity's return).
-    private var follower: PhoneEventFollower
-    private var followTimer: Scheduled<Void>?
-    private var followTimerDue = Double.infinity
+    var follower: PhoneEventFollower
+    var followTimer: Scheduled<Void>?
+    var followTimerDue = Double.infinity
+
+    /// The phone's UDP datagrams so far, and those waiting, bounded by `options.bufferLimit`.
+    var datagrams: DatagramLedger
+
+    /// What the device did on planned times while an outage may still end early (`HeldEffects`).
+    typealias Held = HeldEffects<ProxiedConnection, MovableTimer>
+    var held = Held()
 
     /// This phone's number in a run of several (`NetsimProxy.phoneCount`); nil in a one-phone run.
     let number: Int?
@@ -258,7 +265,7 @@ final class EmulatedDevice {
 
     /// Runs `call` on the model and, if its bytes woke the radio, says so on the event stream,
     /// naming what woke it.
-    private func publishingWakeUp<Result>(
+    func publishingWakeUp<Result>(
         by cause: WakeCause, of connection: ConnectionID?, to destination: String, _ direction: Direction,
         _ call: (inout ReplannableDevice) -> Result
     ) -> Result {
@@ -356,7 +363,7 @@ final class EmulatedDevice {
         for direction in Direction.allCases where roomTimers[direction] != nil { armRoomTimer(direction) }
     }
 
-    private func wakeRoomWaiters(_ direction: Direction) {
+    func wakeRoomWaiters(_ direction: Direction) {
         roomTimers[direction]?.cancel()
         roomTimers[direction] = nil
         let waiters = roomWaiters[direction]
@@ -406,226 +413,7 @@ final class EmulatedDevice {
         if finished { captureClosed(connection.id, reset: false, at: connection.lastFinOnAir) }
     }
 
-    // MARK: Datagrams
-
-    /// The phone's UDP datagrams so far, and those waiting, bounded by `options.bufferLimit`.
-    private var datagrams: DatagramLedger
-
-    /// A new UDP flow of the phone (one client address and port), on a fresh NAT mapping.
-    func openDatagramFlow() -> DatagramFlowID {
-        let now = clock.now()
-        applyTimeline(upTo: now)
-        datagrams.flowOpened()
-        return phone.openDatagramFlow(at: now)
-    }
-
-    func closeDatagramFlow(_ flow: DatagramFlowID) {
-        phone.closeDatagramFlow(flow)
-    }
-
-    /// A flow's datagram left on a new NAT mapping: the server sees a new source port.
-    func datagramFlowRemapped() {
-        datagrams.flowRemapped()
-    }
-
-    /// Counts a datagram the proxy dropped before the model saw it (`DatagramDrop.tooLarge`).
-    func datagramDropped(_ bytes: Int, _ direction: Direction, _ why: DatagramDrop) {
-        datagrams.count(bytes, direction, droppedBy: why)
-    }
-
-    /// Sends a datagram read now on `flow` through the phone (`DeviceModel.sendDatagram`):
-    /// between the client's `clientPort` and `peer`, the upstream it goes to or came from;
-    /// going down, `mapping` is the NAT mapping it was sent to. When the model says it arrives
-    /// (later, if an outage triggered through the admin API ends early), `deliver` gets the
-    /// mapping it left on and writes it, returning false if the socket had no room for it.
-    func sendDatagram(
-        _ payload: ByteBuffer, _ direction: Direction, on flow: DatagramFlowID, mapping: Int?, clientPort: Int, peer: SocketAddress,
-        deliver: @escaping (_ mapping: Int) -> Bool
-    ) -> DatagramVerdict {
-        let now = clock.now()
-        applyTimeline(upTo: now)
-        let bytes = payload.readableBytes
-        guard datagrams.fits(bytes, direction) else {
-            datagrams.count(bytes, direction, droppedBy: .overflow)
-            return .drop(.overflow)
-        }
-        let ticket = phone.nextTicket
-        let name = "udp \(peer.ipAddress ?? "?"):\(peer.port ?? 0)"
-        let verdict = publishingWakeUp(by: .datagram, of: nil, to: name, direction) {
-            $0.sendDatagram(bytes, direction, on: flow, mapping: mapping, at: now)
-        }
-        switch verdict {
-        case .drop(let why):
-            datagrams.count(bytes, direction, droppedBy: why)
-        case .deliver(let delivery, let leftOn):
-            let capture = options.observer.map { _ in
-                DatagramRecord(
-                    direction: direction, payload: Array(payload.readableBytesView), clientPort: clientPort,
-                    upstreamAddress: peer.ipAddress, upstreamPort: peer.port, readAt: now)
-            }
-            if ticket == nil, delivery.at <= now {
-                // Due already (a link with no delay): written now, without a timer.
-                if let capture { options.observer?.datagram(capture, onAir: delivery.onAir) }
-                let written = deliver(leftOn)
-                datagrams.count(bytes, direction, droppedBy: written ? nil : .overflow)
-                break
-            }
-            datagrams.wait(bytes, direction)
-            let timer = MovableTimer(loop: loop, at: clock.deadline(delivery.at))
-            // Captured when its time is known for good: an outage may end early and move it.
-            if let ticket {
-                held.hold(.datagram(timer, delivery, capture: capture), answeredBy: ticket)
-            } else if let capture {
-                options.observer?.datagram(capture, onAir: delivery.onAir)
-            }
-            timer.fired.futureResult.assumeIsolated().whenComplete { [self] fired in
-                datagrams.stopWaiting(bytes, direction)
-                guard case .success = fired, !stopped else { return }
-                // Written first: writing may count a remapping in `datagrams`.
-                let written = deliver(leftOn)
-                datagrams.count(bytes, direction, droppedBy: written ? nil : .overflow)
-            }
-        }
-        modelChanged(at: now)
-        return verdict
-    }
-
-    // MARK: Timeline
-
-    func startTimeline() {
-        scheduleNextEvent()
-    }
-
-    /// Applies an event now (the admin API), with the same effects a scripted one has.
-    func trigger(_ kind: TimelineEvent.Kind) -> DeviceEvent? {
-        let now = clock.now()
-        applyTimeline(upTo: now)
-        perform(phone.trigger(kind, at: now))
-        modelChanged(at: now)
-        return model.lastEvent
-    }
-
-    /// Ends the outage (or handover gap) triggered through the admin API that is in force now,
-    /// before its planned end: what it held is planned again as if it had been this long from
-    /// its start (`ReplannableDevice`), its deliveries and captures move earlier, and
-    /// `outage-ended` is published now. Refused when connectivity is up, when the gap in force
-    /// is the profile's timeline's, or when the outage held too much to plan again.
-    func endOutage() -> Result<OutageEnd, ReplannableDevice.EarlyEndRefusal> {
-        let now = clock.now()
-        applyTimeline(upTo: now)
-        let replan: ReplannableDevice.Replan
-        do {
-            replan = try phone.endGaps(at: now)
-        } catch {
-            return .failure(error)
-        }
-        let moved = releaseHeldEffects(replan)
-        // Connectivity and the radio change sooner than the follower and the timers were told.
-        follower.connectivityMayReturnSooner(model, at: now)
-        followTimer?.cancel()
-        followTimer = nil
-        followTimerDue = .infinity
-        for direction in Direction.allCases where roomTimers[direction] != nil { wakeRoomWaiters(direction) }
-        modelChanged(at: now)
-        return .success(
-            OutageEnd(
-                endedAt: now, startedAt: replan.startedAt, plannedEnd: replan.plannedEnd, movedDeliveries: moved,
-                connectivityReturnsAt: model.connectivityReturns(after: now)))
-    }
-
-    /// Pauses the profile's timeline now (`DeviceModel.pauseTimeline`): no scripted event or
-    /// scripted outage begins until `resumeTimeline`. Returns the pause, begun now.
-    func pauseTimeline() -> Result<TimelinePause, DeviceModel.TimelinePauseRefusal> {
-        let now = clock.now()
-        applyTimeline(upTo: now)
-        do {
-            perform(try phone.pauseTimeline(at: now))
-        } catch {
-            return .failure(error)
-        }
-        timelineTimer?.cancel()
-        timelineTimer = nil
-        logger.info("\(Quantity.formatDuration(now)): the timeline paused")
-        events.publish(.timelinePaused(at: now))
-        modelChanged(at: now)
-        return .success(TimelinePause(at: now))
-    }
-
-    /// Runs the profile's timeline again, behind by the time it was paused; returns the pause,
-    /// ended now.
-    func resumeTimeline() -> Result<TimelinePause, DeviceModel.TimelinePauseRefusal> {
-        let now = clock.now()
-        applyTimeline(upTo: now)
-        let paused: Double
-        do {
-            paused = try phone.resumeTimeline(at: now)
-        } catch {
-            return .failure(error)
-        }
-        logger.info("\(Quantity.formatDuration(now)): the timeline resumed after \(Quantity.formatDuration(paused))")
-        events.publish(.timelineResumed(at: now, pausedSeconds: paused))
-        scheduleNextEvent()
-        modelChanged(at: now)
-        return .success(TimelinePause(at: now - paused, resumedAt: now))
-    }
-
-    /// Where the profile's timeline is, for `/status`.
-    private var timelineState: ProxyStatus.TimelineState {
-        if model.profile.timeline.events.isEmpty { return .none }
-        if model.isTimelinePaused { return .paused }
-        return model.timelineHasEventsAhead ? .playing : .over
-    }
-
-    /// Takes back the latest `set` step the admin API (or the test API) made; nil if none is left.
-    func undoSet() -> DeviceEvent? {
-        let now = clock.now()
-        applyTimeline(upTo: now)
-        guard phone.undoSet(at: now) else { return nil }
-        modelChanged(at: now)
-        return model.lastEvent
-    }
-
-    private func scheduleNextEvent() {
-        timelineTimer?.cancel()
-        guard !stopped, let next = model.nextEventTime else { return }
-        timelineTimer = loop.assumeIsolated().scheduleTask(deadline: clock.deadline(next)) { [self] in
-            applyTimeline(upTo: max(clock.now(), next))
-            scheduleNextEvent()
-        }
-    }
-
-    /// The most timeline events one pass applies. Events still due wait for the timeline
-    /// timer's next pass, so that other work on the event loop (reads, the admin API, the
-    /// stop) gets its turn between passes however many events a timeline piles up.
-    static let eventsPerPass = 64
-
-    private func applyTimeline(upTo time: Double) {
-        _ = phone.closeJournal(through: time)
-        let before = model.events.count
-        perform(phone.advance(to: time, limit: Self.eventsPerPass))
-        for event in model.events[before...] {
-            logger.info("\(event)")
-        }
-        if before < DeviceModel.eventListLimit, model.events.count == DeviceModel.eventListLimit {
-            logger.info("\(DeviceModel.eventListLimit) events: later ones are counted in the report, not listed or logged")
-        }
-        modelChanged(at: time)
-    }
-
-    private func perform(_ actions: [DeviceAction]) {
-        for action in actions {
-            switch action {
-            case .reset(let ids): for id in ids { connections[id]?.reset() }
-            case .silence(let ids): for id in ids { connections[id]?.silence() }
-            }
-        }
-    }
-
     // MARK: Held while an outage may end early
-
-    /// What the device did on planned times while an outage may still end early (`HeldEffects`).
-    private typealias Held = HeldEffects<ProxiedConnection, MovableTimer>
-    private var held = Held()
 
     private func capture(_ opening: Held.Opening, handshake: LinkSchedule.Transmission) {
         options.observer?.opened(
@@ -644,7 +432,7 @@ final class EmulatedDevice {
     /// Does what the held effects say, with the times `replan` gives where an outage ended
     /// early, else with the times first planned; returns how many deliveries moved.
     @discardableResult
-    private func releaseHeldEffects(_ replan: ReplannableDevice.Replan?) -> Int {
+    func releaseHeldEffects(_ replan: ReplannableDevice.Replan?) -> Int {
         let release = held.release(replan)
         for effect in release.effects {
             switch effect {
@@ -683,7 +471,7 @@ final class EmulatedDevice {
 
     /// Publishes what the model did by `time` (`PhoneEventFollower`), and looks again when
     /// there is next something to say.
-    private func modelChanged(at time: Double) {
+    func modelChanged(at time: Double) {
         // The journal closed (its outage ran its course, or it grew too long): the answers stand.
         if phone.nextTicket == nil, !held.isEmpty { releaseHeldEffects(nil) }
         moveRetimedDeliveries()
@@ -708,64 +496,7 @@ final class EmulatedDevice {
         }
     }
 
-    // MARK: Status and report
-
-    func status() -> ProxyStatus {
-        let now = clock.now()
-        let listed = connections.keys.sorted().prefix(ProxyStatus.connectionListLimit).compactMap { id in
-            connections[id].map { connection in
-                ProxyStatus.ConnectionStatus(
-                    id: id, destination: connection.destination.name, openedAt: connection.openedAt,
-                    bytes: connection.bytesDelivered,
-                    queuedBytes: PerDirection(up: connection.bytesWaiting(.up), down: connection.bytesWaiting(.down)))
-            }
-        }
-        return ProxyStatus(
-            elapsedSeconds: now, network: model.network.name, networks: model.profile.networks.map(\.name),
-            radioState: model.radioState(at: now), radio: model.radioReport(until: now), openConnections: connections.count,
-            bytes: tally.bytesDelivered,
-            queuedBytes: queuedBytes, disconnected: model.isDisconnected(at: now), lastEvent: model.lastEvent,
-            link: model.network.linkFigures, connections: listed, recentWakeUps: tally.recentWakeUps, timeline: timelineState)
-    }
-
-    /// Bytes read and not yet delivered, over every open connection.
-    private var queuedBytes: PerDirection<Int> {
-        var queued = PerDirection(up: 0, down: 0)
-        for connection in connections.values {
-            queued.up += connection.bytesWaiting(.up)
-            queued.down += connection.bytesWaiting(.down)
-        }
-        return queued
-    }
-
-    func metricsSnapshot() -> ProxyMetrics.Snapshot {
-        let now = clock.now()
-        let radio = model.radioReport(until: now)
-        let queued = queuedBytes
-        let counts = datagrams.counts
-        return ProxyMetrics.Snapshot(
-            bytes: tally.bytesDelivered, connectionsOpened: tally.connections.opened, openConnections: connections.count,
-            radioState: model.radioState(at: now), wakeSeconds: radio.wakeSeconds, promotions: radio.promotions,
-            energyJoules: radio.energyJoules, queuedBytes: queued, eventCounts: model.eventCounts,
-            datagramsDelivered: PerDirection(up: counts.up.delivered, down: counts.down.delivered),
-            datagramsDropped: PerDirection(
-                up: counts.up.dropped.values.reduce(0, +), down: counts.down.dropped.values.reduce(0, +)))
-    }
-
-    func report() -> RunReport {
-        let now = clock.now()
-        return RunReport(
-            netsimVersion: NetsimVersion.current, profile: model.profile.name, seed: seed, durationSeconds: now,
-            connections: tally.connections, bytes: tally.bytesDelivered, segments: tally.segmentsDelivered,
-            radio: model.radioReport(until: now),
-            radioLatency: model.radioWaits(until: now), chunkDelays: model.chunkDelays(until: now),
-            destinations: tally.destinationFigures(until: now), events: model.events,
-            eventCounts: model.eventCounts,
-            eventsNotListed: model.eventCounts.values.reduce(0, +) - model.events.count, phone: number,
-            timelinePauses: model.timelinePauses.isEmpty ? nil : model.timelinePauses,
-            timelineDelaySeconds: model.timelineDelay > 0 ? model.timelineDelay : nil, datagrams: datagrams.figures,
-            readerWait: tally.readerWait)
-    }
+    // MARK: Stopping
 
     /// Stops the timeline and resets every connection still open (cut unfinished); the run
     /// ended at `time`.

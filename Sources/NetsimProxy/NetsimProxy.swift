@@ -61,14 +61,20 @@ public final class NetsimProxy: Sendable {
     /// The run's phones (`netsim run --phones`), numbered from 1; `PhoneAssignment` says which
     /// one a client's connections cross.
     public let phoneCount: Int
-    /// The addresses actually bound, in rule order (a port 0 becomes the port the system chose).
-    public let listeningAddresses: [HostPort]
+    /// Every listener as bound, each with its rule: the forward rules, then the front ends,
+    /// then the UDP forward rules, each in the order given.
+    public let listeners: [Listener]
+    /// The forward rules' addresses actually bound, in rule order (a port 0 becomes the port
+    /// the system chose).
+    public var listeningAddresses: [HostPort] { listeners.compactMap { if case .forward = $0.role { $0.address } else { nil } } }
     /// The front ends' addresses actually bound, in the order given.
-    public let frontEndAddresses: [HostPort]
+    public var frontEndAddresses: [HostPort] { listeners.compactMap { if case .frontEnd = $0.role { $0.address } else { nil } } }
     /// The UDP forward rules' addresses actually bound, in rule order.
-    public let datagramAddresses: [HostPort]
+    public var datagramAddresses: [HostPort] {
+        listeners.compactMap { if case .datagramForward = $0.role { $0.address } else { nil } }
+    }
     private let phones: NIOLoopBound<PhoneSet>
-    private let listeners: [any Channel]
+    private let channels: [any Channel]
     private let eventHub: PhoneEventHub
     private let metrics: ProxyMetrics
     private let lagProbe: RepeatedTask
@@ -78,17 +84,15 @@ public final class NetsimProxy: Sendable {
     public static let maximumPhones = 1000
 
     private init(
-        profile: Profile, seed: UInt64, phones: NIOLoopBound<PhoneSet>, phoneCount: Int, listeners: [any Channel], addresses: [HostPort],
-        frontEndAddresses: [HostPort], datagramAddresses: [HostPort], eventHub: PhoneEventHub, metrics: ProxyMetrics
+        profile: Profile, seed: UInt64, phones: NIOLoopBound<PhoneSet>, phoneCount: Int, channels: [any Channel], listeners: [Listener],
+        eventHub: PhoneEventHub, metrics: ProxyMetrics
     ) {
-        self.datagramAddresses = datagramAddresses
         self.profile = profile
         self.seed = seed
         self.phones = phones
         self.phoneCount = phoneCount
+        self.channels = channels
         self.listeners = listeners
-        self.listeningAddresses = addresses
-        self.frontEndAddresses = frontEndAddresses
         self.eventHub = eventHub
         self.metrics = metrics
         self.lagProbe = metrics.startLagProbe(on: phones.eventLoop)
@@ -110,14 +114,12 @@ public final class NetsimProxy: Sendable {
         }
         let options = options.guardingTheFrontDoor(frontEnds)
         let loop = group.next()
-        var upstreams: [SocketAddress] = []
-        for rule in forwards + datagramForwards {
-            do {
-                upstreams.append(try SocketAddress.makeAddressResolvingHost(rule.upstream.host, port: rule.upstream.port))
-            } catch {
-                throw ProxyError.cannotResolve(rule.upstream, reason: "\(error)")
-            }
-        }
+        // Every upstream is resolved before anything listens: a name that does not resolve
+        // stops the run with nothing bound.
+        var bindings: [Binding] = []
+        for rule in forwards { bindings.append(.forward(rule, try resolve(rule.upstream))) }
+        bindings += frontEnds.map(Binding.frontEnd)
+        for rule in datagramForwards { bindings.append(.datagramForward(rule, try resolve(rule.upstream))) }
         let eventHub = PhoneEventHub()
         let phones = try await loop.submit {
             // One origin: every phone's emulated time is the run's.
@@ -137,45 +139,61 @@ public final class NetsimProxy: Sendable {
             return NIOLoopBound(PhoneSet(devices: devices, logger: logger), eventLoop: loop)
         }.get()
 
-        var listeners: [any Channel] = []
-        var addresses: [HostPort] = []
-        let listenAddresses = forwards.map(\.listen) + frontEnds.map(\.listen) + datagramForwards.map(\.listen)
-        do {
-            for (rule, upstream) in zip(forwards, upstreams) {
-                let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
-                    try phones.value.device(forRule: rule.phone, client: channel).accept(channel, upstream: upstream)
+        var channels: [any Channel] = []
+        var listeners: [Listener] = []
+        for binding in bindings {
+            do {
+                let channel: any Channel
+                switch binding {
+                case .forward(let rule, let upstream):
+                    channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
+                        try phones.value.device(forRule: rule.phone, client: channel).accept(channel, upstream: upstream)
+                    }
+                case .frontEnd(let rule):
+                    channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
+                        try Self.startFrontEnd(rule.frontEnd, on: channel, phones: phones.value, access: options.access, logger: logger)
+                    }
+                case .datagramForward(let rule, let upstream):
+                    channel = try await loop.flatSubmit {
+                        DatagramForwarder.start(rule: rule, upstream: upstream, udpIdleTimeout: profile.nat?.udpIdleTimeout, phones: phones)
+                    }.get()
                 }
                 try await protect(channel, on: phones)
-                listeners.append(channel)
-                addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
+                channels.append(channel)
+                listeners.append(Listener(binding.role, boundPort: channel.localAddress?.port))
+            } catch {
+                for channel in channels { try? await channel.close() }
+                throw ProxyError.cannotListen(binding.role.listen, because: error)
             }
-            for rule in frontEnds {
-                let channel = try await listen(on: rule.listen, loop: loop, logger: logger) { channel in
-                    try Self.startFrontEnd(rule.frontEnd, on: channel, phones: phones.value, access: options.access, logger: logger)
-                }
-                try await protect(channel, on: phones)
-                listeners.append(channel)
-                addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
-            }
-            for (rule, upstream) in zip(datagramForwards, upstreams.dropFirst(forwards.count)) {
-                let channel = try await loop.flatSubmit {
-                    DatagramForwarder.start(rule: rule, upstream: upstream, udpIdleTimeout: profile.nat?.udpIdleTimeout, phones: phones)
-                }.get()
-                try await protect(channel, on: phones)
-                listeners.append(channel)
-                addresses.append(HostPort(host: rule.listen.host, port: channel.localAddress?.port ?? rule.listen.port))
-            }
-        } catch {
-            for listener in listeners { try? await listener.close() }
-            throw ProxyError.cannotListen(listenAddresses[listeners.count], because: error)
         }
         try await loop.submit { for device in phones.value.devices { device.startTimeline() } }.get()
         return NetsimProxy(
-            profile: profile, seed: seed, phones: phones, phoneCount: phoneCount, listeners: listeners,
-            addresses: Array(addresses.prefix(forwards.count)),
-            frontEndAddresses: Array(addresses.dropFirst(forwards.count).prefix(frontEnds.count)),
-            datagramAddresses: Array(addresses.suffix(datagramForwards.count)), eventHub: eventHub,
-            metrics: ProxyMetrics(profile: profile.name, seed: seed, phones: phoneCount))
+            profile: profile, seed: seed, phones: phones, phoneCount: phoneCount, channels: channels, listeners: listeners,
+            eventHub: eventHub, metrics: ProxyMetrics(profile: profile.name, seed: seed, phones: phoneCount))
+    }
+
+    /// A listener to bind: its rule, with a forward rule's upstream resolved.
+    private enum Binding {
+        case forward(ForwardRule, SocketAddress)
+        case frontEnd(FrontEndRule)
+        case datagramForward(ForwardRule, SocketAddress)
+
+        var role: Listener.Role {
+            switch self {
+            case .forward(let rule, _): .forward(rule)
+            case .frontEnd(let rule): .frontEnd(rule)
+            case .datagramForward(let rule, _): .datagramForward(rule)
+            }
+        }
+    }
+
+    /// A forward rule's upstream, resolved before anything listens.
+    private static func resolve(_ upstream: HostPort) throws -> SocketAddress {
+        do {
+            return try SocketAddress.makeAddressResolvingHost(upstream.host, port: upstream.port)
+        } catch {
+            throw ProxyError.cannotResolve(upstream, reason: "\(error)")
+        }
     }
 
     /// Refuses `listener`'s address as a front end's destination from now on, on every phone.
@@ -358,7 +376,7 @@ public final class NetsimProxy: Sendable {
     /// Stops listening, closes every connection of every phone, and returns each phone's final
     /// report, phone 1's first.
     public func stopEveryPhone() async throws -> [RunReport] {
-        for listener in listeners { try? await listener.close() }
+        for channel in channels { try? await channel.close() }
         lagProbe.cancel()
         let reports = try await phones.eventLoop.submit { [phones] in
             phones.value.devices.map { device in

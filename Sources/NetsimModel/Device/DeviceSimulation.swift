@@ -1,107 +1,5 @@
 import NetsimCore
 
-/// One connection as both ends see it.
-struct ModelLink: Sendable {
-    var clientOpen = true
-    var serverOpen = true
-    /// When the profile killed it silently (blackhole, NAT expiry), for detection times.
-    var diedAt: Double?
-    /// Silenced (the path swallows everything on it from now on, bytes already on their way
-    /// included, as the proxy drops its queues), the sides whose give-up is armed, and the
-    /// sides a write to a closed receiver earned a RST: the rules the proxy's connections follow.
-    var path = ConnectionPath()
-    /// The last time bytes crossed it, for the NAT's idle timer.
-    var lastActivity: Double
-
-    /// Uplink bytes got through at `time`: they refresh the NAT's mapping then, never backwards.
-    mutating func bytesGotThrough(at time: Double) {
-        lastActivity = max(lastActivity, time)
-    }
-}
-
-/// What one modelled device left behind: the same figures a live device's proxy, app ledger
-/// and server record give the bench's analysis.
-public struct DeviceOutcome: Sendable {
-    public var app: AppRecord
-    public var server: ServerRecord
-    public var connections: Tally
-    /// Payload bytes delivered, and the chunks and segments they made, per direction.
-    public var bytes: PerDirection<Int>
-    public var segments: SegmentCounts
-    /// QUIC: the UDP datagrams each way, delivered and dropped, and the remappings the server
-    /// followed (their payload is in `bytes` too); nil over TCP.
-    public var datagrams: DatagramFigures?
-    /// QUIC: NAT mappings that expired while the phone had a network, so a keepalive could have
-    /// kept them (one that expires in an outage is the outage's); nil over TCP, where a
-    /// connection the path already killed records no expiry.
-    public var natExpiriesWithNetwork: Int?
-    public var radio: RadioReport
-    public var radioLatency: RadioWaitTotals
-    /// The first `DeviceModel.eventListLimit` profile events, and every event by kind.
-    public var events: [DeviceEvent]
-    public var eventCounts: [DeviceEvent.Kind: Int]
-    public var durationSeconds: Double
-    /// For a connection the app still held at the end although it had died: how long it had
-    /// been dead (a detection time that is at least this).
-    public var undetectedDeathSeconds: Double?
-
-    public struct Tally: Sendable, Equatable, Codable {
-        public var opened = 0
-        public var closed = 0
-        public var reset = 0
-        public var blackholed = 0
-    }
-}
-
-/// A finished device's app and server records, handed over as soon as it stops. They hold
-/// tallies, not a record per event or message, so a device's memory does not grow with the
-/// run's length while it plays either.
-public struct DeviceRecords: Sendable {
-    public var app: AppRecord
-    public var server: ServerRecord
-    /// The profile's events as the device met them.
-    public var events: [DeviceEvent]
-    /// Per return of the network, the time until what it held up had arrived.
-    public var recoveries: [Double]
-
-    /// The deliveries as a fleet's analysis pools them. The model's servers always send from
-    /// the app's resume point, so no event is skipped.
-    public var deliveryFigures: DeliveryFigures {
-        DeliveryFigures(
-            app: app, skippedThrough: 0,
-            messages: .init(
-                sent: app.messagesProduced, delivered: server.messages.arrived,
-                unrecoverable: app.droppedMessageIDs.count { !server.messages.hasArrived($0) },
-                duplicated: server.messages.duplicates, outOfOrder: server.messages.outOfOrder),
-            uplink: server.messages.latencies, recoveries: recoveries)
-    }
-}
-
-/// A finished device without its records: its radio's history, whose report runs on to the
-/// fleet's stop, its profile events and its counters. A value a shard of a model run writes
-/// down for the merge (`Codable`), so nothing of the device's simulation state is kept.
-public struct DeviceRemains: Sendable, Codable {
-    var radio: RadioHistory
-    var events: [DeviceEvent]
-    var eventCounts: [DeviceEvent.Kind: Int]
-    var connections: DeviceOutcome.Tally
-    var bytes: PerDirection<Int>
-    var segments: SegmentCounts
-    var datagrams: DatagramFigures?
-    var natExpiriesWithNetwork: Int?
-    /// When the app's connection died, if it still held it dead at the stop.
-    var diedAt: Double?
-
-    /// The outcome at `end`, with empty app and server records (they were handed over).
-    public func outcome(until end: Double) -> DeviceOutcome {
-        DeviceOutcome(
-            app: AppRecord(), server: ServerRecord(), connections: connections, bytes: bytes,
-            segments: segments, datagrams: datagrams, natExpiriesWithNetwork: natExpiriesWithNetwork, radio: radio.report(until: end),
-            radioLatency: radio.waits(until: end),
-            events: events, eventCounts: eventCounts, durationSeconds: end, undetectedDeathSeconds: diedAt.map { end - $0 })
-    }
-}
-
 /// One phone and its app for one transport, played in virtual time: the workload creates
 /// events at the server and messages in the app, the transport's client and server state
 /// machines put frames on connections, and every frame crosses the phone's `DeviceModel`
@@ -111,7 +9,7 @@ public struct DeviceRemains: Sendable, Codable {
 /// unacknowledged data; a dead idle connection with nothing to send stays silent for ever.
 struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// Plain values only, so the buffers of writes copy them without reference counting.
-    private struct Write: Sendable {
+    struct Write: Sendable {
         var connection: ConnectionID
         var direction: Direction
         var bytes: Int
@@ -135,7 +33,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     /// An input to the server, whose actions are carried out at once (`tellServer`).
-    private enum ServerInput {
+    enum ServerInput {
         case createEvent
         case received(Frame, on: ConnectionID)
         case timerFired(ServerTimer)
@@ -143,7 +41,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case migrated(ConnectionID)
     }
 
-    private enum Occurrence: Sendable {
+    enum Occurrence: Sendable {
         case createEvent
         case produceMessage
         /// A write arrives, with the frame it completes and the key of any more in
@@ -162,12 +60,12 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case packetLost(UInt64)
     }
 
-    private(set) var device: DeviceModel
-    private var queue = EventQueue<Occurrence>()
+    var device: DeviceModel
+    var queue = EventQueue<Occurrence>()
     private(set) var ledger: AppLedger
     private(set) var server: ModelServer
     private var client: Client
-    private let wire: WireFormat
+    let wire: WireFormat
     /// The workload's times, drawn as they come due.
     private var times: DeviceTimes
     private var eventsEnded = false
@@ -184,10 +82,10 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     private var flushed = 0
     private var sealed = 0
     /// Frames that arrive behind the first one of a merged write, by the write's key.
-    private var mergedFrames: [UInt64: [Frame]] = [:]
+    var mergedFrames: [UInt64: [Frame]] = [:]
     private var mergedKeys: UInt64 = 0
     private var current: ConnectionID?
-    private var links = ConnectionTable<ModelLink>()
+    var links = ConnectionTable<ModelLink>()
     /// What the client and the server asked for and is not yet carried out. Carrying out an
     /// action can give a machine another input (a reset tells both), whose actions are
     /// appended, carried out and dropped before the rest of the first input's: each buffer is a
@@ -203,18 +101,18 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// QUIC: connections are UDP flows (`DeviceModel.sendDatagram`) with their own loss
     /// recovery, not TCP connections.
     private let overDatagrams: Bool
-    private var quicPaths = ConnectionTable<QUICPath>()
+    var quicPaths = ConnectionTable<QUICPath>()
     /// QUIC packets on their way or waiting to be sent again, by key.
-    private var packets: [UInt64: Packet] = [:]
-    private var packetKeys: UInt64 = 0
+    var packets: [UInt64: Packet] = [:]
+    var packetKeys: UInt64 = 0
     /// The phone's address changes seen (handovers), to tell the client of the next.
     private var addressChangesSeen = 0
-    private var datagrams = DatagramFigures()
-    private var natExpiriesWithNetwork = 0
+    var datagrams = DatagramFigures()
+    var natExpiriesWithNetwork = 0
     private var tally = DeviceOutcome.Tally()
-    private var bytes = PerDirection<Int>(up: 0, down: 0)
+    var bytes = PerDirection<Int>(up: 0, down: 0)
     private var segments = SegmentCounts()
-    private(set) var now = 0.0
+    var now = 0.0
     /// Occurrences handled, for the engine's throughput figure.
     private(set) var steps = 0
     /// Whether `run` keeps `pingMarks` (the keepalive tuner's scenarios do).
@@ -424,7 +322,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         }
     }
 
-    private mutating func arrive(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
+    mutating func arrive(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
         if direction == .up {
             guard links[id]?.serverOpen == true else { return }
             switch frame {
@@ -520,7 +418,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     /// Gives the server an input and carries out what it asks for, in order.
-    private mutating func tellServer(_ input: ServerInput) {
+    mutating func tellServer(_ input: ServerInput) {
         let start = serverActions.count
         switch input {
         case .createEvent: server.createEvent(now: now, into: &serverActions)
@@ -589,7 +487,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// same connection and neither is a write of its own (nor, given `capacity`, would the two
     /// be larger than it), else as a write of its own. Inlined: it runs for every write.
     @inline(__always)
-    private mutating func write(
+    mutating func write(
         _ size: Int, completing completed: Frame?, _ direction: Direction, on id: ConnectionID, separate: Bool,
         capacity: Int = .max
     ) {
@@ -650,7 +548,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     /// A write that goes nowhere takes its merged frames with it.
-    private mutating func dropMergedFrames(of write: Write) {
+    mutating func dropMergedFrames(of write: Write) {
         if write.more != 0 { mergedFrames[write.more] = nil }
     }
 
@@ -737,7 +635,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         device.closeConnection(id)
     }
 
-    private mutating func recordDetection(of id: ConnectionID) {
+    mutating func recordDetection(of id: ConnectionID) {
         guard id == current, let died = links[id]?.diedAt else { return }
         ledger.recordDetection(after: now - died)
     }
@@ -784,194 +682,5 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         guard size > 0 else { return }
         bytes.update(direction) { $0 += size }
         segments.add(size, direction)
-    }
-
-    // MARK: QUIC
-
-    /// A QUIC packet on its way, or lost and waiting for its sender's probe timeout.
-    private struct Packet: Sendable {
-        var write: Write
-        /// Its place in the order of its direction (`Frame.travelsInOrder`); nil for control
-        /// frames, which the receiver acts on as they arrive.
-        var sequence: UInt64?
-        /// How many times it was sent and lost.
-        var losses = 0
-        /// Going up: the NAT mapping it arrived by.
-        var mapping = 0
-        /// When it was last sent.
-        var sentAt = 0.0
-    }
-
-    /// Writes a frame as QUIC packets: frames written back to back share a packet up to a
-    /// datagram's size, and a frame larger than one is split over several.
-    private mutating func packetize(_ frame: Frame, _ direction: Direction, on id: ConnectionID) {
-        let capacity = Self.packetCapacity
-        if frame == .ping(fromClient: true) { quicPaths[id]?.pingSentAt = now }
-        let sizes = wire.chunks(frame, at: now)
-        for (index, size) in sizes.enumerated() {
-            var left = size
-            repeat {
-                let piece = min(left, capacity)
-                left -= piece
-                let last = index == sizes.count - 1 && left == 0
-                write(
-                    piece, completing: last ? frame : nil, direction, on: id, separate: sizes.count > 1 || size > capacity,
-                    capacity: capacity)
-            } while left > 0
-        }
-    }
-
-    /// A packet for `write`, with its place in the order of its direction if it carries
-    /// frames that travel in order.
-    private mutating func newPacket(_ write: Write) -> UInt64 {
-        packetKeys += 1
-        let inOrder = write.frame?.travelsInOrder ?? true || (mergedFrames[write.more]?.contains { $0.travelsInOrder } ?? false)
-        let sequence = inOrder ? quicPaths[write.connection]?.sequence(write.direction) : nil
-        packets[packetKeys] = Packet(write: write, sequence: sequence)
-        return packetKeys
-    }
-
-    /// Sends the packet's datagram: it arrives, or it is lost and its sender sends it again
-    /// after its probe timeout, doubled for each loss in a row (RFC 9002 section 6.2), until
-    /// the sender's idle timeout ends the connection.
-    private mutating func send(packet key: UInt64) {
-        guard let packet = packets[key], let path = quicPaths[packet.write.connection] else {
-            forget(packet: key)
-            return
-        }
-        let write = packet.write
-        let id = write.connection
-        // A mapping the NAT forgot: the server cannot reach the phone since it went.
-        if links[id]?.diedAt == nil, let expiredAt = device.udpMappingExpiry(of: id, at: now) {
-            links[id]?.diedAt = expiredAt
-            if !device.isDisconnected(at: expiredAt) { natExpiriesWithNetwork += 1 }
-        }
-        packets[key]?.sentAt = now
-        let sentTo = write.direction == .down ? path.serverMapping : nil
-        let size = write.bytes + WireFormat.quicPacketOverhead
-        switch device.sendDatagram(size, write.direction, on: id, mapping: sentTo, at: now) {
-        case .deliver(let delivery, let mapping):
-            datagrams.count(size, write.direction, droppedBy: nil)
-            packets[key]?.mapping = mapping
-            queue.schedule(.packetArrival(key), at: delivery.at)
-        case .drop(let cause):
-            datagrams.count(size, write.direction, droppedBy: cause)
-            guard frames(of: write, satisfy: \.isSentAgainWhenLost) else {
-                forget(packet: key)
-                return
-            }
-            packets[key]?.losses += 1
-            queue.schedule(.packetLost(key), at: now + path.roundTrip.probeTimeout(afterProbes: packet.losses))
-        }
-    }
-
-    /// Whether a write's frames satisfy a rule of QUIC's (sent again when lost, acknowledged):
-    /// its one frame's answer; a write of several merged frames, or a piece of a split one,
-    /// carries stream data, which does.
-    private func frames(of write: Write, satisfy rule: (Frame) -> Bool) -> Bool {
-        guard write.more == 0, let frame = write.frame else { return true }
-        return rule(frame)
-    }
-
-    /// The frames one packet carries: a datagram of `WireFormat.quicMinimumDatagram`.
-    private static var packetCapacity: Int { WireFormat.quicFrames(datagram: WireFormat.quicMinimumDatagram) }
-
-    private mutating func forget(packet key: UInt64) {
-        guard let packet = packets.removeValue(forKey: key) else { return }
-        dropMergedFrames(of: packet.write)
-    }
-
-    /// A packet's datagram arrived. At a server that forgot the connection it draws a stateless
-    /// reset; from a new address of the phone it moves the connection there (the server's
-    /// path validation follows); stream data is handed over in order.
-    private mutating func packetArrived(_ key: UInt64) {
-        guard let packet = packets[key], let link = links[packet.write.connection] else {
-            forget(packet: key)
-            return
-        }
-        let id = packet.write.connection
-        let direction = packet.write.direction
-        bytes[direction] += packet.write.bytes + WireFormat.quicPacketOverhead
-        if direction == .up {
-            guard link.serverOpen else {
-                forget(packet: key)
-                quicPaths[id]?.serverMapping = packet.mapping
-                write(wire.bytes(.statelessReset), completing: .statelessReset, .down, on: id, separate: true)
-                return
-            }
-            // The phone is reachable again once a packet it sent after it became unreachable
-            // (an outage, a handover, its NAT mapping gone) gets through.
-            if let died = link.diedAt, packet.sentAt >= died {
-                recordDetection(of: id)
-                links[id]?.diedAt = nil
-            }
-            if packet.mapping != quicPaths[id]?.serverMapping {
-                quicPaths[id]?.serverMapping = packet.mapping
-                datagrams.remappings += 1
-                tellServer(.migrated(id))
-            }
-        } else if !link.clientOpen {
-            forget(packet: key)
-            return
-        }
-        if frames(of: packet.write, satisfy: \.elicitsAcknowledgement) {
-            write(
-                wire.bytes(.packetAck), completing: .packetAck, direction == .up ? .down : .up, on: id, separate: false,
-                capacity: Self.packetCapacity)
-        }
-        guard let sequence = packet.sequence else {
-            handOver(key)
-            return
-        }
-        for ready in quicPaths[id]?.arrived(sequence: sequence, key: key, direction) ?? [] { handOver(ready) }
-    }
-
-    /// The receiver acts on the packet's frames.
-    private mutating func handOver(_ key: UInt64) {
-        guard let packet = packets.removeValue(forKey: key) else { return }
-        let write = packet.write
-        let rest = write.more == 0 ? [] : mergedFrames.removeValue(forKey: write.more) ?? []
-        for frame in (write.frame.map { [$0] } ?? []) + rest {
-            sampleRoundTrip(frame, on: write.connection)
-            arrive(frame, write.direction, on: write.connection)
-        }
-    }
-
-    /// The client's round-trip samples: its first flight's answer, and the first ACK after each
-    /// PING (the ACK of the PING when nothing else is in flight, as with a keepalive).
-    private mutating func sampleRoundTrip(_ frame: Frame, on id: ConnectionID) {
-        guard let path = quicPaths[id] else { return }
-        switch frame {
-        case .serverHello:
-            quicPaths[id]?.sample(roundTrip: now - path.openedAt)
-        case .packetAck:
-            guard let sentAt = path.pingSentAt else { return }
-            quicPaths[id]?.sample(roundTrip: now - sentAt)
-            quicPaths[id]?.pingSentAt = nil
-        default:
-            break
-        }
-    }
-}
-
-extension Frame {
-    /// Whether the receiver acknowledges a packet of it (RFC 9000 section 13.2.1): all but an
-    /// ACK and a stateless reset. The model acknowledges each at once, where receivers wait up
-    /// to `max_ack_delay` (25 ms) for a second packet: the same for traffic sparser than that,
-    /// twice the ACKs for a burst.
-    var elicitsAcknowledgement: Bool { self != .packetAck && self != .statelessReset }
-
-    /// Whether QUIC sends it again when its packet is lost: not an ACK, a PATH_RESPONSE (RFC
-    /// 9000 section 13.3) or a stateless reset.
-    var isSentAgainWhenLost: Bool { elicitsAcknowledgement && self != .pathResponse }
-
-    /// Whether QUIC hands the frame over in order: stream data, and the handshake's CRYPTO
-    /// frames (so 0-RTT data is not acted on before the ClientHello it depends on). Control
-    /// frames (PING, ACK, path validation, a stateless reset) are acted on as they arrive.
-    var travelsInOrder: Bool {
-        switch self {
-        case .clientHello, .serverHello, .clientFinished, .open, .accepted, .event, .message, .ack: true
-        default: false
-        }
     }
 }
