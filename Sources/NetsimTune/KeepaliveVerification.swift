@@ -92,10 +92,7 @@ public struct KeepaliveVerification: Sendable {
             for profile in sweep.profiles.indices {
                 for seed in 0..<min(Self.replayedSeeds, sweep.seeds) {
                     let scenario = KeepaliveSweep.Scenario(keepalive: 0, profile: profile, nat: natIndex, seed: seed)
-                    guard case .grpc(var client, let policy) = sweep.client(keepalive) else { continue }
-                    // Live is grpc-swift 2's client: the model plays its reconnection, whatever
-                    // the sweep's.
-                    client.reconnection = .grpcSwift2
+                    guard case .grpc(let client, let policy) = sweep.client(keepalive) else { continue }
                     plans.append(
                         Plan(
                             role: role, keepalive: keepalive, profileName: sweep.profiles[profile].name,
@@ -109,13 +106,13 @@ public struct KeepaliveVerification: Sendable {
         self.plans = plans
     }
 
-    /// Each plan played by the model engine, with the client live plays.
+    /// Each plan played by the model engine, as the sweep plays it.
     func modelMetrics() -> [ScenarioMetrics] {
         plans.map { plan in
             ScenarioMetrics(
                 ModelEngine.playDevice(
-                    profile: plan.profile, client: .grpc(plan.client, server: plan.serverPolicy), workload: plan.workload,
-                    duration: plan.horizon, seed: plan.deviceSeed),
+                    profile: plan.profile, client: sweep.client(plan.keepalive), workload: plan.workload, duration: plan.horizon,
+                    seed: plan.deviceSeed),
                 horizon: plan.horizon)
         }
     }
