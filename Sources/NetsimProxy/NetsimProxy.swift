@@ -158,8 +158,9 @@ public final class NetsimProxy: Sendable {
                         DatagramForwarder.start(rule: rule, upstream: upstream, udpIdleTimeout: profile.nat?.udpIdleTimeout, phones: phones)
                     }.get()
                 }
-                try await protect(channel, on: phones)
+                // Listed before it is protected, so that a failure below closes it with the rest.
                 channels.append(channel)
+                try await protect(channel, on: phones)
                 listeners.append(Listener(binding.role, boundPort: channel.localAddress?.port))
             } catch {
                 for channel in channels { try? await channel.close() }

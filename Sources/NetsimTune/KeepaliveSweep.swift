@@ -185,8 +185,7 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
             return "no keepalive timeout is below its interval (times \(keepaliveTimes.map(Quantity.formatDuration)), "
                 + "timeouts \(keepaliveTimeouts.map(Quantity.formatDuration))): a timeout must be shorter than the time between pings"
         }
-        if let longest = keepaliveTimes.max(), horizon < Double(Self.periodsInHorizon) * longest {
-            let needed = Double(Self.periodsInHorizon) * longest
+        if let longest = keepaliveTimes.max(), case let needed = Double(Self.periodsInHorizon) * longest, horizon < needed {
             return "the horizon (\(Quantity.formatDuration(horizon))) holds fewer than \(Self.periodsInHorizon) periods of the longest "
                 + "keepalive time (\(Quantity.formatDuration(longest))): its figures an hour would be counted over a period the "
                 + "horizon cuts; give --horizon \(Quantity.formatDuration(needed)) or more, or a shorter longest keepalive time"
