@@ -22,12 +22,14 @@ enum DashboardPage {
 
     static let css = String(decoding: PackageResources.dashboard_css, as: UTF8.self)
 
-    /// The page's script, with the state and event colours every report uses; composed once.
+    /// The page's script, with the state and event colours every report uses, then its logic
+    /// (`dashboard-logic.js`, which node tests alone) and its wiring; composed once.
     static let script: String = {
         let stateColors = RadioState.allCases.map { "\"\($0.rawValue)\": \"\($0.chartColor)\"" }.joined(separator: ", ")
         let eventColors = RadioTimelineChart.eventColors.sorted { $0.key.rawValue < $1.key.rawValue }
             .map { "\"\($0.key.rawValue)\": \"\($0.value)\"" }.joined(separator: ", ")
         return "\"use strict\";\nconst STATE_COLORS = {\(stateColors)};\nconst EVENT_COLORS = {\(eventColors)};\n"
+            + String(decoding: PackageResources.dashboard_logic_js, as: UTF8.self)
             + String(decoding: PackageResources.dashboard_js, as: UTF8.self)
     }()
 }

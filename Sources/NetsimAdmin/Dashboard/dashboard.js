@@ -15,16 +15,10 @@ const page = {
   phoneStates: [],           // /phones: each phone's state now
 };
 
-// `path` for the phone watched: with several phones, every call names it.
-function forPhone(path) {
-  if (page.phoneCount < 2) return path;
-  return path + (path.includes("?") ? "&" : "?") + "phone=" + page.phone;
-}
+// `path` for the phone watched.
+const forPhone = (path) => pathForPhone(path, page.phone, page.phoneCount);
 
 const $ = (id) => document.getElementById(id);
-const seconds = (s) => s < 60 ? s.toFixed(1) + " s" : Math.floor(s / 60) + " min " + (s % 60).toFixed(0) + " s";
-const bytes = (n) => n < 1024 ? n + " B" : n < 1048576 ? (n / 1024).toFixed(1) + " KiB" : (n / 1048576).toFixed(2) + " MiB";
-const rate = (bps) => bps == null ? "unlimited" : bps >= 1e6 ? (bps / 1e6).toFixed(2) + " Mbit/s" : (bps / 1e3).toFixed(0) + " kbit/s";
 
 function headers(extra) {
   const h = Object.assign({}, extra);
@@ -47,14 +41,6 @@ function now() {
 
 // MARK: The event stream
 
-function startSegment(state, at, segments) {
-  segments = segments || page.segments;
-  const last = segments[segments.length - 1];
-  if (last && at < last.start) return;        // already in the past the report gave
-  if (last && last.end === null) last.end = at;
-  segments.push({ state: state, start: at, end: null });
-}
-
 function logLine(text) {
   const item = document.createElement("li");
   item.textContent = text;
@@ -63,26 +49,16 @@ function logLine(text) {
   while (log.children.length > LOG_LIMIT) log.removeChild(log.lastChild);
 }
 
-// A wake-up from the stream or from /status's recent ones (a page opened late, a stream
-// that missed events), once.
-// /status gives a wake-up the name its connection's first bytes settled on later.
-function addWake(wake) {
-  const known = page.wakes.find((known) => known.at === wake.at && known.connection === wake.connection);
-  if (known) known.destination = wake.destination;
-  else page.wakes.push({ at: wake.at, connection: wake.connection, destination: wake.destination });
-}
-
 function onEvent(name, data) {
   const at = typeof data.at === "number" ? data.at : now();
   switch (name) {
     case "radio-state":
-      startSegment(data.state, at);
+      startSegment(data.state, at, page.segments);
       logLine(seconds(at) + "  radio " + data.previous + " → " + data.state);
       break;
     case "radio-woken": {
-      addWake(data);
-      const what = { handshake: "a SYN", lookup: "a name lookup", data: "data " + data.direction, close: "a FIN " + data.direction, datagram: "a datagram " + data.direction }[data.cause] || data.cause;
-      logLine(seconds(at) + "  radio woken by " + what + " for " + data.destination + (data.connection != null ? " (connection " + data.connection + ")" : ""));
+      addWake(page.wakes, data);
+      logLine(seconds(at) + "  radio woken by " + wakeCause(data) + " for " + data.destination + (data.connection != null ? " (connection " + data.connection + ")" : ""));
       break;
     }
     case "outage":
@@ -134,14 +110,9 @@ function onEvent(name, data) {
 // Of several phones' events, each radio change goes to its phone's overview strip and
 // the watched phone's events to the rest of the page.
 function dispatch(block) {
-  let name = "message", data = "";
-  for (const line of block.split("\n")) {
-    if (line.startsWith("event: ")) name = line.slice(7);
-    else if (line.startsWith("data: ")) data += line.slice(6);
-  }
-  if (!data) return;
-  let parsed;
-  try { parsed = JSON.parse(data); } catch (error) { return; /* a line this page does not know */ }
+  const event = parseEvent(block);
+  if (!event) return;
+  const name = event.name, parsed = event.data;
   if (typeof parsed.phone === "number") {
     if (name === "radio-state") startSegment(parsed.state, parsed.at, page.phoneSegments[parsed.phone] = page.phoneSegments[parsed.phone] || []);
     const gaps = page.phoneGaps[parsed.phone] = page.phoneGaps[parsed.phone] || [];
@@ -167,11 +138,9 @@ async function follow(onOpen) {
         const { value, done } = await reader.read();
         if (done) break;
         buffer += decoder.decode(value, { stream: true });
-        let end;
-        while ((end = buffer.indexOf("\n\n")) >= 0) {
-          dispatch(buffer.slice(0, end));
-          buffer = buffer.slice(end + 2);
-        }
+        const split = splitEvents(buffer);
+        split.blocks.forEach(dispatch);
+        buffer = split.rest;
       }
     } catch (error) { /* retried below */ }
     setFeed(page.ended ? "the run has ended" : "reconnecting…", "down");
@@ -255,7 +224,7 @@ function showStatus(status, previous) {
   const listed = status.connections.length < status.openConnections ? " (the oldest " + status.connections.length + " of " + status.openConnections + ")" : "";
   $("connection-count").textContent = status.openConnections + " open" + listed;
   // The proxy renames a wake-up once its connection's first bytes name it (Host, SNI).
-  for (const wake of status.recentWakeUps) addWake(wake);
+  for (const wake of status.recentWakeUps) addWake(page.wakes, wake);
   const body = document.querySelector("#connections tbody");
   body.replaceChildren(...status.connections.map((connection) => {
     const row = document.createElement("tr");
@@ -459,11 +428,7 @@ function request(form) {
   return { path: forPhone(path + "?" + query.toString()) };
 }
 
-function curl(call) {
-  const auth = page.token ? " -H 'Authorization: Bearer $NETSIM_ADMIN_TOKEN'" : "";
-  const body = call.body !== undefined ? " --data-binary '" + call.body.replace(/'/g, "'\\''") + "'" : "";
-  return "curl -X POST" + auth + body + " '" + location.origin + call.path + "'";
-}
+const curl = (call) => curlLine(call, Boolean(page.token), location.origin);
 
 async function post(call) {
   const answer = $("answer");
