@@ -79,6 +79,13 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            // The dashboard's page, style sheet and script (its logic and its wiring), compiled
+            // into the binary as bytes (`PackageResources`), so that it serves them with no files
+            // beside it.
+            resources: [
+                .embedInCode("Dashboard/dashboard.html"), .embedInCode("Dashboard/dashboard.css"),
+                .embedInCode("Dashboard/dashboard-logic.js"), .embedInCode("Dashboard/dashboard.js"),
             ]
         ),
         // EmulatedPhone: the proxy as a Swift API for tests.

@@ -4,14 +4,14 @@
 #   benchmarks), socat (the relay the proxy benchmark compares with), curl and openssl (the
 #   proxy front ends' end-to-end tests: a real client, a self-signed certificate), iperf3 (a
 #   real bulk transfer through a trace-driven link), chromium and chromium-driver (the live
-#   dashboard's test in a real browser).
+#   dashboard's test in a real browser), nodejs (the dashboard's JavaScript: scripts/js-test.sh).
 #   macOS: libpcap ships with the SDK; the rest comes from Homebrew if present.
 #   Python (both): grpcio, websockets and python-socks, the real clients and servers of the
 #   proxy front ends' end-to-end tests (Tests/NetsimProxyTests/Peers), and selenium, which
 #   drives Chromium for the dashboard's, if python3 is there.
 set -euo pipefail
 
-debian_packages=(libpcap-dev tcpdump tshark socat curl openssl iperf3 python3 python3-pip chromium chromium-driver)
+debian_packages=(libpcap-dev tcpdump tshark socat curl openssl iperf3 python3 python3-pip chromium chromium-driver nodejs)
 
 if command -v apt-get >/dev/null 2>&1; then
     missing=()
@@ -28,7 +28,7 @@ if command -v apt-get >/dev/null 2>&1; then
     fi
 elif [ "$(uname)" = Darwin ]; then
     if command -v brew >/dev/null 2>&1; then
-        for package in socat wireshark iperf3; do
+        for package in socat wireshark iperf3 node; do
             brew list "$package" >/dev/null 2>&1 || brew install "$package"
         done
     fi

@@ -2,7 +2,7 @@
 # The test command: installs what is missing, builds once, then runs every test (Swift Testing)
 # in three lanes at once, each lane one test at a time, and beside them the docs test
 # (scripts/docs-test.py: every command block of README.md and docs/*.md) once the first side
-# lane is done.
+# lane is done. The dashboard's JavaScript (scripts/js-test.sh) is checked and tested before.
 #
 # Why lanes: the suite spends most of its time waiting. Its live tests play real seconds of
 # benches and phones on loopback (the whole suite uses about a third of its wall time in CPU), so
@@ -22,6 +22,8 @@ scripts/install-deps.sh
 if [ $# -gt 0 ]; then
     exec swift test --no-parallel "$@"
 fi
+# The dashboard's JavaScript first: seconds, and its failures say which file and line.
+scripts/js-test.sh
 swift build --build-tests
 tests="$(swift build --show-bin-path)/netsimPackageTests.xctest"
 if [ ! -f "$tests" ] || [ ! -x "$tests" ]; then
