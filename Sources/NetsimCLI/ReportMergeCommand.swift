@@ -3,6 +3,7 @@ import Foundation
 import NetsimBench
 import NetsimCore
 import NetsimTune
+import NetsimReport
 
 /// `netsim report merge PARTS...`: the parts of a sharded bench (`netsim bench --shard`) into
 /// the reports the unsharded run writes, identical in every figure, gated on the whole.

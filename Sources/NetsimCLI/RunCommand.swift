@@ -9,6 +9,7 @@ import NetsimInput
 import NetsimPcap
 import NetsimProxy
 import Subprocess
+import NetsimReport
 
 /// `netsim run`: the emulating proxy, one device behind one or more forward rules.
 public struct RunCommand: AsyncParsableCommand {

@@ -6,6 +6,7 @@ import NetsimModel
 import Testing
 
 @testable import NetsimBench
+import NetsimReport
 
 /// Sharded benches: N parts, each written to JSON and read back, merge into the
 /// unsharded run's report, figure for figure; a merge of anything but every part of one run

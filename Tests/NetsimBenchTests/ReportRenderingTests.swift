@@ -6,6 +6,7 @@ import NetsimProxy
 import Testing
 
 @testable import NetsimBench
+import NetsimReport
 
 /// The three reports of one short run on an LTE radio with an outage, and the wire estimate.
 @Suite(.serialized) struct ReportRenderingTests {

@@ -3,6 +3,7 @@ import NetsimCore
 import Testing
 
 @testable import NetsimBench
+import NetsimReport
 
 struct ThresholdTests {
     @Test func parsesKeyOperatorAndNumber() throws {

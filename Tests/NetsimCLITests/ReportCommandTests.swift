@@ -3,6 +3,7 @@ import Foundation
 import Testing
 
 @testable import NetsimCLI
+import NetsimReport
 
 /// `netsim report gate` and `netsim report compare` on saved reports.
 @Suite("netsim report")

@@ -3,6 +3,7 @@ import NetsimCalibration
 import NetsimCore
 import NetsimInput
 import Testing
+import NetsimReport
 
 /// The study's slice beside the repository (../shared/data/sigcomm21-5g; never copied into
 /// it). `NETSIM_SHARED_DIRECTORY` names another place; without the slice these tests are

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import NetsimCore
+import NetsimReport
 
 /// Radio models against figures computed by hand from radio-parameters.md.
 @Suite struct RadioStateMachineTests {

@@ -3,6 +3,7 @@ import NetsimCore
 import Testing
 
 @testable import NetsimPcap
+import NetsimReport
 
 @Suite struct CaptureAnalyzerTests {
     /// A chunk on the emulated radio, as a live run computed it.

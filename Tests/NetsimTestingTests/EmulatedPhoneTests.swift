@@ -2,6 +2,7 @@ import NetsimCore
 import NetsimProxy
 import NetsimTesting
 import Testing
+import NetsimReport
 
 /// What `EmulatedPhone` refuses, with the profile's rules and messages.
 @Suite struct EmulatedPhoneTests {

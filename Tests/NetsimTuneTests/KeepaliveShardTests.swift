@@ -4,6 +4,7 @@ import NetsimInput
 import Testing
 
 @testable import NetsimTune
+import NetsimReport
 
 /// A keepalive sweep in shards: the parts, through their file format, merge into the
 /// unsharded sweep's results: the recommendation and every configuration's figures.
