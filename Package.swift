@@ -151,12 +151,15 @@ let package = Package(
             name: "netsim",
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // What the test targets share (the live-timing tag), so that each does not keep a copy.
+        // What the test targets share (the live-timing tag, the test material's paths), so that each does not keep a copy.
         .target(name: "NetsimTestSupport", path: "Tests/NetsimTestSupport"),
+        .testTarget(name: "NetsimCoreTests", dependencies: ["NetsimCore", "NetsimTestSupport"]),
+        // The YAML reader's tests: profiles, built-ins, traces and hostile files.
         .testTarget(
-            name: "NetsimCoreTests",
-            // NetsimInput: the profile reader's tests live here, beside the models they fill.
-            dependencies: ["NetsimCore", "NetsimReport", "NetsimInput", .product(name: "PropertyBased", package: "swift-property-based")]
+            name: "NetsimInputTests",
+            dependencies: [
+                "NetsimInput", "NetsimCore", "NetsimTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
         .testTarget(name: "NetsimReportTests", dependencies: ["NetsimReport", "NetsimCore", "NetsimInput"]),
         .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimInput", "NetsimCore"]),
@@ -199,7 +202,9 @@ let package = Package(
             ], exclude: ["Fixtures"]),
         .testTarget(
             name: "NetsimBenchTests",
-            dependencies: ["NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore", "NetsimReport", "NetsimTestSupport"]
+            dependencies: [
+                "NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore", "NetsimReport", "NetsimTestSupport",
+            ]
         ),
         .testTarget(name: "NetsimCalibrationTests", dependencies: ["NetsimCalibration", "NetsimInput", "NetsimCore", "NetsimReport"]),
         .testTarget(

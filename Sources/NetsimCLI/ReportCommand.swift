@@ -3,8 +3,8 @@ import Foundation
 import NetsimBench
 import NetsimCore
 import NetsimModel
-import NetsimTune
 import NetsimReport
+import NetsimTune
 
 /// `netsim report`: what is done with a saved report after its run, in CI above all: gate it,
 /// compare it with another. The same gates and baselines as `bench` and `run` (`GateOptions`).

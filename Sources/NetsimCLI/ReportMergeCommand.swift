@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 import NetsimBench
 import NetsimCore
-import NetsimTune
 import NetsimReport
+import NetsimTune
 
 /// `netsim report merge PARTS...`: the parts of a sharded bench (`netsim bench --shard`) into
 /// the reports the unsharded run writes, identical in every figure, gated on the whole.

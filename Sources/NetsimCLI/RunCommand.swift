@@ -8,8 +8,8 @@ import NetsimCore
 import NetsimInput
 import NetsimPcap
 import NetsimProxy
-import Subprocess
 import NetsimReport
+import Subprocess
 
 /// `netsim run`: the emulating proxy, one device behind one or more forward rules.
 public struct RunCommand: AsyncParsableCommand {

@@ -3,10 +3,10 @@ import Logging
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimReport
 import Testing
 
 @testable import NetsimBench
-import NetsimReport
 
 /// Sharded benches: N parts, each written to JSON and read back, merge into the
 /// unsharded run's report, figure for figure; a merge of anything but every part of one run

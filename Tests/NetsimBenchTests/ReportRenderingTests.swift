@@ -3,10 +3,10 @@ import NetsimCore
 import NetsimInput
 import NetsimModel
 import NetsimProxy
+import NetsimReport
 import Testing
 
 @testable import NetsimBench
-import NetsimReport
 
 /// The three reports of one short run on an LTE radio with an outage, and the wire estimate.
 @Suite(.serialized) struct ReportRenderingTests {

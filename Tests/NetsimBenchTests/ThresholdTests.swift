@@ -1,9 +1,9 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 import Testing
 
 @testable import NetsimBench
-import NetsimReport
 
 struct ThresholdTests {
     @Test func parsesKeyOperatorAndNumber() throws {

@@ -1,10 +1,10 @@
 import Foundation
 import NetsimBench
 import NetsimCore
+import NetsimReport
 import Testing
 
 @testable import NetsimCLI
-import NetsimReport
 
 /// `netsim report merge` on parts from elsewhere (a CI job's artifacts): a corrupt or hostile
 /// part gets exit 1 and a message naming the file, the key and the reason; never a crash, a

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
+import NetsimReport
 import Testing
 
 @testable import NetsimCLI
-import NetsimReport
 
 /// `netsim report gate` and `netsim report compare` on saved reports.
 @Suite("netsim report")

@@ -2,8 +2,8 @@ import Foundation
 import NetsimCalibration
 import NetsimCore
 import NetsimInput
-import Testing
 import NetsimReport
+import Testing
 
 /// The study's slice beside the repository (../shared/data/sigcomm21-5g; never copied into
 /// it). `NETSIM_SHARED_DIRECTORY` names another place; without the slice these tests are

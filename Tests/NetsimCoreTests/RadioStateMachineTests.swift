@@ -1,8 +1,8 @@
 import Foundation
+import NetsimReport
 import Testing
 
 @testable import NetsimCore
-import NetsimReport
 
 /// Radio models against figures computed by hand from radio-parameters.md.
 @Suite struct RadioStateMachineTests {

@@ -1,7 +1,7 @@
 import Foundation
 import NetsimCore
-import Testing
 import NetsimReport
+import Testing
 
 /// `netsim run --junit-in`: the user's JUnit XML read as hostile input, and the radio's
 /// wake-ups given to the test case that was running.

@@ -1,9 +1,9 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 import Testing
 
 @testable import NetsimPcap
-import NetsimReport
 
 @Suite struct CaptureAnalyzerTests {
     /// A chunk on the emulated radio, as a live run computed it.

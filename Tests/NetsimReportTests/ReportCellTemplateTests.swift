@@ -1,6 +1,6 @@
+import NetsimCore
 import Testing
 
-import NetsimCore
 @testable import NetsimReport
 
 /// The cells of `netsim report table`: figures of a report in braces, checked against its kind.

@@ -1,7 +1,7 @@
 import Foundation
+import NetsimCore
 import Testing
 
-import NetsimCore
 @testable import NetsimReport
 
 /// The run report as people read it (`netsim report show`), and the one renderer of Markdown and

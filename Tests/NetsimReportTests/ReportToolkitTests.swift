@@ -1,6 +1,6 @@
+import NetsimCore
 import Testing
 
-import NetsimCore
 @testable import NetsimReport
 
 /// The pieces every report draws and writes with: the time axis, the state colours, the numbers.

@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import Testing
+
 @testable import NetsimReport
 
 /// `netsim run`'s gates: the bench's expression language over the run report's keys.

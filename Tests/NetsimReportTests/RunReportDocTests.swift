@@ -1,7 +1,7 @@
 import Foundation
+import NetsimCore
 import Testing
 
-import NetsimCore
 @testable import NetsimReport
 
 /// docs/run-report.md's key table against the report `netsim run` writes: every key it names

@@ -2,6 +2,7 @@ import Foundation
 import NetsimCore
 import NetsimInput
 import Testing
+
 @testable import NetsimReport
 
 /// `--shard INDEX/COUNT`: which devices a part plays, and what a bad shard is told.

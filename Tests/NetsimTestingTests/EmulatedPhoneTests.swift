@@ -1,8 +1,8 @@
 import NetsimCore
 import NetsimProxy
+import NetsimReport
 import NetsimTesting
 import Testing
-import NetsimReport
 
 /// What `EmulatedPhone` refuses, with the profile's rules and messages.
 @Suite struct EmulatedPhoneTests {

@@ -1,10 +1,10 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimReport
 import Testing
 
 @testable import NetsimTune
-import NetsimReport
 
 /// A keepalive sweep in shards: the parts, through their file format, merge into the
 /// unsharded sweep's results: the recommendation and every configuration's figures.

@@ -37,6 +37,6 @@ let profileHeader = """
 /// The directory holding Package.swift, found from this file's path.
 let packageRoot: String = {
     var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-    components.removeLast(3)  // Tests/NetsimCoreTests/ProfileTestSupport.swift
+    components.removeLast(3)  // Tests/NetsimInputTests/ProfileTestSupport.swift
     return components.joined(separator: "/")
 }()

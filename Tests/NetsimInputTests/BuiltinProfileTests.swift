@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @Suite("Built-in profiles")
