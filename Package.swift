@@ -42,6 +42,9 @@ let package = Package(
     ],
     targets: [
         .target(name: "NetsimCore", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
+        // The reports: their documents (Markdown, HTML, SVG), JSON trees and schemas, gates,
+        // baselines, shard merging and `report compare`. Over NetsimCore; no model depends on it.
+        .target(name: "NetsimReport", dependencies: ["NetsimCore"]),
         // The model engine: the bench's workload, client settings and transports played in virtual
         // time over NetsimCore's models. Pure like NetsimCore: no NIO, no clock, no YAML.
         .target(
@@ -53,7 +56,7 @@ let package = Package(
             dependencies: ["NetsimCore", "NetsimModel", .product(name: "Yams", package: "Yams")]
         ),
         // The keepalive tuner: sweeps of the model engine, the recommendation and its reports.
-        .target(name: "NetsimTune", dependencies: ["NetsimModel", "NetsimCore"]),
+        .target(name: "NetsimTune", dependencies: ["NetsimModel", "NetsimCore", "NetsimReport"]),
         // The lifecycle of one proxied connection as a pure state machine: no NIO, no clock.
         .target(name: "NetsimConnection", dependencies: ["NetsimCore"]),
         .target(
@@ -74,7 +77,7 @@ let package = Package(
         .target(
             name: "NetsimAdmin",
             dependencies: [
-                "NetsimProxy", "NetsimCore",
+                "NetsimProxy", "NetsimCore", "NetsimReport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -92,7 +95,7 @@ let package = Package(
         .target(
             name: "NetsimTesting",
             dependencies: [
-                "NetsimProxy", "NetsimInput", "NetsimCore",
+                "NetsimProxy", "NetsimInput", "NetsimCore", "NetsimReport",
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -106,7 +109,7 @@ let package = Package(
         .target(
             name: "NetsimPcap",
             dependencies: [
-                "NetsimCore", "CPcap", .product(name: "Crypto", package: "swift-crypto"),
+                "NetsimCore", "NetsimReport", "CPcap", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ]),
         // The benchmark: workload, the REST, WebSocket and gRPC servers and clients, metrics,
@@ -115,7 +118,7 @@ let package = Package(
         .target(
             name: "NetsimBench",
             dependencies: [
-                "NetsimCore",
+                "NetsimCore", "NetsimReport",
                 "NetsimModel",
                 "NetsimProxy",
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -134,12 +137,12 @@ let package = Package(
             ]
         ),
         // Measured phones: readers of measurement files, the radio fit and the fidelity score.
-        .target(name: "NetsimCalibration", dependencies: ["NetsimCore", "NetsimInput"]),
+        .target(name: "NetsimCalibration", dependencies: ["NetsimCore", "NetsimReport", "NetsimInput"]),
         .target(
             name: "NetsimCLI",
             dependencies: [
                 "NetsimCalibration",
-                "NetsimCore",
+                "NetsimCore", "NetsimReport",
                 "NetsimModel",
                 "NetsimInput",
                 "NetsimTune",
@@ -155,20 +158,24 @@ let package = Package(
             name: "netsim",
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
-        // What the test targets share (the live-timing tag), so that each does not keep a copy.
+        // What the test targets share (the live-timing tag, the test material's paths), so that each does not keep a copy.
         .target(name: "NetsimTestSupport", path: "Tests/NetsimTestSupport"),
+        .testTarget(name: "NetsimCoreTests", dependencies: ["NetsimCore", "NetsimTestSupport"]),
+        // The YAML reader's tests: profiles, built-ins, traces and hostile files.
         .testTarget(
-            name: "NetsimCoreTests",
-            // NetsimInput: the profile reader's tests live here, beside the models they fill.
-            dependencies: ["NetsimCore", "NetsimInput", .product(name: "PropertyBased", package: "swift-property-based")]
+            name: "NetsimInputTests",
+            dependencies: [
+                "NetsimInput", "NetsimCore", "NetsimTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
         ),
+        .testTarget(name: "NetsimReportTests", dependencies: ["NetsimReport", "NetsimCore", "NetsimInput"]),
         .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimInput", "NetsimCore"]),
-        .testTarget(name: "NetsimTuneTests", dependencies: ["NetsimTune", "NetsimModel", "NetsimInput", "NetsimCore"]),
+        .testTarget(name: "NetsimTuneTests", dependencies: ["NetsimTune", "NetsimModel", "NetsimInput", "NetsimCore", "NetsimReport"]),
         .testTarget(name: "NetsimConnectionTests", dependencies: ["NetsimConnection", "NetsimCore"]),
         .testTarget(
             name: "NetsimProxyTests",
             dependencies: [
-                "NetsimProxy", "NetsimTestSupport",
+                "NetsimProxy", "NetsimReport", "NetsimTestSupport",
                 // The admin API's tests share the proxy's loopback rigs.
                 "NetsimAdmin",
                 "NetsimPcap",
@@ -189,7 +196,7 @@ let package = Package(
         .testTarget(
             name: "NetsimTestingTests",
             dependencies: [
-                "NetsimTesting", "NetsimProxy", "NetsimCore",
+                "NetsimTesting", "NetsimProxy", "NetsimCore", "NetsimReport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -197,18 +204,20 @@ let package = Package(
         .testTarget(
             name: "NetsimPcapTests",
             dependencies: [
-                "NetsimPcap", "NetsimCore", .product(name: "Crypto", package: "swift-crypto"),
+                "NetsimPcap", "NetsimCore", "NetsimReport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ], exclude: ["Fixtures"]),
         .testTarget(
             name: "NetsimBenchTests",
-            dependencies: ["NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore", "NetsimTestSupport"]
+            dependencies: [
+                "NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore", "NetsimReport", "NetsimTestSupport",
+            ]
         ),
-        .testTarget(name: "NetsimCalibrationTests", dependencies: ["NetsimCalibration", "NetsimInput", "NetsimCore"]),
+        .testTarget(name: "NetsimCalibrationTests", dependencies: ["NetsimCalibration", "NetsimInput", "NetsimCore", "NetsimReport"]),
         .testTarget(
             name: "NetsimCLITests",
             dependencies: [
-                "NetsimCLI", "NetsimCore", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimBench", "NetsimTestSupport",
+                "NetsimCLI", "NetsimCore", "NetsimReport", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimBench", "NetsimTestSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -6,6 +6,7 @@ import NetsimCore
 import NetsimModel
 import NetsimPcap
 import NetsimProxy
+import NetsimReport
 
 /// `netsim bench`: the same seeded workload over REST polling, WebSocket and gRPC bidi, each
 /// through its own fleet of emulated phones on one profile, measured side by side.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimReport
 
 /// `--fail-if`, `--baseline`, `--max-regression` and `--junit`: the CI gates of every command
 /// that writes a report, one mechanism for all (`Threshold` and `BaselineComparison` over the

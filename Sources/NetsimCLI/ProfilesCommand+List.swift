@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimReport
 
 extension ProfilesCommand {
     /// `netsim profiles list`: every profile a NAME can mean here, one line each.

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import NetsimPcap
+import NetsimReport
 
 /// The report formats `bench` and `tune keepalive` write (`--format`).
 enum ReportFormat: String, CaseIterable {

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NetsimBench
 import NetsimCore
+import NetsimReport
 import NetsimTune
 
 /// `netsim report merge PARTS...`: the parts of a sharded bench (`netsim bench --shard`) into

@@ -8,6 +8,7 @@ import NetsimCore
 import NetsimInput
 import NetsimPcap
 import NetsimProxy
+import NetsimReport
 import Subprocess
 
 /// `netsim run`: the emulating proxy, one device behind one or more forward rules.

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 
 /// `netsim fidelity`'s report for people: the acceptance figures first, then each kind of
 /// measurement file by file, with the error beside each figure; in HTML with the probes'

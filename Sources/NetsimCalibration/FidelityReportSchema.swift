@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 
 extension ReportSchema {
     /// `netsim fidelity`'s report (docs/fidelity.md): gates name its summary's errors

@@ -5,6 +5,7 @@ import NIOPosix
 import NetsimCore
 import NetsimInput
 import NetsimProxy
+import NetsimReport
 
 /// An emulated phone in the test process: a netsim proxy for one profile in front of one
 /// upstream, for a Swift test suite to point its client at, drive and assert on (as

@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimModel
+import NetsimReport
 
 /// The tuner's Markdown and HTML reports.
 public enum KeepaliveRendering {

@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimModel
+import NetsimReport
 
 /// The tuner's JSON report (schema in docs/tune.md).
 public struct KeepaliveReport: Sendable, Codable {

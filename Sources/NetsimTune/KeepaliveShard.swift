@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 
 /// What one part of a keepalive sweep played: what `netsim tune keepalive --shard I/N` writes
 /// (`tune-keepalive-TRANSPORT.shard-I-of-N.json`) and `netsim report merge` reads. It holds

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 
 extension ReportSchema {
     /// `netsim tune keepalive`'s report (docs/tune.md): gates name the recommendation's figures

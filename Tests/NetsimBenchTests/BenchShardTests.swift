@@ -3,6 +3,7 @@ import Logging
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimReport
 import Testing
 
 @testable import NetsimBench

@@ -3,6 +3,7 @@ import NetsimCore
 import NetsimInput
 import NetsimModel
 import NetsimProxy
+import NetsimReport
 import Testing
 
 @testable import NetsimBench

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 import Testing
 
 @testable import NetsimBench

@@ -1,6 +1,7 @@
 import Foundation
 import NetsimBench
 import NetsimCore
+import NetsimReport
 import Testing
 
 @testable import NetsimCLI

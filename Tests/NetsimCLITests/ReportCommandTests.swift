@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NetsimReport
 import Testing
 
 @testable import NetsimCLI

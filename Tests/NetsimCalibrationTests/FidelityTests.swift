@@ -2,6 +2,7 @@ import Foundation
 import NetsimCalibration
 import NetsimCore
 import NetsimInput
+import NetsimReport
 import Testing
 
 /// The study's slice beside the repository (../shared/data/sigcomm21-5g; never copied into

@@ -1,4 +1,5 @@
 import Foundation
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
@@ -272,35 +273,7 @@ import Testing
     }
 }
 
-enum TestPaths {
-    /// The package root, found from this file's path.
-    static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
-    /// The material shared beside the repository (../shared); never copied into it.
-    /// `NETSIM_SHARED_DIRECTORY` names another place (one that does not exist skips the tests
-    /// that need it, as on a machine without it).
-    static let shared =
-        ProcessInfo.processInfo.environment["NETSIM_SHARED_DIRECTORY"]
-        ?? URL(fileURLWithPath: packageRoot).deletingLastPathComponent().appendingPathComponent("shared").path
-    /// Real cellular traces (mahimahi's Saturator recordings).
-    static let traces = shared + "/traces"
-    /// Whether the real traces are here: the trace tests add them to the synthetic drive's runs
-    /// when they are, and fail if the directory is here but a trace in it is not.
-    static let tracesArePresent = FileManager.default.fileExists(atPath: traces)
-    /// The synthetic drive the built-in `lte-trace` plays (scripts/make-synthetic-trace.py), in
-    /// the repository, so the trace tests run on every clone.
-    static let syntheticTrace = packageRoot + "/profiles/traces/synthetic-lte-drive"
-    /// The trace files the link tests play: the synthetic drive always, and three real
-    /// recordings (the longest, a driving uplink, a 3G one) where ../shared/traces is here.
-    static let traceFiles =
-        [syntheticTrace + ".down", syntheticTrace + ".up"]
-        + (tracesArePresent
-            ? ["Verizon-LTE-short.down", "ATT-LTE-driving-2016.up", "TMobile-UMTS-driving.down"].map { traces + "/" + $0 } : [])
-    /// Each trace with the mean rate its source gives, in Mbit/s, and how close it must come.
-    static let traceMeanRates: [(String, Double, Double)] =
-        [(syntheticTrace + ".down", 4.388, 1e-9), (syntheticTrace + ".up", 1.0968, 1e-9)]
-        + (tracesArePresent ? [(traces + "/Verizon-LTE-short.down", 5.0, 0.5)] : [])
-
+extension TestPaths {
     static func trace(_ path: String) throws -> DeliveryTrace {
         try DeliveryTrace(parsing: try String(contentsOfFile: path, encoding: .utf8), source: path)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import NetsimReport
 import Testing
 
 @testable import NetsimCore

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 import Testing
 
 /// `netsim run --junit-in`: the user's JUnit XML read as hostile input, and the radio's

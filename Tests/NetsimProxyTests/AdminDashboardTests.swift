@@ -8,6 +8,7 @@ import Testing
 
 #if canImport(FoundationNetworking)
 import FoundationNetworking
+import NetsimReport
 #endif
 
 /// The live dashboard at `/`, what it reads (`/status`'s connections and radio totals, the

@@ -1,5 +1,6 @@
 import NetsimCore
 import NetsimProxy
+import NetsimReport
 import NetsimTesting
 import Testing
 

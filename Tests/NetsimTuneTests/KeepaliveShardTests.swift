@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimReport
 import Testing
 
 @testable import NetsimTune

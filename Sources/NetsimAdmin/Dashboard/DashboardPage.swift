@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimReport
 
 /// The live dashboard the admin API serves at `/`: one page, its script and its style sheet,
 /// written by hand in `dashboard.html`, `dashboard.js` and `dashboard.css` beside this file and

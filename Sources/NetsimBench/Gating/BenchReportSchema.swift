@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimModel
+import NetsimReport
 
 extension ReportSchema {
     /// `netsim bench`'s report (docs/bench.md): a key naming a transport (`rest`, `ws`, `grpc`, `quic`)

@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimModel
+import NetsimReport
 
 /// The HTML report: one self-contained file (inline CSS and SVG, no scripts) with the
 /// comparison table, the charts (radio state timelines with the profile's events, latency

@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimModel
+import NetsimReport
 
 /// The Markdown report, fit for a CI job summary: the comparison table first, then each
 /// transport's details, then the profile, workload and client settings used.

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 
 /// Number formats the Markdown and HTML reports share, so both say the same thing.
 enum ReportFormatting {

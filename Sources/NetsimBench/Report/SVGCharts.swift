@@ -1,6 +1,7 @@
 import Foundation
 import NetsimCore
 import NetsimModel
+import NetsimReport
 
 /// The HTML report's charts, drawn as inline SVG (no scripts, no external files).
 enum SVGCharts {

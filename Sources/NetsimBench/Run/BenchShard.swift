@@ -2,6 +2,7 @@ import Foundation
 import NetsimCore
 import NetsimModel
 import NetsimProxy
+import NetsimReport
 
 /// What one part of a bench played, before any figure is pooled across devices: what
 /// `netsim bench --shard I/N` writes (`bench-PROFILE.shard-I-of-N.json`) and what

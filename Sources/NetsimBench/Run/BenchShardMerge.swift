@@ -1,6 +1,7 @@
 import NetsimCore
 import NetsimModel
 import NetsimProxy
+import NetsimReport
 
 /// `netsim report merge`, and the analysis of every bench: parts of one run (`BenchShard`)
 /// into its report. The devices of all parts are added in device order, their latencies pooled

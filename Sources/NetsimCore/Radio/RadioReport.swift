@@ -188,11 +188,11 @@ public struct RadioStateSegment: Sendable, Equatable, Codable {
 /// Collects state spans, merging a span into the previous one when the state is the same and
 /// they touch. Keeps the first `segmentLimit` spans: a proxy that runs for days records its
 /// phone's timeline with a bounded memory (a wake-up makes four or five spans on LTE).
-struct StateTimelineRecorder: Sendable, Codable {
+public struct StateTimelineRecorder: Sendable, Codable {
     private(set) var segments: [RadioStateSegment] = []
 
     /// The most spans kept; later ones are in the radio's totals, not in its timeline.
-    static let segmentLimit = 100_000
+    public static let segmentLimit = 100_000
 
     mutating func append(_ state: RadioState, from start: Double, to end: Double) {
         guard end > start else { return }

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 
 /// Which columns of a traffic counter CSV hold what: Android's `TrafficStats` sampled by an
 /// app, 5GTracker, a MetricKit export, the SIGCOMM'21 study's walking loops (`timestamp`,

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 
 extension CaptureAnalysis {
     /// One self-contained HTML page (no scripts, no external files): the summary as tables, the state

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimReport
 
 extension AnalysisBound: CustomStringConvertible {
     public var description: String {
