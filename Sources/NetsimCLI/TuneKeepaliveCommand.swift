@@ -88,6 +88,13 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
     var permitWithoutCalls = PermitChoice.false
 
     @Option(
+        name: .customLong("grpc-reconnection"),
+        help:
+            "How the gRPC client reconnects after an unclean close: one-connection (grpc-java, grpc-go, C-core, grpc-swift 1.x) or grpc-swift-2 (two connections race; the idle one is left to the NAT). Default: one-connection."
+    )
+    var grpcReconnection = GRPCReconnection.oneConnection
+
+    @Option(
         name: .customLong("server-policy"),
         help:
             "The gRPC server's ping policy: grpc-core, grpc-swift, none or a YAML file. Default: none (you configure the server to match; the report prints how)."
@@ -223,6 +230,7 @@ public struct TuneKeepaliveCommand: AsyncParsableCommand {
         if let list = try durations(keepaliveTimes, option: "--keepalive-times") { sweep.keepaliveTimes = list }
         if let list = try durations(keepaliveTimeouts, option: "--keepalive-timeouts") { sweep.keepaliveTimeouts = list }
         sweep.permitWithoutCalls = permitWithoutCalls.values
+        sweep.grpcReconnection = grpcReconnection
         sweep.horizon = horizon
         sweep.seeds = seeds
         sweep.detectWithin = detectWithin
@@ -334,3 +342,5 @@ func writeTuneReports(
 }
 
 extension KeepaliveSweep.Transport: ExpressibleByArgument {}
+
+extension GRPCReconnection: ExpressibleByArgument {}

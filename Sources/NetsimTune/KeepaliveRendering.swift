@@ -35,11 +35,18 @@ public enum KeepaliveRendering {
             + "detect within \(seconds(sweep.detectWithin))."
     }
 
+    /// The report's heading: the transport, with gRPC the client's reconnection, and the
+    /// server's ping policy.
+    static func title(_ sweep: KeepaliveSweep) -> String {
+        let reconnection = sweep.transport == .grpc ? " (\(sweep.grpcReconnection.rawValue) reconnection)" : ""
+        return "netsim tune keepalive: \(sweep.transport.rawValue)\(reconnection), server policy \(sweep.serverPolicy.name)"
+    }
+
     public static func markdown(_ results: KeepaliveResults, verification: VerificationTable? = nil, gates: [GateOutcome]? = nil) -> String
     {
         let sweep = results.sweep
         var lines: [String] = []
-        lines.append("## netsim tune keepalive: \(sweep.transport.rawValue), server policy \(sweep.serverPolicy.name)")
+        lines.append("## \(title(sweep))")
         lines.append("")
         lines.append(scope(sweep))
         lines.append("")
@@ -159,7 +166,7 @@ public enum KeepaliveRendering {
 
     public static func html(_ results: KeepaliveResults, verification: VerificationTable? = nil, gates: [GateOutcome]? = nil) -> String {
         let sweep = results.sweep
-        var body = "<h1>netsim tune keepalive: \(escape(sweep.transport.rawValue)), server policy \(escape(sweep.serverPolicy.name))</h1>"
+        var body = "<h1>\(escape(title(sweep)))</h1>"
         body += "<p class=\"note\">\(escape(scope(sweep)))</p>"
         if let partial = partial(results) { body += "<p><strong>\(escape(partial))</strong></p>" }
         if let gates, !gates.isEmpty { body += GateOutcome.html(gates).joined() }

@@ -8,6 +8,9 @@ public struct KeepaliveReport: Sendable, Codable {
     public var netsimVersion: String
     public var transport: String
     public var serverPolicy: String
+    /// gRPC: how the client reconnects after an unclean close (`GRPCReconnection`); absent for
+    /// the other transports.
+    public var grpcReconnection: String?
     public var horizonSeconds: Double
     public var seeds: Int
     /// True when SIGINT or SIGTERM stopped the sweep before every seed had played: every
@@ -119,6 +122,7 @@ public struct KeepaliveReport: Sendable, Codable {
         netsimVersion = NetsimVersion.current
         transport = sweep.transport.rawValue
         serverPolicy = sweep.serverPolicy.name
+        grpcReconnection = sweep.transport == .grpc ? sweep.grpcReconnection.rawValue : nil
         horizonSeconds = sweep.horizon
         seeds = sweep.seeds
         if results.isPartial {

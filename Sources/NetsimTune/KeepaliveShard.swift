@@ -104,6 +104,10 @@ public enum KeepaliveShardMerge {
             ("seeds (\(a.seeds), not \(b.seeds))", a.seeds == b.seeds),
             ("horizon (\(a.horizon) s, not \(b.horizon) s)", a.horizon == b.horizon),
             ("server policy", a.serverPolicy == b.serverPolicy),
+            (
+                "gRPC reconnection (\(a.grpcReconnection.rawValue), not \(b.grpcReconnection.rawValue))",
+                a.grpcReconnection == b.grpcReconnection
+            ),
             ("workload", a.workload == b.workload),
             ("impairments (\(a.impairments.name), not \(b.impairments.name))", a.impairments == b.impairments),
             ("detection bound (--detect-within)", a.detectWithin == b.detectWithin),

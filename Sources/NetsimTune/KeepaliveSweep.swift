@@ -80,6 +80,10 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
     /// REQ-5's 2 min minimum and its recommended 5 min; and none.
     public static let defaultUDPNATTimeouts: [Double?] = [30, 60, 120, 180, 300, nil]
     public var permitWithoutCalls: [Bool] = [false]
+    /// gRPC: how the client reconnects after an unclean close. One connection, as grpc-java,
+    /// grpc-go, C-core and grpc-swift 1.x do; grpc-swift 2 leaves an idle second connection a
+    /// short NAT forgets (`GRPCReconnection`).
+    public var grpcReconnection = GRPCReconnection.oneConnection
     public var serverPolicy = GRPCServerPolicy.none
     public var workload = KeepaliveSweep.idleWorkload
     public var horizon: Double = 6 * 3600
@@ -259,6 +263,7 @@ public struct KeepaliveSweep: Sendable, Codable, Equatable {
             settings.permitWithoutCalls = keepalive.permitWithoutCalls
             settings.maxPingsWithoutData = keepalive.maxPingsWithoutData
             settings.callTimeLimit = nil
+            settings.reconnection = grpcReconnection
             return .grpc(settings, server: serverPolicy)
         case .ws:
             var settings = ClientSettings.WebSocketSettings()

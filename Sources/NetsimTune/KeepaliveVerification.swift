@@ -92,7 +92,10 @@ public struct KeepaliveVerification: Sendable {
             for profile in sweep.profiles.indices {
                 for seed in 0..<min(Self.replayedSeeds, sweep.seeds) {
                     let scenario = KeepaliveSweep.Scenario(keepalive: 0, profile: profile, nat: natIndex, seed: seed)
-                    guard case .grpc(let client, let policy) = sweep.client(keepalive) else { continue }
+                    guard case .grpc(var client, let policy) = sweep.client(keepalive) else { continue }
+                    // Live is grpc-swift 2's client: the model plays its reconnection, whatever
+                    // the sweep's.
+                    client.reconnection = .grpcSwift2
                     plans.append(
                         Plan(
                             role: role, keepalive: keepalive, profileName: sweep.profiles[profile].name,

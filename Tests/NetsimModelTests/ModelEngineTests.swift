@@ -177,6 +177,48 @@ struct ModelEngineTests {
         #expect(outcome.server.pingsReceived == 3, "the held ping must not reach the server")
     }
 
+    /// grpc-swift's connection race, played through the device model (`GRPCClientModel`), as
+    /// `tune keepalive --verify` measured it live. No jitter, so both handshakes take the same
+    /// time and the subchannel's reconnection, whose SYN leaves first, is ready first:
+    /// - 700 s: a handover resets the call's connection. Two connections open; the call goes
+    ///   on the reconnection and the load balancer rolls over to the other one, which then
+    ///   carries nothing and sends no pings (its last bytes, the server's SETTINGS, at about
+    ///   700 s); the 30 s NAT forgets it at about 730 s.
+    /// - 1300 s: a 30 s blackhole. The call's connection misses a ping and keepalive closes it
+    ///   5 s later; it was rolled over, so nothing reconnects, and the call waits for the
+    ///   network on the forgotten connection.
+    /// - 1330 s: the network is back and the call's HEADERS meet the expired mapping (the NAT
+    ///   expiry, dated 730 s). That connection's keepalive timer runs from its SETTINGS at about
+    ///   700 s: it fires at about 1340 s, and 5 s later it is found dead, 615 s after its
+    ///   mapping expired. Two more connections open: 5 in all.
+    @Test func grpcsIdleSpareIsForgottenByTheNATAndTheNextCallHangsOnIt() throws {
+        let yaml = """
+            name: roll-over
+            description: Two LTE cells, a handover reset at 700 s, a blackhole at 1300 s, a 30 s NAT.
+            nat: {idleTimeout: 30s}
+            networks:
+              lte: {radio: lte, link: {delay: 25ms, down: {rate: 12mbps}, up: {rate: 5mbps}}}
+              lte2: {radio: lte, link: {delay: 25ms, down: {rate: 12mbps}, up: {rate: 5mbps}}}
+            timeline:
+              - {at: 700s, handover: {to: lte2, mode: reset, gap: 0s}}
+              - {at: 1300s, outage: {duration: 30s, mode: blackhole}}
+            """
+        let profile = try ProfileLoader.load(yaml: yaml, source: "roll-over.yaml") { _ in "" }
+        var settings = ClientSettings.GRPCClientSettings()
+        settings.keepaliveTime = 20
+        settings.keepaliveTimeout = 5
+        settings.callTimeLimit = nil
+        let outcome = ModelEngine.playDevice(
+            profile: profile, client: .grpc(settings, server: .none), workload: Self.idleWorkload, duration: 1500, seed: 1)
+        let expiries = outcome.events.filter { $0.kind == .natExpiry }
+        #expect(expiries.count == 1, "\(expiries)")
+        let expiry = try #require(expiries.first)
+        #expect(abs(expiry.at - 1330) < 0.5, "the reopened call meets the mapping at \(expiry.at) s")
+        #expect(abs((expiry.expiredAt ?? 0) - 730) < 1, "the mapping expired at \(expiry.expiredAt ?? 0) s")
+        #expect(outcome.app.detections.contains { abs($0 - 615) < 1 }, "detections \(outcome.app.detections)")
+        #expect(outcome.connections.opened == 5)
+    }
+
     /// LTE with a 5 s reset outage at 40 s.
     static func resetOutage() throws -> Profile {
         let yaml = """

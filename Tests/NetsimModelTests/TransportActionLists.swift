@@ -35,6 +35,12 @@ extension TransportClientModel {
         return actions
     }
 
+    mutating func spareReceived(_ frame: Frame, now: Double, ledger: inout AppLedger) -> [TransportAction] {
+        var actions: [TransportAction] = []
+        spareReceived(frame, now: now, ledger: &ledger, into: &actions)
+        return actions
+    }
+
     mutating func networkChanged(available: Bool, now: Double, ledger: inout AppLedger) -> [TransportAction] {
         var actions: [TransportAction] = []
         networkChanged(available: available, now: now, ledger: &ledger, into: &actions)

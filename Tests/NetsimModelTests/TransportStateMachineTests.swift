@@ -78,16 +78,20 @@ struct TransportStateMachineTests {
         let actions = client.timerFired(.pingTimeout, now: 130.35, ledger: &ledger)
         #expect(actions.contains(.send(.goAway(tooManyPings: false))))
         #expect(actions.contains(.closeConnection))
-        // grpc-swift's subchannel opens two connections at once (one idles ever after) and the
-        // call, which had opened, is reopened at once on the second, before its SETTINGS came.
+        // grpc-swift's subchannel reconnects and its load balancer opens a second connection;
+        // the call, which had opened, is reopened at once and waits for one to be ready.
         #expect(
             actions.filter { [.openSpareConnection, .connect, .send(.preface)].contains($0) } == [
-                .openSpareConnection, .connect, .send(.preface),
+                .connect, .send(.preface), .openSpareConnection,
             ])
-        #expect(actions.last == .send(.open(after: 0, newConnection: false)))
-        #expect(client.connection == .handshaking)
-        // The server's SETTINGS on it start keepalive again.
-        #expect(client.received(.prefaceAccepted, now: 130.5, ledger: &ledger) == [.setTimer(.ping, at: 190.5)])
+        #expect(!actions.contains { if case .send(.open) = $0 { true } else { false } })
+        #expect(client.connection == .settingUp)
+        #expect(client.spare == .settingUp)
+        // The server's SETTINGS on it start keepalive again, and the call goes on it.
+        #expect(
+            client.received(.prefaceAccepted, now: 130.5, ledger: &ledger) == [
+                .setTimer(.ping, at: 190.5), .send(.open(after: 0, newConnection: false)),
+            ])
         #expect(client.connection == .ready)
     }
 
@@ -140,13 +144,16 @@ struct TransportStateMachineTests {
         let actions = client.timerFired(.pingTimeout, now: 70.3, ledger: &ledger)
         #expect(
             actions.filter { [.openSpareConnection, .connect, .send(.preface)].contains($0) } == [
-                .openSpareConnection, .connect, .send(.preface),
+                .connect, .send(.preface), .openSpareConnection,
             ])
         #expect(!actions.contains { if case .send(.open) = $0 { true } else { false } })
         #expect(client.call == .suspended)
+        // Back online, the call waits for one of the two to be ready and opens no third.
         let reopened = client.networkChanged(available: true, now: 100, ledger: &ledger)
-        #expect(reopened.contains(.send(.open(after: 0, newConnection: false))))
         #expect(!reopened.contains(.connect))
+        #expect(!reopened.contains { if case .send(.open) = $0 { true } else { false } })
+        #expect(client.call == .opening)
+        #expect(client.received(.prefaceAccepted, now: 100.4, ledger: &ledger).last == .send(.open(after: 0, newConnection: false)))
     }
 
     /// A RST or a TCP timeout with a call open is an error to grpc-swift's subchannel, which
@@ -159,7 +166,9 @@ struct TransportStateMachineTests {
             _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
             let actions = client.connectionEnded(end, now: 10, ledger: &ledger)
             #expect(actions.contains(.openSpareConnection) == reconnects, "\(end)")
-            #expect(actions.contains(.send(.open(after: 0, newConnection: !reconnects))), "\(end)")
+            // After a FIN the call connects anew; after an error it waits for the two.
+            #expect(actions.contains(.send(.open(after: 0, newConnection: true))) == !reconnects, "\(end)")
+            #expect(client.connection == (reconnects ? .settingUp : .handshaking), "\(end)")
         }
     }
 
@@ -173,6 +182,129 @@ struct TransportStateMachineTests {
         _ = client.received(.goAway(tooManyPings: true), now: 200, ledger: &ledger)
         #expect(client.keepaliveTime == 120)
         #expect(client.connection == .handshaking)
+    }
+
+    /// A client whose call was lost to a keepalive timeout at 70.3 s (20 s / 5 s keepalive,
+    /// the call opened at 0.3 s): the reconnection and the spare are setting up HTTP/2.
+    private func racingGRPCClient(permitWithoutCalls: Bool = false) -> (GRPCClientModel, AppLedger) {
+        var ledger = AppLedger(outboxLimit: 8)
+        var settings = ClientSettings.GRPCClientSettings()
+        settings.callTimeLimit = nil
+        settings.keepaliveTime = 20
+        settings.keepaliveTimeout = 5
+        settings.permitWithoutCalls = permitWithoutCalls
+        var client = GRPCClientModel(settings: settings, seed: 1)
+        _ = client.start(now: 0, ledger: &ledger)
+        _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
+        _ = client.timerFired(.ping, now: 20.3, ledger: &ledger)
+        _ = client.timerFired(.pingTimeout, now: 25.3, ledger: &ledger)
+        return (client, ledger)
+    }
+
+    /// grpc-swift-nio-transport 2.9.2's `PickFirstLoadBalancer`: when its second subchannel is
+    /// ready before the reconnection, it closes the reconnection (a FIN) and the waiting call
+    /// goes on the second, whose keepalive starts then.
+    @Test func grpcTheSpareReadyFirstTakesTheCall() {
+        var (client, ledger) = racingGRPCClient()
+        #expect(
+            client.spareReceived(.prefaceAccepted, now: 25.5, ledger: &ledger) == [
+                .closeConnection, .cancelTimer(.ping), .cancelTimer(.pingTimeout), .promoteSpareConnection,
+                .setTimer(.ping, at: 45.5), .send(.open(after: 0, newConnection: false)),
+            ])
+        #expect(client.connection == .ready)
+        #expect(client.spare == .none)
+        #expect(!client.goingAway)
+    }
+
+    /// When the reconnection is ready first, the call goes on it; the spare's SETTINGS then
+    /// make the load balancer roll over: the call stays, the spare waits with no call and no
+    /// pings, and when the call's connection dies the reopened call goes on the spare, keeping
+    /// its keepalive timer's phase (ready at 25.6 s: it fires at 45.6, 65.6, ...), and no
+    /// connection opens. The spare's keepalive then finds it dead and two connections open.
+    @Test func grpcAfterARollOverTheNextCallGoesOnTheIdleSpare() {
+        var (client, ledger) = racingGRPCClient()
+        #expect(
+            client.received(.prefaceAccepted, now: 25.5, ledger: &ledger) == [
+                .setTimer(.ping, at: 45.5), .send(.open(after: 0, newConnection: false)),
+            ])
+        #expect(client.spareReceived(.prefaceAccepted, now: 25.6, ledger: &ledger) == [.setTimer(.sparePing, at: 45.6)])
+        #expect(client.spare == .standby)
+        #expect(client.goingAway)
+        _ = client.received(.accepted(newConnection: false), now: 25.7, ledger: &ledger)
+        // No call on the spare and no permitWithoutCalls: its timer fires and sends nothing.
+        #expect(client.timerFired(.sparePing, now: 45.6, ledger: &ledger) == [.setTimer(.sparePing, at: 65.6)])
+        #expect(client.timerFired(.sparePing, now: 65.6, ledger: &ledger) == [.setTimer(.sparePing, at: 85.6)])
+        // The call's connection is reset at 70 s: the spare takes over and the call reopens on it.
+        let actions = client.connectionEnded(.reset, now: 70, ledger: &ledger)
+        #expect(!actions.contains(.connect))
+        #expect(!actions.contains(.openSpareConnection))
+        #expect(
+            actions == [
+                .cancelTimer(.ping), .cancelTimer(.pingTimeout), .setTimer(.ping, at: 85.6), .promoteSpareConnection,
+                .cancelTimer(.sparePing), .cancelTimer(.sparePingTimeout), .cancelTimer(.callDeadline),
+                .send(.open(after: 0, newConnection: false)),
+            ])
+        #expect(client.connection == .ready)
+        #expect(client.spare == .none)
+        #expect(!client.goingAway)
+        // Its HEADERS went, so its keepalive pings; unanswered, the two connections open.
+        #expect(
+            client.timerFired(.ping, now: 85.6, ledger: &ledger) == [.send(.ping(fromClient: true)), .setTimer(.pingTimeout, at: 90.6)])
+        let lost = client.timerFired(.pingTimeout, now: 90.6, ledger: &ledger)
+        #expect(lost.filter { [.openSpareConnection, .connect].contains($0) } == [.connect, .openSpareConnection])
+        #expect(client.call == .backingOff)
+    }
+
+    /// With `permitWithoutCalls` the spare pings on its own while it waits; unanswered, it is let go.
+    @Test func grpcAStandbySparePingsOnlyWhenPermittedWithoutCalls() {
+        var (client, ledger) = racingGRPCClient(permitWithoutCalls: true)
+        _ = client.received(.prefaceAccepted, now: 25.5, ledger: &ledger)
+        _ = client.spareReceived(.prefaceAccepted, now: 25.6, ledger: &ledger)
+        _ = client.received(.accepted(newConnection: false), now: 25.7, ledger: &ledger)
+        #expect(
+            client.timerFired(.sparePing, now: 45.6, ledger: &ledger) == [
+                .sendOnSpare(.ping(fromClient: true)), .setTimer(.sparePingTimeout, at: 50.6),
+            ])
+        #expect(
+            client.spareReceived(.pong(toClient: true), now: 45.7, ledger: &ledger) == [
+                .cancelTimer(.sparePingTimeout), .setTimer(.sparePing, at: 65.7),
+            ])
+        _ = client.timerFired(.sparePing, now: 65.7, ledger: &ledger)
+        #expect(
+            client.timerFired(.sparePingTimeout, now: 70.7, ledger: &ledger) == [
+                .sendOnSpare(.goAway(tooManyPings: false)), .closeSpareConnection, .cancelTimer(.sparePing),
+                .cancelTimer(.sparePingTimeout),
+            ])
+        #expect(client.spare == .none)
+        // The call's connection, rolled over, then dies: its subchannel is shut down, so one
+        // connection opens for the next call, not two.
+        let actions = client.connectionEnded(.reset, now: 80, ledger: &ledger)
+        #expect(actions.filter { [.openSpareConnection, .connect].contains($0) } == [.connect])
+    }
+
+    /// A call renewed on a rolled-over connection closes it (its last stream ended) and goes on
+    /// the spare.
+    @Test func grpcACallRenewedAfterARollOverMovesToTheSpare() {
+        var ledger = AppLedger(outboxLimit: 8)
+        var settings = ClientSettings.GRPCClientSettings()
+        settings.callTimeLimit = 300
+        settings.keepaliveTime = 20
+        settings.keepaliveTimeout = 5
+        var client = GRPCClientModel(settings: settings, seed: 1)
+        _ = client.start(now: 0, ledger: &ledger)
+        _ = client.received(.accepted(newConnection: true), now: 0.3, ledger: &ledger)
+        _ = client.connectionEnded(.reset, now: 10, ledger: &ledger)
+        _ = client.received(.prefaceAccepted, now: 10.2, ledger: &ledger)
+        _ = client.spareReceived(.prefaceAccepted, now: 10.3, ledger: &ledger)
+        _ = client.received(.accepted(newConnection: false), now: 10.4, ledger: &ledger)
+        let actions = client.timerFired(.callDeadline, now: 310, ledger: &ledger)
+        #expect(actions.first == .send(.callCancelled))
+        #expect(actions.contains(.closeConnection))
+        #expect(actions.contains(.promoteSpareConnection))
+        #expect(!actions.contains(.connect))
+        #expect(actions.last == .setTimer(.callDeadline, at: 610))
+        #expect(actions.dropLast().last == .send(.open(after: 0, newConnection: false)))
+        #expect(client.connection == .ready)
     }
 
     /// gRPC core's policy: pings closer than 5 minutes are strikes; the third strike is one

@@ -122,6 +122,31 @@ struct KeepaliveTunerTests {
         #expect(results.recommended?.keepalive == twenty.keepalive)
     }
 
+    /// grpc-swift 2 leaves an idle second connection after some reconnections
+    /// (`GRPCClientModel`), and nothing pings it: behind a 30 s NAT a 20 s keepalive keeps the
+    /// call's connection but loses that one; with pings without calls it keeps both, so that is
+    /// recommended. A client that reconnects with one connection loses nothing with 20 s.
+    @Test func grpcSwift2sIdleConnectionNeedsPingsWithoutCalls() throws {
+        var sweep = try Self.sweep(nat: [30], times: [20], seeds: 2)
+        sweep.permitWithoutCalls = [false, true]
+        sweep.grpcReconnection = .grpcSwift2
+        let results = try sweep.run()
+        let plain = try #require(results.summary(for: .init(time: 20, timeout: 10)))
+        let permitted = try #require(results.summary(for: .init(time: 20, timeout: 10, permitWithoutCalls: true)))
+        #expect(plain.metrics.natExpiriesPerHour > 0 && plain.ruledOutBy.contains(.natExpiry), "\(plain.metrics)")
+        #expect(permitted.metrics.natExpiriesPerHour == 0 && permitted.viable, "\(permitted.disqualified)")
+        #expect(results.recommended?.keepalive == permitted.keepalive)
+        #expect(
+            KeepaliveRendering.markdown(results).hasPrefix("## netsim tune keepalive: grpc (grpc-swift-2 reconnection), server policy none")
+        )
+        let json = try JSONSerialization.jsonObject(with: KeepaliveReport(results).json()) as? [String: Any]
+        #expect(json?["grpcReconnection"] as? String == "grpc-swift-2")
+
+        sweep.grpcReconnection = .oneConnection
+        let one = try #require(try sweep.run().summary(for: .init(time: 20, timeout: 10)))
+        #expect(one.metrics.natExpiriesPerHour == 0, "\(one.metrics)")
+    }
+
     /// A gRPC core server accepts a ping every 5 minutes: a 20 s keepalive on an idle stream
     /// collects strikes and is sent away with GOAWAY too_many_pings; 5 minutes is not.
     @Test func grpcCoreSendsATwentySecondKeepaliveAway() throws {

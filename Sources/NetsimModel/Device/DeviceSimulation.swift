@@ -30,6 +30,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case connectionEnded(ConnectionEnd)
         case networkChanged(available: Bool)
         case addressChanged
+        case spareReceived(Frame)
+        case spareEnded(ConnectionEnd)
     }
 
     /// An input to the server, whose actions are carried out at once (`tellServer`).
@@ -85,6 +87,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     var mergedFrames: [UInt64: [Frame]] = [:]
     private var mergedKeys: UInt64 = 0
     private var current: ConnectionID?
+    /// The client's spare connection (`TransportAction.openSpareConnection`), if it has one.
+    private var spare: ConnectionID?
     var links = ConnectionTable<ModelLink>()
     /// What the client and the server asked for and is not yet carried out. Carrying out an
     /// action can give a machine another input (a reset tells both), whose actions are
@@ -279,6 +283,9 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 if id == current {
                     current = nil
                     tellClient(.connectionEnded(.closedByPeer))
+                } else if id == spare {
+                    spare = nil
+                    tellClient(.spareEnded(.closedByPeer))
                 }
             }
         case .timeline:
@@ -300,7 +307,14 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case .retransmissionGiveUp(let id, let direction):
             guard links[id] != nil else { return }
             if direction == .up {
-                guard id == current, links[id]?.clientOpen == true else { return }
+                guard links[id]?.clientOpen == true else { return }
+                if id == spare {
+                    abandon(id)
+                    spare = nil
+                    tellClient(.spareEnded(.timedOut))
+                    return
+                }
+                guard id == current else { return }
                 recordDetection(of: id)
                 abandon(id)
                 current = nil
@@ -332,6 +346,10 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 break
             }
             tellServer(.received(frame, on: id))
+            return
+        }
+        if id == spare {
+            if links[id]?.clientOpen == true { tellClient(.spareReceived(frame)) }
             return
         }
         guard id == current, links[id]?.clientOpen == true, client.delivers(frame) else { return }
@@ -386,6 +404,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case .networkChanged(let available):
             client.networkChanged(available: available, now: now, ledger: &ledger, into: &clientActions)
         case .addressChanged: client.addressChanged(now: now, ledger: &ledger, into: &clientActions)
+        case .spareReceived(let frame): client.spareReceived(frame, now: now, ledger: &ledger, into: &clientActions)
+        case .spareEnded(let end): client.spareEnded(end, now: now, ledger: &ledger, into: &clientActions)
         }
         // Each action may tell a machine more; what that appends is carried out and dropped
         // before the next of these.
@@ -399,9 +419,23 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 }
                 current = openConnection()
             case .openSpareConnection:
-                transmit(.preface, .up, on: openConnection())
+                if let old = spare { closeSide(.up, of: old) }
+                let id = openConnection()
+                spare = id
+                transmit(.preface, .up, on: id)
+            case .closeSpareConnection:
+                guard let id = spare else { continue }
+                spare = nil
+                closeSide(.up, of: id)
+            case .promoteSpareConnection:
+                guard let id = spare else { continue }
+                spare = nil
+                current = id
             case .send(let frame):
                 guard let id = current, links[id]?.clientOpen == true else { continue }
+                transmit(frame, .up, on: id)
+            case .sendOnSpare(let frame):
+                guard let id = spare, links[id]?.clientOpen == true else { continue }
                 transmit(frame, .up, on: id)
             case .closeConnection:
                 guard let id = current else { continue }
@@ -626,6 +660,9 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         if id == current {
             current = nil
             tellClient(.connectionEnded(.reset))
+        } else if id == spare {
+            spare = nil
+            tellClient(.spareEnded(.reset))
         }
     }
 

@@ -116,6 +116,9 @@ public struct ClientSettings: Sendable, Equatable, Codable {
         public var callTimeLimit: Double? = 600
         /// Events held between the network and the app; when full the oldest is dropped.
         public var receiveBuffer = ReceiveBuffer.bounded(64)
+        /// How the client's transport reconnects after an unclean close; nil: grpc-swift 2's, as
+        /// the live bench's client does.
+        public var reconnection: GRPCReconnection?
 
         public init() {}
 
@@ -258,4 +261,17 @@ extension ClientSettings {
             }
         }
     }
+}
+
+/// How a gRPC client's transport reconnects after an unclean close (a keepalive timeout, or a
+/// RST or TCP timeout with a call open). The libraries differ, and the difference decides what
+/// a short NAT does to a client (`GRPCClientModel`).
+public enum GRPCReconnection: String, Sendable, Codable, CaseIterable {
+    /// grpc-swift 2 (grpc-swift-nio-transport 2.9.2): two connections race, and when the
+    /// reconnection wins, the other waits idle, without pings unless `permitWithoutCalls`, for
+    /// the next call.
+    case grpcSwift2 = "grpc-swift-2"
+    /// grpc-java and grpc-kotlin, grpc-go, gRPC C-core (grpcio, gRPC-ObjC) and grpc-swift 1.x:
+    /// one connection, opened for the call that is reopened.
+    case oneConnection = "one-connection"
 }

@@ -9,24 +9,47 @@ import NetsimCore
 ///   the timer starts at the server's first SETTINGS and again at each PING ACK, and repeats;
 ///   when it fires with a call open (or `permitWithoutCalls`) it sends a PING, and no ACK within
 ///   the timeout closes the connection (GOAWAY "keepalive_expired").
-/// - After a keepalive timeout, or a RST or TCP timeout while a call is open, grpc-swift opens two
-///   connections at once, whether or not the phone has a network (grpc-swift-nio-transport's
-///   `Subchannel` on `.keepaliveTimeout` and `.error(wasIdle: false)`): both
-///   start HTTP/2, one idles ever after, and the next call goes on the other, even one still
-///   waiting for the server's SETTINGS. The live bench's captures show both handshakes; the
-///   tuner's `--verify` showed the call waiting on a connection opened during an outage.
+/// - After a keepalive timeout, or a RST or TCP timeout while a call is open, the call is
+///   reopened at once; with `GRPCReconnection.oneConnection` (grpc-java, grpc-go, C-core) on
+///   one new connection. grpc-swift 2 opens two connections at once, whether or not the phone
+///   has a network: grpc-swift-nio-transport
+///   2.9.2's `Subchannel` reconnects on `.keepaliveTimeout` and `.error(wasIdle: false)` and asks
+///   for the name to be resolved again, and `PickFirstLoadBalancer`, which never records the
+///   endpoint it was given, makes a second subchannel for the same address. Both start HTTP/2
+///   (the reconnection's SYN first), and the call waits for the first to finish:
+///   - the second first: the load balancer closes the reconnection (a FIN) and the call goes on
+///     the second;
+///   - the reconnection first: the call goes on it. When the second is ready the load balancer
+///     "rolls over": it closes the first gracefully, so the call stays on it until the call
+///     ends, and the second becomes the connection the next call goes on. That one carries
+///     nothing and sends no pings (unless `permitWithoutCalls`), so a NAT may forget it, and the
+///     next call, after the first connection dies, goes on it and waits for keepalive to find it
+///     dead. The tuner's `--verify` found this.
 /// - With `maxPingsWithoutData` (gRPC C-core's `grpc.http2.max_pings_without_data`, 2 by
 ///   default there), once that many pings went with no HEADERS or DATA written since, the next
 ///   waits until a minute after the last (C-core's throttle); writing HEADERS or DATA lifts it.
 /// - A GOAWAY with ENHANCE_YOUR_CALM "too_many_pings" closes the connection, and the client
 ///   doubles its keepalive time, as A8 requires.
 /// - A call reaching its time limit is cancelled (RST_STREAM) and renewed at once on the same
-///   connection, resuming from the last event received.
+///   connection, resuming from the last event received (on the waiting connection instead,
+///   after a roll-over: the cancelled call was the last stream of the one rolled over).
 public struct GRPCClientModel: Sendable {
     public enum Connection: Sendable, Equatable {
         case none
+        /// Opened with the call's `open`, which carries the preface.
         case handshaking
+        /// Opened by the subchannel with the preface alone: a call waits for its SETTINGS.
+        case settingUp
         case ready
+    }
+
+    /// The load balancer's second subchannel's connection (`TransportAction.openSpareConnection`).
+    public enum Spare: Sendable, Equatable {
+        case none
+        /// Racing the reconnection to finish HTTP/2 first.
+        case settingUp
+        /// Ready, behind a connection the load balancer rolled over: the next call goes on it.
+        case standby
     }
 
     public enum Call: Sendable, Equatable {
@@ -39,6 +62,15 @@ public struct GRPCClientModel: Sendable {
 
     public private(set) var connection = Connection.none
     public private(set) var call = Call.none
+    public private(set) var spare = Spare.none
+    /// The load balancer rolled the current connection over: it carries the call until the call
+    /// ends and then closes; its subchannel is shut down, so its death opens no connection.
+    public private(set) var goingAway = false
+    /// The call's `open` waits for the current connection's SETTINGS.
+    private var openWaits = false
+    /// The spare's keepalive: when its timer next fires, and whether its ping awaits an ACK.
+    private var spareTimerDue = 0.0
+    private var spareAwaitingPingAck = false
     /// The keepalive time in force: the configured one, doubled after each too_many_pings.
     public private(set) var keepaliveTime: Double
     let settings: ClientSettings.GRPCClientSettings
@@ -77,10 +109,12 @@ public struct GRPCClientModel: Sendable {
             guard case .opening = call else { return }
             call = .open
             sendOutbox(ledger: &ledger, into: &actions)
-        case .prefaceAccepted where connection == .handshaking:
-            // The server's SETTINGS on the subchannel's reconnection: keepalive starts.
+        case .prefaceAccepted where connection == .settingUp:
+            // The server's SETTINGS on the subchannel's connection: keepalive starts, and a call
+            // waiting for a ready connection goes on it.
             connection = .ready
             keepaliveStarts(now: now, into: &actions)
+            sendWaitingOpen(ledger: &ledger, into: &actions)
         case .pong(toClient: true) where awaitingPingAck:
             awaitingPingAck = false
             actions.append(.cancelTimer(.pingTimeout))
@@ -93,6 +127,33 @@ public struct GRPCClientModel: Sendable {
         default:
             break
         }
+    }
+
+    /// A frame on the spare connection: the server's SETTINGS (which decide the race), a PING
+    /// ACK, the server's PING or its GOAWAY.
+    public mutating func spareReceived(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        switch frame {
+        case .prefaceAccepted where spare == .settingUp:
+            spareReady(now: now, ledger: &ledger, into: &actions)
+        case .pong(toClient: true) where spareAwaitingPingAck:
+            spareAwaitingPingAck = false
+            actions.append(.cancelTimer(.sparePingTimeout))
+            spareTimerDue = now + keepaliveTime
+            actions.append(.setTimer(.sparePing, at: spareTimerDue))
+        case .ping(fromClient: false):
+            actions.append(.sendOnSpare(.pong(toClient: false)))
+        case .goAway:
+            actions.append(.closeSpareConnection)
+            spareGone(into: &actions)
+        default:
+            break
+        }
+    }
+
+    /// The spare connection is gone (a RST, the server's FIN, or TCP gave up). An idle
+    /// subchannel's error leaves it idle (`.error(wasIdle: true)`): nothing reconnects.
+    public mutating func spareEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        spareGone(into: &actions)
     }
 
     public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -112,7 +173,7 @@ public struct GRPCClientModel: Sendable {
     public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch timer {
         case .ping where connection == .ready:
-            guard call == .open || settings.permitWithoutCalls else {
+            guard hasStream || settings.permitWithoutCalls else {
                 actions.append(.setTimer(.ping, at: now + keepaliveTime))
                 return
             }
@@ -127,8 +188,32 @@ public struct GRPCClientModel: Sendable {
         case .callDeadline where call == .open || isOpening:
             ledger.countCallRenewal()
             call = .none
-            actions.append(.send(.callCancelled))
+            if openWaits {
+                openWaits = false
+            } else {
+                actions.append(.send(.callCancelled))
+            }
+            if goingAway {
+                // The call was the last stream of a connection the load balancer rolled over:
+                // that connection closes, and the renewed call goes where the next call goes.
+                closeConnection(now: now, ledger: &ledger, into: &actions)
+            }
             openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
+        case .sparePing where spare == .standby:
+            guard settings.permitWithoutCalls else {
+                spareTimerDue = now + keepaliveTime
+                actions.append(.setTimer(.sparePing, at: spareTimerDue))
+                return
+            }
+            spareAwaitingPingAck = true
+            actions.append(.sendOnSpare(.ping(fromClient: true)))
+            spareTimerDue = now + settings.keepaliveTimeout
+            actions.append(.setTimer(.sparePingTimeout, at: spareTimerDue))
+        case .sparePingTimeout where spareAwaitingPingAck:
+            // Its subchannel would reconnect; the model lets it go (it carries no call).
+            actions.append(.sendOnSpare(.goAway(tooManyPings: false)))
+            actions.append(.closeSpareConnection)
+            spareGone(into: &actions)
         case .retry:
             guard call == .backingOff else { return }
             openCall(startingOver: false, now: now, ledger: &ledger, into: &actions)
@@ -145,12 +230,7 @@ public struct GRPCClientModel: Sendable {
         // treats a keepalive timeout (`Subchannel` `.error(wasIdle: false)`): it reconnects at
         // once, network or not. A FIN is a clean close: it waits for the next call.
         let reconnects = end != .closedByPeer && connection == .ready && call == .open
-        connection = .none
-        awaitingPingAck = false
-        actions.append(.cancelTimer(.ping))
-        actions.append(.cancelTimer(.pingTimeout))
-        if reconnects { subchannelReconnection(into: &actions) }
-        callFailed(now: now, ledger: &ledger, into: &actions)
+        connectionGone(reconnect: reconnects, now: now, ledger: &ledger, into: &actions)
     }
 
     /// The phone's network went away or came back (a mobile OS's reachability callback).
@@ -175,31 +255,120 @@ public struct GRPCClientModel: Sendable {
     }
 
     /// Closes the current connection; with `reconnect`, the subchannel's two new connections
-    /// open before the call hears of its failure, so a reopened call goes on the second.
+    /// open before the call hears of its failure, so a reopened call waits for them.
     private mutating func closeConnection(
         now: Double, ledger: inout AppLedger, reconnect: Bool = false, into actions: inout [TransportAction]
     ) {
         guard connection != .none else { return }
+        actions.append(.closeConnection)
+        connectionGone(reconnect: reconnect, now: now, ledger: &ledger, into: &actions)
+    }
+
+    /// The current connection is gone. With `reconnect` (an unclean close), its subchannel opens
+    /// the two racing connections, unless the load balancer had rolled it over: its subchannel
+    /// is shut down, and the standby connection takes its place. A call waiting for a
+    /// connection to be ready waits on for the spare; any other call has failed.
+    private mutating func connectionGone(
+        reconnect: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
         connection = .none
         awaitingPingAck = false
         actions.append(.cancelTimer(.ping))
         actions.append(.cancelTimer(.pingTimeout))
-        actions.append(.closeConnection)
-        if reconnect { subchannelReconnection(into: &actions) }
+        if reconnect, !goingAway, (settings.reconnection ?? .grpcSwift2) == .grpcSwift2 {
+            subchannelReconnection(into: &actions)
+        } else if spareTakesOver(into: &actions), openWaits {
+            return
+        }
         callFailed(now: now, ledger: &ledger, into: &actions)
     }
 
-    /// The two connections grpc-swift opens at once after an unclean close: one idles ever
-    /// after, the other becomes current and starts HTTP/2 (the next call goes on it).
+    /// The two connections grpc-swift opens at once after an unclean close: the subchannel's
+    /// reconnection becomes current, and the load balancer's second subchannel's connection is
+    /// the spare (replacing an earlier spare). Both start HTTP/2; a call waits for the first.
     private mutating func subchannelReconnection(into actions: inout [TransportAction]) {
-        connection = .handshaking
-        actions.append(.openSpareConnection)
+        connection = .settingUp
+        goingAway = false
         actions.append(.connect)
         actions.append(.send(.preface))
+        spareGone(into: &actions)
+        spare = .settingUp
+        actions.append(.openSpareConnection)
+    }
+
+    /// The spare finished HTTP/2 setup. If the current connection has not, the load balancer
+    /// closes that one and the waiting call goes on the spare. If it has and carries the call,
+    /// the load balancer rolls over: the call stays where it is and the spare waits, ready, for
+    /// the next. If it carries nothing, it closes and the spare replaces it.
+    private mutating func spareReady(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        if connection == .ready, hasStream {
+            spare = .standby
+            goingAway = true
+            spareTimerDue = now + keepaliveTime
+            actions.append(.setTimer(.sparePing, at: spareTimerDue))
+            return
+        }
+        if connection != .none {
+            actions.append(.closeConnection)
+            actions.append(.cancelTimer(.ping))
+            actions.append(.cancelTimer(.pingTimeout))
+        }
+        actions.append(.promoteSpareConnection)
+        spare = .none
+        goingAway = false
+        connection = .ready
+        keepaliveStarts(now: now, into: &actions)
+        sendWaitingOpen(ledger: &ledger, into: &actions)
+    }
+
+    /// The spare becomes the current connection, keeping its keepalive timer; false when there
+    /// is none.
+    private mutating func spareTakesOver(into actions: inout [TransportAction]) -> Bool {
+        goingAway = false
+        switch spare {
+        case .none:
+            return false
+        case .settingUp:
+            connection = .settingUp
+        case .standby:
+            connection = .ready
+            pingsWithoutData = 0
+            lastPingSent = nil
+            throttledPingDue = nil
+            awaitingPingAck = spareAwaitingPingAck
+            actions.append(.setTimer(spareAwaitingPingAck ? .pingTimeout : .ping, at: spareTimerDue))
+        }
+        actions.append(.promoteSpareConnection)
+        spareGone(into: &actions)
+        return true
+    }
+
+    /// Forgets the spare and its keepalive.
+    private mutating func spareGone(into actions: inout [TransportAction]) {
+        if spare == .standby {
+            actions.append(.cancelTimer(.sparePing))
+            actions.append(.cancelTimer(.sparePingTimeout))
+        }
+        spare = .none
+        spareAwaitingPingAck = false
+    }
+
+    /// Whether a call has a stream on the current connection (its HEADERS went).
+    private var hasStream: Bool {
+        call == .open || (isOpening && !openWaits)
+    }
+
+    /// A call that waited for a ready connection goes on the current one.
+    private mutating func sendWaitingOpen(ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        guard openWaits, connection == .ready else { return }
+        openWaits = false
+        actions.append(.send(.open(after: ledger.highestSequence, newConnection: false)))
+        wroteHeadersOrData(into: &actions)
     }
 
     /// The call ended with an error: reopened at once if it had opened, else after backoff.
     private mutating func callFailed(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        openWaits = false
         switch call {
         case .open:
             ledger.countFailedAttempt()
@@ -236,8 +405,12 @@ public struct GRPCClientModel: Sendable {
             connection = .handshaking
             actions.append(.connect)
         }
-        actions.append(.send(.open(after: ledger.highestSequence, newConnection: newConnection)))
-        wroteHeadersOrData(into: &actions)
+        if connection == .settingUp {
+            openWaits = true
+        } else {
+            actions.append(.send(.open(after: ledger.highestSequence, newConnection: newConnection)))
+            wroteHeadersOrData(into: &actions)
+        }
         if let limit = settings.callTimeLimit { actions.append(.setTimer(.callDeadline, at: now + limit)) }
     }
 

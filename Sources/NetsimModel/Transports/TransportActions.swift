@@ -6,11 +6,18 @@ public enum TransportAction: Sendable, Equatable {
     /// Open a new TCP connection (its SYN crosses the radio), or a new QUIC connection on a new
     /// UDP flow (its handshake is the frames sent after it); the frames sent after it go on it.
     case connect
-    /// Open another connection that only starts HTTP/2 and then idles (grpc-swift's second
-    /// connection after a keepalive timeout); the current one stays current.
+    /// Open the spare: another connection that starts HTTP/2 (the preface) beside the current
+    /// one, as grpc-swift's load balancer's second subchannel does after an unclean close. Its
+    /// frames reach the client as `spareReceived`; an earlier spare is closed first.
     case openSpareConnection
+    /// Close the spare from this side (a FIN).
+    case closeSpareConnection
+    /// The spare becomes the current connection (the current one is closed or gone).
+    case promoteSpareConnection
     /// Write a frame on the current connection.
     case send(Frame)
+    /// Write a frame on the spare.
+    case sendOnSpare(Frame)
     /// Close the current connection from this side (a FIN follows what was written; a QUIC
     /// connection is discarded silently, as its idle timeout does).
     case closeConnection
@@ -32,6 +39,9 @@ public enum TransportTimer: Int, Sendable, Hashable, CaseIterable {
     case pingTimeout
     /// gRPC: the call reaches its deadline.
     case callDeadline
+    /// gRPC: the spare's keepalive timer, and its ping going unanswered.
+    case sparePing
+    case sparePingTimeout
     /// QUIC: the connection's idle timeout (or, before the handshake completes, its handshake
     /// timeout) passes with nothing received: it is closed silently.
     case idle

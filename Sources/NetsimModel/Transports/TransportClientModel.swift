@@ -16,6 +16,11 @@ public protocol TransportClientModel: Sendable {
     /// A handover changed the phone's address; only a client whose connection can migrate
     /// (QUIC) acts on it.
     mutating func addressChanged(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
+    /// A frame arrived on the spare connection (`TransportAction.openSpareConnection`); only
+    /// a client that opens one acts on it.
+    mutating func spareReceived(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
+    /// The spare connection is gone.
+    mutating func spareEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction])
     /// Whether a frame that arrives now reaches the app (a frame of a call the client has
     /// cancelled does not).
     func delivers(_ frame: Frame) -> Bool
@@ -29,6 +34,10 @@ extension TransportClientModel {
     ) {}
 
     public mutating func addressChanged(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {}
+
+    public mutating func spareReceived(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {}
+
+    public mutating func spareEnded(_ end: ConnectionEnd, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {}
 }
 
 extension RESTPollingClientModel: TransportClientModel {}
