@@ -109,13 +109,13 @@ public struct KeepaliveVerification: Sendable {
         self.plans = plans
     }
 
-    /// Each plan played by the model engine, as the sweep plays it.
+    /// Each plan played by the model engine, with the client live plays.
     func modelMetrics() -> [ScenarioMetrics] {
         plans.map { plan in
             ScenarioMetrics(
                 ModelEngine.playDevice(
-                    profile: plan.profile, client: sweep.client(plan.keepalive), workload: plan.workload, duration: plan.horizon,
-                    seed: plan.deviceSeed),
+                    profile: plan.profile, client: .grpc(plan.client, server: plan.serverPolicy), workload: plan.workload,
+                    duration: plan.horizon, seed: plan.deviceSeed),
                 horizon: plan.horizon)
         }
     }

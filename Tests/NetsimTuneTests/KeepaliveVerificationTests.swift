@@ -58,6 +58,18 @@ struct KeepaliveVerificationTests {
         #expect(verification.plans.map(\.profile.nat?.mode) == Array(repeating: [.silent, .reset, .silent], count: 4).flatMap { $0 })
         #expect(Set(verification.plans.map(\.deviceSeed)) == [1, 2, 3])
         #expect(verification.plans.allSatisfy { $0.client.keepaliveTime == $0.keepalive.time && $0.client.callTimeLimit == nil })
+        // The sweep played one-connection clients; live is grpc-swift 2, and so is the model
+        // it is compared with: two connections after each unclean close, not one.
+        #expect(verification.plans.allSatisfy { $0.client.reconnection == .grpcSwift2 })
+        let model = verification.modelMetrics()
+        let playedAsSwept = verification.plans.map { plan in
+            ScenarioMetrics(
+                ModelEngine.playDevice(
+                    profile: plan.profile, client: sweep.client(plan.keepalive), workload: plan.workload, duration: plan.horizon,
+                    seed: plan.deviceSeed),
+                horizon: plan.horizon)
+        }
+        #expect(zip(model, playedAsSwept).contains { $0.reconnectsPerHour > $1.reconnectsPerHour })
     }
 
     @Test func onlyGRPCWithARecommendationCanBeVerified() throws {
