@@ -12,8 +12,8 @@ struct KeepaliveVerificationTests {
         DeviceEvent(at: time, kind: .outage, network: "lte", mode: mode, durationSeconds: 30, affectedConnections: affected)
     }
 
-    /// Deaths at 100 s (blackhole) and 400 s (a NAT mapping that expired at 350 s, found at
-    /// 400 s); a stall and an outage that met no connection kill nothing. The app noticed at
+    /// Deaths at 100 s (blackhole) and 350 s (a NAT mapping that expired then, found by a ping
+    /// at 370 s); a stall and an outage that met no connection kill nothing. The app noticed at
     /// 125 s and 380 s; a second blackhole at 110 s hit the connection already dead since 100 s.
     @Test func detectionsPairEachDeathWithTheNextCallEnd() {
         let events = [
@@ -21,7 +21,7 @@ struct KeepaliveVerificationTests {
             Self.outage(at: 110, mode: .blackhole, affected: 1),
             Self.outage(at: 200, mode: .stall, affected: 0),
             Self.outage(at: 250, mode: .blackhole, affected: 0),
-            DeviceEvent(at: 400, kind: .natExpiry, network: "lte", mode: .silent, affectedConnections: 1, expiredAt: 350),
+            DeviceEvent(at: 370, kind: .natExpiry, network: "lte", mode: .silent, affectedConnections: 1, expiredAt: 350),
             DeviceEvent(at: 500, kind: .handover, network: "lte", mode: .reset, durationSeconds: 2, affectedConnections: 1),
         ]
         let detections = ConnectionDeaths.detectionDelays(events: events, noticed: [380, 125, 500.05], end: 600)
@@ -29,6 +29,24 @@ struct KeepaliveVerificationTests {
         #expect(abs(detections[0] - 25) < 1e-9)
         #expect(abs(detections[1] - 30) < 1e-9)
         #expect(abs(detections[2] - 0.05) < 1e-9)
+    }
+
+    /// A live grpc-swift baseline (60 s / 10 s behind a 30 s NAT), traced: after a keepalive
+    /// timeout both racing connections were ready at 618 s, and the load balancer rolled over,
+    /// leaving the call on c14 and c15 idle. Both mappings expired near 648.5 s. c14's ping found
+    /// its gone at 677.8 s and its keepalive timed out at 687.7 s; the app reopened its call, which
+    /// went on c15, whose mapping its HEADERS found gone at 688.05 s, and c15's own keepalive timed
+    /// out at 748.6 s. Two waits on a dead connection: 39.1 s, then 60.55 s from the reopened call
+    /// (not one of 39.2 s, as when the first notice swallowed both deaths).
+    @Test func aMappingThatExpiredIdleCountsFromTheCallThatMovedOntoIt() {
+        let events = [
+            DeviceEvent(at: 677.8, kind: .natExpiry, network: "lte", mode: .silent, affectedConnections: 1, expiredAt: 648.6),
+            DeviceEvent(at: 688.05, kind: .natExpiry, network: "lte", mode: .silent, affectedConnections: 1, expiredAt: 648.5),
+        ]
+        let detections = ConnectionDeaths.detectionDelays(events: events, noticed: [748.6, 687.7], end: 900)
+        #expect(detections.count == 2)
+        #expect(abs(detections[0] - 39.1) < 1e-9)
+        #expect(abs(detections[1] - 60.55) < 1e-9)
     }
 
     /// A death nobody noticed by the end counts with the time it had been dead, as the model's.

@@ -431,6 +431,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 guard let id = spare else { continue }
                 spare = nil
                 current = id
+                links[id]?.promotedAt = now
             case .send(let frame):
                 guard let id = current, links[id]?.clientOpen == true else { continue }
                 transmit(frame, .up, on: id)
@@ -627,10 +628,13 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         links[id] = link
     }
 
-    /// When the NAT forgot the connection, if that is what killed it.
+    /// When the NAT forgot the connection, if that is what killed it: now, when it forgot it
+    /// before the connection became the app's (`ModelLink.promotedAt`).
     private func natExpiry(_ link: ModelLink) -> Double? {
         guard let timeout = device.profile.nat?.idleTimeout, now - link.lastActivity > timeout else { return nil }
-        return link.lastActivity + timeout
+        let expiry = link.lastActivity + timeout
+        if let promotedAt = link.promotedAt, promotedAt > expiry { return now }
+        return expiry
     }
 
     /// Bytes are written on `id` now: the NAT's idle timer restarts, unless it already expired.

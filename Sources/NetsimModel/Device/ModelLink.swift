@@ -12,6 +12,10 @@ struct ModelLink: Sendable {
     var path = ConnectionPath()
     /// The last time bytes crossed it, for the NAT's idle timer.
     var lastActivity: Double
+    /// When it became the app's connection after waiting idle as the client's spare: a NAT
+    /// mapping that expired before then killed nothing the app relied on until bytes found it
+    /// gone, which is when its death counts (as `ConnectionDeaths` dates it live).
+    var promotedAt: Double?
 
     /// Uplink bytes got through at `time`: they refresh the NAT's mapping then, never backwards.
     mutating func bytesGotThrough(at time: Double) {
