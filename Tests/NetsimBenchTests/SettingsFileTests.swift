@@ -57,6 +57,8 @@ struct SettingsFileTests {
         #expect(alternative.backoff == Backoff(initial: 1, maximum: 60, multiplier: 1.6, jitter: 0.2))
         #expect(alternative.callTimeLimit == 30)
         #expect(try ClientSettings.load(yaml: "grpc: {callTimeLimit: none}", source: "x").grpc.callTimeLimit == nil)
+        #expect(try ClientSettings.load(yaml: "grpc: {reconnection: one-connection}", source: "x").grpc.reconnection == .oneConnection)
+        #expect(throws: InputFileError.self) { try ClientSettings.load(yaml: "grpc: {reconnection: two}", source: "x") }
     }
 
     @Test func theQUICSection() throws {

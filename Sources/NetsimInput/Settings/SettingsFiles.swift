@@ -87,7 +87,7 @@ extension ClientSettings {
             settings.quic.watchNetwork = try quic.flag("watchNetwork") ?? settings.quic.watchNetwork
         }
         if let grpc = try root.mapping("grpc") {
-            try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer"])
+            try grpc.allowOnly(["keepalive", "backoff", "callTimeLimit", "receiveBuffer", "reconnection"])
             if let keepalive = try grpc.mapping("keepalive") {
                 try keepalive.allowOnly(["time", "timeout", "permitWithoutCalls", "maxPingsWithoutData"])
                 settings.grpc.keepaliveTime = try keepalive.duration("time") ?? settings.grpc.keepaliveTime
@@ -101,6 +101,9 @@ extension ClientSettings {
             settings.grpc.backoff = try Backoff.load(grpc.mapping("backoff"), default: settings.grpc.backoff)
             if let limit = try grpc.optionalDuration("callTimeLimit") { settings.grpc.callTimeLimit = limit }
             settings.grpc.receiveBuffer = try ClientSettings.ReceiveBuffer.load(grpc, default: settings.grpc.receiveBuffer)
+            if let choice = try grpc.choice("reconnection", among: GRPCReconnection.allCases.map(\.rawValue)) {
+                settings.grpc.reconnection = GRPCReconnection(rawValue: choice)
+            }
         }
         if let batching = try root.mapping("batching") {
             try batching.allowOnly(["maxMessages", "flushAfter"])
