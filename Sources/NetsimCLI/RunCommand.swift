@@ -462,18 +462,18 @@ public struct RunCommand: AsyncParsableCommand {
             phones == 1
             ? "one \(profile.name) device (seed \(emulation.seed))"
             : "\(phones) \(profile.name) phones (seeds \(emulation.seed) to \(emulation.seed &+ UInt64(phones - 1)))"
+        // A rule pinned to one phone names it; otherwise the rule feeds every phone.
+        func phone(_ number: Int?) -> String { number.map { "phone \($0) of \(device)" } ?? device }
         for listener in proxy.listeners {
             let address = listener.address
             switch listener.role {
             case .forward(let rule):
-                let phone = rule.phone.map { "phone \($0) of \(device)" } ?? device
-                logger.info("listening on \(address), forwarding to \(rule.upstream) as \(phone)")
+                logger.info("listening on \(address), forwarding to \(rule.upstream) as \(phone(rule.phone))")
             case .frontEnd(let rule):
                 let name = rule.frontEnd == .httpProxy ? "HTTP proxy" : "SOCKS5 proxy"
                 logger.info("\(name) on \(address), every connection through \(device)")
             case .datagramForward(let rule):
-                let phone = rule.phone.map { "phone \($0) of \(device)" } ?? device
-                logger.info("UDP on \(address), forwarding to \(rule.upstream) as \(phone)")
+                logger.info("UDP on \(address), forwarding to \(rule.upstream) as \(phone(rule.phone))")
             }
         }
         if let server = parts.admin { logger.info("admin API and live dashboard on http://\(server.address)/") }
