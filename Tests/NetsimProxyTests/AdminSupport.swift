@@ -8,13 +8,46 @@ import NetsimProxy
 extension AdminServer {
     /// An admin server whose `/set` bodies are read by the profile reader, as `netsim run`'s are
     /// (the proxy itself reads no YAML).
+    init(proxy: NetsimProxy, limits: AdminLimits = AdminLimits(), access: AdminAccess = AdminAccess()) {
+        self.init(proxy: proxy, readSetChange: ProfileLoader.setChange, limits: limits, access: access, logger: Loopback.logger)
+    }
+
+    /// The admin server serving at `address` until `RunningAdmin.stop`: the end-to-end tests
+    /// hold it open across several steps, which a scope (`serve`) would nest deeply. A test
+    /// task of its own runs it; `stop` ends and awaits it.
     static func start(
         at address: HostPort, proxy: NetsimProxy, group: any EventLoopGroup, limits: AdminLimits = AdminLimits(),
-        access: AdminAccess = AdminAccess(), logger: Logger = Logger(label: "netsim.admin")
-    ) async throws -> AdminServer {
-        try await start(
-            at: address, proxy: proxy, readSetChange: ProfileLoader.setChange, group: group, limits: limits, access: access,
-            logger: logger)
+        access: AdminAccess = AdminAccess()
+    ) async throws -> RunningAdmin {
+        let server = AdminServer(proxy: proxy, limits: limits, access: access)
+        let (listening, listener) = AsyncStream<HostPort>.makeStream()
+        let (stopped, stopper) = AsyncStream<Void>.makeStream()
+        let task = Task {
+            defer { listener.finish() }
+            try await server.serve(at: address, group: group) { address in
+                listener.yield(address)
+                for await _ in stopped {}
+            }
+        }
+        var addresses = listening.makeAsyncIterator()
+        guard let bound = await addresses.next() else {
+            try await task.value
+            throw CancellationError()
+        }
+        return RunningAdmin(address: bound, task: task, stopper: stopper)
+    }
+}
+
+/// An admin server started by `AdminServer.start` in a test.
+struct RunningAdmin: Sendable {
+    let address: HostPort
+    fileprivate let task: Task<Void, any Error>
+    fileprivate let stopper: AsyncStream<Void>.Continuation
+
+    /// Shuts the server down (its streams ended, its connections closed) and waits until it has.
+    func stop() async {
+        stopper.finish()
+        _ = try? await task.value
     }
 }
 

@@ -16,7 +16,7 @@ import Testing
     /// A proxy with both front ends, a forward rule and the admin API, all on loopback.
     struct Door {
         let front: FrontEndProxy
-        let admin: AdminServer
+        let admin: RunningAdmin
         let forwardPort: Int
 
         static func open(access: AccessPolicy = AccessPolicy(), logger: Logger = Loopback.logger, upstreamPort: Int) async throws -> Door {
