@@ -179,7 +179,8 @@ public struct AdminServer: Sendable {
             switch query["format"] ?? "json" {
             case "json": return AdminAnswer.response(.ok, try AdminAnswer.json(try await proxy.report(phone: phone ?? 1)))
             case "html":
-                return AdminAnswer.response(.ok, try await proxy.report(phone: phone ?? 1).document.html, contentType: "text/html; charset=utf-8")
+                return AdminAnswer.response(
+                    .ok, try await proxy.report(phone: phone ?? 1).document.html, contentType: "text/html; charset=utf-8")
             case let format: throw AdminError("format must be json or html, not '\(format)'")
             }
         case .metrics:
@@ -201,7 +202,7 @@ public struct AdminServer: Sendable {
             let body: ByteBuffer
             do {
                 body = try await request.collectBody(upTo: Self.bodyLimit)
-            } catch let error as HTTPError where error.status == .contentTooLarge {
+            } catch is NIOTooManyBytesError {
                 return AdminAnswer.error(.contentTooLarge, "the change is larger than \(Self.bodyLimit) bytes")
             }
             let change = try readSetChange(String(buffer: body), "the /set body", proxy.profile.networks.map(\.name))
