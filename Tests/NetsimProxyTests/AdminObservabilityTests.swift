@@ -166,13 +166,23 @@ import FoundationNetworking
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                 }
             }
-        let watchdog = Task { [stream = channel.channel] in
-            try await Task.sleep(for: limit)
-            Issue.record("no final event within \(limit)")
-            try await stream.close()
+        return try await withThrowingTaskGroup(of: Void.self) { watchdog in
+            // The guard against a hang: a child of this scope, cancelled when the stream is read.
+            watchdog.addTask { [stream = channel.channel] in
+                try await Task.sleep(for: limit)
+                Issue.record("no final event within \(limit)")
+                try await stream.close()
+            }
+            defer { watchdog.cancelAll() }
+            return try await follow(channel, during: action, until: isLast)
         }
-        defer { watchdog.cancel() }
-        return try await channel.executeThenClose { inbound, outbound in
+    }
+
+    private static func follow(
+        _ channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, during action: @Sendable () async throws -> Void,
+        until isLast: @escaping @Sendable (ServerSentEvent) -> Bool
+    ) async throws -> (status: HTTPResponseStatus?, events: [ServerSentEvent]) {
+        try await channel.executeThenClose { inbound, outbound in
             var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/events")
             head.headers.add(name: "host", value: "127.0.0.1")
             try await outbound.write(.head(head))
