@@ -15,13 +15,8 @@ import Testing
 /// (two `Host` headers, an absolute-form target, the connection cap, keep-alive) is the
 /// end-to-end tests' (`AdminServerTests`, `AdminDashboardTests`).
 @Suite(.serialized, .timeLimit(.minutes(2))) struct AdminRouterTests {
-    static let profile = Profile(
-        name: "router", description: "",
-        networks: [
-            Network(name: "lte", radio: .lte(LTERadioParameters()), up: LinkParameters(), down: LinkParameters()),
-            Network(name: "wifi", radio: .wifi(WiFiRadioParameters()), up: LinkParameters(), down: LinkParameters()),
-        ],
-        start: "lte")
+    /// Two networks, for a move.
+    static let profile = AdminObservabilityTests.lteProfile
 
     static let token = "s3cret-s3cret-s3cret"
 

@@ -106,24 +106,14 @@ import FoundationNetworking
     func responseUntilClose(
         _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, within limit: Duration = .seconds(10)
     ) async throws -> String? {
-        try await withThrowingTaskGroup(of: String?.self) { group in
-            group.addTask {
-                var text = ""
-                do {
-                    try await channel.executeThenClose { inbound, _ in
-                        for try await chunk in inbound { text += String(buffer: chunk) }
-                    }
-                } catch {}
-                return text
-            }
-            group.addTask {
-                try? await Task.sleep(for: limit)
-                return nil
-            }
-            let first = try await group.next()!
-            group.cancelAll()
-            try? await channel.channel.close()
-            return first
+        try await AdminWire.reading(channel, within: limit) {
+            var text = ""
+            do {
+                try await channel.executeThenClose { inbound, _ in
+                    for try await chunk in inbound { text += String(buffer: chunk) }
+                }
+            } catch {}
+            return text
         }
     }
 

@@ -35,25 +35,33 @@ enum AdminWire {
         -> [String]
     {
         let channel = try await Loopback.connect(port: port)
-        return try await withThrowingTaskGroup(of: [String]?.self) { group in
-            group.addTask {
-                var answers: [String] = []
-                var bytes: [UInt8] = []
-                do {
-                    try await channel.executeThenClose { inbound, outbound in
-                        try await outbound.write(ByteBuffer(string: request))
-                        for try await chunk in inbound {
-                            bytes += chunk.readableBytesView
-                            while let answer = takeAnswer(&bytes) {
-                                answers.append(answer)
-                                if answers.count == count { return }
-                            }
+        return try await reading(channel, within: limit) {
+            var answers: [String] = []
+            var bytes: [UInt8] = []
+            do {
+                try await channel.executeThenClose { inbound, outbound in
+                    try await outbound.write(ByteBuffer(string: request))
+                    for try await chunk in inbound {
+                        bytes += chunk.readableBytesView
+                        while let answer = takeAnswer(&bytes) {
+                            answers.append(answer)
+                            if answers.count == count { return }
                         }
                     }
-                } catch {}
-                // Closed early: what came, whole or not.
-                return bytes.isEmpty ? answers : answers + [String(decoding: bytes, as: UTF8.self)]
-            }
+                }
+            } catch {}
+            // Closed early: what came, whole or not.
+            return bytes.isEmpty ? answers : answers + [String(decoding: bytes, as: UTF8.self)]
+        } ?? []
+    }
+
+    /// What `read` returns from `channel`, or nil if it has not returned within `limit` (a
+    /// guard against a hang, not a timing assertion); the channel is closed after either.
+    static func reading<Value: Sendable>(
+        _ channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>, within limit: Duration, _ read: @escaping @Sendable () async -> Value
+    ) async throws -> Value? {
+        try await withThrowingTaskGroup(of: Value?.self) { group in
+            group.addTask { await read() }
             group.addTask {
                 try? await Task.sleep(for: limit)
                 return nil
@@ -61,7 +69,7 @@ enum AdminWire {
             let first = try await group.next()!
             group.cancelAll()
             try? await channel.channel.close()
-            return first ?? []
+            return first
         }
     }
 
