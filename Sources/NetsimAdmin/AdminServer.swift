@@ -39,9 +39,10 @@ import ServiceLifecycle
 /// It is built to stay up whatever local clients do: a request has `AdminLimits.requestTimeout`
 /// to arrive whole and an idle connection as long before it is closed, at most
 /// `AdminLimits.maximumConnections` are open at once (a new one closes the oldest, so that idle
-/// connections cannot lock out a real request: `AdminConnections`), and a malformed request
-/// gets a 400 and is closed. An event stream, once answered, is out of that cap (it is meant to
-/// stay open) and within `AdminLimits.maximumEventStreams` instead.
+/// connections cannot lock out a real request: `AdminConnections`), a malformed request gets
+/// a 400 and is closed, and accepts back off when the process runs out of file descriptors.
+/// An event stream, once answered, is out of that cap (it is meant to stay open) and within
+/// `AdminLimits.maximumEventStreams` instead.
 ///
 /// The server runs inside `serve(at:group:_:)`, a child task of its caller's, until the
 /// caller's work is done; then it shuts down gracefully, its event streams ended.
@@ -112,6 +113,11 @@ public struct AdminServer: Sendable {
             do {
                 // No front end may carry a client here.
                 try await proxy.protect(channel)
+                // Out of file descriptors, accepts pause rather than spin the event loop
+                // (Hummingbird's listener takes no handler of ours before it binds).
+                try await channel.eventLoop.submit { [logger] in
+                    try channel.pipeline.syncOperations.addHandler(AcceptBackoff.handler(logger: logger), position: .first)
+                }.get()
                 outcome = .success(try await body(HostPort(host: address.host, port: channel.localAddress?.port ?? address.port)))
             } catch {
                 outcome = .failure(error)
