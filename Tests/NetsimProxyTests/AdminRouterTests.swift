@@ -90,8 +90,11 @@ import Testing
             #expect(missing.headers[.wwwAuthenticate] == "Bearer")
             #expect((try Self.json(missing)["error"] as? String)?.contains("--admin-token") == true)
             Self.expectCommonHeaders(missing, "401")
-            let wrong = try await client.execute(uri: "/status", method: .get, headers: [.authorization: "Bearer \(Self.token)!"])
-            #expect(wrong.status == .unauthorized)
+            for wrong in [Self.token + "!", String(Self.token.dropLast()), ""] {
+                let answer = try await client.execute(uri: "/status", method: .get, headers: [.authorization: "Bearer \(wrong)"])
+                #expect(answer.status == .unauthorized, "Bearer \(wrong)")
+            }
+            #expect(try await client.execute(uri: "/report", method: .get).status == .unauthorized)
             // An unknown path is refused before it is named: a 401, not a 404 listing the routes.
             #expect(try await client.execute(uri: "/nothing", method: .get).status == .unauthorized)
             #expect(try await client.execute(uri: "/events", method: .get).status == .unauthorized)
@@ -101,6 +104,9 @@ import Testing
             }
             let given = try await client.execute(uri: "/status", method: .get, headers: [.authorization: "bearer \(Self.token)"])
             #expect(given.status == .ok)
+            let outage = try await client.execute(
+                uri: "/outage?duration=1s", method: .post, headers: [.authorization: "Bearer \(Self.token)"])
+            #expect(outage.status == .ok, "\(String(buffer: outage.body))")
         }
     }
 
