@@ -144,7 +144,8 @@ import FoundationNetworking
 
     /// Two requests on one connection, the second written once the first is answered, and
     /// then two at once (pipelined): each gets its answer, in order, on the same connection,
-    /// which stays open (no `Connection: close`) until the client closes it.
+    /// which stays open (no `Connection: close`); a later request with two readings is refused
+    /// as a first one is, and the connection closed.
     @Test("a connection is kept alive between requests")
     func keepAlive() async throws {
         let (proxy, _) = try await Loopback.proxy(.passThrough, upstreamPort: 1)
@@ -177,6 +178,11 @@ import FoundationNetworking
                 #expect(all.map { $0.prefix(12) } == ["HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 200", "HTTP/1.1 404"], "\(all)")
                 #expect(all.allSatisfy { !$0.lowercased().contains("connection: close") }, "\(all)")
                 #expect(second.first?.contains(#""phone" : 1"#) == true, "the second answer is the second request's")
+                // A later request on the connection is read as sent too: two Host headers are a 400, and the close.
+                try await outbound.write(
+                    ByteBuffer(string: "GET /status HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n"))
+                let refused = try await answers(2)
+                #expect(refused.count == 1 && refused[0].hasPrefix("HTTP/1.1 400") && refused[0].contains("2 Host headers"), "\(refused)")
             }
         }
         _ = try await proxy.stop()
