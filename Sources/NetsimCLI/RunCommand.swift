@@ -454,8 +454,8 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Starts the proxy into `parts` and says where it listens; returns the proxy. Throws what kept a part from starting, with the words
-    /// the user reads; the caller stops what did start.
+    /// Starts the proxy into `parts` and says where it listens; returns the proxy. Throws what
+    /// kept it from starting, with the words the user reads; the caller stops what did start.
     private func start(
         _ parts: inout RunParts, profile: Profile, frontEnds: [FrontEndRule], options: ProxyOptions, logger: Logger
     ) async throws -> NetsimProxy {
