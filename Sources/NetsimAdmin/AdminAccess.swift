@@ -9,7 +9,7 @@ import NetsimProxy
 /// - **Beyond loopback, a token.** Listening on another address needs a token of at least
 ///   `minimumTokenLength` characters, and every request but the dashboard's own files (which
 ///   hold no data) must carry it as `Authorization: Bearer TOKEN` (the scheme in any case, as
-///   RFC 7235 has it); `AdminServer.start` refuses such an address without one.
+///   RFC 7235 has it); `AdminServer.serve` refuses such an address without one.
 /// - **On loopback, no other site.** A web page the user has open elsewhere can send requests
 ///   to `127.0.0.1`: without a token, a request must name a loopback host (`Host: localhost`,
 ///   `127.0.0.1`, `[::1]`, so that a DNS name rebound to loopback is refused), and a POST from

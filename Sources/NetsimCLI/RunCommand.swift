@@ -361,7 +361,20 @@ public struct RunCommand: AsyncParsableCommand {
         let commandStatus: Int32?
         do {
             let proxy = try await start(&parts, profile: profile, frontEnds: frontEnds, options: options, logger: logger)
-            (stopReason, commandStatus) = try await runCommand(behind: proxy)
+            if let admin {
+                // The proxy reads no YAML: the `/set` bodies are read here, by the profile reader.
+                let server = AdminServer(proxy: proxy, readSetChange: ProfileLoader.setChange, access: adminAccess)
+                // The admin API serves while the run runs, and past the proxy's stop, so that
+                // its event streams carry the last events; it stops before the event loops.
+                (stopReason, commandStatus) = try await server.serve(at: admin, group: parts.eventLoops) { address in
+                    logger.info("admin API and live dashboard on http://\(address)/")
+                    let ran = try await runCommand(behind: proxy)
+                    await parts.stopProxy()
+                    return ran
+                }
+            } else {
+                (stopReason, commandStatus) = try await runCommand(behind: proxy)
+            }
         } catch {
             printError("\(error)")
             _ = await parts.stop()
@@ -441,9 +454,8 @@ public struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Starts the proxy, then the admin API, each into `parts` as it comes up, and says where
-    /// each listens; returns the proxy. Throws what kept a part from starting, with the words
-    /// the user reads; the caller stops what did start.
+    /// Starts the proxy into `parts` and says where it listens; returns the proxy. Throws what
+    /// kept it from starting, with the words the user reads; the caller stops what did start.
     private func start(
         _ parts: inout RunParts, profile: Profile, frontEnds: [FrontEndRule], options: ProxyOptions, logger: Logger
     ) async throws -> NetsimProxy {
@@ -453,11 +465,6 @@ public struct RunCommand: AsyncParsableCommand {
             group: parts.eventLoops,
             logger: logger)
         parts.proxy = proxy
-        if let admin {
-            // The proxy reads no YAML: the `/set` bodies are read here, by the profile reader.
-            parts.admin = try await AdminServer.start(
-                at: admin, proxy: proxy, readSetChange: ProfileLoader.setChange, group: parts.eventLoops, access: adminAccess)
-        }
         let device =
             phones == 1
             ? "one \(profile.name) device (seed \(emulation.seed))"
@@ -476,7 +483,6 @@ public struct RunCommand: AsyncParsableCommand {
                 logger.info("UDP on \(address), forwarding to \(rule.upstream) as \(phone(rule.phone))")
             }
         }
-        if let server = parts.admin { logger.info("admin API and live dashboard on http://\(server.address)/") }
         return proxy
     }
 

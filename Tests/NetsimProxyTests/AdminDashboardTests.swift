@@ -30,9 +30,7 @@ import NetsimReport
 
     /// One whole request on its own connection, as written; the whole answer.
     func raw(_ request: String, port: Int) async throws -> String {
-        let channel = try await Loopback.connect(port: port)
-        try await channel.channel.writeAndFlush(ByteBuffer(string: request))
-        return try await AdminServerLimitTests().responseUntilClose(channel) ?? "still open"
+        try await AdminWire.exchange(request, port: port).first ?? "no answer"
     }
 
     func get(_ url: String, token: String? = nil) async throws -> (status: Int, headers: HTTPURLResponse, body: String) {
@@ -45,61 +43,35 @@ import NetsimReport
 
     @Test func thePageItsScriptAndItsStyleComeWithAPolicyThatAllowsOnlyThemselves() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let base = "http://127.0.0.1:\(admin.port)"
 
-        let page = try await get(base + "/")
-        #expect(page.status == 200)
-        #expect((page.headers.value(forHTTPHeaderField: "Content-Type"))?.hasPrefix("text/html") == true)
-        let policy = page.headers.value(forHTTPHeaderField: "Content-Security-Policy") ?? ""
-        #expect(policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"))
-        #expect(page.body.contains(#"<script src="/dashboard.js" defer></script>"#))
-        #expect(!page.body.contains("http://") && !page.body.contains("https://"), "nothing fetched from elsewhere")
+            let page = try await get(base + "/")
+            #expect(page.status == 200)
+            #expect((page.headers.value(forHTTPHeaderField: "Content-Type"))?.hasPrefix("text/html") == true)
+            let policy = page.headers.value(forHTTPHeaderField: "Content-Security-Policy") ?? ""
+            #expect(
+                policy.contains("default-src 'none'") && policy.contains("script-src 'self'") && policy.contains("frame-ancestors 'none'"))
+            #expect(page.body.contains(#"<script src="/dashboard.js" defer></script>"#))
+            #expect(!page.body.contains("http://") && !page.body.contains("https://"), "nothing fetched from elsewhere")
 
-        let script = try await get(base + "/dashboard.js")
-        #expect((script.headers.value(forHTTPHeaderField: "Content-Type"))?.hasPrefix("text/javascript") == true)
-        // The reports' colours, one table for all.
-        #expect(script.body.contains(#""IDLE": "\#(RadioState.idle.chartColor)""#))
-        #expect(script.body.contains(#""PROMOTION": "\#(RadioState.promotion.chartColor)""#))
-        #expect(!script.body.contains("innerHTML"), "peer text reaches the page only as text")
-        #expect(try await get(base + "/dashboard.css").status == 200)
-        #expect(try await get(base + "/?refresh=1").status == 400)
-        #expect(
-            try await raw("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", port: admin.address.port).hasPrefix(
-                "HTTP/1.1 405"))
+            let script = try await get(base + "/dashboard.js")
+            #expect((script.headers.value(forHTTPHeaderField: "Content-Type"))?.hasPrefix("text/javascript") == true)
+            // The reports' colours, one table for all.
+            #expect(script.body.contains(#""IDLE": "\#(RadioState.idle.chartColor)""#))
+            #expect(script.body.contains(#""PROMOTION": "\#(RadioState.promotion.chartColor)""#))
+            #expect(!script.body.contains("innerHTML"), "peer text reaches the page only as text")
+            #expect(try await get(base + "/dashboard.css").status == 200)
+            #expect(try await get(base + "/?refresh=1").status == 400)
+            #expect(
+                try await raw("POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", port: admin.port).hasPrefix(
+                    "HTTP/1.1 405"))
 
-        let html = try await get(base + "/report?format=html")
-        #expect(html.status == 200 && html.body.contains("<html") && html.body.contains("dashboard"))
-        let bad = try await get(base + "/report?format=xml")
-        #expect(bad.status == 400 && bad.body.contains("json or html"))
-        await admin.stop()
-        _ = try await proxy.stop()
-    }
-
-    @Test func aTokenGuardsEverythingButThePagesOwnFiles() async throws {
-        let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
-        let admin = try await AdminServer.start(
-            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: Self.token))
-        let base = "http://127.0.0.1:\(admin.address.port)"
-
-        let missing = try await get(base + "/status")
-        #expect(missing.status == 401 && missing.body.contains("--admin-token"))
-        #expect(missing.headers.value(forHTTPHeaderField: "WWW-Authenticate") == "Bearer")
-        #expect(try await get(base + "/status", token: String(Self.token.dropLast())).status == 401)
-        #expect(try await get(base + "/status", token: Self.token + "!").status == 401)
-        #expect(try await get(base + "/status", token: Self.token).status == 200)
-        #expect(try await get(base + "/report").status == 401)
-        #expect(try await get(base + "/").status == 200)
-        #expect(try await get(base + "/dashboard.js").status == 200)
-        let port = admin.address.port
-        #expect(
-            try await raw("POST /outage HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n", port: port).hasPrefix("HTTP/1.1 401"))
-        #expect(try await raw("GET /events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", port: port).hasPrefix("HTTP/1.1 401"))
-        let outage = try await raw(
-            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer \(Self.token)\r\nContent-Length: 0\r\n\r\n",
-            port: port)
-        #expect(outage.hasPrefix("HTTP/1.1 200"), "\(outage)")
-        await admin.stop()
+            let html = try await get(base + "/report?format=html")
+            #expect(html.status == 200 && html.body.contains("<html") && html.body.contains("dashboard"))
+            let bad = try await get(base + "/report?format=xml")
+            #expect(bad.status == 400 && bad.body.contains("json or html"))
+        }
         _ = try await proxy.stop()
     }
 
@@ -107,25 +79,25 @@ import NetsimReport
     /// the API, by a rebound name or by a cross-site POST.
     @Test func onLoopbackAnotherSitesPageIsRefused() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let port = admin.address.port
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let port = admin.port
 
-        let rebound = try await raw("GET /status HTTP/1.1\r\nHost: attacker.example:\(port)\r\n\r\n", port: port)
-        #expect(rebound.hasPrefix("HTTP/1.1 403") && rebound.contains("loopback host name"), "\(rebound)")
-        for host in ["localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)", "localhost"] {
-            let answer = try await raw("GET /status HTTP/1.1\r\nHost: \(host)\r\n\r\n", port: port)
-            #expect(answer.hasPrefix("HTTP/1.1 200"), "\(host): \(answer.prefix(80))")
+            let rebound = try await raw("GET /status HTTP/1.1\r\nHost: attacker.example:\(port)\r\n\r\n", port: port)
+            #expect(rebound.hasPrefix("HTTP/1.1 403") && rebound.contains("loopback host name"), "\(rebound)")
+            for host in ["localhost:\(port)", "127.0.0.1:\(port)", "[::1]:\(port)", "localhost"] {
+                let answer = try await raw("GET /status HTTP/1.1\r\nHost: \(host)\r\n\r\n", port: port)
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(host): \(answer.prefix(80))")
+            }
+            let crossSite = try await raw(
+                "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://attacker.example\r\nContent-Length: 0\r\n\r\n",
+                port: port)
+            #expect(crossSite.hasPrefix("HTTP/1.1 403") && crossSite.contains("another site"), "\(crossSite)")
+            let ownPage = try await raw(
+                "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n",
+                port: port)
+            #expect(ownPage.hasPrefix("HTTP/1.1 200"), "\(ownPage)")
+            #expect(try await proxy.report().events.count { $0.kind == .outage } == 1, "only the page's own POST reached the phone")
         }
-        let crossSite = try await raw(
-            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: https://attacker.example\r\nContent-Length: 0\r\n\r\n",
-            port: port)
-        #expect(crossSite.hasPrefix("HTTP/1.1 403") && crossSite.contains("another site"), "\(crossSite)")
-        let ownPage = try await raw(
-            "POST /outage?duration=1s HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nOrigin: http://127.0.0.1:\(port)\r\nContent-Length: 0\r\n\r\n",
-            port: port)
-        #expect(ownPage.hasPrefix("HTTP/1.1 200"), "\(ownPage)")
-        #expect(try await proxy.report().events.count { $0.kind == .outage } == 1, "only the page's own POST reached the phone")
-        await admin.stop()
         _ = try await proxy.stop()
     }
 
@@ -135,40 +107,41 @@ import NetsimReport
     @Test func theSchemeIsMatchedInAnyCaseAndAmbiguousRequestsAreRefused() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
         await #expect(throws: AdminTokenTooWeak.self) {
-            _ = try await AdminServer.start(
-                at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: ""))
+            try await AdminServer.with(at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, access: AdminAccess(token: "")) { _ in }
         }
-        let guarded = try await AdminServer.start(
-            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: Self.token))
-        let lowercase = try await raw(
-            "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer \(Self.token)\r\n\r\n", port: guarded.address.port)
-        #expect(lowercase.hasPrefix("HTTP/1.1 200"), "\(lowercase.prefix(80))")
-        await guarded.stop()
+        try await AdminServer.with(
+            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, access: AdminAccess(token: Self.token)
+        ) { guarded in
+            let lowercase = try await raw(
+                "GET /status HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: bearer \(Self.token)\r\n\r\n", port: guarded.port)
+            #expect(lowercase.hasPrefix("HTTP/1.1 200"), "\(lowercase.prefix(80))")
+        }
 
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let port = admin.address.port
-        let twoHosts = try await raw("GET /status HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n", port: port)
-        #expect(twoHosts.hasPrefix("HTTP/1.1 400") && twoHosts.contains("2 Host headers"), "\(twoHosts.prefix(200))")
-        let twoOrigins = try await raw(
-            "POST /outage HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\nOrigin: https://attacker.example\r\nContent-Length: 0\r\n\r\n",
-            port: port)
-        #expect(twoOrigins.hasPrefix("HTTP/1.1 400"), "\(twoOrigins.prefix(80))")
-        let absolute = try await raw("GET http://attacker.example/status HTTP/1.1\r\nHost: localhost\r\n\r\n", port: port)
-        #expect(absolute.hasPrefix("HTTP/1.1 400") && absolute.contains("must be a path"), "\(absolute.prefix(200))")
-        #expect(try await proxy.report().events.count { $0.kind == .outage } == 0)
-        await admin.stop()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let port = admin.port
+            let twoHosts = try await raw("GET /status HTTP/1.1\r\nHost: localhost\r\nHost: attacker.example\r\n\r\n", port: port)
+            #expect(twoHosts.hasPrefix("HTTP/1.1 400") && twoHosts.contains("2 Host headers"), "\(twoHosts.prefix(200))")
+            let twoOrigins = try await raw(
+                "POST /outage HTTP/1.1\r\nHost: localhost\r\nOrigin: http://localhost\r\nOrigin: https://attacker.example\r\nContent-Length: 0\r\n\r\n",
+                port: port)
+            #expect(twoOrigins.hasPrefix("HTTP/1.1 400"), "\(twoOrigins.prefix(80))")
+            let absolute = try await raw("GET http://attacker.example/status HTTP/1.1\r\nHost: localhost\r\n\r\n", port: port)
+            #expect(absolute.hasPrefix("HTTP/1.1 400") && absolute.contains("must be a path"), "\(absolute.prefix(200))")
+            #expect(try await proxy.report().events.count { $0.kind == .outage } == 0)
+        }
         _ = try await proxy.stop()
     }
 
     @Test func beyondLoopbackTheAdminAPINeedsAToken() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lte, upstreamPort: 1)
         await #expect(throws: AdminNeedsToken.self) {
-            _ = try await AdminServer.start(at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group)
+            try await AdminServer.with(at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy) { _ in }
         }
-        let admin = try await AdminServer.start(
-            at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, group: Loopback.group, access: AdminAccess(token: Self.token))
-        #expect(try await get("http://127.0.0.1:\(admin.address.port)/status").status == 401)
-        await admin.stop()
+        try await AdminServer.with(
+            at: HostPort(host: "0.0.0.0", port: 0), proxy: proxy, access: AdminAccess(token: Self.token)
+        ) { (admin: HostPort) async throws in
+            #expect(try await get("http://127.0.0.1:\(admin.port)/status").status == 401)
+        }
         _ = try await proxy.stop()
     }
 
@@ -177,46 +150,46 @@ import NetsimReport
     @Test func statusListsConnectionsAndTheStreamNamesWhatWokeTheRadio() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(Self.lte, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let request = Array("GET / HTTP/1.1\r\nHost: api.status.test\r\n\r\n".utf8)
-        let opened = Mutex<NIOAsyncChannel<ByteBuffer, ByteBuffer>?>(nil)
-        let (_, events) = try await AdminObservabilityTests.followEvents(port: admin.address.port) {
-            let channel = try await Loopback.connect(port: port)
-            opened.withLock { $0 = channel }
-            try await channel.channel.writeAndFlush(ByteBuffer(bytes: request))
-        } until: {
-            $0.name == "radio-woken"
-        }
-        let channel = try #require(opened.withLock { $0 })
-        let wake = try #require(events.first { $0.name == "radio-woken" })
-        #expect(wake.data["cause"] as? String == "handshake" && wake.data["connection"] as? Int == 1, "\(wake.data)")
-        #expect(wake.data["destination"] as? String == "127.0.0.1:\(serverPort)", "the SYN goes before the Host header: \(wake.data)")
-
-        try await channel.executeThenClose { inbound, _ in
-            var received = 0
-            for try await chunk in inbound {
-                received += chunk.readableBytes
-                if received >= request.count { break }
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let request = Array("GET / HTTP/1.1\r\nHost: api.status.test\r\n\r\n".utf8)
+            let opened = Mutex<NIOAsyncChannel<ByteBuffer, ByteBuffer>?>(nil)
+            let (_, events) = try await AdminObservabilityTests.followEvents(port: admin.port) {
+                let channel = try await Loopback.connect(port: port)
+                opened.withLock { $0 = channel }
+                try await channel.channel.writeAndFlush(ByteBuffer(bytes: request))
+            } until: {
+                $0.name == "radio-woken"
             }
-            let status = try JSONDecoder().decode(
-                ProxyStatus.self, from: Data(try await get("http://127.0.0.1:\(admin.address.port)/status").body.utf8))
-            #expect(status.openConnections == 1)
-            let listed = try #require(status.connections.first)
-            #expect(listed.destination == "api.status.test:\(serverPort)")
-            #expect(listed.bytes.up == request.count && listed.bytes.down == request.count)
-            #expect(status.promotions == 1 && status.wakeSeconds > 0 && status.energyJoules > 0)
-            #expect(status.networks == ["lte"])
-            // A page opened after the wake-up still names it, by the name the connection's
-            // first bytes settled on after its SYN woke the radio.
-            #expect(
-                status.recentWakeUps == [
-                    WakeUp(
-                        at: wake.data["at"] as? Double ?? -1, cause: .handshake, connection: 1,
-                        destination: "api.status.test:\(serverPort)",
-                        direction: .up)
-                ])
+            let channel = try #require(opened.withLock { $0 })
+            let wake = try #require(events.first { $0.name == "radio-woken" })
+            #expect(wake.data["cause"] as? String == "handshake" && wake.data["connection"] as? Int == 1, "\(wake.data)")
+            #expect(wake.data["destination"] as? String == "127.0.0.1:\(serverPort)", "the SYN goes before the Host header: \(wake.data)")
+
+            try await channel.executeThenClose { inbound, _ in
+                var received = 0
+                for try await chunk in inbound {
+                    received += chunk.readableBytes
+                    if received >= request.count { break }
+                }
+                let status = try JSONDecoder().decode(
+                    ProxyStatus.self, from: Data(try await get("http://127.0.0.1:\(admin.port)/status").body.utf8))
+                #expect(status.openConnections == 1)
+                let listed = try #require(status.connections.first)
+                #expect(listed.destination == "api.status.test:\(serverPort)")
+                #expect(listed.bytes.up == request.count && listed.bytes.down == request.count)
+                #expect(status.promotions == 1 && status.wakeSeconds > 0 && status.energyJoules > 0)
+                #expect(status.networks == ["lte"])
+                // A page opened after the wake-up still names it, by the name the connection's
+                // first bytes settled on after its SYN woke the radio.
+                #expect(
+                    status.recentWakeUps == [
+                        WakeUp(
+                            at: wake.data["at"] as? Double ?? -1, cause: .handshake, connection: 1,
+                            destination: "api.status.test:\(serverPort)",
+                            direction: .up)
+                    ])
+            }
         }
-        await admin.stop()
         _ = try await proxy.stop()
         try await server.close()
     }
@@ -229,16 +202,16 @@ import NetsimReport
     func theDashboardInARealBrowser() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(Self.lte, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/dashboard_check.py").path
-        let result = try FrontEndPeers.run(
-            ["python3", script, "http://127.0.0.1:\(admin.address.port)/", "\(port)"], timeout: .seconds(120))
-        #expect(result.status == 0, "\(result.output)")
-        let outage = try await proxy.report().events.first { $0.kind == .outage }
-        #expect(outage?.mode == .stall && outage?.affectedConnections == 1)
-        // Ended from the page within the script's waits, not after the 10 minutes asked for.
-        #expect(outage?.durationSeconds.map { $0 > 0 && $0 < 60 } == true, "\(String(describing: outage?.durationSeconds))")
-        await admin.stop()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/dashboard_check.py").path
+            let result = try FrontEndPeers.run(
+                ["python3", script, "http://127.0.0.1:\(admin.port)/", "\(port)"], timeout: .seconds(120))
+            #expect(result.status == 0, "\(result.output)")
+            let outage = try await proxy.report().events.first { $0.kind == .outage }
+            #expect(outage?.mode == .stall && outage?.affectedConnections == 1)
+            // Ended from the page within the script's waits, not after the 10 minutes asked for.
+            #expect(outage?.durationSeconds.map { $0 > 0 && $0 < 60 } == true, "\(String(describing: outage?.durationSeconds))")
+        }
         _ = try await proxy.stop()
         try await server.close()
     }
@@ -259,15 +232,17 @@ import NetsimReport
             profile: profile, seed: 1, phones: 2,
             forwards: [1, 2].map { ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: upstream, phone: $0) },
             group: Loopback.group, logger: Loopback.logger)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/dashboard_phones_check.py")
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+                "Peers/dashboard_phones_check.py"
+            )
             .path
-        let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-dashboard-two-phones.png").path
-        let ports = proxy.listeningAddresses.map { "\($0.port)" }
-        let result = try FrontEndPeers.run(
-            ["python3", script, "http://127.0.0.1:\(admin.address.port)/"] + ports + [screenshot], timeout: .seconds(120))
-        #expect(result.status == 0, "\(result.output)")
-        await admin.stop()
+            let screenshot = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-dashboard-two-phones.png").path
+            let ports = proxy.listeningAddresses.map { "\($0.port)" }
+            let result = try FrontEndPeers.run(
+                ["python3", script, "http://127.0.0.1:\(admin.port)/"] + ports + [screenshot], timeout: .seconds(120))
+            #expect(result.status == 0, "\(result.output)")
+        }
         let reports = try await proxy.stopEveryPhone()
         #expect(reports[0].events.allSatisfy { $0.kind != .outage }, "phone 1 had no outage")
         #expect(reports[1].events.first { $0.kind == .outage }?.affectedConnections == 1, "phone 2's connection saw it")

@@ -80,42 +80,42 @@ import FoundationNetworking
         ])
     func badChanges(path: String, body: String, expectedInError: String) async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let answer = try await post("http://127.0.0.1:\(admin.address.port)" + path, body: body)
-        #expect(answer.status == 400)
-        let error = answer.json["error"] as? String ?? ""
-        #expect(error.contains(expectedInError), "\(error)")
-        // Nothing happened.
-        let report = try await proxy.report()
-        #expect(report.eventCounts.isEmpty)
-        await admin.stop()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let answer = try await post("http://127.0.0.1:\(admin.port)" + path, body: body)
+            #expect(answer.status == 400)
+            let error = answer.json["error"] as? String ?? ""
+            #expect(error.contains(expectedInError), "\(error)")
+            // Nothing happened.
+            let report = try await proxy.report()
+            #expect(report.eventCounts.isEmpty)
+        }
         _ = try await proxy.stop()
     }
 
     @Test("POST /set/undo takes back the latest step, says what the link is then, and is a 400 once none is left")
     func undoingASet() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
-        #expect(try await post(base + "/set", body: #"{"link": {"delay": "300ms"}}"#).status == 200)
-        #expect(try await post(base + "/set", body: #"{"link": {"down": {"rate": "1Mbps"}}}"#).status == 200)
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let base = "http://127.0.0.1:\(admin.port)"
+            #expect(try await post(base + "/set", body: #"{"link": {"delay": "300ms"}}"#).status == 200)
+            #expect(try await post(base + "/set", body: #"{"link": {"down": {"rate": "1Mbps"}}}"#).status == 200)
 
-        let undone = try await post(base + "/set/undo")
-        #expect(undone.status == 200)
-        #expect(undone.json["kind"] as? String == "set" && undone.json["network"] as? String == "lte")
-        #expect((undone.json["undoes"] as? Double).map { $0 > 0 } == true)
-        let link = undone.json["link"] as? [String: [String: Any]]
-        #expect(link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms", "the rate is undone, the delay stays")
-        #expect(try await proxy.status().link.down.delaySeconds == 0.3)
+            let undone = try await post(base + "/set/undo")
+            #expect(undone.status == 200)
+            #expect(undone.json["kind"] as? String == "set" && undone.json["network"] as? String == "lte")
+            #expect((undone.json["undoes"] as? Double).map { $0 > 0 } == true)
+            let link = undone.json["link"] as? [String: [String: Any]]
+            #expect(link?["down"]?["summary"] as? String == "rate unlimited, delay 300ms", "the rate is undone, the delay stays")
+            #expect(try await proxy.status().link.down.delaySeconds == 0.3)
 
-        #expect(try await post(base + "/set/undo").status == 200)
-        #expect(try await proxy.status().link.down.delaySeconds == 0)
-        let none = try await post(base + "/set/undo")
-        #expect(none.status == 400)
-        #expect((none.json["error"] as? String)?.contains("no set step to undo") == true)
-        #expect(try await post(base + "/set/undo?all=1").status == 400, "no parameters")
-        #expect(try await proxy.report().eventCounts[.set] == 4)
-        await admin.stop()
+            #expect(try await post(base + "/set/undo").status == 200)
+            #expect(try await proxy.status().link.down.delaySeconds == 0)
+            let none = try await post(base + "/set/undo")
+            #expect(none.status == 400)
+            #expect((none.json["error"] as? String)?.contains("no set step to undo") == true)
+            #expect(try await post(base + "/set/undo?all=1").status == 400, "no parameters")
+            #expect(try await proxy.report().eventCounts[.set] == 4)
+        }
         _ = try await proxy.stop()
     }
 
@@ -168,31 +168,31 @@ import FoundationNetworking
             profile: profile, seed: 1,
             forwards: [ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: echoPort))],
             options: options, group: Loopback.group, logger: Loopback.logger)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
-        let paused = try await post(base + "/timeline/pause")
-        #expect(paused.status == 200)
-        let pausedAt = try #require(paused.json["at"] as? Double)
-        #expect(try await proxy.status().timeline == .paused)
-        let again = try await post(base + "/timeline/pause")
-        #expect(again.status == 400 && (again.json["error"] as? String)?.contains("paused already") == true)
-        try await Task.sleep(for: .milliseconds(500))
-        #expect(try await proxy.report().events.isEmpty, "no scripted event while paused")
-        let resumed = try await post(base + "/timeline/resume")
-        #expect(resumed.status == 200)
-        let resumedAt = try #require(resumed.json["resumedAt"] as? Double)
-        #expect(resumedAt - pausedAt >= 5)
-        #expect(await eventually { (try? await proxy.report().events.count) == 1 })
-        let report = try await proxy.report()
-        let outageAt = try #require(report.events.first?.at)
-        #expect(outageAt >= 20 + resumedAt - pausedAt - 1e-9, "\(outageAt) \(pausedAt) \(resumedAt)")
-        #expect(report.timelinePauses?.count == 1)
-        #expect(await eventually { (try? await proxy.status().timeline) == .over })
-        let over = try await post(base + "/timeline/pause")
-        #expect(over.status == 400 && (over.json["error"] as? String)?.contains("played all its events") == true)
-        let notPaused = try await post(base + "/timeline/resume")
-        #expect(notPaused.status == 400 && notPaused.json["error"] as? String == "the timeline is not paused")
-        await admin.stop()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let base = "http://127.0.0.1:\(admin.port)"
+            let paused = try await post(base + "/timeline/pause")
+            #expect(paused.status == 200)
+            let pausedAt = try #require(paused.json["at"] as? Double)
+            #expect(try await proxy.status().timeline == .paused)
+            let again = try await post(base + "/timeline/pause")
+            #expect(again.status == 400 && (again.json["error"] as? String)?.contains("paused already") == true)
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await proxy.report().events.isEmpty, "no scripted event while paused")
+            let resumed = try await post(base + "/timeline/resume")
+            #expect(resumed.status == 200)
+            let resumedAt = try #require(resumed.json["resumedAt"] as? Double)
+            #expect(resumedAt - pausedAt >= 5)
+            #expect(await eventually { (try? await proxy.report().events.count) == 1 })
+            let report = try await proxy.report()
+            let outageAt = try #require(report.events.first?.at)
+            #expect(outageAt >= 20 + resumedAt - pausedAt - 1e-9, "\(outageAt) \(pausedAt) \(resumedAt)")
+            #expect(report.timelinePauses?.count == 1)
+            #expect(await eventually { (try? await proxy.status().timeline) == .over })
+            let over = try await post(base + "/timeline/pause")
+            #expect(over.status == 400 && (over.json["error"] as? String)?.contains("played all its events") == true)
+            let notPaused = try await post(base + "/timeline/resume")
+            #expect(notPaused.status == 400 && notPaused.json["error"] as? String == "the timeline is not paused")
+        }
         _ = try await proxy.stop()
         try await echo.close()
     }
@@ -200,39 +200,39 @@ import FoundationNetworking
     @Test("POST /network moves the device; /handover, its old name, is gone: a 404 that names /network")
     func networkMoves() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let gone = try await post("http://127.0.0.1:\(admin.address.port)/handover?to=wifi&gap=0s")
-        #expect(gone.status == 404)
-        #expect((gone.json["error"] as? String)?.contains("POST /network") == true)
-        #expect(try await proxy.status().network == "lte")
-        let answer = try await post("http://127.0.0.1:\(admin.address.port)/network?to=wifi&gap=0s")
-        #expect(answer.status == 200)
-        #expect(answer.json["kind"] as? String == "handover")
-        #expect(try await proxy.status().network == "wifi")
-        await admin.stop()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let gone = try await post("http://127.0.0.1:\(admin.port)/handover?to=wifi&gap=0s")
+            #expect(gone.status == 404)
+            #expect((gone.json["error"] as? String)?.contains("POST /network") == true)
+            #expect(try await proxy.status().network == "lte")
+            let answer = try await post("http://127.0.0.1:\(admin.port)/network?to=wifi&gap=0s")
+            #expect(answer.status == 200)
+            #expect(answer.json["kind"] as? String == "handover")
+            #expect(try await proxy.status().network == "wifi")
+        }
         _ = try await proxy.stop()
     }
 
     @Test("a change nested as deep as the body limit allows is a 400, not a crash", arguments: ["[", "{a: ", "- "])
     func deeplyNestedChange(opening: String) async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let body = String(repeating: opening, count: 60_000 / opening.count)
-        let answer = try await post("http://127.0.0.1:\(admin.address.port)/set", body: body)
-        #expect(answer.status == 400)
-        #expect(try await proxy.status().openConnections == 0, "the proxy still answers")
-        await admin.stop()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let body = String(repeating: opening, count: 60_000 / opening.count)
+            let answer = try await post("http://127.0.0.1:\(admin.port)/set", body: body)
+            #expect(answer.status == 400)
+            #expect(try await proxy.status().openConnections == 0, "the proxy still answers")
+        }
         _ = try await proxy.stop()
     }
 
     @Test("a body over the limit is a 413")
     func oversizedBody() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.profile, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let answer = try await post(
-            "http://127.0.0.1:\(admin.address.port)/set", body: "# " + String(repeating: "x", count: 70_000))
-        #expect(answer.status == 413)
-        await admin.stop()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let answer = try await post(
+                "http://127.0.0.1:\(admin.port)/set", body: "# " + String(repeating: "x", count: 70_000))
+            #expect(answer.status == 413)
+        }
         _ = try await proxy.stop()
     }
 }

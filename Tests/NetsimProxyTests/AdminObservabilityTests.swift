@@ -89,42 +89,42 @@ import FoundationNetworking
     func metricsMoveWithTraffic() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(Self.lteProfile, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let base = "http://127.0.0.1:\(admin.port)"
 
-        let before = try await scrape(base)
-        #expect(value(before, "netsim_bytes_total", ["direction": "up"]) == 0)
-        #expect(value(before, "netsim_connections_opened_total") == 0)
-        #expect(value(before, "netsim_radio_state", ["state": "IDLE"]) == 1)
-        #expect(value(before, "netsim_radio_promotions_total") == 0)
-        #expect(value(before, "netsim_info", ["profile": "observed", "seed": "1", "version": NetsimVersion.current]) == 1)
+            let before = try await scrape(base)
+            #expect(value(before, "netsim_bytes_total", ["direction": "up"]) == 0)
+            #expect(value(before, "netsim_connections_opened_total") == 0)
+            #expect(value(before, "netsim_radio_state", ["state": "IDLE"]) == 1)
+            #expect(value(before, "netsim_radio_promotions_total") == 0)
+            #expect(value(before, "netsim_info", ["profile": "observed", "seed": "1", "version": NetsimVersion.current]) == 1)
 
-        let payload = Loopback.randomBytes(20_000, seed: 5)
-        let echoed = try await Loopback.echo(payload, port: port)
-        #expect(echoed.received == payload)
-        _ = try await proxy.outage(seconds: 1, mode: .stall)
-        #expect(try await eventually { try await proxy.status().openConnections == 0 })
+            let payload = Loopback.randomBytes(20_000, seed: 5)
+            let echoed = try await Loopback.echo(payload, port: port)
+            #expect(echoed.received == payload)
+            _ = try await proxy.outage(seconds: 1, mode: .stall)
+            #expect(try await eventually { try await proxy.status().openConnections == 0 })
 
-        let after = try await scrape(base)
-        #expect(value(after, "netsim_bytes_total", ["direction": "up"]) == 20_000)
-        #expect(value(after, "netsim_bytes_total", ["direction": "down"]) == 20_000)
-        #expect(value(after, "netsim_connections_opened_total") == 1)
-        #expect(value(after, "netsim_open_connections") == 0)
-        #expect(value(after, "netsim_queued_bytes", ["direction": "down"]) == 0)
-        #expect(value(after, "netsim_radio_promotions_total") ?? 0 >= 1)
-        #expect(value(after, "netsim_radio_wake_seconds_total") ?? 0 > 0)
-        #expect(value(after, "netsim_radio_energy_joules_total") ?? 0 > 0)
-        #expect(value(after, "netsim_events_total", ["kind": "outage"]) == 1)
-        let states = after.filter { $0.name == "netsim_radio_state" }
-        #expect(states.count == RadioState.allCases.count)
-        #expect(states.map(\.value).reduce(0, +) == 1, "exactly one state is current")
-        #expect(after.contains { $0.name == "netsim_event_loop_lag_seconds_count" })
+            let after = try await scrape(base)
+            #expect(value(after, "netsim_bytes_total", ["direction": "up"]) == 20_000)
+            #expect(value(after, "netsim_bytes_total", ["direction": "down"]) == 20_000)
+            #expect(value(after, "netsim_connections_opened_total") == 1)
+            #expect(value(after, "netsim_open_connections") == 0)
+            #expect(value(after, "netsim_queued_bytes", ["direction": "down"]) == 0)
+            #expect(value(after, "netsim_radio_promotions_total") ?? 0 >= 1)
+            #expect(value(after, "netsim_radio_wake_seconds_total") ?? 0 > 0)
+            #expect(value(after, "netsim_radio_energy_joules_total") ?? 0 > 0)
+            #expect(value(after, "netsim_events_total", ["kind": "outage"]) == 1)
+            let states = after.filter { $0.name == "netsim_radio_state" }
+            #expect(states.count == RadioState.allCases.count)
+            #expect(states.map(\.value).reduce(0, +) == 1, "exactly one state is current")
+            #expect(after.contains { $0.name == "netsim_event_loop_lag_seconds_count" })
 
-        // A second scrape adds nothing that did not happen: counters are not counted twice.
-        let again = try await scrape(base)
-        #expect(value(again, "netsim_bytes_total", ["direction": "up"]) == 20_000)
-        #expect(value(again, "netsim_events_total", ["kind": "outage"]) == 1)
-        await admin.stop()
+            // A second scrape adds nothing that did not happen: counters are not counted twice.
+            let again = try await scrape(base)
+            #expect(value(again, "netsim_bytes_total", ["direction": "up"]) == 20_000)
+            #expect(value(again, "netsim_events_total", ["kind": "outage"]) == 1)
+        }
         _ = try await proxy.stop()
         try await server.close()
     }
@@ -166,13 +166,23 @@ import FoundationNetworking
                     return try NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>(wrappingChannelSynchronously: channel)
                 }
             }
-        let watchdog = Task { [stream = channel.channel] in
-            try await Task.sleep(for: limit)
-            Issue.record("no final event within \(limit)")
-            try await stream.close()
+        return try await withThrowingTaskGroup(of: Void.self) { watchdog in
+            // The guard against a hang: a child of this scope, cancelled when the stream is read.
+            watchdog.addTask { [stream = channel.channel] in
+                try await Task.sleep(for: limit)
+                Issue.record("no final event within \(limit)")
+                try await stream.close()
+            }
+            defer { watchdog.cancelAll() }
+            return try await follow(channel, during: action, until: isLast)
         }
-        defer { watchdog.cancel() }
-        return try await channel.executeThenClose { inbound, outbound in
+    }
+
+    private static func follow(
+        _ channel: NIOAsyncChannel<HTTPClientResponsePart, HTTPClientRequestPart>, during action: @Sendable () async throws -> Void,
+        until isLast: @escaping @Sendable (ServerSentEvent) -> Bool
+    ) async throws -> (status: HTTPResponseStatus?, events: [ServerSentEvent]) {
+        try await channel.executeThenClose { inbound, outbound in
             var head = HTTPRequestHead(version: .http1_1, method: .GET, uri: "/events")
             head.headers.add(name: "host", value: "127.0.0.1")
             try await outbound.write(.head(head))
@@ -219,36 +229,36 @@ import FoundationNetworking
     func eventsInOrder() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(Self.lteProfile, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
 
-        let (status, events) = try await Self.followEvents(port: admin.address.port) {
-            let echoed = try await Loopback.echo([1, 2, 3], port: port)
-            #expect(echoed.ending == .finished)
-            _ = try await proxy.outage(seconds: 2, mode: .stall)
-        } until: {
-            $0.name == "outage"
-        }
-        #expect(status == .ok)
-        let names = events.map(\.name)
-        #expect(names.first == "connection-opened")
-        let radio = try #require(events.first { $0.name == "radio-state" })
-        #expect(radio.data["previous"] as? String == "IDLE")
-        #expect(radio.data["state"] as? String == "PROMOTION")
-        #expect(names.last == "outage")
-        #expect(events.last?.data["durationSeconds"] as? Double == 2)
-        // Every event's time is in order.
-        let times = events.compactMap { $0.data["at"] as? Double }
-        #expect(times.count == events.count)
-        #expect(times == times.sorted())
+            let (status, events) = try await Self.followEvents(port: admin.port) {
+                let echoed = try await Loopback.echo([1, 2, 3], port: port)
+                #expect(echoed.ending == .finished)
+                _ = try await proxy.outage(seconds: 2, mode: .stall)
+            } until: {
+                $0.name == "outage"
+            }
+            #expect(status == .ok)
+            let names = events.map(\.name)
+            #expect(names.first == "connection-opened")
+            let radio = try #require(events.first { $0.name == "radio-state" })
+            #expect(radio.data["previous"] as? String == "IDLE")
+            #expect(radio.data["state"] as? String == "PROMOTION")
+            #expect(names.last == "outage")
+            #expect(events.last?.data["durationSeconds"] as? Double == 2)
+            // Every event's time is in order.
+            let times = events.compactMap { $0.data["at"] as? Double }
+            #expect(times.count == events.count)
+            #expect(times == times.sorted())
 
-        // The stream's subscription ended with its connection.
-        var subscribers = 1.0
-        for _ in 0..<100 where subscribers != 0 {
-            subscribers = value(try Self.parsePrometheus(try await proxy.metricsText()), "netsim_event_subscribers") ?? -1
-            if subscribers != 0 { try await Task.sleep(for: .milliseconds(20)) }
+            // The stream's subscription ended with its connection.
+            var subscribers = 1.0
+            for _ in 0..<100 where subscribers != 0 {
+                subscribers = value(try Self.parsePrometheus(try await proxy.metricsText()), "netsim_event_subscribers") ?? -1
+                if subscribers != 0 { try await Task.sleep(for: .milliseconds(20)) }
+            }
+            #expect(subscribers == 0)
         }
-        #expect(subscribers == 0)
-        await admin.stop()
         _ = try await proxy.stop()
         try await server.close()
     }
@@ -256,43 +266,43 @@ import FoundationNetworking
     @Test("outage-ended follows an outage when connectivity is back, once for outages that overlap")
     func outageEnded() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lteProfile, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let (_, events) = try await Self.followEvents(port: admin.address.port) {
-            _ = try await proxy.outage(seconds: 1, mode: .stall)
-            _ = try await proxy.outage(seconds: 1, mode: .stall)
-        } until: {
-            $0.name == "outage-ended"
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let (_, events) = try await Self.followEvents(port: admin.port) {
+                _ = try await proxy.outage(seconds: 1, mode: .stall)
+                _ = try await proxy.outage(seconds: 1, mode: .stall)
+            } until: {
+                $0.name == "outage-ended"
+            }
+            let outages = events.filter { $0.name == "outage" }
+            #expect(outages.count == 2)
+            let ended = try #require(events.last)
+            let first = try #require(outages.first?.data["at"] as? Double)
+            let second = try #require(outages.last?.data["at"] as? Double)
+            #expect(ended.data["startedAt"] as? Double == first)
+            // The second outage overlaps the first and ends later: connectivity is back at its end.
+            #expect(abs((ended.data["at"] as? Double ?? 0) - (second + 1)) < 1e-9)
+            #expect(try await proxy.status().disconnected == false)
         }
-        let outages = events.filter { $0.name == "outage" }
-        #expect(outages.count == 2)
-        let ended = try #require(events.last)
-        let first = try #require(outages.first?.data["at"] as? Double)
-        let second = try #require(outages.last?.data["at"] as? Double)
-        #expect(ended.data["startedAt"] as? Double == first)
-        // The second outage overlaps the first and ends later: connectivity is back at its end.
-        #expect(abs((ended.data["at"] as? Double ?? 0) - (second + 1)) < 1e-9)
-        #expect(try await proxy.status().disconnected == false)
-        await admin.stop()
         _ = try await proxy.stop()
     }
 
     @Test("an outage ended early says so when it ends, not at its planned end")
     func outageEndedEarly() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lteProfile, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let ended = Mutex<OutageEnd?>(nil)
-        let (_, events) = try await Self.followEvents(port: admin.address.port) {
-            _ = try await proxy.outage(seconds: 600, mode: .stall)
-            let end = try await proxy.endOutage()
-            ended.withLock { $0 = end }
-        } until: {
-            $0.name == "outage-ended"
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let ended = Mutex<OutageEnd?>(nil)
+            let (_, events) = try await Self.followEvents(port: admin.port) {
+                _ = try await proxy.outage(seconds: 600, mode: .stall)
+                let end = try await proxy.endOutage()
+                ended.withLock { $0 = end }
+            } until: {
+                $0.name == "outage-ended"
+            }
+            let end = try #require(ended.withLock { $0 })
+            let last = try #require(events.last)
+            #expect(last.data["at"] as? Double == end.endedAt && last.data["startedAt"] as? Double == end.startedAt)
+            #expect(end.plannedEnd == end.startedAt + 600)
         }
-        let end = try #require(ended.withLock { $0 })
-        let last = try #require(events.last)
-        #expect(last.data["at"] as? Double == end.endedAt && last.data["startedAt"] as? Double == end.startedAt)
-        #expect(end.plannedEnd == end.startedAt + 600)
-        await admin.stop()
         _ = try await proxy.stop()
     }
 
@@ -300,19 +310,19 @@ import FoundationNetworking
     func handoverBeforeItsRadioChange() async throws {
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(Self.lteProfile, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
 
-        // The LTE radio wakes for the echo; its tail lasts seconds, so the first change to IDLE
-        // is the one the handover to WiFi's fresh radio causes.
-        let (_, events) = try await Self.followEvents(port: admin.address.port) {
-            _ = try await Loopback.echo([1, 2, 3], port: port)
-            _ = try await proxy.handover(to: "wifi", mode: .keep)
-        } until: {
-            $0.name == "radio-state" && $0.data["state"] as? String == "IDLE"
+            // The LTE radio wakes for the echo; its tail lasts seconds, so the first change to IDLE
+            // is the one the handover to WiFi's fresh radio causes.
+            let (_, events) = try await Self.followEvents(port: admin.port) {
+                _ = try await Loopback.echo([1, 2, 3], port: port)
+                _ = try await proxy.handover(to: "wifi", mode: .keep)
+            } until: {
+                $0.name == "radio-state" && $0.data["state"] as? String == "IDLE"
+            }
+            #expect(events.suffix(2).map(\.name) == ["handover", "radio-state"])
+            #expect(events.last?.data["at"] as? Double == events.dropLast().last?.data["at"] as? Double)
         }
-        #expect(events.suffix(2).map(\.name) == ["handover", "radio-state"])
-        #expect(events.last?.data["at"] as? Double == events.dropLast().last?.data["at"] as? Double)
-        await admin.stop()
         _ = try await proxy.stop()
         try await server.close()
     }
@@ -323,56 +333,57 @@ import FoundationNetworking
         var limits = AdminLimits()
         limits.maximumConnections = 4
         limits.maximumEventStreams = 1
-        let admin = try await AdminServer.start(
-            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group, limits: limits)
-        let adminPort = admin.address.port
+        try await AdminServer.with(
+            at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, limits: limits
+        ) { admin in
+            let adminPort = admin.port
 
-        let (status, events) = try await Self.followEvents(port: adminPort) {
-            // More idle connections than the cap: each new one closes the oldest idle one, never the stream.
-            var idle: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
-            for _ in 0..<8 { idle.append(try await Loopback.connect(port: adminPort)) }
-            _ = try await proxy.handover(to: "wifi", mode: .keep)
-            for channel in idle { try? await channel.channel.close() }
-        } until: {
-            $0.name == "handover"
+            let (status, events) = try await Self.followEvents(port: adminPort) {
+                // More idle connections than the cap: each new one closes the oldest idle one, never the stream.
+                var idle: [NIOAsyncChannel<ByteBuffer, ByteBuffer>] = []
+                for _ in 0..<8 { idle.append(try await Loopback.connect(port: adminPort)) }
+                _ = try await proxy.handover(to: "wifi", mode: .keep)
+                for channel in idle { try? await channel.channel.close() }
+            } until: {
+                $0.name == "handover"
+            }
+            #expect(status == .ok)
+            #expect(events.last?.data["network"] as? String == "wifi")
         }
-        #expect(status == .ok)
-        #expect(events.last?.data["network"] as? String == "wifi")
-        await admin.stop()
         _ = try await proxy.stop()
     }
 
     @Test("sixteen event streams that never read, on a quiet phone, do not keep a seventeenth subscriber out")
     func neverReadingStreamsOnAQuietPhone() async throws {
         let (proxy, _) = try await Loopback.proxy(Self.lteProfile, upstreamPort: 1)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let adminPort = admin.address.port
-        let limit = AdminLimits().maximumEventStreams
-        var silent: [any Channel] = []
-        for _ in 0..<limit {
-            // Reads once, to see the stream open (its first bytes), and never again.
-            let opened = Loopback.group.next().makePromise(of: Void.self)
-            let channel = try await ClientBootstrap(group: Loopback.group)
-                .channelOption(ChannelOptions.autoRead, value: false)
-                .channelInitializer { channel in
-                    channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(FirstBytes(opened))
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let adminPort = admin.port
+            let limit = AdminLimits().maximumEventStreams
+            var silent: [any Channel] = []
+            for _ in 0..<limit {
+                // Reads once, to see the stream open (its first bytes), and never again.
+                let opened = Loopback.group.next().makePromise(of: Void.self)
+                let channel = try await ClientBootstrap(group: Loopback.group)
+                    .channelOption(ChannelOptions.autoRead, value: false)
+                    .channelInitializer { channel in
+                        channel.eventLoop.makeCompletedFuture {
+                            try channel.pipeline.syncOperations.addHandler(FirstBytes(opened))
+                        }
                     }
-                }
-                .connect(host: "127.0.0.1", port: adminPort).get()
-            try await channel.writeAndFlush(ByteBuffer(string: "GET /events HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n"))
-            channel.read()
-            try await opened.futureResult.get()
-            silent.append(channel)
+                    .connect(host: "127.0.0.1", port: adminPort).get()
+                try await channel.writeAndFlush(ByteBuffer(string: "GET /events HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n"))
+                channel.read()
+                try await opened.futureResult.get()
+                silent.append(channel)
+            }
+            let (status, _) = try await Self.followEvents(port: adminPort) {
+                _ = try await proxy.handover(to: "wifi", mode: .keep)
+            } until: {
+                $0.name == "handover"
+            }
+            #expect(status == .ok)
+            for channel in silent { try? await channel.close() }
         }
-        let (status, _) = try await Self.followEvents(port: adminPort) {
-            _ = try await proxy.handover(to: "wifi", mode: .keep)
-        } until: {
-            $0.name == "handover"
-        }
-        #expect(status == .ok)
-        for channel in silent { try? await channel.close() }
-        await admin.stop()
         _ = try await proxy.stop()
     }
 

@@ -25,24 +25,24 @@ import FoundationNetworking
             start: "lte")
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
-        let client = AdminServerTests()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let base = "http://127.0.0.1:\(admin.port)"
+            let client = AdminServerTests()
 
-        await propertyCheck(count: 40, input: Self.hostileDuration, Self.hostileDuration) { duration, gap in
-            let outage = try await client.request("POST", base + "/outage?duration=\(duration)&mode=stall")
-            #expect([200, 400].contains(outage.status), "\(duration)")
-            let handover = try await client.request("POST", base + "/network?to=lte&mode=keep&gap=\(gap)")
-            #expect([200, 400].contains(handover.status), "\(gap)")
-        }
-        // Bytes now meet whatever outage was accepted last: they may wait, but must not trap.
-        let channel = try await Loopback.connect(port: port)
-        try await channel.executeThenClose { _, outbound in
-            try await outbound.write(ByteBuffer(repeating: 9, count: 1000))
+            await propertyCheck(count: 40, input: Self.hostileDuration, Self.hostileDuration) { duration, gap in
+                let outage = try await client.request("POST", base + "/outage?duration=\(duration)&mode=stall")
+                #expect([200, 400].contains(outage.status), "\(duration)")
+                let handover = try await client.request("POST", base + "/network?to=lte&mode=keep&gap=\(gap)")
+                #expect([200, 400].contains(handover.status), "\(gap)")
+            }
+            // Bytes now meet whatever outage was accepted last: they may wait, but must not trap.
+            let channel = try await Loopback.connect(port: port)
+            try await channel.executeThenClose { _, outbound in
+                try await outbound.write(ByteBuffer(repeating: 9, count: 1000))
+                #expect(try await client.request("GET", base + "/status").status == 200)
+            }
             #expect(try await client.request("GET", base + "/status").status == 200)
         }
-        #expect(try await client.request("GET", base + "/status").status == 200)
-        await admin.stop()
         _ = try await proxy.stop()
         try await server.close()
     }
@@ -66,23 +66,23 @@ import FoundationNetworking
             start: "lte")
         let (server, serverPort) = try await Loopback.echoServer()
         let (proxy, port) = try await Loopback.proxy(profile, upstreamPort: serverPort)
-        let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy, group: Loopback.group)
-        let base = "http://127.0.0.1:\(admin.address.port)"
-        let client = AdminLiveChangeTests()
+        try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: 0), proxy: proxy) { admin in
+            let base = "http://127.0.0.1:\(admin.port)"
+            let client = AdminLiveChangeTests()
 
-        await propertyCheck(count: 60, input: Self.hostileChange) { body in
-            let answer = try await client.post(base + "/set", body: body)
-            #expect([200, 400].contains(answer.status), "\(body)")
-            if answer.status == 400 { #expect(answer.json["error"] is String, "\(body)") }
+            await propertyCheck(count: 60, input: Self.hostileChange) { body in
+                let answer = try await client.post(base + "/set", body: body)
+                #expect([200, 400].contains(answer.status), "\(body)")
+                if answer.status == 400 { #expect(answer.json["error"] is String, "\(body)") }
+            }
+            // Bytes now meet whatever change was accepted last: they may be slow, but must not trap.
+            let channel = try await Loopback.connect(port: port)
+            try await channel.executeThenClose { _, outbound in
+                try await outbound.write(ByteBuffer(repeating: 9, count: 1000))
+                #expect(try await client.post(base + "/set", body: "link: {delay: 1ms}").status == 200)
+            }
+            #expect(try await AdminServerTests().request("GET", base + "/status").status == 200)
         }
-        // Bytes now meet whatever change was accepted last: they may be slow, but must not trap.
-        let channel = try await Loopback.connect(port: port)
-        try await channel.executeThenClose { _, outbound in
-            try await outbound.write(ByteBuffer(repeating: 9, count: 1000))
-            #expect(try await client.post(base + "/set", body: "link: {delay: 1ms}").status == 200)
-        }
-        #expect(try await AdminServerTests().request("GET", base + "/status").status == 200)
-        await admin.stop()
         _ = try await proxy.stop()
         try await server.close()
     }

@@ -16,19 +16,28 @@ import Testing
     /// A proxy with both front ends, a forward rule and the admin API, all on loopback.
     struct Door {
         let front: FrontEndProxy
-        let admin: AdminServer
+        let adminPort: Int
         let forwardPort: Int
 
-        static func open(access: AccessPolicy = AccessPolicy(), logger: Logger = Loopback.logger, upstreamPort: Int) async throws -> Door {
+        /// Runs `body` on a door, then stops the admin API and the proxy, whatever `body`
+        /// throws; returns the proxy's report.
+        static func with(
+            access: AccessPolicy = AccessPolicy(), logger: Logger = Loopback.logger, upstreamPort: Int, _ body: (Door) async throws -> Void
+        ) async throws -> RunReport {
             let rule = ForwardRule(listen: HostPort(host: "127.0.0.1", port: 0), upstream: HostPort(host: "127.0.0.1", port: upstreamPort))
             let front = try await FrontEndProxy.start(access: access, forwards: [rule], logger: logger)
-            let admin = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: 0), proxy: front.proxy, group: Loopback.group)
-            return Door(front: front, admin: admin, forwardPort: front.proxy.listeningAddresses[0].port)
-        }
-
-        func close() async throws -> RunReport {
-            await admin.stop()
-            return try await front.proxy.stop()
+            let outcome: Result<Void, any Error>
+            do {
+                outcome = .success(
+                    try await AdminServer.with(proxy: front.proxy) { admin in
+                        try await body(Door(front: front, adminPort: admin.port, forwardPort: front.proxy.listeningAddresses[0].port))
+                    })
+            } catch {
+                outcome = .failure(error)
+            }
+            let report = try await front.proxy.stop()
+            try outcome.get()
+            return report
         }
     }
 
@@ -36,45 +45,45 @@ import Testing
     func noProxyClientReachesTheAdminAPIOrAnotherOfNetsimsListeners() async throws {
         let http = try FrontEndPeers.Server("http")
         defer { http.stop() }
-        let door = try await Door.open(upstreamPort: http.port)
-        let httpProxy = "http://127.0.0.1:\(door.front.httpPort)"
-        let socks = "127.0.0.1:\(door.front.socksPort)"
-        let outage = "/outage?duration=30s&mode=reset"
+        let report = try await Door.with(upstreamPort: http.port) { door in
+            let httpProxy = "http://127.0.0.1:\(door.front.httpPort)"
+            let socks = "127.0.0.1:\(door.front.socksPort)"
+            let outage = "/outage?duration=30s&mode=reset"
 
-        // Each way a proxy client could ask for the admin API: an absolute-URI POST and a
-        // CONNECT tunnel through the HTTP proxy, SOCKS5 CONNECT by address and by name, and
-        // the admin port at another address of this host.
-        let attempts: [(String, [String])] = [
-            ("absolute-URI POST", ["-x", httpProxy, "-X", "POST", "http://127.0.0.1:\(door.admin.address.port)\(outage)"]),
-            ("CONNECT", ["-p", "-x", httpProxy, "-X", "POST", "http://127.0.0.1:\(door.admin.address.port)\(outage)"]),
-            ("SOCKS5 by address", ["--socks5", socks, "-X", "POST", "http://127.0.0.1:\(door.admin.address.port)\(outage)"]),
-            ("SOCKS5 by name", ["--socks5-hostname", socks, "-X", "POST", "http://localhost:\(door.admin.address.port)\(outage)"]),
-            ("SOCKS5 to 127.0.0.2", ["--socks5", socks, "-X", "POST", "http://127.0.0.2:\(door.admin.address.port)\(outage)"]),
-            ("SOCKS5 to 0.0.0.0", ["--socks5", socks, "-X", "POST", "http://0.0.0.0:\(door.admin.address.port)\(outage)"]),
-            ("the forward rule", ["-x", httpProxy, "http://127.0.0.1:\(door.forwardPort)/payload?size=10"]),
-            ("the SOCKS5 front end", ["-x", httpProxy, "http://127.0.0.1:\(door.front.socksPort)/"]),
-            ("the HTTP proxy itself", ["--socks5", socks, "http://127.0.0.1:\(door.front.httpPort)/"]),
-        ]
-        for (attempt, options) in attempts {
-            let result = try FrontEndPeers.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + options)
-            // The HTTP proxy answers 403 itself; over CONNECT and SOCKS5, curl fails the tunnel.
-            let refusedByHTTPProxy = result.output.hasSuffix("403") || result.output.contains("403")
-            #expect(result.status != 0 || refusedByHTTPProxy, "\(attempt) got through: \(result.output)")
-            #expect(!result.output.hasSuffix("200"), "\(attempt): \(result.output)")
-        }
-        // Nothing reached the admin API: no outage was triggered.
-        let status = try await door.front.proxy.status()
-        #expect(status.lastEvent == nil, "the admin API was driven: \(String(describing: status.lastEvent))")
+            // Each way a proxy client could ask for the admin API: an absolute-URI POST and a
+            // CONNECT tunnel through the HTTP proxy, SOCKS5 CONNECT by address and by name, and
+            // the admin port at another address of this host.
+            let attempts: [(String, [String])] = [
+                ("absolute-URI POST", ["-x", httpProxy, "-X", "POST", "http://127.0.0.1:\(door.adminPort)\(outage)"]),
+                ("CONNECT", ["-p", "-x", httpProxy, "-X", "POST", "http://127.0.0.1:\(door.adminPort)\(outage)"]),
+                ("SOCKS5 by address", ["--socks5", socks, "-X", "POST", "http://127.0.0.1:\(door.adminPort)\(outage)"]),
+                ("SOCKS5 by name", ["--socks5-hostname", socks, "-X", "POST", "http://localhost:\(door.adminPort)\(outage)"]),
+                ("SOCKS5 to 127.0.0.2", ["--socks5", socks, "-X", "POST", "http://127.0.0.2:\(door.adminPort)\(outage)"]),
+                ("SOCKS5 to 0.0.0.0", ["--socks5", socks, "-X", "POST", "http://0.0.0.0:\(door.adminPort)\(outage)"]),
+                ("the forward rule", ["-x", httpProxy, "http://127.0.0.1:\(door.forwardPort)/payload?size=10"]),
+                ("the SOCKS5 front end", ["-x", httpProxy, "http://127.0.0.1:\(door.front.socksPort)/"]),
+                ("the HTTP proxy itself", ["--socks5", socks, "http://127.0.0.1:\(door.front.httpPort)/"]),
+            ]
+            for (attempt, options) in attempts {
+                let result = try FrontEndPeers.run(["curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10"] + options)
+                // The HTTP proxy answers 403 itself; over CONNECT and SOCKS5, curl fails the tunnel.
+                let refusedByHTTPProxy = result.output.hasSuffix("403") || result.output.contains("403")
+                #expect(result.status != 0 || refusedByHTTPProxy, "\(attempt) got through: \(result.output)")
+                #expect(!result.output.hasSuffix("200"), "\(attempt): \(result.output)")
+            }
+            // Nothing reached the admin API: no outage was triggered.
+            let status = try await door.front.proxy.status()
+            #expect(status.lastEvent == nil, "the admin API was driven: \(String(describing: status.lastEvent))")
 
-        // The same clients still reach an ordinary destination through both front ends.
-        for options in [["-x", httpProxy], ["--socks5-hostname", socks], ["-p", "-x", httpProxy]] {
-            let result = try FrontEndPeers.run(
-                ["curl", "-sS", "--fail", "-o", "/dev/null", "--max-time", "10"] + options + [
-                    "http://localhost:\(http.port)/payload?size=100"
-                ])
-            #expect(result.status == 0, "\(options): \(result.output)")
+            // The same clients still reach an ordinary destination through both front ends.
+            for options in [["-x", httpProxy], ["--socks5-hostname", socks], ["-p", "-x", httpProxy]] {
+                let result = try FrontEndPeers.run(
+                    ["curl", "-sS", "--fail", "-o", "/dev/null", "--max-time", "10"] + options + [
+                        "http://localhost:\(http.port)/payload?size=100"
+                    ])
+                #expect(result.status == 0, "\(options): \(result.output)")
+            }
         }
-        let report = try await door.close()
         #expect(report.connections.opened == 3, "only the three ordinary requests became connections")
         #expect(report.events.isEmpty)
     }

@@ -105,7 +105,7 @@ import Testing
         await #expect(
             throws: ProxyError.cannotListen(HostPort(host: "127.0.0.1", port: serverPort), reason: "the address is already in use")
         ) {
-            _ = try await AdminServer.start(at: HostPort(host: "127.0.0.1", port: serverPort), proxy: proxy, group: Loopback.group)
+            try await AdminServer.with(at: HostPort(host: "127.0.0.1", port: serverPort), proxy: proxy) { _ in }
         }
         _ = try await proxy.stop()
         try await server.close()
