@@ -7,7 +7,7 @@ import Testing
 struct TransportStateMachineTests {
     @Test func restPostsTheOutboxThenPollsThenWaits() {
         var ledger = AppLedger(outboxLimit: 8)
-        _ = ledger.produceMessage()
+        _ = ledger.produceMessage(at: 0)
         var client = RESTPollingClientModel(settings: ClientSettings.RESTSettings(), batchLimit: 100, seed: 1)
         #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.postRequest(message: 1)), .setTimer(.requestTimeout, at: 10)])
         ledger.acknowledge(1)
@@ -115,7 +115,7 @@ struct TransportStateMachineTests {
         // Two pings without data: the third waits for a minute after the second.
         #expect(client.received(.pong(toClient: true), now: 20.2, ledger: &ledger).last == .setTimer(.ping, at: 80.1))
         // A message written lifts it: the ping goes at 30.2, as the keepalive time says.
-        _ = ledger.produceMessage()
+        _ = ledger.produceMessage(at: 0)
         #expect(client.messageProduced(now: 25, ledger: &ledger).suffix(1) == [.setTimer(.ping, at: 30.2)])
 
         var unlimited = settings

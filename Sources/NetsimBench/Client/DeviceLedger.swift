@@ -2,28 +2,14 @@ import NetsimModel
 import Synchronization
 
 /// The app's side of one device, whatever its transport: the events it received (for
-/// delivery accounting and resumption) and its outbox of uplink messages, recorded in the
-/// `AppRecord` the model engine's `AppLedger` fills too.
-///
-/// The outbox keeps each message until the server acknowledges it and is bounded
-/// (`Workload.outboxLimit`, dropping the oldest). A message is sent once per connection
-/// ("generation"): after a reconnect every unacknowledged one goes again, and the server
-/// ignores a repeat by its id.
+/// delivery accounting and resumption) and its `Outbox` of uplink messages, recorded in the
+/// `AppRecord` the model engine's `AppLedger` fills too. The outbox's rule is the model's; this
+/// holds it behind a lock and wakes the connection's writer when a message is produced or a
+/// batch falls due.
 final class DeviceLedger: Sendable {
-    struct Message: Sendable, Equatable {
-        var id: UInt64
-        /// Seconds on the bench clock, when the app produced it.
-        var createdAt: Double
-        var payload: String
-    }
-
+    typealias Message = Outbox<String>.Message
     /// What a connection's writer does next (`nextBatch`).
-    enum SendStep: Sendable, Equatable {
-        case send([Message])
-        /// Nothing is due before this time (bench seconds).
-        case wait(until: Double)
-        case idle
-    }
+    typealias SendStep = Outbox<String>.Step
 
     /// An event's first delivery to the app, and when the server created it.
     struct Delivery: Sendable, Equatable {
@@ -38,23 +24,19 @@ final class DeviceLedger: Sendable {
         /// the recoveries from these then (the model engine folds them as it plays). Bounded by
         /// the workload's events.
         var deliveries: [Delivery] = []
-        var outbox: [Message] = []
-        var sentInGeneration: [UInt64: Int] = [:]
-        var generation = 0
+        var outbox: Outbox<String>
         var connectionAttempts = 0
         /// The bench-clock second of the last REST answer noted in `connectionLossesNoticed`.
         var lastAnsweredSecond: Int?
     }
 
     let device: Int
-    let outboxLimit: Int
     private let state: Mutex<State>
     private let outboxSignal = SignalSlot()
 
     init(device: Int, outboxLimit: Int) {
         self.device = device
-        self.outboxLimit = outboxLimit
-        state = Mutex(State())
+        state = Mutex(State(outbox: Outbox(limit: outboxLimit)))
     }
 
     // MARK: Events
@@ -81,14 +63,8 @@ final class DeviceLedger: Sendable {
     /// The app produces a message: it waits in the outbox until acknowledged.
     func produceMessage(createdAt: Double, payloadLength: Int) {
         state.withLock { state in
-            state.record.messagesProduced += 1
-            let id = UInt64(state.record.messagesProduced)
-            let payload = Workload.payload("message", device: device, number: id, length: payloadLength)
-            state.outbox.append(Message(id: id, createdAt: createdAt, payload: payload))
-            if state.outbox.count > outboxLimit {
-                let dropped = state.outbox.removeFirst()
-                state.sentInGeneration[dropped.id] = nil
-                state.record.droppedMessageIDs.append(dropped.id)
+            _ = state.record.produceMessage(into: &state.outbox, at: createdAt) { [device] id in
+                Workload.payload("message", device: device, number: id, length: payloadLength)
             }
         }
         outboxSignal.signal()
@@ -96,37 +72,18 @@ final class DeviceLedger: Sendable {
 
     /// Starts a new connection: every unacknowledged message is due again on it.
     func beginConnection() -> Int {
-        state.withLock { state in
-            state.generation += 1
-            return state.generation
-        }
+        state.withLock { $0.outbox.beginConnection() }
     }
 
     /// What the writer of connection `generation` does next at `now` (bench seconds): send the
-    /// oldest messages not yet sent on it (marked sent on it; one at a time without batching,
-    /// a batch with it), or wait.
+    /// oldest messages not yet sent on it (one at a time without batching, a batch with it), or
+    /// wait (`Outbox.next`).
     func nextBatch(for generation: Int, batching: ClientSettings.Batching?, now: Double) -> SendStep {
-        state.withLock { state in
-            let unsent = state.outbox.filter { (state.sentInGeneration[$0.id] ?? 0) < generation }
-            let decision =
-                batching?.decide(pending: unsent.count, oldestCreatedAt: unsent.first?.createdAt ?? now, now: now)
-                ?? (unsent.isEmpty ? .idle : .send(count: 1))
-            switch decision {
-            case .send(let count):
-                let batch = Array(unsent.prefix(count))
-                for message in batch { state.sentInGeneration[message.id] = generation }
-                return .send(batch)
-            case .wait(let until): return .wait(until: until)
-            case .idle: return .idle
-            }
-        }
+        state.withLock { $0.outbox.next(for: generation, batching: batching, now: now) }
     }
 
     func acknowledge(_ id: UInt64) {
-        state.withLock { state in
-            state.outbox.removeAll { $0.id == id }
-            state.sentInGeneration[id] = nil
-        }
+        state.withLock { $0.outbox.acknowledge(id) }
     }
 
     /// Wake-ups when a message is produced, for the current connection's writer.

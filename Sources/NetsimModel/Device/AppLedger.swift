@@ -1,22 +1,14 @@
 /// The app's side of one modelled device, whatever its transport: the events it received and
-/// its outbox of uplink messages. The same rules as the live bench's `DeviceLedger`: the outbox
-/// keeps each message until the server acknowledges it, is bounded (oldest dropped and counted),
-/// and every unacknowledged message is sent once per connection ("generation").
+/// its `Outbox` of uplink messages, the same rules as the live bench's `DeviceLedger` holds.
 public struct AppLedger: Sendable {
-    private struct Pending: Sendable {
-        var id: UInt64
-        var sentInGeneration = 0
-    }
-
     public private(set) var record = AppRecord()
     /// The sequence to resume after: the highest the app has received.
     public var highestSequence: UInt64 { record.events.highest }
-    private var outbox: [Pending] = []
-    private(set) var generation = 0
-    let outboxLimit: Int
+    /// The model's messages carry no text: `WireFormat` computes their sizes.
+    private(set) var outbox: Outbox<NoPayload>
 
     init(outboxLimit: Int) {
-        self.outboxLimit = outboxLimit
+        outbox = Outbox(limit: outboxLimit)
     }
 
     /// The server created its next event at `time`.
@@ -30,31 +22,24 @@ public struct AppLedger: Sendable {
         record.events.receive(sequence, at: time)
     }
 
-    /// The app produces a message; returns its id.
-    mutating func produceMessage() -> UInt64 {
-        record.messagesProduced += 1
-        outbox.append(Pending(id: UInt64(record.messagesProduced)))
-        if outbox.count > outboxLimit {
-            record.droppedMessageIDs.append(outbox.removeFirst().id)
-        }
-        return UInt64(record.messagesProduced)
+    /// The app produces a message at `time`; returns its id.
+    mutating func produceMessage(at time: Double) -> UInt64 {
+        record.produceMessage(into: &outbox, at: time) { _ in NoPayload() }
     }
 
     /// A new connection: every unacknowledged message is due again on it.
     mutating func beginConnection() -> Int {
-        generation += 1
-        return generation
+        outbox.beginConnection()
     }
 
     /// The oldest message not yet sent on connection `generation`, marked as sent on it.
     mutating func nextMessage(for generation: Int) -> UInt64? {
-        guard let index = outbox.firstIndex(where: { $0.sentInGeneration < generation }) else { return nil }
-        outbox[index].sentInGeneration = generation
-        return outbox[index].id
+        guard case .send(let batch) = outbox.next(for: generation, batching: nil, now: 0) else { return nil }
+        return batch.first?.id
     }
 
     mutating func acknowledge(_ id: UInt64) {
-        outbox.removeAll { $0.id == id }
+        outbox.acknowledge(id)
     }
 
     mutating func countFailedAttempt() { record.failedAttempts += 1 }

@@ -254,7 +254,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             tellServer(.createEvent)
         case .produceMessage:
             scheduleNextMessage()
-            _ = ledger.produceMessage()
+            _ = ledger.produceMessage(at: now)
             server.messageProduced(at: now)
             tellClient(.messageProduced)
         case .arrival(let id, let direction, let size, let first, let more):
