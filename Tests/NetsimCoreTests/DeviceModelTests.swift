@@ -64,6 +64,38 @@ import Testing
         #expect(device.radioReport(until: 30).promotions == 1)
     }
 
+    /// Bytes the radio admitted just before a stall outage, but that the link could only send
+    /// after it, leave when the radio has long gone back to IDLE: they pay a promotion of their
+    /// own, as a phone's retransmission after coverage returns sets up a new RRC connection.
+    /// Found by the engine-agreement test on lte-tunnel: such a chunk took the radio from IDLE
+    /// to connected with no promotion, so whether a phone counted one after the tunnel hung on
+    /// which of its chunks was queued when the outage began.
+    @Test func bytesHeldPastTheRadiosTailByAnOutageWakeItAgain() {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 30, mode: .stall))
+        let link = LinkParameters(capacity: .rate(bitsPerSecond: 8000))
+        var device = DeviceModel(profile: profile(radio: .lte(LTERadioParameters()), up: link, events: [outage]), seed: 1)
+        let connection = device.openConnection(at: 0)
+        // IDLE at 5: a promotion (0.26 s), then 100 bytes at 1000 B/s, on air 5.26 to 5.36.
+        #expect(deliveryTime(device.send(100, .up, on: connection, at: 5)).map { abs($0 - 5.36) < 1e-9 } == true)
+        // At 9.998 the radio is in long DRX: a scheduling request (5 ms) puts the bytes at 10.003,
+        // inside the outage. TCP retransmits from there with a 0.2 s RTO doubling: 10.203,
+        // 10.603, 11.403, 13.003, 16.203, 22.603, 35.403, 61.003, the first after the outage
+        // ends at 40. The radio's tail (0.1 + 0.02 + 10 s from 5.36) ended at 15.48: it promotes
+        // again at 61.003, and the bytes are on air from 61.263 to 61.363.
+        guard case .deliver(let delivery) = device.send(100, .up, on: connection, at: 9.998) else {
+            Issue.record("not delivered")
+            return
+        }
+        #expect(abs(delivery.onAir.start - 61.263) < 1e-9)
+        #expect(abs(delivery.at - 61.363) < 1e-9)
+        #expect(abs(delivery.waits.drx - 0.005) < 1e-9)
+        #expect(abs(delivery.waits.promotion - 0.26) < 1e-9)
+        #expect(abs(delivery.waits.queue - 51.0) < 1e-9, "the time the link held them")
+        #expect(abs(delivery.radioWait - 0.265) < 1e-9)
+        #expect(device.radioReport(until: 100).promotions == 2)
+        #expect(abs(device.radioWaits(until: 100).promotionSeconds - 0.52) < 1e-9)
+    }
+
     /// Found by `netsim tune keepalive --verify`: a server's SETTINGS written at accept during an
     /// outage (held until TCP's retransmission gets through, after it) set the NAT's idle clock
     /// back to the write, under the client's bytes that were held to the same retransmission;

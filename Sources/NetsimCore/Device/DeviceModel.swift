@@ -199,11 +199,29 @@ public struct DeviceModel: Sendable {
     /// `direction`: the radio admits them (paging, a promotion, DRX), the link serializes them,
     /// and the radio records the transmission that restarts its tail timers, counting its bytes
     /// only if they are payload (a lookup's are not, as a capture's analysis counts them).
+    ///
+    /// Bytes the link holds long (a queue an outage stalled) may leave after the radio fell
+    /// asleep behind them. They wake it again before they go, as a phone's retransmission after
+    /// coverage returns sets up a new RRC connection: without that, the radio went from IDLE to
+    /// connected with no promotion, and whether a phone counted one after an outage hung on
+    /// which of its chunks happened to be queued when the outage began.
     @inline(__always)
     mutating func putOnAir(
         _ bytes: Int, _ direction: Direction, readyAt ready: Double, retransmissionTimeout: Double, isPayload: Bool = true
     ) -> (admission: RadioAdmission, transmission: LinkSchedule.Transmission) {
-        let admission = admitToRadio(at: ready, direction, bytes)
+        var admission = radio?.admit(at: ready, direction: direction, bytes: bytes) ?? RadioAdmission(requested: ready)
+        noteWake(admission)
+        let leaves =
+            direction == .up
+            ? uplink.departure(readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+            : downlink.departure(readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+        if leaves > admission.start, radio?.isAsleep(at: leaves) == true,
+            let again = radio?.admit(at: leaves, direction: direction, bytes: bytes)
+        {
+            noteWake(again)
+            admission.wokeAgain(again)
+        }
+        radioWaits.add(admission)
         let transmission =
             direction == .up
             ? uplink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
@@ -220,7 +238,7 @@ public struct DeviceModel: Sendable {
         _ transmission: LinkSchedule.Transmission, outage: Double
     ) -> Delivery {
         chunkDelayLedger.add(direction, readAt: time, deliveredAt: delivery, radioWait: admission.totalWait)
-        let waits = ChunkWaits(admission, outage: outage, queue: transmission.start - admission.start)
+        let waits = ChunkWaits(admission, outage: outage, queue: transmission.start - admission.start + admission.heldByLink)
         return Delivery(at: delivery, waits: waits, onAir: transmission)
     }
 
@@ -416,16 +434,6 @@ public struct DeviceModel: Sendable {
             }.max() ?? 0
         return RadioStateMachine(
             stages, start: start, pagingPhase: random.unitInterval() * pagingCycle, recordsTimeline: recordsTimeline)
-    }
-
-    @inline(__always)
-    mutating func admitToRadio(at time: Double, _ direction: Direction, _ bytes: Int) -> RadioAdmission {
-        guard let admission = radio?.admit(at: time, direction: direction, bytes: bytes) else {
-            return RadioAdmission(requested: time)
-        }
-        radioWaits.add(admission)
-        noteWake(admission)
-        return admission
     }
 
     /// The radio wake-ups the device's traffic started (a SYN, a lookup or a chunk that found

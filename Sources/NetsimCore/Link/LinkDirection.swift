@@ -85,6 +85,11 @@ public struct LinkDirection: Sendable {
         return retimed
     }
 
+    /// When a chunk ready at `readyAt` would start to leave (see `LinkSchedule.departure`).
+    public func departure(readyAt: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double) -> Double {
+        schedule.departure(readyAt: readyAt, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+    }
+
     /// Serializes a chunk behind everything queued (see `LinkSchedule.transmit`). What has left
     /// by then is dropped from the queue here, not only when someone asks for the backlog, so
     /// the queue holds what is in flight and no more, however long the run.

@@ -44,11 +44,18 @@ public struct LinkSchedule: Sendable {
         }
     }
 
+    /// When bytes ready at `readyAt` would start to leave: behind everything queued, and after
+    /// any connectivity gap then, as TCP's retransmission gets through (a trace may give them
+    /// its next opportunity a moment later).
+    public func departure(readyAt: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double) -> Double {
+        gaps.deliverableTime(max(readyAt, freeAt), retransmissionTimeout: retransmissionTimeout)
+    }
+
     /// Puts `bytes` that are ready at `readyAt` on the link behind everything queued before them.
     /// No byte leaves during a connectivity gap: what was due then waits for the gap's end as
     /// TCP's retransmissions would deliver it.
     public mutating func transmit(_ bytes: Int, readyAt: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double) -> Transmission {
-        var start = gaps.deliverableTime(max(readyAt, freeAt), retransmissionTimeout: retransmissionTimeout)
+        var start = departure(readyAt: readyAt, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
         switch kind {
         case .unlimited:
             freeAt = start

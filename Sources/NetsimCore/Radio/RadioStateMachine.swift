@@ -235,6 +235,14 @@ public struct RadioStateMachine: Sendable, Codable {
         return stages[stage(at: time).index].state
     }
 
+    /// Whether the radio is asleep at `time` (a dormant stage, IDLE or INACTIVE, no promotion
+    /// under way) if nothing more is sent before then: bytes that go on air then must wake it.
+    public func isAsleep(at time: Double) -> Bool {
+        guard time >= promotionEnd else { return false }
+        if case .dormant = stages[stage(at: time).index].behavior { return true }
+        return false
+    }
+
     /// The next time after `time` at which `state(at:)` changes stage (a promotion starting or
     /// ending, a tail timer running out) if nothing more is sent; nil when the radio stays
     /// where it is. A live caller follows the state with it instead of polling. Consecutive
@@ -416,11 +424,28 @@ public struct RadioAdmission: Sendable, Equatable, Codable {
     /// (or on FACH past its buffer threshold) and woke it. Bytes that wait on a promotion
     /// already under way did not wake it.
     public var wokeRadioAt: Double?
+    /// How long the link held the bytes between their admission and a second one, when they
+    /// left only after the radio had fallen asleep behind them (`wokeAgain`): their queue's
+    /// wait, not the radio's.
+    public var heldByLink = 0.0
 
     public init(requested: Double) {
         self.requested = requested
         self.start = requested
     }
 
-    public var totalWait: Double { start - requested }
+    /// The radio's part of the wait: paging, promotion and DRX.
+    public var totalWait: Double { start - requested - heldByLink }
+
+    /// Folds in `later`, the admission of the same bytes when the link let them go after the
+    /// radio had gone back to sleep (an outage stalled its queue past the radio's tail): the
+    /// waits add, the bytes go on air at `later.start`, and the time between counts as held.
+    public mutating func wokeAgain(_ later: RadioAdmission) {
+        heldByLink += later.requested - start
+        start = later.start
+        pagingWait += later.pagingWait
+        promotionWait += later.promotionWait
+        drxWait += later.drxWait
+        wokeRadioAt = later.wokeRadioAt ?? wokeRadioAt
+    }
 }
