@@ -49,9 +49,8 @@ done
 # The docs test (every command block of README.md and docs/*.md, with the debug netsim just
 # built) is a lane of its own: its blocks mostly wait on short live runs, as the side lanes do.
 # It starts when the first side lane is done: that lane compares live benches with the model
-# engine, and a fourth busy lane on 2 cores slowed the live clients enough to change their
-# counts (a fresh-clone CI run found live REST phones on lte-tunnel at 1.9 promotions against
-# the model's 1.6).
+# engine, and a fourth busy lane on 2 cores slows the live clients enough to move their
+# timings.
 netsim="$(swift build --show-bin-path)/netsim"
 (
     while kill -0 "${pids[0]}" 2> /dev/null; do sleep 1; done
