@@ -16,6 +16,8 @@ def browser():
     options.binary_location = "/usr/bin/chromium"
     for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1200,1400"):
         options.add_argument(argument)
+    # The console's errors (a resource that failed to load, a script error), for `console_errors`.
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
@@ -27,6 +29,11 @@ def open_live(driver, url):
     wait = WebDriverWait(driver, 20)
     wait.until(lambda d: d.find_element(By.ID, "feed").text == "live")
     return wait
+
+
+def console_errors(driver):
+    """The console's errors since the last call: what a user would see in red in DevTools."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
 def check(name, condition, detail=""):

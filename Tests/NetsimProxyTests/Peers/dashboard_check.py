@@ -15,7 +15,7 @@ import sys
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select
 
-from dashboard_browser import browser, check, open_live, round_trip
+from dashboard_browser import browser, check, console_errors, open_live, round_trip
 
 DESTINATION = "api.dashboard.test"
 
@@ -34,6 +34,8 @@ def main():
     try:
         wait = open_live(driver, url)
         check("the event stream is live", True)
+        errors = console_errors(driver)
+        check("the page loaded with no error in the console", not errors, "; ".join(errors))
 
         first = float(wait.until(lambda d: d.find_element(By.ID, "strip").get_attribute("data-now")))
         # A request that wakes the radio, on a connection kept open (the upstream echoes).
