@@ -10,13 +10,25 @@ import Testing
 /// The model engine against the live bench it stands in for: the same profile, seed, fleet
 /// and duration through both, compared per transport (the acceptance of the model engine;
 /// scripts/compare-engines.sh prints the same comparison as a table). Each live run takes its
-/// two minutes of real time; both profiles run at once.
+/// two minutes of real time; both profiles run at once, then the batching strategy's run.
 @Suite(.serialized, .tags(.liveTiming)) struct EngineAgreementTests {
     static func configuration(_ profile: String) throws -> BenchConfiguration {
         var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: profile))
         configuration.devices = 10
         configuration.duration = 120
         configuration.seed = 1
+        return configuration
+    }
+
+    /// Batching (docs/strategies.md): the analytics SDK's burst of 20 messages a minute, sent
+    /// in batches of 10 or 0.5 s after the oldest (clients/batching-on.yaml).
+    static func batching() throws -> BenchConfiguration {
+        var configuration = try configuration("lte-good")
+        configuration.devices = 2
+        configuration.workload = try Workload.load(
+            yaml: SettingsFileTests.shipped("workloads/analytics-burst.yaml"), source: "analytics-burst.yaml")
+        configuration.client = try ClientSettings.load(
+            yaml: SettingsFileTests.shipped("clients/batching-on.yaml"), source: "batching-on.yaml")
         return configuration
     }
 
@@ -35,13 +47,24 @@ import Testing
             return try await group.reduce(into: [String: BenchResult]()) { $0[$1.0] = $1.1 }
         }
         for profile in profiles {
-            let model = try ModelBenchRunner.run(try Self.configuration(profile)) { _ in }
-            #expect(model.report.engine == .model)
-            let agreement = EngineAgreement(live: try #require(live[profile]).report, model: model.report)
-            #expect(agreement.rows.count == 27, "nine figures for each of three transports")
-            for row in agreement.rows where !row.holds {
-                Issue.record("\(profile) \(row.transport.rawValue) \(row.figure): live \(row.live), model \(row.model), not \(row.bound)")
-            }
+            try Self.expectAgreement(live: try #require(live[profile]), configuration: try Self.configuration(profile), profile)
+        }
+    }
+
+    /// Batching alone (a run of its own, so the two above keep the cores they were fitted on).
+    @Test func modelAgreesWithLiveOnBatching() async throws {
+        let configuration = try Self.batching()
+        let live = try await BenchRunner.run(configuration, logger: Self.logger) { _ in }
+        try Self.expectAgreement(live: live, configuration: configuration, "batching")
+    }
+
+    static func expectAgreement(live: BenchResult, configuration: BenchConfiguration, _ name: String) throws {
+        let model = try ModelBenchRunner.run(configuration) { _ in }
+        #expect(model.report.engine == .model)
+        let agreement = EngineAgreement(live: live.report, model: model.report)
+        #expect(agreement.rows.count == 27, "nine figures for each of three transports")
+        for row in agreement.rows where !row.holds {
+            Issue.record("\(name) \(row.transport.rawValue) \(row.figure): live \(row.live), model \(row.model), not \(row.bound)")
         }
     }
 

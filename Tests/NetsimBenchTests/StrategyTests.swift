@@ -94,8 +94,9 @@ struct StrategySettingsTests {
             ModelBenchRunner.unsupportedSettings(try ClientSettings.load(yaml: "websocket: {receiveBuffer: 64}", source: "w")) == [
                 "websocket.receiveBuffer"
             ])
+        // Batching it plays.
         let batching = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/batching-on.yaml"), source: "b")
-        #expect(ModelBenchRunner.unsupportedSettings(batching) == ["batching"])
+        #expect(ModelBenchRunner.unsupportedSettings(batching).isEmpty)
     }
 }
 
@@ -126,6 +127,31 @@ struct OfflineQueueTests {
         // A reconnect before any acknowledgement sends them all again, in order, batched here.
         ledger.acknowledge(7)
         #expect(drain(ledger.beginConnection(), batching: .init(maxMessages: 2, flushAfter: 1)) == [[8, 9], [10]])
+    }
+}
+
+/// The model engine's batch frames are the size of what the live client and server write: the
+/// JSON array of messages and the `{"acks":[...]}` answer, as JSONWire encodes them.
+struct BatchWireSizeTests {
+    @Test func theModelsBatchFramesAreTheLiveEncodersBytes() throws {
+        let ledger = DeviceLedger(device: 7, outboxLimit: 64)
+        // Times with nine decimals, as the bench clock's nanoseconds give.
+        for time in [12.123456789, 12.223456789, 12.323456789] { ledger.produceMessage(createdAt: time, payloadLength: 200) }
+        guard case .send(let batch) = ledger.nextBatch(for: ledger.beginConnection(), batching: .init(maxMessages: 3), now: 12.4) else {
+            Issue.record("no batch")
+            return
+        }
+        let body = try JSONEncoder().encode(batch.map(JSONWire.Message.init))
+        let acks = try JSONEncoder().encode(JSONWire.ServerFrame(acks: batch.map(\.id)))
+        let ws = WireFormat(encoding: .transport(.ws), eventPayloadBytes: 256, messagePayloadBytes: 200, device: 7)
+        #expect(ws.bytes(.messageBatch(first: 1, last: 3), at: 12.4) == WireFormat.webSocketFrame(payload: body.count, masked: true))
+        #expect(ws.bytes(.acks(first: 1, last: 3)) == WireFormat.webSocketFrame(payload: acks.count, masked: false))
+        // REST: the same bodies after the request's and the response's headers.
+        let rest = WireFormat(encoding: .transport(.rest), eventPayloadBytes: 256, messagePayloadBytes: 200, device: 7)
+        #expect(
+            rest.bytes(.messageBatch(first: 1, last: 3), at: 12.4)
+                == WireFormat.batchPostRequestHeader + 1 + String(body.count).count + body.count)
+        #expect(rest.bytes(.acks(first: 1, last: 3)) == WireFormat.responseHeader + String(acks.count).count + acks.count)
     }
 }
 

@@ -3,14 +3,13 @@ import NetsimModel
 extension ModelBenchRunner {
     /// The client-file settings the model engine does not play, as `key: value` or, for a
     /// strategy block, its key: its transport models are today's resilient clients, REST and
-    /// WebSocket not watching the network, each message sent at once and each event handled as
-    /// it comes (no batching, consumer or receive buffer).
+    /// WebSocket not watching the network, each event handled as it comes (no consumer or
+    /// receive buffer).
     public static func unsupportedSettings(_ client: ClientSettings) -> [String] {
         var settings: [String] = []
         if client.reconnect == .naive { settings.append("reconnect: naive") }
         if client.rest.watchNetwork { settings.append("rest.watchNetwork: true") }
         if client.ws.watchNetwork { settings.append("websocket.watchNetwork: true") }
-        if client.batching != nil { settings.append("batching") }
         if client.consumer != nil { settings.append("consumer") }
         if client.ws.receiveBuffer != ClientSettings().ws.receiveBuffer { settings.append("websocket.receiveBuffer") }
         if case .bounded = client.grpc.receiveBuffer {} else { settings.append("grpc.receiveBuffer") }
@@ -22,7 +21,7 @@ extension ModelBenchRunner {
         let settings = unsupportedSettings(client)
         guard !settings.isEmpty else { return nil }
         return "\(client.source): \(settings.joined(separator: ", ")) is not modelled by --engine model (its clients resume "
-            + "with backoff, send each message at once, handle each event as it comes, and its REST and WebSocket clients do not "
+            + "with backoff, handle each event as it comes, and its REST and WebSocket clients do not "
             + "watch the network); play it with --engine live"
     }
 }

@@ -32,10 +32,21 @@ public struct AppLedger: Sendable {
         outbox.beginConnection()
     }
 
-    /// The oldest message not yet sent on connection `generation`, marked as sent on it.
-    mutating func nextMessage(for generation: Int) -> UInt64? {
-        guard case .send(let batch) = outbox.next(for: generation, batching: nil, now: 0) else { return nil }
-        return batch.first?.id
+    /// The messages connection `generation` sends at `now` (`Outbox.next`, marked as sent on
+    /// it): a batch, or one message without batching. Nil when none is due; when a batch will
+    /// be, the client's flush timer is armed for then, as the live writer sleeps until it.
+    mutating func dueMessages(
+        for generation: Int, batching: ClientSettings.Batching?, now: Double, into actions: inout [TransportAction]
+    ) -> [Outbox<NoPayload>.Message]? {
+        switch outbox.next(for: generation, batching: batching, now: now) {
+        case .send(let batch):
+            return batch
+        case .wait(let until):
+            actions.append(.setTimer(.flush, at: until))
+            return nil
+        case .idle:
+            return nil
+        }
     }
 
     mutating func acknowledge(_ id: UInt64) {

@@ -342,6 +342,10 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             switch frame {
             case .postRequest(let message), .message(let message):
                 if let createdAt = server.messageArrived(message, at: now) { arrived(createdAt: createdAt) }
+            case .messageBatch(let first, let last):
+                for message in first...last {
+                    if let createdAt = server.messageArrived(message, at: now) { arrived(createdAt: createdAt) }
+                }
             default:
                 break
             }
@@ -360,6 +364,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             deliverEvents(first...last)
         case .ack(let message), .postResponse(let message):
             ledger.acknowledge(message)
+        case .acks(let first, let last):
+            for message in first...last { ledger.acknowledge(message) }
         default:
             break
         }

@@ -33,7 +33,7 @@ enum ServerTimer: Sendable, Hashable {
 /// The server side of one device, for each transport as the live bench's servers behave:
 /// REST answers polls (at most `batchLimit` events) and acknowledges POSTs; WebSocket and gRPC
 /// push the events after the session's resume point and every new one, acknowledge each
-/// message, and a newer session for the device takes over the push. The WebSocket server
+/// message (a batch's with one answer), and a newer session for the device takes over the push. The WebSocket server
 /// auto-pings like the client; the gRPC server polices client pings and sends its own
 /// keepalive per its `GRPCServerPolicy`.
 struct ModelServer: Sendable {
@@ -123,6 +123,8 @@ struct ModelServer: Sendable {
             push(opened, now: now, into: &actions)
         case .message(let id):
             wrote(.ack(id), on: connection, now: now, into: &actions)
+        case .messageBatch(let first, let last):
+            wrote(.acks(first: first, last: last), on: connection, now: now, into: &actions)
         case .ping(fromClient: true):
             record.pingsReceived += 1
             // QUIC's transport answers a PING with an ACK; the server has nothing to add.

@@ -35,6 +35,14 @@ public enum Frame: Sendable, Equatable {
     case callCancelled
     /// A WebSocket close frame.
     case close
+    // Batching (`ClientSettings.Batching`) on REST and WebSocket: one JSON array of the
+    // messages `first...last` (a batch is the oldest unsent ones, so its ids run on). gRPC and
+    // QUIC send a batch as back-to-back `message`s.
+    /// `POST /messages/batch?device=D`, or one WebSocket text frame.
+    case messageBatch(first: UInt64, last: UInt64)
+    /// Its answer, acknowledging them all: the POST's `{"acks":[...]}` body, or one such frame.
+    case acks(first: UInt64, last: UInt64)
+
     /// Application heartbeat or TCP keepalive probe (the tuner's plain transports).
     case heartbeat
     case heartbeatAck

@@ -33,6 +33,8 @@ import NetsimCore
 /// - A call reaching its time limit is cancelled (RST_STREAM) and renewed at once on the same
 ///   connection, resuming from the last event received (on the waiting connection instead,
 ///   after a roll-over: the cancelled call was the last stream of the one rolled over).
+/// - With batching, a batch's messages go back to back on the stream when it is due (the
+///   contract has no batch frame).
 public struct GRPCClientModel: Sendable {
     public enum Connection: Sendable, Equatable {
         case none
@@ -76,6 +78,8 @@ public struct GRPCClientModel: Sendable {
     let settings: ClientSettings.GRPCClientSettings
     private var random: SeededRandom
     private var reconnection: Reconnection
+    /// Uplink messages sent in batches; nil: each as soon as it is produced.
+    let batching: ClientSettings.Batching?
     private var generation = 0
     private var networkAvailable = true
     private var awaitingPingAck = false
@@ -88,8 +92,9 @@ public struct GRPCClientModel: Sendable {
     /// C-core's throttle on pings without data (`kThrottleIntervalWithoutDataSent`).
     static let pingThrottleWithoutData = 60.0
 
-    public init(settings: ClientSettings.GRPCClientSettings, seed: UInt64) {
+    public init(settings: ClientSettings.GRPCClientSettings, batching: ClientSettings.Batching? = nil, seed: UInt64) {
         self.settings = settings
+        self.batching = batching
         self.keepaliveTime = settings.keepaliveTime
         self.random = SeededRandom(seed: seed)
         self.reconnection = Reconnection(settings.backoff)
@@ -108,7 +113,7 @@ public struct GRPCClientModel: Sendable {
             }
             guard case .opening = call else { return }
             call = .open
-            sendOutbox(ledger: &ledger, into: &actions)
+            sendOutbox(now: now, ledger: &ledger, into: &actions)
         case .prefaceAccepted where connection == .settingUp:
             // The server's SETTINGS on the subchannel's connection: keepalive starts, and a call
             // waiting for a ready connection goes on it.
@@ -157,7 +162,7 @@ public struct GRPCClientModel: Sendable {
     }
 
     public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        if call == .open { sendOutbox(ledger: &ledger, into: &actions) }
+        if call == .open { sendOutbox(now: now, ledger: &ledger, into: &actions) }
     }
 
     /// Events and acknowledgements reach the app only on an open call: those of a call the
@@ -217,6 +222,8 @@ public struct GRPCClientModel: Sendable {
         case .retry:
             guard call == .backingOff else { return }
             openCall(startingOver: false, now: now, ledger: &ledger, into: &actions)
+        case .flush where call == .open:
+            sendOutbox(now: now, ledger: &ledger, into: &actions)
         default:
             break
         }
@@ -414,10 +421,12 @@ public struct GRPCClientModel: Sendable {
         if let limit = settings.callTimeLimit { actions.append(.setTimer(.callDeadline, at: now + limit)) }
     }
 
-    private mutating func sendOutbox(ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        while let id = ledger.nextMessage(for: generation) {
-            actions.append(.send(.message(id)))
-            wroteHeadersOrData(into: &actions)
+    private mutating func sendOutbox(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        while let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
+            for message in batch {
+                actions.append(.send(.message(message.id)))
+                wroteHeadersOrData(into: &actions)
+            }
         }
     }
 

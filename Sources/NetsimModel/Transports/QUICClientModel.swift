@@ -67,6 +67,9 @@ public struct QUICClientModel: Sendable {
     let settings: QUICSettings
     private var random: SeededRandom
     private var reconnection: Reconnection
+    /// Uplink messages sent in batches, back to back on the request stream; nil: each as soon
+    /// as it is produced.
+    let batching: ClientSettings.Batching?
     private var generation = 0
     /// A session ticket from an earlier connection.
     private var hasTicket = false
@@ -78,8 +81,9 @@ public struct QUICClientModel: Sendable {
     /// connection's, not the handshake's).
     private var handshakeComplete = false
 
-    public init(settings: QUICSettings, seed: UInt64) {
+    public init(settings: QUICSettings, batching: ClientSettings.Batching? = nil, seed: UInt64) {
         self.settings = settings
+        self.batching = batching
         self.random = SeededRandom(seed: seed)
         self.reconnection = Reconnection(settings.backoff)
     }
@@ -133,6 +137,8 @@ public struct QUICClientModel: Sendable {
             lost(now: now, ledger: &ledger, into: &actions)
         case (.retry, .backingOff):
             connect(now: now, ledger: &ledger, into: &actions)
+        case (.flush, .open):
+            sendOutbox(now: now, ledger: &ledger, into: &actions)
         default:
             break
         }
@@ -231,7 +237,9 @@ public struct QUICClientModel: Sendable {
     }
 
     private mutating func sendOutbox(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        while let id = ledger.nextMessage(for: generation) { send(.message(id), now: now, into: &actions) }
+        while let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
+            for message in batch { send(.message(message.id), now: now, into: &actions) }
+        }
     }
 }
 

@@ -3,7 +3,8 @@ import NetsimCore
 /// The REST polling app as a state machine, the same loop as the live bench's `LiveRESTClient`:
 /// POST every unacknowledged message (one request at a time), then `GET /events?after=SEQ`;
 /// when the answer is not a full batch, wait the poll interval or until the app produces a
-/// message. A request that fails or outlives its timeout closes the connection (the HTTP
+/// message. With batching, a `POST /messages/batch` per batch when it is due (full, or at its
+/// flush timer), and a produced message that does not fill one waits without a poll. A request that fails or outlives its timeout closes the connection (the HTTP
 /// client cannot reuse one with a request in flight), counts a failed attempt and retries after
 /// a jittered backoff on a new connection, sending the outbox again.
 ///
@@ -24,14 +25,15 @@ public struct RESTPollingClientModel: Sendable {
     let batchLimit: Int
     private var random: SeededRandom
     private var reconnection: Reconnection
+    /// Uplink messages sent in batches (`POST /messages/batch`); nil: each in its own POST.
+    let batching: ClientSettings.Batching?
     private var generation = 0
     private var hasConnection = false
-    /// A message was produced since this cycle began: the wait after the poll is skipped.
-    private var messageWaiting = false
 
-    public init(settings: ClientSettings.RESTSettings, batchLimit: Int, seed: UInt64) {
+    public init(settings: ClientSettings.RESTSettings, batchLimit: Int, batching: ClientSettings.Batching? = nil, seed: UInt64) {
         self.settings = settings
         self.batchLimit = batchLimit
+        self.batching = batching
         self.random = SeededRandom(seed: seed)
         self.reconnection = Reconnection(settings.backoff)
     }
@@ -45,15 +47,18 @@ public struct RESTPollingClientModel: Sendable {
     /// the ledger).
     public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (phase, frame) {
-        case (.posting(let id), .postResponse(let ack)) where id == ack:
+        case (.posting(let id), .postResponse(let ack)) where id == ack, (.posting(let id), .acks(_, let ack)) where id == ack:
             actions.append(.cancelTimer(.requestTimeout))
             cycle(now: now, ledger: &ledger, into: &actions)
         case (.polling, .pollResponse(let first, let last)):
             reconnection.startOver()
             let count = last >= first ? Int(last - first + 1) : 0
             actions.append(.cancelTimer(.requestTimeout))
-            if count >= batchLimit || messageWaiting {
+            if count >= batchLimit {
                 cycle(now: now, ledger: &ledger, into: &actions)
+            } else if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
+                // Produced while the poll was out, and due.
+                post(batch, now: now, into: &actions)
             } else {
                 phase = .waiting
                 actions.append(.setTimer(.poll, at: now + settings.pollInterval))
@@ -63,19 +68,21 @@ public struct RESTPollingClientModel: Sendable {
         }
     }
 
+    /// A request in flight: its answer looks at the outbox. Waiting: what is due goes now, and
+    /// the poll after it.
     public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        guard phase == .waiting else {
-            messageWaiting = true
-            return
-        }
+        guard phase == .waiting, let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions)
+        else { return }
         actions.append(.cancelTimer(.poll))
-        cycle(now: now, ledger: &ledger, into: &actions)
+        post(batch, now: now, into: &actions)
     }
 
     public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (timer, phase) {
         case (.poll, .waiting), (.retry, .backingOff):
             cycle(now: now, ledger: &ledger, into: &actions)
+        case (.flush, .waiting):
+            messageProduced(now: now, ledger: &ledger, into: &actions)
         case (.requestTimeout, .posting), (.requestTimeout, .polling):
             fail(now: now, ledger: &ledger, closing: true, into: &actions)
         default:
@@ -97,19 +104,30 @@ public struct RESTPollingClientModel: Sendable {
         }
     }
 
+    /// The next request: what the outbox has due, else the poll.
     private mutating func cycle(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        messageWaiting = false
+        if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
+            post(batch, now: now, into: &actions)
+        } else {
+            request(.pollRequest(after: ledger.highestSequence), phase: .polling, now: now, into: &actions)
+        }
+    }
+
+    /// POSTs a message (unbatched) or a batch of them.
+    private mutating func post(_ batch: [Outbox<NoPayload>.Message], now: Double, into actions: inout [TransportAction]) {
+        guard let first = batch.first?.id, let last = batch.last?.id else { return }
+        let frame = batching == nil ? Frame.postRequest(message: first) : .messageBatch(first: first, last: last)
+        request(frame, phase: .posting(last), now: now, into: &actions)
+    }
+
+    /// Sends a request on the kept-alive connection (a new one after a failure), with its timeout.
+    private mutating func request(_ frame: Frame, phase: Phase, now: Double, into actions: inout [TransportAction]) {
         if !hasConnection {
             hasConnection = true
             actions.append(.connect)
         }
-        if let id = ledger.nextMessage(for: generation) {
-            phase = .posting(id)
-            actions.append(.send(.postRequest(message: id)))
-        } else {
-            phase = .polling
-            actions.append(.send(.pollRequest(after: ledger.highestSequence)))
-        }
+        self.phase = phase
+        actions.append(.send(frame))
         if let timeout = settings.requestTimeout { actions.append(.setTimer(.requestTimeout, at: now + timeout)) }
     }
 

@@ -45,6 +45,8 @@ public enum TransportTimer: Int, Sendable, Hashable, CaseIterable {
     /// QUIC: the connection's idle timeout (or, before the handshake completes, its handshake
     /// timeout) passes with nothing received: it is closed silently.
     case idle
+    /// Batching: the batch of the oldest unsent message falls due (`Outbox.next`).
+    case flush
 }
 
 /// Why the engine tells a machine its connection is gone.

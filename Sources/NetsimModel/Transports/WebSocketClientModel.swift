@@ -7,6 +7,7 @@ import NetsimCore
 /// connection ends it reconnects after a jittered backoff (the first retry after a connection
 /// that had opened waits the initial backoff) and resumes after the last event received.
 /// The library has no upgrade timeout: an upgrade that never gets through waits, as live.
+/// With batching, each batch goes as one text frame (a JSON array) when it is due.
 public struct WebSocketClientModel: Sendable {
     public enum Phase: Sendable, Equatable {
         case idle
@@ -19,10 +20,13 @@ public struct WebSocketClientModel: Sendable {
     let settings: ClientSettings.WebSocketSettings
     private var random: SeededRandom
     private var reconnection: Reconnection
+    /// Uplink messages sent in batches, one frame each; nil: a frame per message.
+    let batching: ClientSettings.Batching?
     private var generation = 0
 
-    public init(settings: ClientSettings.WebSocketSettings, seed: UInt64) {
+    public init(settings: ClientSettings.WebSocketSettings, batching: ClientSettings.Batching? = nil, seed: UInt64) {
         self.settings = settings
+        self.batching = batching
         self.random = SeededRandom(seed: seed)
         self.reconnection = Reconnection(settings.backoff)
     }
@@ -36,7 +40,7 @@ public struct WebSocketClientModel: Sendable {
         case (.upgrading, .accepted):
             phase = .open(awaitingPong: false)
             reconnection.startOver()
-            sendOutbox(ledger: &ledger, into: &actions)
+            sendOutbox(now: now, ledger: &ledger, into: &actions)
             if let interval = settings.pingInterval { actions.append(.setTimer(.ping, at: now + interval)) }
         case (.open, .pong(toClient: true)):
             phase = .open(awaitingPong: false)
@@ -51,7 +55,7 @@ public struct WebSocketClientModel: Sendable {
 
     public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         guard case .open = phase else { return }
-        sendOutbox(ledger: &ledger, into: &actions)
+        sendOutbox(now: now, ledger: &ledger, into: &actions)
     }
 
     public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -67,6 +71,8 @@ public struct WebSocketClientModel: Sendable {
             if let interval = settings.pingInterval { actions.append(.setTimer(.ping, at: now + interval)) }
         case (.retry, .backingOff):
             connect(ledger: &ledger, into: &actions)
+        case (.flush, .open):
+            sendOutbox(now: now, ledger: &ledger, into: &actions)
         default:
             break
         }
@@ -88,8 +94,12 @@ public struct WebSocketClientModel: Sendable {
         actions.append(.send(.open(after: ledger.highestSequence, newConnection: true)))
     }
 
-    private mutating func sendOutbox(ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        while let id = ledger.nextMessage(for: generation) { actions.append(.send(.message(id))) }
+    private mutating func sendOutbox(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        while let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions),
+            let first = batch.first?.id, let last = batch.last?.id
+        {
+            actions.append(.send(batching == nil ? .message(first) : .messageBatch(first: first, last: last)))
+        }
     }
 
     private mutating func end(now: Double, ledger: inout AppLedger, closing: Bool, into actions: inout [TransportAction]) {

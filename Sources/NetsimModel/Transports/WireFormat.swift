@@ -144,6 +144,8 @@ public struct WireFormat: Sendable, Equatable {
     /// `POST /messages?device=D HTTP/1.1` with Content-Type, host and Content-Length, less the
     /// digits of D and of the length.
     static let postRequestHeader = 108
+    /// A batching client's `POST /messages/batch?device=D`: the path's "/batch" more.
+    static let batchPostRequestHeader = postRequestHeader + 6
 
     private func restBytes(_ frame: Frame, at time: Double) -> Int {
         switch frame {
@@ -161,6 +163,12 @@ public struct WireFormat: Sendable, Equatable {
             return Self.postRequestHeader + Self.digits(UInt64(device)) + Self.digits(UInt64(body)) + body
         case .postResponse(let ack):
             let body = 8 + Self.digits(ack)  // {"ack":N}
+            return Self.responseHeader + Self.digits(UInt64(body)) + body
+        case .messageBatch(let first, let last):
+            let body = messageArrayJSON(first...last, at: time)
+            return Self.batchPostRequestHeader + Self.digits(UInt64(device)) + Self.digits(UInt64(body)) + body
+        case .acks(let first, let last):
+            let body = Self.acksJSON(first...last)
             return Self.responseHeader + Self.digits(UInt64(body)) + body
         default:
             return 0
@@ -183,6 +191,17 @@ public struct WireFormat: Sendable, Equatable {
         33 + Self.digits(id) + Self.jsonTimeLength(time) + messagePayloadBytes
     }
 
+    /// A batch: `[{message},{message},...]`. Its times are taken as `time`'s length (a message
+    /// produced before a power of ten of seconds is a digit shorter).
+    private func messageArrayJSON(_ ids: ClosedRange<UInt64>, at time: Double) -> Int {
+        2 + ids.reduce(0) { $0 + messageJSON($1, at: time) } + ids.count - 1
+    }
+
+    /// A batch's acknowledgement: `{"acks":[N,N,...]}`.
+    static func acksJSON(_ ids: ClosedRange<UInt64>) -> Int {
+        11 + ids.reduce(0) { $0 + digits($1) } + ids.count - 1
+    }
+
     // MARK: WebSocket (hummingbird-websocket, RFC 6455, JSON text frames)
 
     /// The upgrade request (`GET /ws?device=D&after=SEQ` with Host, Origin, Connection, Upgrade,
@@ -200,6 +219,8 @@ public struct WireFormat: Sendable, Equatable {
         case .event(let sequence): Self.webSocketFrame(payload: 10 + eventJSON(sequence, at: time) + 1, masked: false)  // {"event":{...}}
         case .ack(let id): Self.webSocketFrame(payload: 8 + Self.digits(id), masked: false)
         case .message(let id): Self.webSocketFrame(payload: messageJSON(id, at: time), masked: true)
+        case .messageBatch(let first, let last): Self.webSocketFrame(payload: messageArrayJSON(first...last, at: time), masked: true)
+        case .acks(let first, let last): Self.webSocketFrame(payload: Self.acksJSON(first...last), masked: false)
         case .ping(let fromClient): Self.webSocketFrame(payload: Self.pingPayload, masked: fromClient)
         case .pong(let toClient): Self.webSocketFrame(payload: Self.pingPayload, masked: !toClient)
         // A close frame: status code and "Ping timeout"; the model sends it from either side.
@@ -208,9 +229,10 @@ public struct WireFormat: Sendable, Equatable {
         }
     }
 
-    /// RFC 6455 framing: 2 bytes, 2 more for 126-65535 bytes of payload, 4 of mask from a client.
+    /// RFC 6455 framing: 2 bytes, 2 more for 126-65535 bytes of payload (8 more beyond: a
+    /// large batch), 4 of mask from a client.
     static func webSocketFrame(payload: Int, masked: Bool) -> Int {
-        2 + (payload >= 126 ? 2 : 0) + (masked ? 4 : 0) + payload
+        2 + (payload > 65535 ? 8 : payload >= 126 ? 2 : 0) + (masked ? 4 : 0) + payload
     }
 
     // MARK: gRPC (grpc-swift-2 over HTTP/2, protobuf)
