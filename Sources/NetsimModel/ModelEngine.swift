@@ -200,25 +200,27 @@ struct DeviceRun: Sendable {
         case .rest:
             simulation = .rest(
                 DeviceSimulation(
-                    device: device, client: RESTPollingClientModel(settings: client.rest, batchLimit: Self.restBatchLimit, seed: seed),
+                    device: device, client: RESTPollingClientModel(
+                        settings: client.rest, batchLimit: Self.restBatchLimit, reconnect: client.reconnect, seed: seed),
                     server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, times: times,
                     outboxLimit: outboxLimit))
         case .ws:
             simulation = .ws(
                 DeviceSimulation(
-                    device: device, client: WebSocketClientModel(settings: client.ws, seed: seed),
+                    device: device, client: WebSocketClientModel(settings: client.ws, reconnect: client.reconnect, seed: seed),
                     server: ModelServer(kind: .ws(pingInterval: client.ws.pingInterval)), wire: wire,
                     times: times, outboxLimit: outboxLimit))
         case .grpc:
             let policy = configuration.grpcServerPolicy ?? .matching(client.grpc)
             simulation = .grpc(
                 DeviceSimulation(
-                    device: device, client: GRPCClientModel(settings: client.grpc, seed: seed), server: ModelServer(kind: .grpc(policy)),
+                    device: device, client: GRPCClientModel(settings: client.grpc, reconnect: client.reconnect, seed: seed),
+                    server: ModelServer(kind: .grpc(policy)),
                     wire: wire, times: times, outboxLimit: outboxLimit))
         case .quic:
             simulation = .quic(
                 DeviceSimulation(
-                    device: device, client: QUICClientModel(settings: client.quic, seed: seed),
+                    device: device, client: QUICClientModel(settings: client.quic, reconnect: client.reconnect, seed: seed),
                     server: ModelServer(kind: .quic(idleTimeout: client.quic.effectiveIdleTimeout)), wire: wire, times: times,
                     outboxLimit: outboxLimit))
         }

@@ -5,6 +5,8 @@ import NetsimCore
 /// jittered exponential backoff, no attempts while the phone has no network) over the
 /// grpc-swift-nio-transport connection it drives:
 ///
+/// - A naive client (`reconnect: naive`) opens every call from now, waits the fixed naive retry
+///   and does not watch the network, as the live bench's naive `LiveGRPCClient`.
 /// - Keepalive as grpc-swift-nio-transport 2.9.2's `ClientConnectionHandler` implements gRFC A8:
 ///   the timer starts at the server's first SETTINGS and again at each PING ACK, and repeats;
 ///   when it fires with a call open (or `permitWithoutCalls`) it sends a PING, and no ACK within
@@ -44,6 +46,7 @@ public struct GRPCClientModel: Sendable {
     let settings: ClientSettings.GRPCClientSettings
     private var random: SeededRandom
     private var reconnection: Reconnection
+    let reconnect: ClientSettings.Reconnect
     private var generation = 0
     private var networkAvailable = true
     private var awaitingPingAck = false
@@ -56,11 +59,12 @@ public struct GRPCClientModel: Sendable {
     /// C-core's throttle on pings without data (`kThrottleIntervalWithoutDataSent`).
     static let pingThrottleWithoutData = 60.0
 
-    public init(settings: ClientSettings.GRPCClientSettings, seed: UInt64) {
+    public init(settings: ClientSettings.GRPCClientSettings, reconnect: ClientSettings.Reconnect = .resilient, seed: UInt64) {
         self.settings = settings
+        self.reconnect = reconnect
         self.keepaliveTime = settings.keepaliveTime
         self.random = SeededRandom(seed: seed)
-        self.reconnection = Reconnection(settings.backoff)
+        self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -157,6 +161,7 @@ public struct GRPCClientModel: Sendable {
     public mutating func networkChanged(
         available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
     ) {
+        guard reconnect == .resilient else { return }
         networkAvailable = available
         switch (call, available) {
         case (.backingOff, false):
@@ -236,7 +241,8 @@ public struct GRPCClientModel: Sendable {
             connection = .handshaking
             actions.append(.connect)
         }
-        actions.append(.send(.open(after: ledger.highestSequence, newConnection: newConnection)))
+        actions.append(
+            .send(.open(after: reconnect.resumeCursor(highestReceived: ledger.highestSequence), newConnection: newConnection)))
         wroteHeadersOrData(into: &actions)
         if let limit = settings.callTimeLimit { actions.append(.setTimer(.callDeadline, at: now + limit)) }
     }

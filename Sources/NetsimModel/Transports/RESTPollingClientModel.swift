@@ -24,16 +24,20 @@ public struct RESTPollingClientModel: Sendable {
     let batchLimit: Int
     private var random: SeededRandom
     private var reconnection: Reconnection
+    private var cursor: PollCursor
     private var generation = 0
     private var hasConnection = false
     /// A message was produced since this cycle began: the wait after the poll is skipped.
     private var messageWaiting = false
 
-    public init(settings: ClientSettings.RESTSettings, batchLimit: Int, seed: UInt64) {
+    public init(
+        settings: ClientSettings.RESTSettings, batchLimit: Int, reconnect: ClientSettings.Reconnect = .resilient, seed: UInt64
+    ) {
         self.settings = settings
         self.batchLimit = batchLimit
         self.random = SeededRandom(seed: seed)
-        self.reconnection = Reconnection(settings.backoff)
+        self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
+        self.cursor = PollCursor(reconnect)
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -48,8 +52,9 @@ public struct RESTPollingClientModel: Sendable {
         case (.posting(let id), .postResponse(let ack)) where id == ack:
             actions.append(.cancelTimer(.requestTimeout))
             cycle(now: now, ledger: &ledger, into: &actions)
-        case (.polling, .pollResponse(let first, let last)):
+        case (.polling, .pollResponse(let first, let last, let latest)):
             reconnection.startOver()
+            cursor.answered(through: last >= first ? last : latest)
             let count = last >= first ? Int(last - first + 1) : 0
             actions.append(.cancelTimer(.requestTimeout))
             if count >= batchLimit || messageWaiting {
@@ -108,13 +113,14 @@ public struct RESTPollingClientModel: Sendable {
             actions.append(.send(.postRequest(message: id)))
         } else {
             phase = .polling
-            actions.append(.send(.pollRequest(after: ledger.highestSequence)))
+            actions.append(.send(.pollRequest(after: cursor.after(highestReceived: ledger.highestSequence))))
         }
         if let timeout = settings.requestTimeout { actions.append(.setTimer(.requestTimeout, at: now + timeout)) }
     }
 
     private mutating func fail(now: Double, ledger: inout AppLedger, closing: Bool, into actions: inout [TransportAction]) {
         ledger.countFailedAttempt()
+        cursor.failed()
         generation = ledger.beginConnection()
         phase = .backingOff
         if closing, hasConnection {
