@@ -202,26 +202,30 @@ struct DeviceRun: Sendable {
                 DeviceSimulation(
                     device: device,
                     client: RESTPollingClientModel(
-                        settings: client.rest, batchLimit: Self.restBatchLimit, batching: client.batching, seed: seed),
+                        settings: client.rest, batchLimit: Self.restBatchLimit, batching: client.batching, reconnect: client.reconnect,
+                        seed: seed),
                     server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, times: times,
                     outboxLimit: outboxLimit))
         case .ws:
             simulation = .ws(
                 DeviceSimulation(
-                    device: device, client: WebSocketClientModel(settings: client.ws, batching: client.batching, seed: seed),
+                    device: device,
+                    client: WebSocketClientModel(settings: client.ws, batching: client.batching, reconnect: client.reconnect, seed: seed),
                     server: ModelServer(kind: .ws(pingInterval: client.ws.pingInterval)), wire: wire,
                     times: times, outboxLimit: outboxLimit))
         case .grpc:
             let policy = configuration.grpcServerPolicy ?? .matching(client.grpc)
             simulation = .grpc(
                 DeviceSimulation(
-                    device: device, client: GRPCClientModel(settings: client.grpc, batching: client.batching, seed: seed),
+                    device: device,
+                    client: GRPCClientModel(settings: client.grpc, batching: client.batching, reconnect: client.reconnect, seed: seed),
                     server: ModelServer(kind: .grpc(policy)),
                     wire: wire, times: times, outboxLimit: outboxLimit))
         case .quic:
             simulation = .quic(
                 DeviceSimulation(
-                    device: device, client: QUICClientModel(settings: client.quic, batching: client.batching, seed: seed),
+                    device: device,
+                    client: QUICClientModel(settings: client.quic, batching: client.batching, reconnect: client.reconnect, seed: seed),
                     server: ModelServer(kind: .quic(idleTimeout: client.quic.effectiveIdleTimeout)), wire: wire, times: times,
                     outboxLimit: outboxLimit))
         }

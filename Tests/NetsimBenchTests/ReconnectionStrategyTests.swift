@@ -29,20 +29,21 @@ import Testing
         #expect(ClientSettings().backoff(Backoff(initial: 2)) == Backoff(initial: 2))
     }
 
-    @Test func theModelEngineRefusesTheNaiveClientNamingFileAndKey() {
+    @Test func theModelEnginePlaysTheNaiveClient() {
         var naive = ClientSettings()
         naive.source = "clients/naive.yaml"
         naive.reconnect = .naive
-        let refusal = ModelBenchRunner.refusal(of: naive)
-        #expect(refusal?.hasPrefix("clients/naive.yaml: reconnect: naive is not modelled by --engine model") == true)
+        #expect(ModelBenchRunner.refusal(of: naive) == nil)
         #expect(ModelBenchRunner.refusal(of: ClientSettings()) == nil)
     }
 
     @Test func aNaiveMachineOpensEveryCallFromNow() {
-        var machine = ReconnectionStateMachine<MockClock>(backoff: .naiveRetry, seed: 1, resumes: false)
-        #expect(machine.start() == .openCall(resumeFrom: nil))
+        var machine = ReconnectionStateMachine<MockClock>(backoff: .naiveRetry, seed: 1, reconnect: .naive)
+        #expect(machine.start() == .openCall(resumeFrom: ClientSettings.Reconnect.fromNow))
         _ = machine.callOpened()
-        #expect(machine.callEnded(lastOffset: 17, now: MockClock.Instant(offset: .seconds(1))) == .openCall(resumeFrom: nil))
+        #expect(
+            machine.callEnded(lastOffset: 17, now: MockClock.Instant(offset: .seconds(1)))
+                == .openCall(resumeFrom: ClientSettings.Reconnect.fromNow))
     }
 
     /// Events missing up to where a subscription from now started are lost by skipping; one

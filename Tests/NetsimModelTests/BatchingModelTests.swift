@@ -52,7 +52,7 @@ struct BatchingModelTests {
         var client = RESTPollingClientModel(
             settings: ClientSettings.RESTSettings(), batchLimit: 100, batching: Self.threeOr25Seconds, seed: 1)
         #expect(client.start(now: 0, ledger: &ledger) == [.connect, .send(.pollRequest(after: 0)), .setTimer(.requestTimeout, at: 10)])
-        _ = client.received(.pollResponse(first: 1, last: 0), now: 0.1, ledger: &ledger)
+        _ = client.received(.pollResponse(first: 1, last: 0, latest: nil), now: 0.1, ledger: &ledger)
         #expect(client.phase == .waiting)
         _ = ledger.produceMessage(at: 0.5)
         #expect(client.messageProduced(now: 0.5, ledger: &ledger) == [.setTimer(.flush, at: 25.5)])

@@ -15,7 +15,7 @@ struct TransportStateMachineTests {
             client.received(.postResponse(ack: 1), now: 0.1, ledger: &ledger)
                 == [.cancelTimer(.requestTimeout), .send(.pollRequest(after: 0)), .setTimer(.requestTimeout, at: 10.1)])
         #expect(
-            client.received(.pollResponse(first: 1, last: 0), now: 0.2, ledger: &ledger)
+            client.received(.pollResponse(first: 1, last: 0, latest: nil), now: 0.2, ledger: &ledger)
                 == [.cancelTimer(.requestTimeout), .setTimer(.poll, at: 1.2)])
         #expect(client.phase == .waiting)
     }

@@ -97,13 +97,13 @@ struct LiveGRPCClient: Sendable {
                     }
                 }
                 var machine = ReconnectionStateMachine<ContinuousClock>(
-                    backoff: settings.backoff, seed: seed, resumes: reconnect == .resilient)
+                    backoff: settings.backoff, seed: seed, reconnect: reconnect)
                 var timer: CancellableChild?
                 func perform(_ action: ReconnectionStateMachine<ContinuousClock>.Action) {
                     switch action {
                     case .openCall(let resumeFrom):
                         group.addTask {
-                            await runCall(stub: stub, resumeFrom: resumeFrom ?? EventStore.fromNow, input: input)
+                            await runCall(stub: stub, resumeFrom: resumeFrom, input: input)
                         }
                     case .scheduleRetry(let deadline):
                         timer?.cancel()

@@ -41,8 +41,8 @@ struct LiveRESTClient: Sendable {
         let base = "http://127.0.0.1:\(port)"
         // Whether the next request is the first since the start or a failure: a connection attempt.
         var connecting = true
-        // The naive client's own cursor: nil after a failure, to ask from now.
-        var naiveCursor: UInt64?
+        // Where the next poll starts: after the highest received, or the naive client's own.
+        var cursor = PollCursor(reconnect)
         while !Task.isCancelled {
             // Subscribed before the outbox is emptied, so a message produced meanwhile wakes the wait.
             let wakeUps = ledger.outboxWakeUps()
@@ -71,14 +71,10 @@ struct LiveRESTClient: Sendable {
                 }
                 var fullAnswer = false
                 if posted || clock.now() >= nextPoll {
-                    let after =
-                        switch reconnect {
-                        case .resilient: String(ledger.lastReceivedSequence)
-                        case .naive: naiveCursor.map(String.init) ?? "now"
-                        }
+                    let after = JSONWire.cursor(cursor.after(highestReceived: ledger.lastReceivedSequence))
                     let answer: JSONWire.EventBatch = try await get("\(base)/events?device=\(device)&after=\(after)", with: http)
                     ledger.noteRequestAnswered(at: clock.now())
-                    naiveCursor = answer.events.last?.seq ?? answer.latest ?? naiveCursor
+                    cursor.answered(through: answer.events.last?.seq ?? answer.latest)
                     await consume(answer.events)
                     nextPoll = clock.now() + settings.pollInterval
                     // A full answer means more are waiting: ask again at once.
@@ -95,7 +91,7 @@ struct LiveRESTClient: Sendable {
                 ledger.noteConnectionLossNoticed(at: clock.now())
                 ledger.countFailedAttempt()
                 connecting = true
-                naiveCursor = nil
+                cursor.failed()
                 generation = ledger.beginConnection()
                 try? await Task.sleep(for: .seconds(reconnection.failed(random: &random)))
             }

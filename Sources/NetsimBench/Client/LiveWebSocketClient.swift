@@ -44,7 +44,7 @@ struct LiveWebSocketClient: Sendable {
             if let network, await network.waitUntilUp() { reconnection.startOver() }
             if Task.isCancelled { break }
             let generation = ledger.beginConnection()
-            let after = reconnect == .resilient ? String(inbox.networkOffset.value) : "now"
+            let after = JSONWire.cursor(reconnect.resumeCursor(highestReceived: inbox.networkOffset.value))
             let url = "ws://127.0.0.1:\(port)/ws?device=\(device)&after=\(after)"
             ledger.noteConnectionAttempt(at: clock.now())
             let connected = ConnectedFlag()

@@ -11,9 +11,9 @@ import NetsimModel
 ///   jittered), then tries again.
 /// - While the phone reports no network, it is suspended: no attempts, no growing backoff;
 ///   when the network returns it tries at once.
-/// - A naive machine (`resumes` false) opens every call from "now" (`resumeFrom` nil)
-///   instead of from its last offset; its backoff and whether it hears of the network are the
-///   caller's choice.
+/// - Where a call resumes is `reconnect`'s rule (`ClientSettings.Reconnect.resumeCursor`, the
+///   model engine's too): a naive machine opens every call from "now" instead of from its last
+///   offset; its backoff and whether it hears of the network are the caller's choice.
 struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     enum State: Equatable {
         case idle
@@ -26,8 +26,9 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     }
 
     enum Action: Equatable {
-        /// Nil: from now, skipping what was produced while away (a naive client).
-        case openCall(resumeFrom: UInt64?)
+        /// `ClientSettings.Reconnect.fromNow`: from now, skipping what was produced while away
+        /// (a naive client).
+        case openCall(resumeFrom: UInt64)
         case scheduleRetry(at: C.Instant)
         case cancelRetry
         case doNothing
@@ -39,12 +40,12 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
     private var random: SeededRandom
     private var networkAvailable = true
     /// Whether a new call resumes from the last offset (resilient) or starts from now (naive).
-    let resumes: Bool
+    let reconnect: ClientSettings.Reconnect
 
-    init(backoff: Backoff, seed: UInt64, resumes: Bool = true) {
+    init(backoff: Backoff, seed: UInt64, reconnect: ClientSettings.Reconnect = .resilient) {
         self.reconnection = Reconnection(backoff)
         self.random = SeededRandom(seed: seed)
-        self.resumes = resumes
+        self.reconnect = reconnect
     }
 
     mutating func start() -> Action {
@@ -112,6 +113,6 @@ struct ReconnectionStateMachine<C: Clock> where C.Duration == Duration {
             return .doNothing
         }
         state = .reconnecting(lastOffset: lastOffset)
-        return .openCall(resumeFrom: resumes ? lastOffset : nil)
+        return .openCall(resumeFrom: reconnect.resumeCursor(highestReceived: lastOffset))
     }
 }

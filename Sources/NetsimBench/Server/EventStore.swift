@@ -55,7 +55,7 @@ final class EventStore: Sendable {
 
     /// A subscription's resumption point meaning "from now": the naive client's (see
     /// `ClientSettings.Reconnect.naive`), which does not keep an offset.
-    static let fromNow = UInt64.max
+    static let fromNow = ClientSettings.Reconnect.fromNow
 
     private let devices: Mutex<[DeviceRecord]>
     private let signals: [SignalSlot]

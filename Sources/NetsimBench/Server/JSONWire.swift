@@ -1,6 +1,13 @@
+import NetsimModel
+
 /// The JSON bodies and frames of the REST and WebSocket transports (gRPC has its protobuf
 /// contract in Protos/bench.proto). Keys are short, as an app's would be.
 enum JSONWire {
+    /// A request's `after=` value: the cursor, or `now` for `ClientSettings.Reconnect.fromNow`.
+    static func cursor(_ after: UInt64) -> String {
+        after == ClientSettings.Reconnect.fromNow ? "now" : String(after)
+    }
+
     struct Event: Codable, Sendable, Equatable {
         var seq: UInt64
         var createdAt: Double

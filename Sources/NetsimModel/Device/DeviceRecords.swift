@@ -11,11 +11,11 @@ public struct DeviceRecords: Sendable {
     /// Per return of the network, the time until what it held up had arrived.
     public var recoveries: [Double]
 
-    /// The deliveries as a fleet's analysis pools them. The model's servers always send from
-    /// the app's resume point, so no event is skipped.
+    /// The deliveries as a fleet's analysis pools them; the events a naive client skipped
+    /// (`ServerRecord.skippedThrough`) are lost by skipping.
     public var deliveryFigures: DeliveryFigures {
         DeliveryFigures(
-            app: app, skippedThrough: 0,
+            app: app, skippedThrough: server.skippedThrough,
             messages: .init(
                 sent: app.messagesProduced, delivered: server.messages.arrived,
                 unrecoverable: app.droppedMessageIDs.count { !server.messages.hasArrived($0) },

@@ -169,7 +169,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     var isSettled: Bool {
-        eventsEnded && messagesEnded && ledger.isSettled
+        eventsEnded && messagesEnded && ledger.isSettled(skippedThrough: server.record.skippedThrough)
     }
 
     /// The device's figures, its radio up to `end`.
@@ -360,7 +360,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         switch frame {
         case .event(let sequence):
             deliverEvents(sequence...sequence)
-        case .pollResponse(let first, let last) where last >= first:
+        case .pollResponse(let first, let last, _) where last >= first:
             deliverEvents(first...last)
         case .ack(let message), .postResponse(let message):
             ledger.acknowledge(message)

@@ -3,6 +3,10 @@ import NetsimCore
 /// What the server of one device saw over a modelled run.
 public struct ServerRecord: Sendable, Equatable {
     public fileprivate(set) var eventsCreated = 0
+    /// The device's latest event when a client last asked from now
+    /// (`ClientSettings.Reconnect.fromNow`): every event up to it that the app had not received
+    /// then is skipped for good, since no later request asks for it again.
+    public fileprivate(set) var skippedThrough: UInt64 = 0
     /// The app's uplink messages as they reached the server.
     public fileprivate(set) var messages = ArrivalTally()
     /// GOAWAY ENHANCE_YOUR_CALM "too_many_pings" sent.
@@ -98,11 +102,13 @@ struct ModelServer: Sendable {
     mutating func received(_ frame: Frame, on connection: ConnectionID, now: Double, into actions: inout [ServerAction]) {
         readSomething(on: connection, now: now, into: &actions)
         switch frame {
-        case .pollRequest(let after):
+        case .pollRequest(let requested):
             guard case .rest(let limit) = kind else { return }
+            let after = start(after: requested)
             let first = after + 1
             let last = min(after + UInt64(limit), UInt64(eventsCreated))
-            actions.append(.send(.pollResponse(first: first, last: last), on: connection))
+            let latest = requested == ClientSettings.Reconnect.fromNow ? after : nil
+            actions.append(.send(.pollResponse(first: first, last: last, latest: latest), on: connection))
         case .postRequest(let id):
             actions.append(.send(.postResponse(ack: id), on: connection))
         case .clientHello(let resumed):
@@ -118,7 +124,7 @@ struct ModelServer: Sendable {
             if case .ws(let interval?) = kind {
                 actions.append(.setTimer(.ping(connection), at: now + interval))
             }
-            let opened = Session(connection: connection, pushedThrough: after)
+            let opened = Session(connection: connection, pushedThrough: start(after: after))
             session = opened
             push(opened, now: now, into: &actions)
         case .message(let id):
@@ -211,6 +217,14 @@ struct ModelServer: Sendable {
         connections[connection, default: ConnectionState()].awaitingPong = false
         actions.append(.cancelTimer(.pingTimeout(connection)))
         actions.append(.setTimer(.ping(connection), at: now + time))
+    }
+
+    /// Where a poll or a subscription after `after` starts: `after` itself, or for "from now"
+    /// the latest event, recorded as skipped through (the live bench's `EventStore.start`).
+    private mutating func start(after: UInt64) -> UInt64 {
+        guard after == ClientSettings.Reconnect.fromNow else { return after }
+        record.skippedThrough = max(record.skippedThrough, UInt64(eventsCreated))
+        return UInt64(eventsCreated)
     }
 
     private mutating func push(_ session: Session, now: Double, into actions: inout [ServerAction]) {

@@ -152,10 +152,9 @@ extension ClientSettings {
         case naive
     }
 
-    /// The backoff a client of this strategy waits between attempts: `configured` when
-    /// resilient, `Backoff.naiveRetry` when naive.
+    /// What every client of these settings waits between attempts (`Reconnect.backoff`).
     public func backoff(_ configured: Backoff) -> Backoff {
-        reconnect == .naive ? .naiveRetry : configured
+        reconnect.backoff(configured)
     }
 }
 

@@ -2,18 +2,20 @@
 /// state machine acts on) and, through `WireFormat`, its size as TCP payload.
 public enum Frame: Sendable, Equatable {
     // REST polling (HTTP/1.1 on one kept-alive connection).
-    /// `GET /events?device=D&after=SEQ`.
+    /// `GET /events?device=D&after=SEQ`, or `after=now` for `ClientSettings.Reconnect.fromNow`.
     case pollRequest(after: UInt64)
-    /// The answer: the device's events `first...last` (empty when `first > last`).
-    case pollResponse(first: UInt64, last: UInt64)
+    /// The answer: the device's events `first...last` (empty when `first > last`), and for a
+    /// poll from now the device's latest event, where the naive client's next poll starts.
+    case pollResponse(first: UInt64, last: UInt64, latest: UInt64?)
     /// `POST /messages?device=D` with one uplink message.
     case postRequest(message: UInt64)
     /// Its answer: the acknowledgement.
     case postResponse(ack: UInt64)
 
     // Push transports (WebSocket, gRPC bidi over HTTP/2).
-    /// Opens a session resuming after `after`: the WebSocket upgrade request, or gRPC's
-    /// connection preface, SETTINGS, and the call's HEADERS and Subscribe message.
+    /// Opens a session resuming after `after` (`ClientSettings.Reconnect.fromNow`: from now):
+    /// the WebSocket upgrade request, or gRPC's connection preface, SETTINGS, and the call's
+    /// HEADERS and Subscribe message.
     case open(after: UInt64, newConnection: Bool)
     /// The server's side of the opening: the 101 response, or SETTINGS, its ACK and the
     /// response HEADERS.

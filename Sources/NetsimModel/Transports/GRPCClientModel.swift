@@ -5,6 +5,8 @@ import NetsimCore
 /// jittered exponential backoff, no attempts while the phone has no network) over the
 /// grpc-swift-nio-transport connection it drives:
 ///
+/// - A naive client (`reconnect: naive`) opens every call from now, waits the fixed naive retry
+///   and does not watch the network, as the live bench's naive `LiveGRPCClient`.
 /// - Keepalive as grpc-swift-nio-transport 2.9.2's `ClientConnectionHandler` implements gRFC A8:
 ///   the timer starts at the server's first SETTINGS and again at each PING ACK, and repeats;
 ///   when it fires with a call open (or `permitWithoutCalls`) it sends a PING, and no ACK within
@@ -80,6 +82,8 @@ public struct GRPCClientModel: Sendable {
     private var reconnection: Reconnection
     /// Uplink messages sent in batches; nil: each as soon as it is produced.
     let batching: ClientSettings.Batching?
+    /// Where a call resumes, the backoff between attempts and whether it hears of the network.
+    let reconnect: ClientSettings.Reconnect
     private var generation = 0
     private var networkAvailable = true
     private var awaitingPingAck = false
@@ -92,12 +96,16 @@ public struct GRPCClientModel: Sendable {
     /// C-core's throttle on pings without data (`kThrottleIntervalWithoutDataSent`).
     static let pingThrottleWithoutData = 60.0
 
-    public init(settings: ClientSettings.GRPCClientSettings, batching: ClientSettings.Batching? = nil, seed: UInt64) {
+    public init(
+        settings: ClientSettings.GRPCClientSettings, batching: ClientSettings.Batching? = nil,
+        reconnect: ClientSettings.Reconnect = .resilient, seed: UInt64
+    ) {
         self.settings = settings
         self.batching = batching
+        self.reconnect = reconnect
         self.keepaliveTime = settings.keepaliveTime
         self.random = SeededRandom(seed: seed)
-        self.reconnection = Reconnection(settings.backoff)
+        self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -244,6 +252,7 @@ public struct GRPCClientModel: Sendable {
     public mutating func networkChanged(
         available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
     ) {
+        guard reconnect == .resilient else { return }
         networkAvailable = available
         switch (call, available) {
         case (.backingOff, false):
@@ -369,8 +378,13 @@ public struct GRPCClientModel: Sendable {
     private mutating func sendWaitingOpen(ledger: inout AppLedger, into actions: inout [TransportAction]) {
         guard openWaits, connection == .ready else { return }
         openWaits = false
-        actions.append(.send(.open(after: ledger.highestSequence, newConnection: false)))
+        actions.append(.send(subscribe(ledger, newConnection: false)))
         wroteHeadersOrData(into: &actions)
+    }
+
+    /// The call's HEADERS and Subscribe, from where `reconnect` resumes.
+    private func subscribe(_ ledger: AppLedger, newConnection: Bool) -> Frame {
+        .open(after: reconnect.resumeCursor(highestReceived: ledger.highestSequence), newConnection: newConnection)
     }
 
     /// The call ended with an error: reopened at once if it had opened, else after backoff.
@@ -415,7 +429,7 @@ public struct GRPCClientModel: Sendable {
         if connection == .settingUp {
             openWaits = true
         } else {
-            actions.append(.send(.open(after: ledger.highestSequence, newConnection: newConnection)))
+            actions.append(.send(subscribe(ledger, newConnection: newConnection)))
             wroteHeadersOrData(into: &actions)
         }
         if let limit = settings.callTimeLimit { actions.append(.setTimer(.callDeadline, at: now + limit)) }

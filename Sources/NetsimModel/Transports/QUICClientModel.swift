@@ -70,6 +70,9 @@ public struct QUICClientModel: Sendable {
     /// Uplink messages sent in batches, back to back on the request stream; nil: each as soon
     /// as it is produced.
     let batching: ClientSettings.Batching?
+    /// A naive client resumes from now, waits the fixed naive retry and does not watch the
+    /// network, as every naive client.
+    let reconnect: ClientSettings.Reconnect
     private var generation = 0
     /// A session ticket from an earlier connection.
     private var hasTicket = false
@@ -81,11 +84,15 @@ public struct QUICClientModel: Sendable {
     /// connection's, not the handshake's).
     private var handshakeComplete = false
 
-    public init(settings: QUICSettings, batching: ClientSettings.Batching? = nil, seed: UInt64) {
+    public init(
+        settings: QUICSettings, batching: ClientSettings.Batching? = nil, reconnect: ClientSettings.Reconnect = .resilient,
+        seed: UInt64
+    ) {
         self.settings = settings
         self.batching = batching
+        self.reconnect = reconnect
         self.random = SeededRandom(seed: seed)
-        self.reconnection = Reconnection(settings.backoff)
+        self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -106,7 +113,7 @@ public struct QUICClientModel: Sendable {
         case (.handshaking(let resumed), .serverHello):
             handshakeComplete = true
             send(.clientFinished, now: now, into: &actions)
-            if !resumed { actions.append(.send(.open(after: ledger.highestSequence, newConnection: true))) }
+            if !resumed { actions.append(.send(request(ledger))) }
             return
         case (.handshaking, .accepted):
             phase = .open
@@ -154,7 +161,7 @@ public struct QUICClientModel: Sendable {
         available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
     ) {
         networkAvailable = available
-        guard settings.watchNetwork else { return }
+        guard watchesNetwork else { return }
         switch (phase, available) {
         case (.backingOff, false):
             phase = .suspended
@@ -182,6 +189,13 @@ public struct QUICClientModel: Sendable {
         }
     }
 
+    /// The HTTP/3 request that subscribes, from where `reconnect` resumes.
+    private func request(_ ledger: AppLedger) -> Frame {
+        .open(after: reconnect.resumeCursor(highestReceived: ledger.highestSequence), newConnection: true)
+    }
+
+    private var watchesNetwork: Bool { settings.watchNetwork && reconnect == .resilient }
+
     /// The PING interval in force: quic-go's, at most half the idle timeout so that one lost
     /// PING does not cost the connection.
     private var keepAlivePeriod: Double? {
@@ -194,7 +208,7 @@ public struct QUICClientModel: Sendable {
     }
 
     private mutating func connect(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        guard networkAvailable || !settings.watchNetwork else {
+        guard networkAvailable || !watchesNetwork else {
             phase = .suspended
             return
         }
@@ -205,7 +219,7 @@ public struct QUICClientModel: Sendable {
         sentSinceReceipt = false
         actions.append(.connect)
         send(.clientHello(resumed: resumed), now: now, into: &actions)
-        if resumed { actions.append(.send(.open(after: ledger.highestSequence, newConnection: true))) }
+        if resumed { actions.append(.send(request(ledger))) }
     }
 
     /// The connection is gone: connect again at once if it had opened, else after backoff.
@@ -220,7 +234,7 @@ public struct QUICClientModel: Sendable {
             connect(now: now, ledger: &ledger, into: &actions)
             return
         }
-        guard networkAvailable || !settings.watchNetwork else {
+        guard networkAvailable || !watchesNetwork else {
             phase = .suspended
             return
         }

@@ -6,7 +6,9 @@ import NetsimCore
 /// message. With batching, a `POST /messages/batch` per batch when it is due (full, or at its
 /// flush timer), and a produced message that does not fill one waits without a poll. A request that fails or outlives its timeout closes the connection (the HTTP
 /// client cannot reuse one with a request in flight), counts a failed attempt and retries after
-/// a jittered backoff on a new connection, sending the outbox again.
+/// a jittered backoff on a new connection, sending the outbox again. A naive client
+/// (`reconnect: naive`) polls from its own cursor (`PollCursor`): from now at its start and
+/// after each failure, and waits the fixed naive retry.
 ///
 /// The engine delivers polled events and acknowledgements to the ledger before it hands the
 /// frame here; this machine decides only what goes on the wire next, and when.
@@ -27,15 +29,21 @@ public struct RESTPollingClientModel: Sendable {
     private var reconnection: Reconnection
     /// Uplink messages sent in batches (`POST /messages/batch`); nil: each in its own POST.
     let batching: ClientSettings.Batching?
+    /// Where the next poll starts (`reconnect: naive` keeps its own cursor).
+    private var cursor: PollCursor
     private var generation = 0
     private var hasConnection = false
 
-    public init(settings: ClientSettings.RESTSettings, batchLimit: Int, batching: ClientSettings.Batching? = nil, seed: UInt64) {
+    public init(
+        settings: ClientSettings.RESTSettings, batchLimit: Int, batching: ClientSettings.Batching? = nil,
+        reconnect: ClientSettings.Reconnect = .resilient, seed: UInt64
+    ) {
         self.settings = settings
         self.batchLimit = batchLimit
         self.batching = batching
         self.random = SeededRandom(seed: seed)
-        self.reconnection = Reconnection(settings.backoff)
+        self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
+        self.cursor = PollCursor(reconnect)
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -50,8 +58,9 @@ public struct RESTPollingClientModel: Sendable {
         case (.posting(let id), .postResponse(let ack)) where id == ack, (.posting(let id), .acks(_, let ack)) where id == ack:
             actions.append(.cancelTimer(.requestTimeout))
             cycle(now: now, ledger: &ledger, into: &actions)
-        case (.polling, .pollResponse(let first, let last)):
+        case (.polling, .pollResponse(let first, let last, let latest)):
             reconnection.startOver()
+            cursor.answered(through: last >= first ? last : latest)
             let count = last >= first ? Int(last - first + 1) : 0
             actions.append(.cancelTimer(.requestTimeout))
             if count >= batchLimit {
@@ -109,7 +118,7 @@ public struct RESTPollingClientModel: Sendable {
         if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
             post(batch, now: now, into: &actions)
         } else {
-            request(.pollRequest(after: ledger.highestSequence), phase: .polling, now: now, into: &actions)
+            request(.pollRequest(after: cursor.after(highestReceived: ledger.highestSequence)), phase: .polling, now: now, into: &actions)
         }
     }
 
@@ -133,6 +142,7 @@ public struct RESTPollingClientModel: Sendable {
 
     private mutating func fail(now: Double, ledger: inout AppLedger, closing: Bool, into actions: inout [TransportAction]) {
         ledger.countFailedAttempt()
+        cursor.failed()
         generation = ledger.beginConnection()
         phase = .backingOff
         if closing, hasConnection {

@@ -5,7 +5,8 @@ import NetsimCore
 /// after the upgrade it pings every ping interval (16 random bytes), and a ping still unanswered
 /// when the next is due closes the connection ("Ping timeout", close code 1001). Whenever the
 /// connection ends it reconnects after a jittered backoff (the first retry after a connection
-/// that had opened waits the initial backoff) and resumes after the last event received.
+/// that had opened waits the initial backoff) and resumes where its `ClientSettings.Reconnect`
+/// says: after the last event received, or (naive, with its fixed retry) from now.
 /// The library has no upgrade timeout: an upgrade that never gets through waits, as live.
 /// With batching, each batch goes as one text frame (a JSON array) when it is due.
 public struct WebSocketClientModel: Sendable {
@@ -22,13 +23,19 @@ public struct WebSocketClientModel: Sendable {
     private var reconnection: Reconnection
     /// Uplink messages sent in batches, one frame each; nil: a frame per message.
     let batching: ClientSettings.Batching?
+    /// Where an upgrade resumes, and the backoff between attempts.
+    let reconnect: ClientSettings.Reconnect
     private var generation = 0
 
-    public init(settings: ClientSettings.WebSocketSettings, batching: ClientSettings.Batching? = nil, seed: UInt64) {
+    public init(
+        settings: ClientSettings.WebSocketSettings, batching: ClientSettings.Batching? = nil,
+        reconnect: ClientSettings.Reconnect = .resilient, seed: UInt64
+    ) {
         self.settings = settings
         self.batching = batching
+        self.reconnect = reconnect
         self.random = SeededRandom(seed: seed)
-        self.reconnection = Reconnection(settings.backoff)
+        self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -91,7 +98,7 @@ public struct WebSocketClientModel: Sendable {
         generation = ledger.beginConnection()
         phase = .upgrading
         actions.append(.connect)
-        actions.append(.send(.open(after: ledger.highestSequence, newConnection: true)))
+        actions.append(.send(.open(after: reconnect.resumeCursor(highestReceived: ledger.highestSequence), newConnection: true)))
     }
 
     private mutating func sendOutbox(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {

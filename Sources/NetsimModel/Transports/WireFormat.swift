@@ -117,7 +117,7 @@ public struct WireFormat: Sendable, Equatable {
         case .serverHello: Self.quicFrames(datagram: Self.quicResumedServerFlight)
         case .clientFinished: Self.quicFrames(datagram: Self.quicClientFinished)
         case .open(let after, let newConnection):
-            Self.quicStreamFraming + Self.http3RequestHeaders + Self.digits(UInt64(device)) + Self.digits(after)
+            Self.quicStreamFraming + Self.http3RequestHeaders + Self.digits(UInt64(device)) + Self.cursorLength(after)
                 + (newConnection ? Self.http3StreamSetup : 0)
         case .accepted(let newConnection):
             Self.quicStreamFraming + Self.http3ResponseHeaders + (newConnection ? Self.quicNewConnectionExtras : 0)
@@ -150,9 +150,10 @@ public struct WireFormat: Sendable, Equatable {
     private func restBytes(_ frame: Frame, at time: Double) -> Int {
         switch frame {
         case .pollRequest(let after):
-            return Self.pollRequestHeader + Self.digits(UInt64(device)) + Self.digits(after)
-        case .pollResponse(let first, let last):
+            return Self.pollRequestHeader + Self.digits(UInt64(device)) + Self.cursorLength(after)
+        case .pollResponse(let first, let last, let latest):
             var body = 13  // {"events":[]}
+            if let latest { body += 10 + Self.digits(latest) }  // ,"latest":N
             if last >= first {
                 for sequence in first...last { body += eventJSON(sequence, at: time) }
                 body += Int(last - first)  // commas
@@ -214,7 +215,7 @@ public struct WireFormat: Sendable, Equatable {
 
     private func webSocketBytes(_ frame: Frame, at time: Double) -> Int {
         switch frame {
-        case .open(let after, _): Self.upgradeRequest + Self.digits(UInt64(device)) + Self.digits(after)
+        case .open(let after, _): Self.upgradeRequest + Self.digits(UInt64(device)) + Self.cursorLength(after)
         case .accepted: Self.upgradeResponse
         case .event(let sequence): Self.webSocketFrame(payload: 10 + eventJSON(sequence, at: time) + 1, masked: false)  // {"event":{...}}
         case .ack(let id): Self.webSocketFrame(payload: 8 + Self.digits(id), masked: false)
@@ -298,6 +299,11 @@ public struct WireFormat: Sendable, Equatable {
 
     static func varintBytes(_ value: UInt64) -> Int {
         max(1, (64 - value.leadingZeroBitCount + 6) / 7)
+    }
+
+    /// A URL's `after=` value: the cursor's digits, or `now` for `ClientSettings.Reconnect.fromNow`.
+    static func cursorLength(_ after: UInt64) -> Int {
+        after == ClientSettings.Reconnect.fromNow ? 3 : digits(after)
     }
 
     static func digits(_ value: UInt64) -> Int {
