@@ -37,11 +37,18 @@ strategy_batching() {
     bench batching-on "${common[@]}" --client clients/batching-on.yaml &
     bench batching-long "${common[@]}" --client clients/batching-long.yaml &
     wait
+    # The model engine on the same commands: virtual time, a second each.
+    for run in off on long; do bench "batching-$run-model" "${common[@]}" --engine model --client "clients/batching-$run.yaml"; done
     {
         echo "Command: \`netsim bench ${common[*]} --client clients/batching-{off,on,long}.yaml\`"
         echo
         table bytes,wire,promotions,wake,energy,uplink,messages \
             "off=batching-off" "10 / 0.5 s=batching-on" "40 / 2 m=batching-long"
+        echo
+        echo "The same commands with \`--engine model\`:"
+        echo
+        table bytes,wire,promotions,wake,energy,uplink,messages \
+            "off=batching-off-model" "10 / 0.5 s=batching-on-model" "40 / 2 m=batching-long-model"
     } | section batching
 }
 

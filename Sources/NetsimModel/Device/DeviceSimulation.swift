@@ -280,13 +280,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             } else {
                 guard links[id]?.clientOpen == true else { return }
                 closeSide(.up, of: id)
-                if id == current {
-                    current = nil
-                    tellClient(.connectionEnded(.closedByPeer))
-                } else if id == spare {
-                    spare = nil
-                    tellClient(.spareEnded(.closedByPeer))
-                }
+                clientLost(id, .closedByPeer)
             }
         case .timeline:
             applyTimeline()
@@ -310,15 +304,13 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 guard links[id]?.clientOpen == true else { return }
                 if id == spare {
                     abandon(id)
-                    spare = nil
-                    tellClient(.spareEnded(.timedOut))
+                    clientLost(id, .timedOut)
                     return
                 }
                 guard id == current else { return }
                 recordDetection(of: id)
                 abandon(id)
-                current = nil
-                tellClient(.connectionEnded(.timedOut))
+                clientLost(id, .timedOut)
             } else {
                 tellServer(.connectionEnded(id))
                 abandon(id)
@@ -667,12 +659,19 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         tally.reset += 1
         abandon(id)
         tellServer(.connectionEnded(id))
+        clientLost(id, .reset)
+    }
+
+    /// Tells the client that `id`, its connection or its spare (grpc-swift 2's second
+    /// connection), ended, and forgets it as such; nothing if it is neither, as for a
+    /// connection the client already let go.
+    private mutating func clientLost(_ id: ConnectionID, _ end: ConnectionEnd) {
         if id == current {
             current = nil
-            tellClient(.connectionEnded(.reset))
+            tellClient(.connectionEnded(end))
         } else if id == spare {
             spare = nil
-            tellClient(.spareEnded(.reset))
+            tellClient(.spareEnded(end))
         }
     }
 
