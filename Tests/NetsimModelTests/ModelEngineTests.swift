@@ -278,6 +278,23 @@ struct ModelEngineTests {
         }
     }
 
+    /// In the tunnel a REST poll stalls, times out after 10 s, and the client closes its
+    /// connection. The poll still reaches the server when TCP's retransmission gets through, and
+    /// its answer crosses the phone's radio to a socket the app has closed, which takes that
+    /// first write, as the live bench counts it. Each such connection carries one answer, so the
+    /// downlink bytes counted equal those the radio carried (the model dropped those answers
+    /// while the radio still carried them: 115 KB counted of 128 KB on ten phones).
+    @Test func anAnswerToARequestTheClientGaveUpOnIsCountedAsTheRadioCarriedIt() throws {
+        var configuration = BenchPlan(profile: try ProfileCatalog.builtin(named: "lte-tunnel"))
+        configuration.transports = [.rest]
+        configuration.devices = 5
+        for device in try #require(Self.run(configuration)[.rest]) {
+            #expect(device.connections.closed > 2, "requests timed out in the tunnel")
+            #expect(device.bytes.down == device.radio.bytes.down)
+            #expect(device.bytes.up == device.radio.bytes.up)
+        }
+    }
+
     /// LTE whose downlink is throttled to 8 kbit/s from 10 s to 20 s.
     static func throttleUndone() throws -> Profile {
         let yaml = """

@@ -272,7 +272,13 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 count(size, direction)
             }
         case .finArrival(let id, let direction):
-            guard links[id]?.path.isSilenced == false else { return }
+            guard let link = links[id] else { return }
+            if direction == .down, !link.clientOpen {
+                // The server's FIN reaches a client that closed first: the last of the connection.
+                if !link.serverOpen { forgetClosed(id) }
+                return
+            }
+            guard !link.path.isSilenced else { return }
             if direction == .up {
                 guard links[id]?.serverOpen == true else { return }
                 tellServer(.connectionEnded(id))
@@ -598,20 +604,31 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         links[id] = link
         flush()
         // A QUIC connection is dropped silently: nothing crosses the path.
+        var finOnItsWay = false
         if !overDatagrams, case .deliver(let delivery) = device.send(0, direction, on: id, at: now) {
             queue.schedule(.finArrival(id, direction), at: delivery.at)
+            finOnItsWay = true
         }
-        if !link.clientOpen && !link.serverOpen {
-            links[id] = nil
-            if overDatagrams {
-                quicPaths[id] = nil
-                device.closeDatagramFlow(id)
-                for (key, packet) in packets where packet.write.connection == id { forget(packet: key) }
-            } else {
-                device.closeConnection(id)
-            }
-            tally.closed += 1
+        // A server that closes after a client that closed first still has its last answer and
+        // its FIN on the way: they reach the proxy's socket to the client, which takes the first
+        // write (and the live bench counts it, as the phone's radio carried it). The connection
+        // is forgotten when that FIN arrives.
+        if !link.clientOpen && !link.serverOpen && !(finOnItsWay && direction == .down) {
+            forgetClosed(id)
         }
+    }
+
+    /// Forgets a connection both sides have closed.
+    private mutating func forgetClosed(_ id: ConnectionID) {
+        links[id] = nil
+        if overDatagrams {
+            quicPaths[id] = nil
+            device.closeDatagramFlow(id)
+            for (key, packet) in packets where packet.write.connection == id { forget(packet: key) }
+        } else {
+            device.closeConnection(id)
+        }
+        tally.closed += 1
     }
 
     /// The path swallowed bytes (blackhole or expired NAT): the sender's TCP retransmits and,
