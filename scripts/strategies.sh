@@ -121,7 +121,7 @@ The model engine plays the naive client too: the same resume rule
 (`ClientSettings.Reconnect.resumeCursor`, and `PollCursor` for REST's own cursor), its server
 resolving "from now" to the device's latest event when the request reaches it and counting
 what that skipped, the fixed 100 ms retry, and no network watch. Against the live bench, each
-engine once (live: debug build at 3fb66f1):
+engine once (debug builds; live at 3fb66f1, model at a1b729e):
 
     netsim bench --engine live --client clients/naive.yaml --profile lte-tunnel --phones 10 --duration 120s --seed 1
     netsim bench --engine model --client clients/naive.yaml --profile lte-tunnel --phones 10 --duration 120s --seed 1
@@ -130,11 +130,11 @@ engine once (live: debug build at 3fb66f1):
 | transport | events delivered (of 39) | lost by skipping | reconnects (fleet) | promotions, wake s, energy J per device | payload / wire bytes per min |
 |---|---:|---:|---:|---:|---:|
 | rest, live | 22 | 17 | 44 | 2.0, 88.1, 86.1 | 8789 / 17385 |
-| rest, model | 22 | 17 | 44 | 2.0, 88.2, 86.2 | 8513 / 16996 (0.969 / 0.978) |
+| rest, model | 22 | 17 | 44 | 2.0, 88.2, 86.2 | 8852 / 17527 (1.007 / 1.008) |
 | ws, live | 32 | 7 | 4 | 4.1, 53.4, 49.8 | 1220 / 2546 |
 | ws, model | 30 | 9 | 4 | 4.1, 53.5, 49.8 | 1132 / 2376 (0.928 / 0.933) |
 | grpc, live | 24 | 15 | 20 | 4.0, 46.5, 43.7 | 1224 / 3017 |
-| grpc, model | 24 | 15 | 20 | 4.0, 46.7, 43.9 | 1134 / 3009 (0.926 / 0.997) |
+| grpc, model | 24 | 15 | 20 | 4.0, 46.7, 43.9 | 1150 / 3040 (0.939 / 1.008) |
 
 REST and gRPC lose the same events in both engines, and every radio, energy and byte figure
 is within the agreement's bounds (docs/model-engine.md). WebSocket is not: the model skips
