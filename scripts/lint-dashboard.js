@@ -32,7 +32,8 @@ forbid("dashboard.html", [
   [/<style\b/i, "a <style> element (the policy allows only /dashboard.css)"],
   [/\sstyle\s*=/i, "an inline style attribute (the policy forbids it)"],
   [/\son[a-z]+\s*=/i, "an inline event handler (the policy forbids it)"],
-  [/<link\b(?![^>]*href="\/dashboard\.css")/i, "a link other than /dashboard.css"],
+  // The empty data: icon fetches nothing: it only stops the browser asking for /favicon.ico.
+  [/<link\b(?![^>]*href="\/dashboard\.css")(?![^>]*rel="icon" href="data:,")/i, "a link other than /dashboard.css and the empty icon"],
   [/(https?:)?\/\/[a-z0-9.-]+\.[a-z]/i, "a URL of another site (the page fetches nothing from elsewhere)"],
 ]);
 
