@@ -10,6 +10,13 @@ import NetsimCore
 /// (`reconnect: naive`) polls from its own cursor (`PollCursor`): from now at its start and
 /// after each failure, and waits the fixed naive retry.
 ///
+/// With `watchNetwork` (a resilient client only), the app asks whether the phone has a network
+/// where the live loop does, at the top of each round of requests (at the start, when a poll
+/// or a retry is due, when the app wakes it with a message): offline, it sends nothing until
+/// the network returns, then goes on at once with its backoff's count started over, as the
+/// loop would have (what is due, then the poll if it is due too). Requests within a round go
+/// without asking again, and a backoff already running is waited out, as live.
+///
 /// The engine delivers polled events and acknowledgements to the ledger before it hands the
 /// frame here; this machine decides only what goes on the wire next, and when.
 public struct RESTPollingClientModel: Sendable {
@@ -19,6 +26,8 @@ public struct RESTPollingClientModel: Sendable {
         case polling
         case waiting
         case backingOff
+        /// Watching the network, offline at the top of a round: no request until it returns.
+        case suspended
     }
 
     public private(set) var phase = Phase.idle
@@ -33,6 +42,11 @@ public struct RESTPollingClientModel: Sendable {
     private var cursor: PollCursor
     private var generation = 0
     private var hasConnection = false
+    /// When the next poll is due: the poll interval after the last answer.
+    private var nextPoll = 0.0
+    /// Whether the app asks for the network before each round (`watchNetwork`, resilient only).
+    private let watchesNetwork: Bool
+    private var networkAvailable = true
 
     public init(
         settings: ClientSettings.RESTSettings, batchLimit: Int, batching: ClientSettings.Batching? = nil,
@@ -44,11 +58,12 @@ public struct RESTPollingClientModel: Sendable {
         self.random = SeededRandom(seed: seed)
         self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
         self.cursor = PollCursor(reconnect)
+        self.watchesNetwork = settings.watchNetwork && reconnect == .resilient
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         generation = ledger.beginConnection()
-        cycle(now: now, ledger: &ledger, into: &actions)
+        round(now: now, ledger: &ledger, into: &actions)
     }
 
     /// The answer to the request in flight arrived (its events or acknowledgement already in
@@ -63,14 +78,19 @@ public struct RESTPollingClientModel: Sendable {
             cursor.answered(through: last >= first ? last : latest)
             let count = last >= first ? Int(last - first + 1) : 0
             actions.append(.cancelTimer(.requestTimeout))
+            nextPoll = count >= batchLimit ? now : now + settings.pollInterval
             if count >= batchLimit {
-                cycle(now: now, ledger: &ledger, into: &actions)
+                round(now: now, ledger: &ledger, into: &actions)
+            } else if isOffline {
+                // The app waits for a wake-up, which finds the network gone: the same as
+                // suspending now, since `resume` polls only when `nextPoll` is due.
+                phase = .suspended
             } else if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
                 // Produced while the poll was out, and due.
                 post(batch, now: now, into: &actions)
             } else {
                 phase = .waiting
-                actions.append(.setTimer(.poll, at: now + settings.pollInterval))
+                actions.append(.setTimer(.poll, at: nextPoll))
             }
         default:
             break
@@ -80,8 +100,14 @@ public struct RESTPollingClientModel: Sendable {
     /// A request in flight: its answer looks at the outbox. Waiting: what is due goes now, and
     /// the poll after it.
     public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        guard phase == .waiting, let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions)
-        else { return }
+        guard phase == .waiting else { return }
+        if isOffline {
+            // The wake-up reaches the top of the loop, which waits for the network.
+            actions.append(.cancelTimer(.poll))
+            phase = .suspended
+            return
+        }
+        guard let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) else { return }
         actions.append(.cancelTimer(.poll))
         post(batch, now: now, into: &actions)
     }
@@ -89,7 +115,7 @@ public struct RESTPollingClientModel: Sendable {
     public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
         switch (timer, phase) {
         case (.poll, .waiting), (.retry, .backingOff):
-            cycle(now: now, ledger: &ledger, into: &actions)
+            round(now: now, ledger: &ledger, into: &actions)
         case (.flush, .waiting):
             messageProduced(now: now, ledger: &ledger, into: &actions)
         case (.requestTimeout, .posting), (.requestTimeout, .polling):
@@ -107,9 +133,39 @@ public struct RESTPollingClientModel: Sendable {
         case .posting, .polling:
             actions.append(.cancelTimer(.requestTimeout))
             fail(now: now, ledger: &ledger, closing: false, into: &actions)
-        case .idle, .waiting, .backingOff:
+        case .idle, .waiting, .backingOff, .suspended:
             // An idle pooled connection that died is replaced by the next request, silently.
             break
+        }
+    }
+
+    /// Only a watching app hears of it, and only a suspended one acts: back online, it goes on
+    /// at once, its backoff's count started over. A backoff already running is waited out.
+    public mutating func networkChanged(
+        available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
+        networkAvailable = available
+        guard available, phase == .suspended else { return }
+        reconnection.startOver()
+        if now >= nextPoll {
+            cycle(now: now, ledger: &ledger, into: &actions)
+        } else if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
+            post(batch, now: now, into: &actions)
+        } else {
+            phase = .waiting
+            actions.append(.setTimer(.poll, at: nextPoll))
+        }
+    }
+
+    /// A watching app with no network: it sends nothing until the network returns.
+    private var isOffline: Bool { watchesNetwork && !networkAvailable }
+
+    /// The top of the live loop: a round of requests, unless a watching app finds itself offline.
+    private mutating func round(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        if isOffline {
+            phase = .suspended
+        } else {
+            cycle(now: now, ledger: &ledger, into: &actions)
         }
     }
 

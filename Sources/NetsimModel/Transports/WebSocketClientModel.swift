@@ -9,12 +9,18 @@ import NetsimCore
 /// says: after the last event received, or (naive, with its fixed retry) from now.
 /// The library has no upgrade timeout: an upgrade that never gets through waits, as live.
 /// With batching, each batch goes as one text frame (a JSON array) when it is due.
+/// With `watchNetwork` (a resilient client only), it makes no upgrade attempt while the phone
+/// is offline: a connection that ends offline waits for the network instead of its backoff, and
+/// a retry that comes due offline waits too; back online, it connects at once, its backoff's
+/// count started over. A backoff already running is waited out, as the live loop sleeps it.
 public struct WebSocketClientModel: Sendable {
     public enum Phase: Sendable, Equatable {
         case idle
         case upgrading
         case open(awaitingPong: Bool)
         case backingOff
+        /// Watching the network, offline: no attempt until it returns.
+        case suspended
     }
 
     public private(set) var phase = Phase.idle
@@ -26,6 +32,9 @@ public struct WebSocketClientModel: Sendable {
     /// Where an upgrade resumes, and the backoff between attempts.
     let reconnect: ClientSettings.Reconnect
     private var generation = 0
+    /// Whether the app asks for the network before each attempt (`watchNetwork`, resilient only).
+    private let watchesNetwork: Bool
+    private var networkAvailable = true
 
     public init(
         settings: ClientSettings.WebSocketSettings, batching: ClientSettings.Batching? = nil,
@@ -36,6 +45,7 @@ public struct WebSocketClientModel: Sendable {
         self.reconnect = reconnect
         self.random = SeededRandom(seed: seed)
         self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
+        self.watchesNetwork = settings.watchNetwork && reconnect == .resilient
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -90,11 +100,29 @@ public struct WebSocketClientModel: Sendable {
     ) {
         switch phase {
         case .upgrading, .open: self.end(now: now, ledger: &ledger, closing: false, into: &actions)
-        case .idle, .backingOff: break
+        case .idle, .backingOff, .suspended: break
         }
     }
 
+    /// Only a watching app hears of it, and only a suspended one acts: back online, it connects
+    /// at once, its backoff's count started over.
+    public mutating func networkChanged(
+        available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
+    ) {
+        networkAvailable = available
+        guard available, phase == .suspended else { return }
+        reconnection.startOver()
+        connect(ledger: &ledger, into: &actions)
+    }
+
+    /// A watching app with no network: it makes no attempt until the network returns.
+    private var isOffline: Bool { watchesNetwork && !networkAvailable }
+
     private mutating func connect(ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        guard !isOffline else {
+            phase = .suspended
+            return
+        }
         generation = ledger.beginConnection()
         phase = .upgrading
         actions.append(.connect)
@@ -114,6 +142,11 @@ public struct WebSocketClientModel: Sendable {
         phase = .backingOff
         actions.append(.cancelTimer(.ping))
         if closing { actions.append(.closeConnection) }
+        // Offline, the wait for the network replaces the backoff.
+        if isOffline {
+            phase = .suspended
+            return
+        }
         actions.append(.setTimer(.retry, at: now + reconnection.failed(random: &random)))
     }
 }
