@@ -26,8 +26,9 @@ trap 'rm -rf "$WORK"' EXIT
 
 if [ ! -x "$NETSIM" ]; then swift build --product netsim; fi
 
-# bench RUN PROFILE CLIENT [TRANSPORTS]: one live bench into $WORK/RUN/ (JSON only), in the
-# background; wait_all collects it. CLIENT "-" is the built-in (resilient) client.
+# bench RUN PROFILE CLIENT [TRANSPORTS [ENGINE]]: one bench into $WORK/RUN/ (JSON only), in the
+# background; wait_all collects it. CLIENT "-" is the built-in (resilient) client; ENGINE is
+# live (the default) or model.
 pids=()
 bench() {
     run_bench "$@" &
@@ -42,9 +43,9 @@ wait_all() {
 }
 
 run_bench() {
-    local run=$1 profile=$2 client=$3 transports=${4:-rest,ws,grpc}
+    local run=$1 profile=$2 client=$3 transports=${4:-rest,ws,grpc} engine=${5:-live}
     local args=(bench --profile "$profile" --phones "$DEVICES" --duration "$DURATION" --seed "$SEED"
-        --workload "$WORKLOAD" --transports "$transports" --format json --out "$WORK/$run" --quiet)
+        --workload "$WORKLOAD" --transports "$transports" --engine "$engine" --format json --out "$WORK/$run" --quiet)
     [ "$client" = "-" ] || args+=(--client "$client")
     # A bench lasts its duration plus a drain of at most a minute here; five minutes is a hang.
     timeout 300 "$NETSIM" "${args[@]}" >"$WORK/$run.log" 2>&1 || {
@@ -200,13 +201,19 @@ EOF
 
 # Strategy 6: REST and WebSocket clients that watch the network against ones that do not.
 strategy_network_watch() {
-    local rows=()
+    local rows=() model_rows=()
     for profile in lte-tunnel subway lte-handover; do
         bench "watch-$profile-blind" "$profile" - rest,ws
         bench "watch-$profile-watching" "$profile" clients/watch-network.yaml rest,ws
         rows+=("$profile/not watching=watch-$profile-blind" "$profile/watchNetwork=watch-$profile-watching")
     done
     wait_all
+    # The model engine on the same commands: virtual time, a second or two each.
+    for profile in lte-tunnel subway lte-handover; do
+        run_bench "watch-$profile-blind-model" "$profile" - rest,ws model
+        run_bench "watch-$profile-watching-model" "$profile" clients/watch-network.yaml rest,ws model
+        model_rows+=("$profile/not watching=watch-$profile-blind-model" "$profile/watchNetwork=watch-$profile-watching-model")
+    done
     cat <<EOF
 ## 6. REST and WebSocket clients that watch the network
 
@@ -219,6 +226,12 @@ built-in REST and WebSocket clients, which do not watch:
 
 EOF
     table failed,attempts,delivered,recovery,p95,wake,energy,power "${rows[@]}"
+    cat <<'EOF'
+
+The same commands with `--engine model` (its reports do not count connection attempts):
+
+EOF
+    table failed,delivered,recovery,p95,wake,energy,power "${model_rows[@]}"
     cat <<'EOF'
 
 What it shows:
