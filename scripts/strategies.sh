@@ -252,6 +252,7 @@ What it shows:
   ping notices, and a connect made while offline waits for the network rather than failing,
   so there is no failed attempt for watching to save; on lte-handover it reconnects after the
   gap either way. Watching matters where a client would fail and back off while offline.
+- **lte-handover.** Gaps of 2 s and 1 s: too short for watching to change anything.
 - **The model engine** plays the same rule (`NetworkWatchModelTests`) and agrees with live on
   subway and lte-handover in every column, within 0.5 s of recovery and 1% of energy. On
   lte-tunnel its watching poller is the run where live had two phones with a poll in flight at
@@ -259,7 +260,6 @@ What it shows:
   radio is awake about 5 s less per device (0.93 of live's energy): a phone that has settled
   stops polling in the model, while the live bench keeps every client running until the
   whole fleet has settled, here 16 s of drain for the phone that recovered last.
-- **lte-handover.** Gaps of 2 s and 1 s: too short for watching to change anything.
 EOF
     echo
 }
