@@ -256,8 +256,7 @@ What it shows:
 - **The model engine** plays the same rule (`NetworkWatchModelTests`) and agrees with live on
   subway and lte-handover within 0.5 s of recovery and 1% of energy, in every column but
   WebSocket's failed attempts: live counts 5 to 8 failures for 5 connection attempts over the
-  fleet (the live client counts a failure when a connection ends, and some ends are counted
-  twice; not yet explained), the model 5. On
+  fleet (more failures than attempts the proxy saw; not yet explained), the model 5. On
   lte-tunnel its watching poller is the run where live had two phones with a poll in flight at
   the tunnel (2 failed attempts, recovery 5.8 s against live's 6.0 s in such a run), and its
   radio is awake about 5 s less per device (0.93 of live's energy): a phone that has settled
