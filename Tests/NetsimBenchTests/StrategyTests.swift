@@ -85,18 +85,13 @@ struct StrategySettingsTests {
         #expect(batching.decide(pending: 12, oldestCreatedAt: 1, now: 1.1) == .send(count: 10))
     }
 
-    @Test func theModelEngineNamesTheClientKeysItCannotPlay() throws {
+    @Test func theModelEnginePlaysConsumersReceiveBuffersAndBatching() throws {
         #expect(ModelBenchRunner.unsupportedSettings(ClientSettings()).isEmpty)
-        let pull = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/consumer-pull.yaml"), source: "p")
-        #expect(ModelBenchRunner.unsupportedSettings(pull) == ["consumer", "grpc.receiveBuffer"])
-        // The WebSocket client pulls by default; a buffer is what the model cannot play.
-        #expect(
-            ModelBenchRunner.unsupportedSettings(try ClientSettings.load(yaml: "websocket: {receiveBuffer: 64}", source: "w")) == [
-                "websocket.receiveBuffer"
-            ])
-        // Batching it plays.
-        let batching = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/batching-on.yaml"), source: "b")
-        #expect(ModelBenchRunner.unsupportedSettings(batching).isEmpty)
+        for name in ["consumer-pull", "consumer-bounded", "consumer-unbounded", "batching-on"] {
+            let client = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/\(name).yaml"), source: name)
+            #expect(ModelBenchRunner.unsupportedSettings(client).isEmpty, "\(name)")
+        }
+        #expect(ModelBenchRunner.unsupportedSettings(try ClientSettings.load(yaml: "websocket: {receiveBuffer: 64}", source: "w")).isEmpty)
     }
 }
 

@@ -11,7 +11,10 @@ import NetsimCore
 /// after each failure, and waits the fixed naive retry.
 ///
 /// The engine delivers polled events and acknowledgements to the ledger before it hands the
-/// frame here; this machine decides only what goes on the wire next, and when.
+/// frame here; this machine decides only what goes on the wire next, and when. With a consumer
+/// (`ClientSettings.Consumer`) the app works through an answer at its pace (the engine times
+/// each event's arrival) and the client goes on, as live, once the app has handled the last:
+/// `count / rate` seconds after the answer.
 public struct RESTPollingClientModel: Sendable {
     public enum Phase: Sendable, Equatable {
         case idle
@@ -19,6 +22,8 @@ public struct RESTPollingClientModel: Sendable {
         case polling
         case waiting
         case backingOff
+        /// The app works through a poll's answer; `full`: the server has more.
+        case consuming(full: Bool)
     }
 
     public private(set) var phase = Phase.idle
@@ -33,11 +38,14 @@ public struct RESTPollingClientModel: Sendable {
     private var cursor: PollCursor
     private var generation = 0
     private var hasConnection = false
+    /// The app's pace; nil: it handles an answer at once.
+    let consumer: ClientSettings.Consumer?
 
     public init(
         settings: ClientSettings.RESTSettings, batchLimit: Int, batching: ClientSettings.Batching? = nil,
-        reconnect: ClientSettings.Reconnect = .resilient, seed: UInt64
+        reconnect: ClientSettings.Reconnect = .resilient, consumer: ClientSettings.Consumer? = nil, seed: UInt64
     ) {
+        self.consumer = consumer
         self.settings = settings
         self.batchLimit = batchLimit
         self.batching = batching
@@ -63,17 +71,28 @@ public struct RESTPollingClientModel: Sendable {
             cursor.answered(through: last >= first ? last : latest)
             let count = last >= first ? Int(last - first + 1) : 0
             actions.append(.cancelTimer(.requestTimeout))
-            if count >= batchLimit {
-                cycle(now: now, ledger: &ledger, into: &actions)
-            } else if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
-                // Produced while the poll was out, and due.
-                post(batch, now: now, into: &actions)
+            if let consumer, count > 0 {
+                phase = .consuming(full: count >= batchLimit)
+                actions.append(.setTimer(.consumed, at: now + Double(count) / consumer.eventsPerSecond))
             } else {
-                phase = .waiting
-                actions.append(.setTimer(.poll, at: now + settings.pollInterval))
+                answerHandled(full: count >= batchLimit, now: now, ledger: &ledger, into: &actions)
             }
         default:
             break
+        }
+    }
+
+    /// The app has handled a poll's answer: poll again at once when it was full, else send what
+    /// the outbox has due, else wait the poll interval.
+    private mutating func answerHandled(full: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        if full {
+            cycle(now: now, ledger: &ledger, into: &actions)
+        } else if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
+            // Produced while the poll was out (or the app worked), and due.
+            post(batch, now: now, into: &actions)
+        } else {
+            phase = .waiting
+            actions.append(.setTimer(.poll, at: now + settings.pollInterval))
         }
     }
 
@@ -92,6 +111,8 @@ public struct RESTPollingClientModel: Sendable {
             cycle(now: now, ledger: &ledger, into: &actions)
         case (.flush, .waiting):
             messageProduced(now: now, ledger: &ledger, into: &actions)
+        case (.consumed, .consuming(let full)):
+            answerHandled(full: full, now: now, ledger: &ledger, into: &actions)
         case (.requestTimeout, .posting), (.requestTimeout, .polling):
             fail(now: now, ledger: &ledger, closing: true, into: &actions)
         default:
@@ -107,7 +128,7 @@ public struct RESTPollingClientModel: Sendable {
         case .posting, .polling:
             actions.append(.cancelTimer(.requestTimeout))
             fail(now: now, ledger: &ledger, closing: false, into: &actions)
-        case .idle, .waiting, .backingOff:
+        case .idle, .waiting, .backingOff, .consuming:
             // An idle pooled connection that died is replaced by the next request, silently.
             break
         }
