@@ -422,6 +422,12 @@ p50 latencies within 4% (bounded 64: 527 delivered against 506, 1.04; 3,474 drop
   same arithmetic as the model's figures, it handled about 46 events a second over the
   unbounded burst, and about 38 a second draining the last 64 of the bounded one.
 
+The live figures move more than these gaps with the machine's load, so no test holds the two
+engines together on this command: the three live runs again, all three at once, on the
+2-core machine (debug build, at a5e0fdb) delivered 396 and 412 events behind the bounded
+buffers (p50 1.5 s), the pulling gRPC server's queue peaked at 1,060 events, and those of the
+pushes nothing holds back at 18 to 57; the model's figures are those of an app that keeps its pace.
+
 Model tests (`SlowConsumerModelTests`, hand-computed): a burst into a bounded buffer (drops,
 peak, delivery times), an unbounded buffer that grows with the burst, a pulling gRPC app whose
 server queue holds what the window does not (757 of 1,000 events), a pulling WebSocket app
