@@ -77,11 +77,20 @@ strategy_slow_consumer() {
     for mode in unbounded bounded pull; do
         bench "consumer-$mode" "${common[@]}" --client "clients/consumer-$mode.yaml"
     done
+    # The model engine on the same commands: virtual time, a second each.
+    for mode in unbounded bounded pull; do
+        bench "consumer-$mode-model" "${common[@]}" --engine model --client "clients/consumer-$mode.yaml"
+    done
     {
         echo "Command: \`netsim bench ${common[*]} --client clients/consumer-{unbounded,bounded,pull}.yaml\`"
         echo
         table delivered,rbDrops,lostByCause,clientPeak,serverPeak,eventLatency \
             "unbounded=consumer-unbounded" "bounded 64=consumer-bounded" "pull=consumer-pull"
+        echo
+        echo "The same commands with \`--engine model\`:"
+        echo
+        table delivered,rbDrops,lostByCause,clientPeak,serverPeak,eventLatency \
+            "unbounded=consumer-unbounded-model" "bounded 64=consumer-bounded-model" "pull=consumer-pull-model"
     } | section slow-consumer
 }
 

@@ -153,10 +153,6 @@ public struct BenchCommand: AsyncParsableCommand {
         configuration.shard = shard ?? .whole
         if let workload { configuration.workload = try loadSettings(workload, Workload.load) }
         if let client { configuration.client = try loadSettings(client, ClientSettings.load) }
-        if engine == .model, let refusal = ModelBenchRunner.refusal(of: configuration.client) {
-            printError(refusal)
-            throw ExitCode(2)
-        }
         try checkWorkBounds(
             WorkEstimate.bench(
                 transports: configuration.transports, devices: configuration.shard.share(of: phones), duration: duration,

@@ -203,16 +203,16 @@ struct DeviceRun: Sendable {
                     device: device,
                     client: RESTPollingClientModel(
                         settings: client.rest, batchLimit: Self.restBatchLimit, batching: client.batching, reconnect: client.reconnect,
-                        seed: seed),
+                        consumer: client.consumer, seed: seed),
                     server: ModelServer(kind: .rest(batchLimit: Self.restBatchLimit)), wire: wire, times: times,
-                    outboxLimit: outboxLimit))
+                    outboxLimit: outboxLimit, consumer: client.consumer))
         case .ws:
             simulation = .ws(
                 DeviceSimulation(
                     device: device,
                     client: WebSocketClientModel(settings: client.ws, batching: client.batching, reconnect: client.reconnect, seed: seed),
                     server: ModelServer(kind: .ws(pingInterval: client.ws.pingInterval)), wire: wire,
-                    times: times, outboxLimit: outboxLimit))
+                    times: times, outboxLimit: outboxLimit, consumer: client.consumer, receiveBuffer: client.ws.receiveBuffer))
         case .grpc:
             let policy = configuration.grpcServerPolicy ?? .matching(client.grpc)
             simulation = .grpc(
@@ -220,7 +220,8 @@ struct DeviceRun: Sendable {
                     device: device,
                     client: GRPCClientModel(settings: client.grpc, batching: client.batching, reconnect: client.reconnect, seed: seed),
                     server: ModelServer(kind: .grpc(policy)),
-                    wire: wire, times: times, outboxLimit: outboxLimit))
+                    wire: wire, times: times, outboxLimit: outboxLimit, consumer: client.consumer,
+                    receiveBuffer: client.grpc.receiveBuffer))
         case .quic:
             simulation = .quic(
                 DeviceSimulation(

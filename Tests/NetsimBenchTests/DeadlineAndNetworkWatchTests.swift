@@ -25,7 +25,6 @@ import Testing
         } throws: { error in
             "\(error)".contains("'rest.watchNetwork' must be true or false")
         }
-        #expect(ModelBenchRunner.refusal(of: watching) == nil)
     }
 
     /// Across a blackhole outage (the path dies silently), each transport's deadline bounds

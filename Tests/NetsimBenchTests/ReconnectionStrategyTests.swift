@@ -29,14 +29,6 @@ import Testing
         #expect(ClientSettings().backoff(Backoff(initial: 2)) == Backoff(initial: 2))
     }
 
-    @Test func theModelEnginePlaysTheNaiveClient() {
-        var naive = ClientSettings()
-        naive.source = "clients/naive.yaml"
-        naive.reconnect = .naive
-        #expect(ModelBenchRunner.refusal(of: naive) == nil)
-        #expect(ModelBenchRunner.refusal(of: ClientSettings()) == nil)
-    }
-
     @Test func aNaiveMachineOpensEveryCallFromNow() {
         var machine = ReconnectionStateMachine<MockClock>(backoff: .naiveRetry, seed: 1, reconnect: .naive)
         #expect(machine.start() == .openCall(resumeFrom: ClientSettings.Reconnect.fromNow))

@@ -85,18 +85,23 @@ struct StrategySettingsTests {
         #expect(batching.decide(pending: 12, oldestCreatedAt: 1, now: 1.1) == .send(count: 10))
     }
 
-    @Test func theModelEngineNamesTheClientKeysItCannotPlay() throws {
-        #expect(ModelBenchRunner.unsupportedSettings(ClientSettings()).isEmpty)
-        let pull = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/consumer-pull.yaml"), source: "p")
-        #expect(ModelBenchRunner.unsupportedSettings(pull) == ["consumer", "grpc.receiveBuffer"])
-        // The WebSocket client pulls by default; a buffer is what the model cannot play.
-        #expect(
-            ModelBenchRunner.unsupportedSettings(try ClientSettings.load(yaml: "websocket: {receiveBuffer: 64}", source: "w")) == [
-                "websocket.receiveBuffer"
-            ])
-        // Batching it plays.
-        let batching = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/batching-on.yaml"), source: "b")
-        #expect(ModelBenchRunner.unsupportedSettings(batching).isEmpty)
+    /// Every client file shipped in clients/ plays on the model engine, each transport
+    /// delivering every event of a short lte-good run: no strategy is live-only.
+    @Test func theModelEnginePlaysEveryShippedClientFile() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: SettingsFileTests.repository.appendingPathComponent("clients").path)
+            .filter { $0.hasSuffix(".yaml") }.sorted()
+        #expect(names.count >= 11, "\(names)")
+        for name in names {
+            var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))
+            configuration.devices = 1
+            configuration.duration = 60
+            configuration.client = try ClientSettings.load(yaml: SettingsFileTests.shipped("clients/\(name)"), source: name)
+            let report = try ModelBenchRunner.run(configuration) { _ in }.report
+            for transport in configuration.transports {
+                let events = try #require(report.transports[transport]?.events, "\(name) \(transport)")
+                #expect(events.sent > 0 && events.delivered == events.sent, "\(name) \(transport): \(events.delivered)/\(events.sent)")
+            }
+        }
     }
 }
 

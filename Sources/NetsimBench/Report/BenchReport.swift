@@ -80,8 +80,8 @@ public struct BenchReport: Sendable, Codable, Equatable {
         /// How the client came back from losses; absent in older reports.
         public var resilience: Resilience? = nil
         /// What waited between the server and the app, and what was lost by cause (strategies 3
-        /// and 5). Absent from the model engine's reports (it models no buffers) and from reports
-        /// written before these figures existed.
+        /// and 5). Absent from the model engine's reports without a consumer (it plays buffers
+        /// only with one) and from reports written before these figures existed.
         public var buffers: Buffers?
     }
 

@@ -90,7 +90,8 @@ enum ReportFormatting {
 
     // MARK: Strategies: offline queue (3) and slow consumers (5)
 
-    /// Losses by cause and the worst device's buffer peaks, when the report has them (live runs).
+    /// Losses by cause and the worst device's buffer peaks, when the report has them (live runs,
+    /// and model runs with a consumer).
     static func bufferRows(_ transports: [BenchReport.TransportReport]) -> [(String, [String])] {
         guard transports.contains(where: { $0.buffers != nil }) else { return [] }
         let cell = { (report: BenchReport.TransportReport, text: (BenchReport.Buffers) -> String) in report.buffers.map(text) ?? "none" }

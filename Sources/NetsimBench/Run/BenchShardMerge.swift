@@ -20,8 +20,9 @@ public enum BenchShardMerge {
             let fleetParts = parts.compactMap { $0.shard.fleets[transport] }
             devicesPlayed += fleetParts.map(\.devices.count).reduce(0, +)
             var (transportReport, chart) = analyse(fleetParts, end: end, profile: first.header.profile, seed: first.header.seed)
-            // The model engine models no receive buffers or server queues: no figures rather than zeros.
-            if first.header.engine == .model { transportReport.buffers = nil }
+            // The model engine plays receive buffers and watches the server's queue only with a
+            // consumer: without one, no figures rather than zeros.
+            if first.header.engine == .model, first.clientSettings.consumer == nil { transportReport.buffers = nil }
             report.transports[transport] = transportReport
             charts[transport] = chart
         }

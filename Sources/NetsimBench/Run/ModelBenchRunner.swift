@@ -43,7 +43,8 @@ public enum ModelBenchRunner {
             shouldStop: shouldStop,
             records: { transport, _, records in
                 if profileEvents == nil { profileEvents = records.events }
-                if let share = fleets[transport]?.add(records.deliveryFigures, app: records.app, server: Self.serverRecord) {
+                let server = Self.serverRecord(records.server, eventPayloadBytes: configuration.workload.eventPayloadBytes)
+                if let share = fleets[transport]?.add(records.deliveryFigures, app: records.app, server: server) {
                     shares[transport, default: []].append(share)
                 }
             })
@@ -59,8 +60,14 @@ public enum ModelBenchRunner {
             stopped: played < configuration.shard.share(of: configuration.devices) * configuration.transports.count)
     }
 
-    /// The modelled server models no queue: no buffer peaks to report.
-    static let serverRecord = EventStore.DeviceRecord(messageArrivals: [])
+    /// The modelled server's queue peak (watched with a consumer; zero otherwise) as the live
+    /// `EventStore` records it: events, and their payload bytes.
+    static func serverRecord(_ server: ServerRecord, eventPayloadBytes: Int) -> EventStore.DeviceRecord {
+        var record = EventStore.DeviceRecord(messageArrivals: [])
+        record.peakQueuedEvents = server.peakQueuedEvents
+        record.peakQueuedBytes = server.peakQueuedEvents * eventPayloadBytes
+        return record
+    }
 
     /// A modelled device as the analysis reads a live one's proxy report.
     static func proxyReport(_ outcome: DeviceOutcome, profile: String, seed: UInt64) -> RunReport {

@@ -2,8 +2,11 @@
 /// its `Outbox` of uplink messages, the same rules as the live bench's `DeviceLedger` holds.
 public struct AppLedger: Sendable {
     public private(set) var record = AppRecord()
-    /// The sequence to resume after: the highest the app has received.
-    public var highestSequence: UInt64 { record.events.highest }
+    /// The sequence to resume after: the highest the app has received, or that came off the
+    /// network into its receive buffer (`AppInbox`), whichever is higher.
+    public var highestSequence: UInt64 { max(record.events.highest, readThrough) }
+    /// The highest event that came off the network into a receive buffer (0: none did).
+    private var readThrough: UInt64 = 0
     /// The model's messages carry no text: `WireFormat` computes their sizes.
     private(set) var outbox: Outbox<NoPayload>
 
@@ -20,6 +23,25 @@ public struct AppLedger: Sendable {
     /// arrival only.
     mutating func receive(sequence: UInt64, at time: Double) -> Double? {
         record.events.receive(sequence, at: time)
+    }
+
+    /// Event `sequence` came off the network into the app's receive buffer: a new connection
+    /// resumes after it, even while it waits there (the live `EventInbox.networkOffset`).
+    mutating func readOffNetwork(_ sequence: UInt64) {
+        readThrough = max(readThrough, sequence)
+    }
+
+    /// The app held `events` events of `bytes` payload bytes between the network and itself
+    /// (a REST poll's answer it works through): the peaks take note.
+    mutating func noteBuffered(events: Int, bytes: Int) {
+        record.peakBufferedEvents = max(record.peakBufferedEvents, events)
+        record.peakBufferedBytes = max(record.peakBufferedBytes, bytes)
+    }
+
+    /// The app's `AppInbox` figures so far: its peaks and the events its full buffer dropped.
+    mutating func noteInbox(peakEvents: Int, peakBytes: Int, drops: Int) {
+        noteBuffered(events: peakEvents, bytes: peakBytes)
+        record.receiveBufferDrops = drops
     }
 
     /// The app produces a message at `time`; returns its id.

@@ -33,10 +33,11 @@ public struct AppRecord: Sendable, Equatable {
     /// bench starts its whole fleet at once). Fixed buckets keep it bounded by the run's length
     /// however fast a client retries. The model engine does not time attempts: empty.
     public var attemptsBySecond: [Int: Int] = [:]
-    /// The live bench's: events the push clients' receive buffer dropped (full, the oldest
-    /// went), and the most events and payload bytes it held at once. The model engine's clients
-    /// hand each event to the app as it arrives (it refuses the settings under which a buffer
-    /// would fill up): zero.
+    /// Events the push clients' receive buffer dropped (full, the oldest went), and the most
+    /// events and payload bytes the client held between the network and the app at once (its
+    /// buffer; pulling, the event being handled; REST, one poll's answer). The model engine
+    /// keeps them only with a consumer (`ClientSettings.Consumer`): without one its apps
+    /// handle each event as it arrives, and they stay zero.
     public var receiveBufferDrops = 0
     public var peakBufferedEvents = 0
     public var peakBufferedBytes = 0

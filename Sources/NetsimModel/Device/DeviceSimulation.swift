@@ -60,6 +60,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case packetArrival(UInt64)
         /// QUIC: the sender's probe timeout for a lost packet fires: it sends the frames again.
         case packetLost(UInt64)
+        /// The app (`inbox`) finished handling an event.
+        case appFinished
     }
 
     var device: DeviceModel
@@ -124,9 +126,27 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// The device's figures when the client's ping timer fired first and last (each before
     /// it was handled): the starts of its first and last keepalive periods.
     private(set) var pingMarks: (first: (time: Double, remains: DeviceRemains), last: (time: Double, remains: DeviceRemains))?
+    /// A push client's app with a consumer: its buffer and pace; nil: each event is handled at
+    /// once as it arrives.
+    private var inbox: AppInbox?
+    /// A pulling app's flow control, on the server's side (`FlowWindow`).
+    private var window: FlowWindow?
+    /// A REST app with a consumer works through each poll's answer at its pace.
+    private let restConsumer: ClientSettings.Consumer?
+    /// With a consumer, the server's queue is watched: the last event handed to the app's
+    /// connection (pushed, or answered to a poll), as the live `EventStore` marks it.
+    private let watchesServerQueue: Bool
+    private var sentThrough: UInt64 = 0
+    /// REST with a consumer: when the app will have handled the last poll's answer (whose
+    /// events the ledger already has, timed then); the run is not settled before.
+    private var appBusyUntil = 0.0
 
+    /// `consumer` and `receiveBuffer`: the app's pace, and what a push client (`receiveBuffer`
+    /// given) holds between the network and the app; REST's pace is per poll's answer. Without
+    /// a consumer each event is handled as it arrives.
     init(
-        device: DeviceModel, client: Client, server: ModelServer, wire: WireFormat, times: DeviceTimes, outboxLimit: Int
+        device: DeviceModel, client: Client, server: ModelServer, wire: WireFormat, times: DeviceTimes, outboxLimit: Int,
+        consumer: ClientSettings.Consumer? = nil, receiveBuffer: ClientSettings.ReceiveBuffer? = nil
     ) {
         self.device = device
         self.client = client
@@ -135,6 +155,17 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         self.times = times
         self.ledger = AppLedger(outboxLimit: outboxLimit)
         self.overDatagrams = wire.encoding.isQUIC
+        watchesServerQueue = consumer != nil
+        if let receiveBuffer {
+            restConsumer = nil
+            inbox = AppInbox(receiveBuffer, consumer: consumer)
+            if inbox?.mode == .pull {
+                let isGRPC = wire.encoding == .transport(.grpc)
+                window = FlowWindow(capacity: isGRPC ? FlowWindow.http2InitialWindowBytes : FlowWindow.socketBufferBytes)
+            }
+        } else {
+            restConsumer = consumer
+        }
     }
 
     /// Plays the workload until `duration`, then drains until every event and message is
@@ -169,7 +200,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     var isSettled: Bool {
-        eventsEnded && messagesEnded && ledger.isSettled(skippedThrough: server.record.skippedThrough)
+        eventsEnded && messagesEnded && now >= appBusyUntil && ledger.isSettled(skippedThrough: server.record.skippedThrough)
     }
 
     /// The device's figures, its radio up to `end`.
@@ -251,6 +282,11 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         case .createEvent:
             scheduleNextEvent()
             ledger.eventCreated(at: now)
+            if watchesServerQueue {
+                // As live notes it: the new event and those before it not yet handed over.
+                let created = UInt64(server.eventsCreated + 1)
+                server.noteQueued(Int(created - min(created, sentThrough)))
+            }
             tellServer(.createEvent)
         case .produceMessage:
             scheduleNextMessage()
@@ -331,6 +367,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
                 return
             }
             send(packet: key)
+        case .appFinished:
+            appFinished()
         }
     }
 
@@ -356,10 +394,16 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         }
         guard id == current, links[id]?.clientOpen == true, client.delivers(frame) else { return }
         switch frame {
+        case .event(let sequence) where inbox != nil:
+            inboxReceived(sequence, on: id)
         case .event(let sequence):
             deliverEvents(sequence...sequence)
         case .pollResponse(let first, let last, _) where last >= first:
-            deliverEvents(first...last)
+            if let restConsumer {
+                consumeAnswer(first...last, at: restConsumer.eventsPerSecond)
+            } else {
+                deliverEvents(first...last)
+            }
         case .ack(let message), .postResponse(let message):
             ledger.acknowledge(message)
         case .acks(let first, let last):
@@ -376,14 +420,75 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         }
     }
 
+    /// A REST app with a consumer works through a poll's answer at `rate` events a second, as the
+    /// live `LiveRESTClient` does: event `i` (from 0) reaches the app `(i + 1) / rate` seconds
+    /// after the answer. The client polls again once it has handled the last
+    /// (`RESTPollingClientModel`'s consumer). The answer is what the app holds meanwhile.
+    private mutating func consumeAnswer(_ sequences: ClosedRange<UInt64>, at rate: Double) {
+        ledger.noteBuffered(events: sequences.count, bytes: sequences.count * wire.eventPayloadBytes)
+        appBusyUntil = now + Double(sequences.count) / rate
+        for (index, sequence) in sequences.enumerated() {
+            let time = now + Double(index + 1) / rate
+            if let createdAt = ledger.receive(sequence: sequence, at: time) { arrived(createdAt: createdAt, at: time) }
+        }
+    }
+
+    /// Event `sequence` came off connection `id` into the app's inbox.
+    private mutating func inboxReceived(_ sequence: UInt64, on id: ConnectionID) {
+        // Mutated in place (`inbox!`): a copy would copy its buffer at every event.
+        guard inbox != nil else { return }
+        let event = AppInbox.Event(
+            sequence: sequence, payloadBytes: wire.eventPayloadBytes, windowBytes: flowControlledBytes(of: sequence), connection: id)
+        if inbox!.mode != .pull { ledger.readOffNetwork(sequence) }
+        let arrival = inbox!.arrived(event, at: now)
+        ledger.noteInbox(peakEvents: inbox!.peakEvents, peakBytes: inbox!.peakBytes, drops: inbox!.drops)
+        if let until = arrival.handlingUntil { queue.schedule(.appFinished, at: until) }
+        if let read = arrival.read { windowOpened(by: read) }
+    }
+
+    /// The app handled its event: it reaches the ledger now, and the app takes the next.
+    private mutating func appFinished() {
+        guard inbox != nil else { return }
+        let (done, next) = inbox!.finish(at: now)
+        ledger.noteInbox(peakEvents: inbox!.peakEvents, peakBytes: inbox!.peakBytes, drops: inbox!.drops)
+        if let done { deliverEvents(done.sequence...done.sequence) }
+        guard let next else { return }
+        queue.schedule(.appFinished, at: next.handlingUntil)
+        if next.read { windowOpened(by: next.event) }
+    }
+
+    /// A pulling app read `event` off its connection: the bytes go back to the server's window,
+    /// and what it held back goes now.
+    private mutating func windowOpened(by event: AppInbox.Event) {
+        guard window != nil else { return }
+        let released = window!.read(event.windowBytes, on: event.connection)
+        for sequence in released where links[event.connection]?.serverOpen == true {
+            sentThrough = sequence
+            transmit(.event(sequence), .down, on: event.connection)
+        }
+    }
+
+    /// The bytes of event `sequence` that flow control counts: the DATA frame's payload on
+    /// HTTP/2 (the gRPC message), the TCP payload on a WebSocket.
+    private func flowControlledBytes(of sequence: UInt64) -> Int {
+        let bytes = wire.bytes(.event(sequence), at: now)
+        return wire.encoding == .transport(.grpc) ? bytes - WireFormat.frameHeader : bytes
+    }
+
     /// An event or message created at `createdAt` arrived now, for the first time.
     private mutating func arrived(createdAt: Double) {
+        arrived(createdAt: createdAt, at: now)
+    }
+
+    /// An event or message created at `createdAt` arrives at `time` (now, or while the app works
+    /// through a poll's answer), for the first time.
+    private mutating func arrived(createdAt: Double, at time: Double) {
         // Every return before now is listed: the timeline applies each event at its time.
         if device.events.count > eventsSeenForReturns {
             recoveries.addReturns(RecoveryTimes.connectivityReturns(device.events[eventsSeenForReturns...], origin: 0))
             eventsSeenForReturns = device.events.count
         }
-        recoveries.arrived(createdAt: createdAt, at: now)
+        recoveries.arrived(createdAt: createdAt, at: time)
     }
 
     private mutating func scheduleNextEvent() {
@@ -471,6 +576,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             switch serverActions[index] {
             case .send(let frame, let id):
                 guard links[id]?.serverOpen == true else { continue }
+                if watchesServerQueue, !handOver(frame, on: id) { continue }
                 transmit(frame, .down, on: id)
             case .close(let id):
                 closeSide(.down, of: id)
@@ -486,6 +592,24 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
             }
         }
         serverActions.truncate(to: start)
+    }
+
+    /// With a consumer, the server hands `frame` to connection `id`: false when the window holds
+    /// an event back (it stays in the server's queue). Marks what was handed over.
+    private mutating func handOver(_ frame: Frame, on id: ConnectionID) -> Bool {
+        switch frame {
+        case .event(let sequence):
+            if window != nil {
+                let bytes = flowControlledBytes(of: sequence)
+                guard window!.offer(sequence, bytes: bytes, on: id) else { return false }
+            }
+            sentThrough = sequence
+        case .pollResponse(let first, let last, _):
+            sentThrough = last >= first ? last : first - 1
+        default:
+            break
+        }
+        return true
     }
 
     // MARK: The path
@@ -597,6 +721,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         if direction == .up {
             guard link.clientOpen else { return }
             link.clientOpen = false
+            inbox?.connectionEnded(id)
         } else {
             guard link.serverOpen else { return }
             link.serverOpen = false
@@ -621,6 +746,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// Forgets a connection both sides have closed.
     private mutating func forgetClosed(_ id: ConnectionID) {
         links[id] = nil
+        window?.connectionEnded(id)
         if overDatagrams {
             quicPaths[id] = nil
             device.closeDatagramFlow(id)
@@ -683,6 +809,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// connection), ended, and forgets it as such; nothing if it is neither, as for a
     /// connection the client already let go.
     private mutating func clientLost(_ id: ConnectionID, _ end: ConnectionEnd) {
+        inbox?.connectionEnded(id)
         if id == current {
             current = nil
             tellClient(.connectionEnded(end))
@@ -695,6 +822,8 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     /// Forgets a connection both sides have given up.
     private mutating func abandon(_ id: ConnectionID) {
         guard links.removeValue(forKey: id) != nil else { return }
+        inbox?.connectionEnded(id)
+        window?.connectionEnded(id)
         device.closeConnection(id)
     }
 

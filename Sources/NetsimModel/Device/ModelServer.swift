@@ -16,6 +16,10 @@ public struct ServerRecord: Sendable, Equatable {
     /// QUIC: the times a connection's packets began to arrive from a new address of the phone
     /// (a handover, or a NAT that had forgotten the mapping) and the connection moved there.
     public var migrations = 0
+    /// The most events the server had created for the device and not yet handed to its
+    /// connection (pushed, or answered to a poll), as the live `EventStore` counts its queue.
+    /// Watched only with a consumer (`DeviceSimulation`); zero otherwise.
+    public fileprivate(set) var peakQueuedEvents = 0
 }
 
 /// What the modelled server asks the engine to do.
@@ -84,6 +88,11 @@ struct ModelServer: Sendable {
         record.eventsCreated += 1
         guard let session else { return }
         push(session, now: now, into: &actions)
+    }
+
+    /// The server's queue for the device holds `events` events now (the peak takes note).
+    mutating func noteQueued(_ events: Int) {
+        record.peakQueuedEvents = max(record.peakQueuedEvents, events)
     }
 
     /// The app produced its next message at `time`: the server's record times its arrival.

@@ -18,7 +18,10 @@ import NetsimCore
 /// without asking again, and a backoff already running is waited out, as live.
 ///
 /// The engine delivers polled events and acknowledgements to the ledger before it hands the
-/// frame here; this machine decides only what goes on the wire next, and when.
+/// frame here; this machine decides only what goes on the wire next, and when. With a consumer
+/// (`ClientSettings.Consumer`) the app works through an answer at its pace (the engine times
+/// each event's arrival) and the client goes on, as live, once the app has handled the last:
+/// `count / rate` seconds after the answer.
 public struct RESTPollingClientModel: Sendable {
     public enum Phase: Sendable, Equatable {
         case idle
@@ -26,6 +29,8 @@ public struct RESTPollingClientModel: Sendable {
         case polling
         case waiting
         case backingOff
+        /// The app works through a poll's answer; `full`: the server has more.
+        case consuming(full: Bool)
         /// Watching the network, offline at the top of a round: no request until it returns.
         case suspended
     }
@@ -42,16 +47,19 @@ public struct RESTPollingClientModel: Sendable {
     private var cursor: PollCursor
     private var generation = 0
     private var hasConnection = false
-    /// When the next poll is due: the poll interval after the last answer.
+    /// When the next poll is due: the poll interval after the app handled the last answer.
     private var nextPoll = 0.0
     /// Whether the app asks for the network before each round (`watchNetwork`, resilient only).
     private let watchesNetwork: Bool
     private var networkAvailable = true
+    /// The app's pace; nil: it handles an answer at once.
+    let consumer: ClientSettings.Consumer?
 
     public init(
         settings: ClientSettings.RESTSettings, batchLimit: Int, batching: ClientSettings.Batching? = nil,
-        reconnect: ClientSettings.Reconnect = .resilient, seed: UInt64
+        reconnect: ClientSettings.Reconnect = .resilient, consumer: ClientSettings.Consumer? = nil, seed: UInt64
     ) {
+        self.consumer = consumer
         self.settings = settings
         self.batchLimit = batchLimit
         self.batching = batching
@@ -78,22 +86,33 @@ public struct RESTPollingClientModel: Sendable {
             cursor.answered(through: last >= first ? last : latest)
             let count = last >= first ? Int(last - first + 1) : 0
             actions.append(.cancelTimer(.requestTimeout))
-            nextPoll = count >= batchLimit ? now : now + settings.pollInterval
-            if count >= batchLimit {
-                round(now: now, ledger: &ledger, into: &actions)
-            } else if isOffline {
-                // The app waits for a wake-up, which finds the network gone: the same as
-                // suspending now, since `resume` polls only when `nextPoll` is due.
-                phase = .suspended
-            } else if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
-                // Produced while the poll was out, and due.
-                post(batch, now: now, into: &actions)
+            if let consumer, count > 0 {
+                phase = .consuming(full: count >= batchLimit)
+                actions.append(.setTimer(.consumed, at: now + Double(count) / consumer.eventsPerSecond))
             } else {
-                phase = .waiting
-                actions.append(.setTimer(.poll, at: nextPoll))
+                answerHandled(full: count >= batchLimit, now: now, ledger: &ledger, into: &actions)
             }
         default:
             break
+        }
+    }
+
+    /// The app has handled a poll's answer: poll again at once when it was full (a round of its
+    /// own), else send what the outbox has due, else wait the poll interval.
+    private mutating func answerHandled(full: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        nextPoll = full ? now : now + settings.pollInterval
+        if full {
+            round(now: now, ledger: &ledger, into: &actions)
+        } else if isOffline {
+            // The app waits for a wake-up, which finds the network gone: the same as
+            // suspending now, since `networkChanged` polls only when `nextPoll` is due.
+            phase = .suspended
+        } else if let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
+            // Produced while the poll was out (or the app worked), and due.
+            post(batch, now: now, into: &actions)
+        } else {
+            phase = .waiting
+            actions.append(.setTimer(.poll, at: nextPoll))
         }
     }
 
@@ -118,6 +137,8 @@ public struct RESTPollingClientModel: Sendable {
             round(now: now, ledger: &ledger, into: &actions)
         case (.flush, .waiting):
             messageProduced(now: now, ledger: &ledger, into: &actions)
+        case (.consumed, .consuming(let full)):
+            answerHandled(full: full, now: now, ledger: &ledger, into: &actions)
         case (.requestTimeout, .posting), (.requestTimeout, .polling):
             fail(now: now, ledger: &ledger, closing: true, into: &actions)
         default:
@@ -133,7 +154,7 @@ public struct RESTPollingClientModel: Sendable {
         case .posting, .polling:
             actions.append(.cancelTimer(.requestTimeout))
             fail(now: now, ledger: &ledger, closing: false, into: &actions)
-        case .idle, .waiting, .backingOff, .suspended:
+        case .idle, .waiting, .backingOff, .consuming, .suspended:
             // An idle pooled connection that died is replaced by the next request, silently.
             break
         }

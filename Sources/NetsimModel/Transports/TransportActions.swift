@@ -47,6 +47,8 @@ public enum TransportTimer: Int, Sendable, Hashable, CaseIterable {
     case idle
     /// Batching: the batch of the oldest unsent message falls due (`Outbox.next`).
     case flush
+    /// REST with a consumer: the app has handled the last poll's answer.
+    case consumed
 }
 
 /// Why the engine tells a machine its connection is gone.
