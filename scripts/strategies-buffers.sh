@@ -61,6 +61,10 @@ strategy_offline_queue() {
     bench offline-subway-64 --profile subway --workload "$roomy" --phones 2 --duration 100s --seed 1 &
     bench offline-tunnel-8 --profile lte-tunnel --workload workloads/offline-queue.yaml --phones 2 --duration 100s --seed 1 &
     wait
+    # The model engine on the same commands: virtual time, a second each.
+    bench offline-subway-8-model --engine model --profile subway --workload workloads/offline-queue.yaml --phones 2 --duration 100s --seed 1
+    bench offline-subway-64-model --engine model --profile subway --workload "$roomy" --phones 2 --duration 100s --seed 1
+    bench offline-tunnel-8-model --engine model --profile lte-tunnel --workload workloads/offline-queue.yaml --phones 2 --duration 100s --seed 1
     rm -f "$roomy"
     {
         echo "Commands: \`netsim bench --profile subway|lte-tunnel --workload workloads/offline-queue.yaml --phones 2 --duration 100s --seed 1\`"
@@ -68,6 +72,11 @@ strategy_offline_queue() {
         echo
         table messages,outboxDrops,lostByCause,outOfOrder,uplink \
             "subway, outbox 8=offline-subway-8" "subway, outbox 64=offline-subway-64" "lte-tunnel, outbox 8=offline-tunnel-8"
+        echo
+        echo "The same commands with \`--engine model\` (its reports split no losses by cause here: \`-\`):"
+        echo
+        table messages,outboxDrops,lostByCause,outOfOrder,uplink \
+            "subway, outbox 8=offline-subway-8-model" "subway, outbox 64=offline-subway-64-model" "lte-tunnel, outbox 8=offline-tunnel-8-model"
     } | section offline-queue
 }
 

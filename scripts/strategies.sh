@@ -161,6 +161,15 @@ strategy_deadlines() {
         rows+=("$profile/deadlines=deadline-$profile-default" "$profile/none=deadline-$profile-none")
     done
     wait_all
+    # The model engine on the same commands (it does not time zombie seconds).
+    local model_rows=()
+    for profile in lte-tunnel-blackhole lte-handover; do
+        local path=$profile
+        if [ "$profile" = lte-tunnel-blackhole ]; then path="$WORK/lte-tunnel-blackhole.yaml"; fi
+        run_bench "deadline-$profile-default-model" "$path" - rest,ws,grpc model
+        run_bench "deadline-$profile-none-model" "$path" clients/no-deadlines.yaml rest,ws,grpc model
+        model_rows+=("$profile/deadlines=deadline-$profile-default-model" "$profile/none=deadline-$profile-none-model")
+    done
     cat <<EOF
 ## 4. Deadlines against none: zombie seconds
 
@@ -176,6 +185,12 @@ connection death, the time until the app noticed (or the run's end, if it never 
 
 EOF
     table zombie,delivered,lost,inflight,failed,energy,power "${rows[@]}"
+    cat <<'EOF'
+
+The same commands with `--engine model` (its reports do not time zombie seconds):
+
+EOF
+    table delivered,lost,inflight,failed,energy,power "${model_rows[@]}"
     cat <<'EOF'
 
 What it shows:
@@ -195,6 +210,10 @@ What it shows:
   replaces the reset connection without a failure; the bench notes the first answer of each
   second, so the figure is within a second). Deadlines only matter where the network fails
   silently.
+- **The model engine** gives the same deliveries, losses and events in flight on both
+  profiles, failed attempts within three over the fleet, and energy within 3%. It does
+  not time zombie seconds: the app's detection of each death is in its records
+  (`AppLedger.recordDetection`), not yet in its report.
 EOF
     echo
 }
@@ -365,6 +384,11 @@ What it shows:
   live on gRPC through a blackhole outage). Only the server can put such a straggler back in
   order, by refusing ids below the highest it has seen: the bench's server accepts it and
   counts it out of order.
+- **The model engine** plays the same `Outbox` rule. On subway it delivers the same messages
+  on every transport, with outbox drops within one and the same out-of-order pair; message
+  latencies agree within 0.2 s at p95, but for REST's median with 64 slots (0.9 s against
+  live's 1.6 s). On lte-tunnel deliveries differ by one to three messages of 100 from live's
+  (which message a full outbox drops turns on the milliseconds of the tunnel's start).
 
 EOF
 }
