@@ -78,7 +78,8 @@ struct NetworkWatchModelTests {
             var client = Self.rest(watching: true)
             _ = client.start(now: 0, ledger: &ledger)
             _ = client.networkChanged(available: false, now: 9.9, ledger: &ledger)
-            #expect(client.received(.pollResponse(first: 1, last: 0, latest: 0), now: 10, ledger: &ledger) == [.cancelTimer(.requestTimeout)])
+            let answered = client.received(.pollResponse(first: 1, last: 0, latest: 0), now: 10, ledger: &ledger)
+            #expect(answered == [.cancelTimer(.requestTimeout)])
             #expect(client.phase == .suspended)
             #expect(client.networkChanged(available: true, now: back, ledger: &ledger) == expected, "back at \(back) s")
         }
@@ -116,7 +117,8 @@ struct NetworkWatchModelTests {
         _ = client.networkChanged(available: false, now: 40, ledger: &ledger)
         #expect(client.connectionEnded(.reset, now: 40, ledger: &ledger) == [.cancelTimer(.ping)])
         #expect(client.phase == .suspended && ledger.record.failedAttempts == 1)
-        #expect(client.networkChanged(available: true, now: 45, ledger: &ledger) == [.connect, .send(.open(after: 0, newConnection: true))])
+        let back = client.networkChanged(available: true, now: 45, ledger: &ledger)
+        #expect(back == [.connect, .send(.open(after: 0, newConnection: true))])
         #expect(client.phase == .upgrading)
 
         var blind = Self.webSocket(watching: false)
