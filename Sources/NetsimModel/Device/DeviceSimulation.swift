@@ -158,9 +158,6 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
         watchesServerQueue = consumer != nil
         if let receiveBuffer {
             restConsumer = nil
-            // An app without a consumer handles each event as it arrives: its buffer never
-            // holds one, and nothing holds the server back, so no inbox stands in the way.
-            guard consumer != nil else { return }
             inbox = AppInbox(receiveBuffer, consumer: consumer)
             if inbox?.mode == .pull {
                 let isGRPC = wire.encoding == .transport(.grpc)
