@@ -108,8 +108,8 @@ struct StrategySettingsTests {
 /// The outbox (strategy 3) as a value: bounded, oldest dropped and counted, the rest sent in order.
 struct OfflineQueueTests {
     static func ledger(outboxLimit: Int, messages: Int) -> DeviceLedger {
-        let ledger = DeviceLedger(device: 0, outboxLimit: outboxLimit)
-        for index in 0..<messages { ledger.produceMessage(createdAt: Double(index), payloadLength: 16) }
+        let ledger = DeviceLedger(device: 0, outboxLimit: outboxLimit, messagePayloadBytes: 16)
+        for index in 0..<messages { ledger.produceMessage(createdAt: Double(index)) }
         return ledger
     }
 
@@ -139,9 +139,9 @@ struct OfflineQueueTests {
 /// JSON array of messages and the `{"acks":[...]}` answer, as JSONWire encodes them.
 struct BatchWireSizeTests {
     @Test func theModelsBatchFramesAreTheLiveEncodersBytes() throws {
-        let ledger = DeviceLedger(device: 7, outboxLimit: 64)
+        let ledger = DeviceLedger(device: 7, outboxLimit: 64, messagePayloadBytes: 200)
         // Times with nine decimals, as the bench clock's nanoseconds give.
-        for time in [12.123456789, 12.223456789, 12.323456789] { ledger.produceMessage(createdAt: time, payloadLength: 200) }
+        for time in [12.123456789, 12.223456789, 12.323456789] { ledger.produceMessage(createdAt: time) }
         guard case .send(let batch) = ledger.nextBatch(for: ledger.beginConnection(), batching: .init(maxMessages: 3), now: 12.4) else {
             Issue.record("no batch")
             return

@@ -5,7 +5,7 @@ import Testing
 @testable import NetsimModel
 
 /// A slow consumer (`ClientSettings.Consumer`) and the receive buffers in the model engine, as
-/// the live bench's `EventInbox` and `LiveRESTClient` play them (docs/strategies.md section 5),
+/// the live bench's `EventInbox` and `LiveRESTTransport` play them (docs/strategies.md section 5),
 /// against hand-computed figures: the app's inbox and the server's flow-control window as
 /// values, then whole devices on a wired link (no radio: 25 ms one way, 100 Mbit/s, no jitter),
 /// where a burst of 256-byte events at 10,000 a second arrives 0.1 ms apart, each in about

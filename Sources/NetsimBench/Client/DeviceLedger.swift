@@ -1,15 +1,26 @@
 import NetsimModel
 import Synchronization
 
-/// The app's side of one device, whatever its transport: the events it received (for
-/// delivery accounting and resumption) and its `Outbox` of uplink messages, recorded in the
-/// `AppRecord` the model engine's `AppLedger` fills too. The outbox's rule is the model's; this
-/// holds it behind a lock and wakes the connection's writer when a message is produced or a
-/// batch falls due.
+/// The app's side of one device, whatever its transport: the model engine's `AppLedger` (the
+/// events it received, for delivery accounting and resumption, and its `Outbox` of uplink
+/// messages) behind a lock, shared by the device's client, the workload that produces its
+/// messages and the server that creates its events. It wakes the connection's writer when a
+/// message is produced or a batch falls due. The outbox holds ids and times, as the model's
+/// does; a message's text is made when it is written (`Workload.payload`).
 final class DeviceLedger: Sendable {
-    typealias Message = Outbox<String>.Message
-    /// What a connection's writer does next (`nextBatch`).
-    typealias SendStep = Outbox<String>.Step
+    /// An uplink message as a live client writes it: the outbox's message with its text.
+    struct Message: Sendable, Equatable {
+        var id: UInt64
+        var createdAt: Double
+        var payload: String
+    }
+
+    /// What a connection's writer does next (`nextBatch`, `Outbox.Step` with the texts).
+    enum SendStep: Sendable, Equatable {
+        case send([Message])
+        case wait(until: Double)
+        case idle
+    }
 
     /// An event's first delivery to the app, and when the server created it.
     struct Delivery: Sendable, Equatable {
@@ -18,42 +29,49 @@ final class DeviceLedger: Sendable {
     }
 
     private struct State {
-        var record = AppRecord()
+        var app: AppLedger
         /// Every event's first delivery, in the order they came: the live bench learns when
         /// the device's network came back only from its proxy's report at the end, and measures
         /// the recoveries from these then (the model engine folds them as it plays). Bounded by
         /// the workload's events.
         var deliveries: [Delivery] = []
-        var outbox: Outbox<String>
-        var connectionAttempts = 0
         /// The bench-clock second of the last REST answer noted in `connectionLossesNoticed`.
         var lastAnsweredSecond: Int?
     }
 
     let device: Int
+    /// The length of each uplink message's text.
+    let messagePayloadBytes: Int
     private let state: Mutex<State>
     private let outboxSignal = SignalSlot()
 
-    init(device: Int, outboxLimit: Int) {
+    init(device: Int, outboxLimit: Int, messagePayloadBytes: Int = Workload().messagePayloadBytes) {
         self.device = device
-        state = Mutex(State(outbox: Outbox(limit: outboxLimit)))
+        self.messagePayloadBytes = messagePayloadBytes
+        state = Mutex(State(app: AppLedger(outboxLimit: outboxLimit)))
+    }
+
+    /// Runs `body` on the app's ledger under the lock: the way a live `AppDriver` hands the
+    /// ledger to the app's machine, as the model engine hands it its own.
+    func withApp<Result: Sendable>(_ body: (inout AppLedger) -> Result) -> Result {
+        state.withLock { body(&$0.app) }
     }
 
     // MARK: Events
 
-    /// The sequence to resume after: the highest the app has received.
-    var lastReceivedSequence: UInt64 { state.withLock { $0.record.events.highest } }
+    /// The sequence to resume after: the highest the app has received, or read off the network.
+    var lastReceivedSequence: UInt64 { state.withLock { $0.app.highestSequence } }
 
     /// The server creates the device's next event at `time`: told before the server offers it,
     /// as the model engine tells its `AppLedger`, so the event's latency is measured from it.
     func eventCreated(at time: Double) {
-        state.withLock { $0.record.events.create(at: time) }
+        state.withLock { $0.app.eventCreated(at: time) }
     }
 
     /// Delivers an event to the app.
     func receive(sequence: UInt64, at time: Double) {
         state.withLock { state in
-            guard let createdAt = state.record.events.receive(sequence, at: time) else { return }
+            guard let createdAt = state.app.receive(sequence: sequence, at: time) else { return }
             state.deliveries.append(Delivery(createdAt: createdAt, deliveredAt: time))
         }
     }
@@ -61,29 +79,36 @@ final class DeviceLedger: Sendable {
     // MARK: Outbox
 
     /// The app produces a message: it waits in the outbox until acknowledged.
-    func produceMessage(createdAt: Double, payloadLength: Int) {
-        state.withLock { state in
-            _ = state.record.produceMessage(into: &state.outbox, at: createdAt) { [device] id in
-                Workload.payload("message", device: device, number: id, length: payloadLength)
-            }
-        }
+    func produceMessage(createdAt: Double) {
+        _ = state.withLock { $0.app.produceMessage(at: createdAt) }
         outboxSignal.signal()
     }
 
     /// Starts a new connection: every unacknowledged message is due again on it.
     func beginConnection() -> Int {
-        state.withLock { $0.outbox.beginConnection() }
+        state.withLock { $0.app.beginConnection() }
     }
 
     /// What the writer of connection `generation` does next at `now` (bench seconds): send the
     /// oldest messages not yet sent on it (one at a time without batching, a batch with it), or
     /// wait (`Outbox.next`).
     func nextBatch(for generation: Int, batching: ClientSettings.Batching?, now: Double) -> SendStep {
-        state.withLock { $0.outbox.next(for: generation, batching: batching, now: now) }
+        switch state.withLock({ $0.app.nextMessages(for: generation, batching: batching, now: now) }) {
+        case .send(let batch): .send(batch.map(message))
+        case .wait(let until): .wait(until: until)
+        case .idle: .idle
+        }
+    }
+
+    /// The outbox's message `message` with its text.
+    func message(_ message: Outbox<NoPayload>.Message) -> Message {
+        Message(
+            id: message.id, createdAt: message.createdAt,
+            payload: Workload.payload("message", device: device, number: message.id, length: messagePayloadBytes))
     }
 
     func acknowledge(_ id: UInt64) {
-        state.withLock { $0.outbox.acknowledge(id) }
+        state.withLock { $0.app.acknowledge(id) }
     }
 
     /// Wake-ups when a message is produced, for the current connection's writer.
@@ -125,10 +150,10 @@ final class DeviceLedger: Sendable {
 
     // MARK: Counters
 
-    func countFailedAttempt() { state.withLock { $0.record.failedAttempts += 1 } }
-    func countCallRenewal() { state.withLock { $0.record.callRenewals += 1 } }
-    func countReceiveBufferDrop() { state.withLock { $0.record.receiveBufferDrops += 1 } }
-    func noteConnectionLossNoticed(at time: Double) { state.withLock { $0.record.connectionLossesNoticed.append(time) } }
+    func countFailedAttempt() { state.withLock { $0.app.countFailedAttempt() } }
+    func countCallRenewal() { state.withLock { $0.app.countCallRenewal() } }
+    func countReceiveBufferDrop() { state.withLock { $0.app.countReceiveBufferDrop() } }
+    func noteConnectionLossNoticed(at time: Double) { state.withLock { $0.app.noteConnectionLossNoticed(at: time) } }
     /// A REST request was answered: noted (the first of each second) as the app hearing from
     /// its connection, which ends any wait on a dead one.
     func noteRequestAnswered(at time: Double) {
@@ -136,25 +161,18 @@ final class DeviceLedger: Sendable {
             let second = Int(max(0, time).rounded(.down))
             guard state.lastAnsweredSecond != second else { return }
             state.lastAnsweredSecond = second
-            state.record.connectionLossesNoticed.append(time)
+            state.app.noteConnectionLossNoticed(at: time)
         }
     }
 
     /// An attempt to connect (a WebSocket connect, a gRPC call, the first REST request since the
     /// start or a failure); the device's first is not bucketed.
     func noteConnectionAttempt(at time: Double) {
-        state.withLock { state in
-            state.connectionAttempts += 1
-            guard state.connectionAttempts > 1 else { return }
-            state.record.attemptsBySecond[Int(max(0, time).rounded(.down)), default: 0] += 1
-        }
+        state.withLock { $0.app.noteConnectionAttempt(at: time) }
     }
     /// The receive buffer holds `events` events of `bytes` payload bytes now.
     func noteBuffered(events: Int, bytes: Int) {
-        state.withLock { state in
-            state.record.peakBufferedEvents = max(state.record.peakBufferedEvents, events)
-            state.record.peakBufferedBytes = max(state.record.peakBufferedBytes, bytes)
-        }
+        state.withLock { $0.app.noteBuffered(events: events, bytes: bytes) }
     }
 
     /// Whether every event created so far has been delivered or skipped for good (up to
@@ -163,13 +181,13 @@ final class DeviceLedger: Sendable {
     func isSettled(eventsCreated: Int, skippedThrough: UInt64 = 0) -> Bool {
         let created = UInt64(eventsCreated)
         return state.withLock { state in
-            state.outbox.isEmpty && state.record.events.hasArrived(after: min(skippedThrough, created), through: created)
+            state.app.outboxIsEmpty && state.app.record.events.hasArrived(after: min(skippedThrough, created), through: created)
         }
     }
 
-    var deliveredEventCount: Int { state.withLock { $0.record.events.arrived } }
+    var deliveredEventCount: Int { state.withLock { $0.app.record.events.arrived } }
 
-    var record: AppRecord { state.withLock { $0.record } }
+    var record: AppRecord { state.withLock { $0.app.record } }
 
     var deliveries: [Delivery] { state.withLock { $0.deliveries } }
 

@@ -15,6 +15,20 @@ struct NetworkWatch: Sendable {
         self.pollInterval = max(clock.wallDuration(0.25), .milliseconds(5))
     }
 
+    /// Tells `changed` each time the phone's network goes or comes back (from `up`), asking
+    /// every `pollInterval`, until the task is cancelled: what an `AppDriver` hands its machine.
+    func watch(from up: Bool, _ changed: (Bool) -> Void) async {
+        var up = up
+        while !Task.isCancelled {
+            let now = await isUp()
+            if now != up {
+                up = now
+                changed(now)
+            }
+            try? await Task.sleep(for: pollInterval)
+        }
+    }
+
     /// Returns when the phone has a network (at once if it has); true if it had to wait.
     func waitUntilUp() async -> Bool {
         var waited = false

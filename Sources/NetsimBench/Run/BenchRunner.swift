@@ -161,7 +161,7 @@ public enum BenchRunner {
     static func produceMessages(_ ledger: DeviceLedger, schedule: DeviceSchedule, workload: Workload, clock: BenchClock) async {
         for time in schedule.messageTimes {
             do { try await clock.sleep(until: time) } catch { return }
-            ledger.produceMessage(createdAt: clock.now(), payloadLength: workload.messagePayloadBytes)
+            ledger.produceMessage(createdAt: clock.now())
         }
     }
 
@@ -231,10 +231,12 @@ struct Fleet: Sendable {
                 ? NetworkWatch(clock: clock) { [proxy] in (try? await proxy.status()).map { !$0.disconnected } ?? true } : nil
             switch transport {
             case .rest:
-                await LiveRESTClient(
-                    device: index, port: port, ledger: ledger, settings: settings.rest, reconnect: settings.reconnect,
-                    backoff: settings.backoff(settings.rest.backoff), network: settings.rest.watchNetwork ? watch : nil,
-                    batching: settings.batching, consumer: settings.consumer, clock: clock, seed: seed
+                await AppDriver(
+                    machine: RESTPollingClientModel(
+                        settings: settings.rest, batchLimit: RESTServer.batchLimit, batching: settings.batching,
+                        reconnect: settings.reconnect, consumer: settings.consumer, seed: seed),
+                    transport: LiveRESTTransport(device: index, port: port, ledger: ledger, consumer: settings.consumer, clock: clock),
+                    ledger: ledger, clock: clock, network: settings.rest.watchNetwork ? watch : nil
                 ).run()
             case .ws:
                 await LiveWebSocketClient(
@@ -280,7 +282,9 @@ struct Fleet: Sendable {
             devices.append(
                 Device(
                     index: index, transport: transport, proxy: proxy,
-                    ledger: DeviceLedger(device: index, outboxLimit: configuration.workload.outboxLimit),
+                    ledger: DeviceLedger(
+                        device: index, outboxLimit: configuration.workload.outboxLimit,
+                        messagePayloadBytes: configuration.workload.messagePayloadBytes),
                     proxyOrigin: origin, seed: seed))
         }
         return Fleet(transport: transport, store: store, devices: devices)

@@ -1,6 +1,6 @@
-/// What a device's app saw over a run, in either engine: the model engine's `AppLedger` and the
-/// live bench's `DeviceLedger` fill it the same way, and the bench's analysis reads it whichever
-/// played the device. It holds tallies and counters, not a record per event, so a day of a
+/// What a device's app saw over a run, in either engine: the `AppLedger` fills it, in the model
+/// engine's device or behind the live bench's `DeviceLedger`, and the bench's analysis reads it
+/// whichever played the device. It holds tallies and counters, not a record per event, so a day of a
 /// modelled fleet stays small; the few figures one engine does not measure say so, and stay
 /// empty there.
 public struct AppRecord: Sendable, Equatable {

@@ -421,7 +421,7 @@ struct DeviceSimulation<Client: TransportClientModel>: Sendable {
     }
 
     /// A REST app with a consumer works through a poll's answer at `rate` events a second, as the
-    /// live `LiveRESTClient` does: event `i` (from 0) reaches the app `(i + 1) / rate` seconds
+    /// live `LiveRESTTransport` does: event `i` (from 0) reaches the app `(i + 1) / rate` seconds
     /// after the answer. The client polls again once it has handled the last
     /// (`RESTPollingClientModel`'s consumer). The answer is what the app holds meanwhile.
     private mutating func consumeAnswer(_ sequences: ClosedRange<UInt64>, at rate: Double) {

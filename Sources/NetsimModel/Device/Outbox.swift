@@ -1,5 +1,5 @@
 /// The app's uplink messages not yet acknowledged, and the rule both engines send them by: the
-/// model engine's `AppLedger` holds one, the live bench's `DeviceLedger` one behind its lock.
+/// `AppLedger` holds one, in the model engine's device and behind the live `DeviceLedger`'s lock.
 ///
 /// - Bounded: past `limit` messages the oldest is dropped (the caller counts it as lost unless
 ///   it had arrived).
@@ -87,6 +87,13 @@ public struct Outbox<Payload: Sendable>: Sendable {
             batch.append(entries[index].message)
         }
         return .send(batch)
+    }
+
+    /// The unacknowledged messages with ids from `first` through `last`, oldest first: what a
+    /// live client writes for a frame the app's machine sent (`Frame.postRequest`,
+    /// `Frame.messageBatch`), which names messages by id.
+    public func messages(from first: UInt64, through last: UInt64) -> [Message] {
+        entries.lazy.map(\.message).filter { (first...last).contains($0.id) }
     }
 
     /// The server acknowledged message `id`: it is done (a repeat or unknown id changes nothing).

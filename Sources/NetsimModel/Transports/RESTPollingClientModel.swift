@@ -1,6 +1,7 @@
 import NetsimCore
 
-/// The REST polling app as a state machine, the same loop as the live bench's `LiveRESTClient`:
+/// The REST polling app as a state machine, which both engines play (the live bench through an
+/// `AppDriver` over `LiveRESTTransport`):
 /// POST every unacknowledged message (one request at a time), then `GET /events?after=SEQ`;
 /// when the answer is not a full batch, wait the poll interval or until the app produces a
 /// message. With batching, a `POST /messages/batch` per batch when it is due (full, or at its
