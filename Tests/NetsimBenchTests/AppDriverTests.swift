@@ -28,10 +28,13 @@ import Testing
     }
 
     /// Logs every action and answers each request at once (a poll with nothing new, a POST
-    /// with its acknowledgement), or never when `answers` is false.
+    /// with its acknowledgement, an upgrade accepted), or never when `answers` is false. With
+    /// `connectionsLast`, each accepted connection is closed by the peer that long after.
     struct ScriptedTransport: LiveTransport {
         let log: WireLog
         let answers: Bool
+        var clock = BenchClock()
+        var connectionsLast: Double?
 
         mutating func perform(
             _ action: TransportAction, now: Double, app: inout AppLedger, inputs: AppInputs, group: inout DiscardingTaskGroup
@@ -44,6 +47,14 @@ import Testing
             case .postRequest(let id):
                 app.acknowledge(id)
                 inputs.received(.postResponse(ack: id))
+            case .open:
+                inputs.received(.accepted(newConnection: true))
+                if let connectionsLast {
+                    group.addTask { [clock] in
+                        try? await clock.sleep(until: now + connectionsLast)
+                        inputs.connectionEnded(.closedByPeer)
+                    }
+                }
             default:
                 break
             }
@@ -52,17 +63,17 @@ import Testing
         func shutdown() async {}
     }
 
-    static let clock = BenchClock(timeScale: 50)
+    /// Each test's own: its origin is the test's start.
+    let clock = BenchClock(timeScale: 50)
 
     /// Plays `machine` until `until` bench seconds, doing `meanwhile` beside it.
-    static func play(
-        _ machine: RESTPollingClientModel, answers: Bool = true, ledger: DeviceLedger, clock: BenchClock = Self.clock,
+    static func play<Machine: TransportClientModel>(
+        _ machine: Machine, answers: Bool = true, connectionsLast: Double? = nil, ledger: DeviceLedger, clock: BenchClock,
         network: NetworkWatch? = nil, until: Double, meanwhile: @escaping @Sendable () async -> Void = {}
     ) async -> WireLog {
         let log = WireLog()
-        let driver = AppDriver(
-            machine: machine, transport: ScriptedTransport(log: log, answers: answers), ledger: ledger, clock: clock,
-            network: network)
+        let transport = ScriptedTransport(log: log, answers: answers, clock: clock, connectionsLast: connectionsLast)
+        let driver = AppDriver(machine: machine, transport: transport, ledger: ledger, clock: clock, network: network)
         await withDiscardingTaskGroup { group in
             group.addTask { await driver.run() }
             group.addTask { await meanwhile() }
@@ -85,9 +96,9 @@ import Testing
     @Test func pollsOnTheClockAndPostsAProducedMessageAtOnce() async {
         let ledger = DeviceLedger(device: 0, outboxLimit: 8)
         let machine = RESTPollingClientModel(settings: Self.settings(pollInterval: 10, requestTimeout: nil), batchLimit: 100, seed: 1)
-        let log = await Self.play(machine, ledger: ledger, until: 35) {
-            try? await Self.clock.sleep(until: 15)
-            ledger.produceMessage(createdAt: Self.clock.now())
+        let log = await Self.play(machine, ledger: ledger, clock: clock, until: 35) {
+            try? await clock.sleep(until: 15)
+            ledger.produceMessage(createdAt: clock.now())
         }
         let sent = log.sent
         #expect(log.all.first?.action == .connect)
@@ -113,7 +124,7 @@ import Testing
     @Test func aRequestThatOutlivesItsTimeoutIsClosedAndRetriedAfterTheBackoff() async {
         let ledger = DeviceLedger(device: 0, outboxLimit: 8)
         let machine = RESTPollingClientModel(settings: Self.settings(pollInterval: 10, requestTimeout: 2), batchLimit: 100, seed: 1)
-        let log = await Self.play(machine, answers: false, ledger: ledger, until: 10)
+        let log = await Self.play(machine, answers: false, ledger: ledger, clock: clock, until: 10)
         let actions = log.all
         #expect(
             Array(actions.map(\.action).prefix(5)) == [
@@ -139,16 +150,44 @@ import Testing
         var settings = Self.settings(pollInterval: 10, requestTimeout: nil)
         settings.watchNetwork = true
         let up = Mutex(false)
-        let network = NetworkWatch(clock: Self.clock) { up.withLock { $0 } }
+        let network = NetworkWatch(clock: clock) { up.withLock { $0 } }
         let log = await Self.play(
-            RESTPollingClientModel(settings: settings, batchLimit: 100, seed: 1), ledger: ledger, network: network, until: 12
+            RESTPollingClientModel(settings: settings, batchLimit: 100, seed: 1), ledger: ledger, clock: clock, network: network,
+            until: 12
         ) {
-            try? await Self.clock.sleep(until: 5)
+            try? await clock.sleep(until: 5)
             up.withLock { $0 = true }
         }
         let first = log.all.first
         #expect(first?.action == .connect)
         #expect((first?.time ?? 0) >= 5)
         #expect(log.sent.first?.frame == .pollRequest(after: 0))
+    }
+
+    /// The WebSocket machine on the same driver: each connection closed by the peer 3 s after
+    /// its upgrade is opened again after the 1 s backoff, resuming after the highest event that
+    /// came off the network (5, still in the app's buffer), and the message produced while it
+    /// was down goes on the new connection.
+    @Test func aWebSocketMachineReconnectsAfterItsBackoffAndResumesAfterWhatItRead() async {
+        let ledger = DeviceLedger(device: 0, outboxLimit: 8)
+        var settings = ClientSettings.WebSocketSettings()
+        settings.pingInterval = nil
+        settings.backoff = Backoff(initial: 1, maximum: 1, multiplier: 1, jitter: 0)
+        let log = await Self.play(
+            WebSocketClientModel(settings: settings, seed: 1), connectionsLast: 3, ledger: ledger, clock: clock, until: 9.5
+        ) {
+            try? await clock.sleep(until: 1)
+            ledger.readOffNetwork(5)
+            try? await clock.sleep(until: 3.5)
+            ledger.produceMessage(createdAt: clock.now())
+        }
+        let opens = log.sent.filter { if case .open = $0.frame { true } else { false } }
+        #expect(opens.map(\.frame) == [.open(after: 0, newConnection: true), .open(after: 5, newConnection: true), .open(after: 5, newConnection: true)])
+        if opens.count == 3 {
+            #expect(opens[1].time - opens[0].time >= 3.999)
+        }
+        let message = log.sent.first { $0.frame == .message(1) }
+        #expect(message != nil && message!.time >= opens[1].time)
+        #expect(ledger.record.failedAttempts == 2)
     }
 }

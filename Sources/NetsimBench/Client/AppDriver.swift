@@ -31,8 +31,15 @@ protocol LiveTransport: Sendable {
     /// the network runs as a child of `group`.
     mutating func perform(
         _ action: TransportAction, now: Double, app: inout AppLedger, inputs: AppInputs, group: inout DiscardingTaskGroup)
+    /// What the app does beside its machine for as long as it plays: a push client's app takes
+    /// the events its receive buffer holds at its pace.
+    func appSide() async
     /// The driver has stopped: the client library's resources go.
     func shutdown() async
+}
+
+extension LiveTransport {
+    func appSide() async {}
 }
 
 /// Plays an app's machine, the one the model engine plays over its device model
@@ -68,6 +75,7 @@ struct AppDriver<Machine: TransportClientModel, Transport: LiveTransport>: Senda
             group.addTask {
                 for await _ in wakeUps { continuation.yield(.messageProduced) }
             }
+            group.addTask { [transport] in await transport.appSide() }
             if let network {
                 group.addTask {
                     await network.watch(from: upAtStart) { continuation.yield(.networkChanged(available: $0)) }

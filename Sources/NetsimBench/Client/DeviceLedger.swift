@@ -76,6 +76,12 @@ final class DeviceLedger: Sendable {
         }
     }
 
+    /// Event `sequence` came off the network into the app's receive buffer (`EventInbox`): a
+    /// new connection resumes after it (`AppLedger.readOffNetwork`).
+    func readOffNetwork(_ sequence: UInt64) {
+        state.withLock { $0.app.readOffNetwork(sequence) }
+    }
+
     // MARK: Outbox
 
     /// The app produces a message: it waits in the outbox until acknowledged.

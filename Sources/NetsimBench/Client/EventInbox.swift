@@ -22,9 +22,6 @@ final class EventInbox: Sendable {
     let clock: BenchClock
     let mode: ClientSettings.ReceiveBuffer
     let consumer: ClientSettings.Consumer?
-    /// The highest sequence that came off the network: where a new connection resumes, even
-    /// while some of those events still wait in the buffer.
-    let networkOffset = HighestSequence()
     /// The most events the buffer holds (nil in pull mode).
     private let capacity: Int?
     private let buffer = Mutex(Buffer())
@@ -61,10 +58,10 @@ final class EventInbox: Sendable {
         guard let capacity else {
             ledger.noteBuffered(events: 1, bytes: event.payloadBytes)
             await handle(event)
-            networkOffset.raise(to: event.sequence)
             return
         }
-        networkOffset.raise(to: event.sequence)
+        // Off the network: a new connection resumes after it, even while it waits here.
+        ledger.readOffNetwork(event.sequence)
         let outcome = buffer.withLock { buffer -> Delivery in
             guard !buffer.finished else { return Delivery() }
             if let app = buffer.app {

@@ -2,7 +2,6 @@ import GRPCCore
 import GRPCNIOTransportHTTP2Posix
 import Logging
 import NetsimModel
-import Synchronization
 
 /// The gRPC bidi app on one device, the mobile client the field recommends: a reconnection
 /// state machine with exponential backoff that resumes from the last offset, keepalive, a
@@ -123,7 +122,7 @@ struct LiveGRPCClient: Sendable {
                 for await next in inputs {
                     switch next {
                     case .callOpened: perform(machine.callOpened())
-                    case .callEnded: perform(machine.callEnded(lastOffset: inbox.networkOffset.value, now: .now))
+                    case .callEnded: perform(machine.callEnded(lastOffset: ledger.lastReceivedSequence, now: .now))
                     case .retryDue: perform(machine.retryDue(now: .now))
                     case .network(let available): perform(machine.networkChanged(available: available))
                     }
@@ -208,14 +207,4 @@ struct LiveGRPCClient: Sendable {
         }
         input.yield(.callEnded)
     }
-}
-
-/// The highest event sequence that came off the network: where a new call resumes, even while
-/// some of those events still wait in the receive buffer.
-final class HighestSequence: Sendable {
-    private let highest = Mutex<UInt64>(0)
-
-    func raise(to sequence: UInt64) { highest.withLock { $0 = max($0, sequence) } }
-
-    var value: UInt64 { highest.withLock { $0 } }
 }

@@ -239,11 +239,15 @@ struct Fleet: Sendable {
                     ledger: ledger, clock: clock, network: settings.rest.watchNetwork ? watch : nil
                 ).run()
             case .ws:
-                await LiveWebSocketClient(
-                    device: index, port: port, ledger: ledger, settings: settings.ws, reconnect: settings.reconnect,
-                    backoff: settings.backoff(settings.ws.backoff), network: settings.ws.watchNetwork ? watch : nil,
-                    inbox: EventInbox(ledger: ledger, clock: clock, mode: settings.ws.receiveBuffer, consumer: settings.consumer),
-                    batching: settings.batching, clock: clock, seed: seed, logger: logger
+                await AppDriver(
+                    machine: WebSocketClientModel(
+                        settings: LiveWebSocketTransport.liveMachineSettings(settings.ws), batching: settings.batching,
+                        reconnect: settings.reconnect, seed: seed),
+                    transport: LiveWebSocketTransport(
+                        device: index, port: port, ledger: ledger,
+                        inbox: EventInbox(ledger: ledger, clock: clock, mode: settings.ws.receiveBuffer, consumer: settings.consumer),
+                        settings: settings.ws, batched: settings.batching != nil, clock: clock, logger: logger),
+                    ledger: ledger, clock: clock, network: settings.ws.watchNetwork ? watch : nil
                 ).run()
             case .grpc:
                 var grpc = settings.grpc

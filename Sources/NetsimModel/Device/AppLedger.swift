@@ -30,7 +30,7 @@ public struct AppLedger: Sendable {
     }
 
     /// Event `sequence` came off the network into the app's receive buffer: a new connection
-    /// resumes after it, even while it waits there (the live `EventInbox.networkOffset`).
+    /// resumes after it, even while it waits there (the live `EventInbox` tells it too).
     public mutating func readOffNetwork(_ sequence: UInt64) {
         readThrough = max(readThrough, sequence)
     }

@@ -1,7 +1,8 @@
 import NetsimCore
 
-/// The WebSocket app as a state machine, as the live bench's client runs it over
-/// hummingbird-websocket: one connection that receives pushed events and sends the outbox;
+/// The WebSocket app as a state machine, which both engines play (the live bench through an
+/// `AppDriver` over `LiveWebSocketTransport`, on hummingbird-websocket, whose auto-ping plays
+/// this machine's pings there): one connection that receives pushed events and sends the outbox;
 /// after the upgrade it pings every ping interval (16 random bytes), and a ping still unanswered
 /// when the next is due closes the connection ("Ping timeout", close code 1001). Whenever the
 /// connection ends it reconnects after a jittered backoff (the first retry after a connection
