@@ -182,7 +182,10 @@ import Testing
             ledger.produceMessage(createdAt: clock.now())
         }
         let opens = log.sent.filter { if case .open = $0.frame { true } else { false } }
-        #expect(opens.map(\.frame) == [.open(after: 0, newConnection: true), .open(after: 5, newConnection: true), .open(after: 5, newConnection: true)])
+        #expect(
+            opens.map(\.frame) == [
+                .open(after: 0, newConnection: true), .open(after: 5, newConnection: true), .open(after: 5, newConnection: true),
+            ])
         if opens.count == 3 {
             #expect(opens[1].time - opens[0].time >= 3.999)
         }
