@@ -42,16 +42,24 @@ let package = Package(
         // `netsim run -- COMMAND`: a child with signals at their defaults and none blocked, and
         // SIGTERM then SIGKILL when the run ends first.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        // `Deque`: the first-in first-out queues of the link, the proxy's delay lines and the
+        // model's app buffers (already built for swift-nio).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
     ],
     targets: [
-        .target(name: "NetsimCore", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
+        .target(
+            name: "NetsimCore",
+            dependencies: [
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]),
         // The reports: their documents (Markdown, HTML, SVG), JSON trees and schemas, gates,
         // baselines, shard merging and `report compare`. Over NetsimCore; no model depends on it.
         .target(name: "NetsimReport", dependencies: ["NetsimCore"]),
         // The model engine: the bench's workload, client settings and transports played in virtual
         // time over NetsimCore's models. Pure like NetsimCore: no NIO, no clock, no YAML.
         .target(
-            name: "NetsimModel", dependencies: ["NetsimCore"]),
+            name: "NetsimModel", dependencies: ["NetsimCore", .product(name: "DequeModule", package: "swift-collections")]),
         // Reading the YAML inputs into those models' values: profiles (and the built-in ones),
         // workload, client and server-policy files, every error at FILE:LINE:COLUMN.
         .target(
@@ -61,7 +69,7 @@ let package = Package(
         // The keepalive tuner: sweeps of the model engine, the recommendation and its reports.
         .target(name: "NetsimTune", dependencies: ["NetsimModel", "NetsimCore", "NetsimReport"]),
         // The lifecycle of one proxied connection as a pure state machine: no NIO, no clock.
-        .target(name: "NetsimConnection", dependencies: ["NetsimCore"]),
+        .target(name: "NetsimConnection", dependencies: ["NetsimCore", .product(name: "DequeModule", package: "swift-collections")]),
         .target(
             name: "NetsimProxy",
             dependencies: [

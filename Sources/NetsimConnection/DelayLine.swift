@@ -1,3 +1,5 @@
+import DequeModule
+
 /// What one direction of a connection has read from its source and not yet handed to its
 /// destination, each item with the time the device model says it arrives. Items leave in
 /// order (the model never gives a connection an earlier time than its previous one), and the
@@ -15,22 +17,20 @@ package struct DelayLine<Chunk, Instant: Comparable> {
         case reset
     }
 
-    /// A first-in first-out queue: `head` is the first item still waiting; the slots before it
-    /// are emptied as items leave and compacted away once they are the larger part.
-    private var items: [(due: Instant, item: Item)?] = []
-    private var head = 0
+    /// First in, first out.
+    private var items = Deque<(due: Instant, item: Item)>()
     package private(set) var bytes = 0
     /// The latest due time queued so far: a later item never leaves before it.
     private var lastDue: Instant?
 
     package init() {}
 
-    package var isEmpty: Bool { head == items.count }
-    package var nextDue: Instant? { isEmpty ? nil : items[head]?.due }
+    package var isEmpty: Bool { items.isEmpty }
+    package var nextDue: Instant? { items.first?.due }
 
     /// Whether the next item is a RST.
     package var nextIsReset: Bool {
-        guard !isEmpty, case .reset = items[head]?.item else { return false }
+        guard case .reset = items.first?.item else { return false }
         return true
     }
 
@@ -47,16 +47,16 @@ package struct DelayLine<Chunk, Instant: Comparable> {
     /// queued after them, at its own time).
     package mutating func replanLatest(_ dues: [Instant]) -> Bool {
         let first = items.count - dues.count
-        guard first >= head,
+        guard first >= 0,
             items[first...].allSatisfy({ entry in
-                if case .reset = entry?.item { return false }
+                if case .reset = entry.item { return false }
                 return true
             })
         else { return false }
-        var previous = first > head ? items[first - 1]?.due : nil
+        var previous = first > 0 ? items[first - 1].due : nil
         for (offset, due) in dues.enumerated() {
             let due = max(previous ?? due, due)
-            items[first + offset]?.due = due
+            items[first + offset].due = due
             previous = due
         }
         if let previous { lastDue = previous }
@@ -65,16 +65,8 @@ package struct DelayLine<Chunk, Instant: Comparable> {
 
     /// Removes and returns the first item if it is due at `now`.
     package mutating func popDue(now: Instant) -> Item? {
-        guard !isEmpty, let first = items[head], first.due <= now else { return nil }
-        items[head] = nil
-        head += 1
-        if head == items.count {
-            items.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 64, head * 2 >= items.count {
-            items.removeFirst(head)
-            head = 0
-        }
+        guard let first = items.first, first.due <= now else { return nil }
+        items.removeFirst()
         if case .data(_, let byteCount) = first.item { bytes -= byteCount }
         return first.item
     }
@@ -83,7 +75,6 @@ package struct DelayLine<Chunk, Instant: Comparable> {
     /// queued afterwards keeps order only with itself: nothing dropped holds it back.
     package mutating func removeAll() {
         items.removeAll()
-        head = 0
         bytes = 0
         lastDue = nil
     }

@@ -46,16 +46,18 @@ extension LiveTransport {
 /// (`TransportClientModel`), on the live bench: the machine decides, time as an argument; this
 /// feeds it the bench clock, real answers, the outbox's wake-ups and the phone's network, arms
 /// its timers on the bench clock, and hands what it asks of the wire to a `LiveTransport`. So
-/// the app's policy (outbox and generations, cursor, reconnection, batching, consumer pace,
-/// network watching) is written once for both engines.
+/// the app's policy (outbox and generations, resume cursor, reconnection and backoff, batching,
+/// network watching, REST's consumer pace) is written once for both engines; a push client's
+/// receive buffer is still the live `EventInbox` beside the model's `AppInbox`.
 ///
-/// One task owns the machine; everything else (requests in flight, timers, wake-ups, the
-/// network watch) runs as children that send it `AppInput`s. The inputs are bounded by those
-/// children: each sends at most one before it ends, but the wake-ups (one pending at most,
-/// `SignalSlot`) and the network watch (one per change).
+/// One task owns the machine; everything else (requests and connections in flight, timers,
+/// wake-ups, the network watch) runs as children that send it `AppInput`s. The inputs waiting
+/// are bounded by those children: a timer sends one, a request its answer or failure, a
+/// connection its opening and its end, the wake-ups one pending at most (`SignalSlot`), and the
+/// network watch one per change.
 struct AppDriver<Machine: TransportClientModel, Transport: LiveTransport>: Sendable {
-    var machine: Machine
-    var transport: Transport
+    let machine: Machine
+    let transport: Transport
     let ledger: DeviceLedger
     let clock: BenchClock
     /// The phone's network, for a machine that watches it; nil: the app does not ask.

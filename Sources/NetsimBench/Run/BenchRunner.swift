@@ -305,6 +305,12 @@ struct Fleet: Sendable {
         var measurements: [DeviceMeasurement] = []
         var failures: [ProxyStopFailure.Device] = []
         for device in devices {
+            // What the app and the server saw is read before the proxy stops: its stop resets the
+            // connections, and a request or a connection that fails then is the bench's teardown,
+            // not a failure the run met.
+            let app = device.ledger.record
+            let deliveries = device.ledger.deliveries
+            let server = store.record(device: device.index)
             let report: RunReport
             do {
                 report = try await device.proxy.stop()
@@ -314,8 +320,8 @@ struct Fleet: Sendable {
             }
             measurements.append(
                 DeviceMeasurement(
-                    index: device.index, app: device.ledger.record, deliveries: device.ledger.deliveries,
-                    server: store.record(device: device.index), proxy: report, proxyOrigin: device.proxyOrigin))
+                    index: device.index, app: app, deliveries: deliveries, server: server, proxy: report,
+                    proxyOrigin: device.proxyOrigin))
         }
         if !failures.isEmpty { throw ProxyStopFailure(failures) }
         return measurements

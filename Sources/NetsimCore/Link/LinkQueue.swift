@@ -1,3 +1,5 @@
+import DequeModule
+
 /// Which bytes wait for one direction of a link: the chunks queued for serialization and not
 /// yet gone, oldest first, each with when `LinkSchedule` last said it leaves and whose it is.
 /// The schedule says when bytes may leave; this says which wait, so that when the link changes
@@ -23,8 +25,7 @@ struct LinkQueue: Sendable {
         var floor = -Double.infinity
     }
 
-    private var entries: [Chunk] = []
-    private var head = 0
+    private var entries = Deque<Chunk>()
     private(set) var bytes = 0
 
     mutating func append(_ chunk: Chunk) {
@@ -35,22 +36,22 @@ struct LinkQueue: Sendable {
     /// Says whose the chunk queued last is, when it arrives on its own and the delivery it
     /// must not pass.
     mutating func lastBelongs(to connection: ConnectionID, arrivingAt arrival: Double, after floor: Double) {
-        guard head < entries.count else { return }
-        entries[entries.count - 1].connection = connection
-        entries[entries.count - 1].delayAfterEnd = arrival - entries[entries.count - 1].end
-        entries[entries.count - 1].floor = floor
+        guard !entries.isEmpty else { return }
+        let last = entries.count - 1
+        entries[last].connection = connection
+        entries[last].delayAfterEnd = arrival - entries[last].end
+        entries[last].floor = floor
     }
 
     /// Whether a chunk still queued belongs to one of `connections`.
     func holds(any connections: Set<ConnectionID>) -> Bool {
-        entries[head...].contains { $0.connection.map(connections.contains) == true }
+        entries.contains { $0.connection.map(connections.contains) == true }
     }
 
     /// Removes and returns every chunk still queued, oldest first.
-    mutating func removeAll() -> ArraySlice<Chunk> {
-        let waiting = entries[head...]
+    mutating func removeAll() -> Deque<Chunk> {
+        let waiting = entries
         entries = []
-        head = 0
         bytes = 0
         return waiting
     }
@@ -59,7 +60,7 @@ struct LinkQueue: Sendable {
     /// already are.
     func departureTime(leavingBelow limit: Int) -> Double? {
         var remaining = bytes
-        for entry in entries[head...] {
+        for entry in entries {
             if remaining < limit { return nil }
             remaining -= entry.bytes
             if remaining < limit { return entry.end }
@@ -68,13 +69,9 @@ struct LinkQueue: Sendable {
     }
 
     mutating func removeDeparted(before time: Double) {
-        while head < entries.count, entries[head].end <= time {
-            bytes -= entries[head].bytes
-            head += 1
-        }
-        if head > 1024, head * 2 > entries.count {
-            entries.removeFirst(head)
-            head = 0
+        while let first = entries.first, first.end <= time {
+            bytes -= first.bytes
+            entries.removeFirst()
         }
     }
 }

@@ -1,3 +1,4 @@
+import DequeModule
 import NetsimCore
 
 /// What a push transport's app (WebSocket, gRPC) holds between the network and itself, and its
@@ -56,9 +57,8 @@ struct AppInbox: Sendable {
     let handlingSeconds: Double
     /// The event the app is handling, if any.
     private(set) var handling: Event?
-    /// Buffered: the buffer, oldest first; pull: events unread in the transport. From `head` on.
-    private var waiting: [Event] = []
-    private var head = 0
+    /// Buffered: the buffer, oldest first; pull: events unread in the transport.
+    private var waiting = Deque<Event>()
     private var waitingPayloadBytes = 0
     /// The most events and payload bytes the app held at once (`AppRecord.peakBufferedEvents`).
     private(set) var peakEvents = 0
@@ -81,7 +81,7 @@ struct AppInbox: Sendable {
         }
     }
 
-    var waitingCount: Int { waiting.count - head }
+    var waitingCount: Int { waiting.count }
 
     /// `event` came off the network at `now`.
     mutating func arrived(_ event: Event, at now: Double) -> Arrival {
@@ -114,10 +114,8 @@ struct AppInbox: Sendable {
     /// after the last one read). A buffer keeps what it holds: those came off the network.
     mutating func connectionEnded(_ connection: ConnectionID) {
         guard mode == .pull, waitingCount > 0 else { return }
-        let kept = waiting[head...].filter { $0.connection != connection }
-        waiting = kept
-        head = 0
-        waitingPayloadBytes = kept.reduce(0) { $0 + $1.payloadBytes }
+        waiting.removeAll { $0.connection == connection }
+        waitingPayloadBytes = waiting.reduce(0) { $0 + $1.payloadBytes }
     }
 
     private mutating func take(_ event: Event) {
@@ -126,17 +124,8 @@ struct AppInbox: Sendable {
     }
 
     private mutating func popFirst() -> Event? {
-        guard head < waiting.count else { return nil }
-        let event = waiting[head]
-        head += 1
+        guard let event = waiting.popFirst() else { return nil }
         waitingPayloadBytes -= event.payloadBytes
-        if head == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            head = 0
-        } else if head >= 1024, head * 2 >= waiting.count {
-            waiting.removeFirst(head)
-            head = 0
-        }
         return event
     }
 

@@ -1,3 +1,4 @@
+import DequeModule
 import NetsimCore
 
 /// The transport's flow control between the server and an app that pulls (`AppInbox` in pull
@@ -32,15 +33,14 @@ struct FlowWindow: Sendable {
     private(set) var connection: ConnectionID?
     /// Bytes sent on `connection` and not yet read by the app.
     private(set) var unread = 0
-    /// Events the server created for the connection and holds back, oldest first, from `head`.
-    private var held: [Held] = []
-    private var head = 0
+    /// Events the server created for the connection and holds back, oldest first.
+    private var held = Deque<Held>()
 
     init(capacity: Int) {
         self.capacity = capacity
     }
 
-    var heldCount: Int { held.count - head }
+    var heldCount: Int { held.count }
 
     /// The server writes event `sequence` (`bytes` under flow control) on `id`: true when it
     /// goes now, false when the window holds it back (it goes from `read`, in order).
@@ -49,9 +49,8 @@ struct FlowWindow: Sendable {
             connection = id
             unread = 0
             held.removeAll(keepingCapacity: true)
-            head = 0
         }
-        guard heldCount == 0, unread + bytes <= capacity else {
+        guard held.isEmpty, unread + bytes <= capacity else {
             held.append(Held(sequence: sequence, bytes: bytes))
             return false
         }
@@ -64,14 +63,10 @@ struct FlowWindow: Sendable {
         guard id == connection else { return [] }
         unread = max(0, unread - bytes)
         var released: [UInt64] = []
-        while head < held.count, unread + held[head].bytes <= capacity {
-            unread += held[head].bytes
-            released.append(held[head].sequence)
-            head += 1
-        }
-        if head == held.count {
-            held.removeAll(keepingCapacity: true)
-            head = 0
+        while let first = held.first, unread + first.bytes <= capacity {
+            unread += first.bytes
+            released.append(first.sequence)
+            held.removeFirst()
         }
         return released
     }
@@ -83,6 +78,5 @@ struct FlowWindow: Sendable {
         connection = nil
         unread = 0
         held.removeAll(keepingCapacity: true)
-        head = 0
     }
 }
