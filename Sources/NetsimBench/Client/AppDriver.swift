@@ -86,6 +86,7 @@ struct AppDriver<Machine: TransportClientModel, Transport: LiveTransport>: Senda
             var timers = ArmedTimers()
             var actions: [TransportAction] = []
             var steps: [Step] = upAtStart ? [.start] : [.input(.networkChanged(available: false)), .start]
+            var networkUp = upAtStart
             var iterator = inputs.makeAsyncIterator()
             while !Task.isCancelled {
                 for step in steps {
@@ -120,7 +121,7 @@ struct AppDriver<Machine: TransportClientModel, Transport: LiveTransport>: Senda
                     }
                 }
                 guard let input = await iterator.next() else { break }
-                steps = [.input(input)]
+                steps = await self.steps(for: input, networkUp: &networkUp)
             }
             group.cancelAll()
         }
@@ -131,6 +132,27 @@ struct AppDriver<Machine: TransportClientModel, Transport: LiveTransport>: Senda
     private enum Step {
         case start
         case input(AppInput)
+    }
+
+    /// The steps for `input`. A machine that watches the network is told of a change first, and
+    /// only of a change: the network is asked afresh before each input, as the app's loop asks
+    /// at the top of each round, since the watch's own report may come a poll interval late and
+    /// a request sent meanwhile would go into the outage.
+    private func steps(for input: AppInput, networkUp: inout Bool) async -> [Step] {
+        guard let network else { return [.input(input)] }
+        let up: Bool
+        var steps: [Step] = []
+        if case .networkChanged(let reported) = input {
+            up = reported
+        } else {
+            up = await network.isUp()
+        }
+        if up != networkUp {
+            networkUp = up
+            steps.append(.input(.networkChanged(available: up)))
+        }
+        if case .networkChanged = input {} else { steps.append(.input(input)) }
+        return steps
     }
 }
 
