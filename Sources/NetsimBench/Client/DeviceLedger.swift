@@ -124,7 +124,8 @@ final class DeviceLedger: Sendable {
 
     /// Sends every message due on connection `generation` through `write` (a batch at a time),
     /// then each new one as the app produces it (or its batch when it is due), until the next
-    /// connection subscribes or the task is cancelled. The WebSocket and gRPC clients share it.
+    /// connection subscribes or the task is cancelled: the gRPC client's writer (the REST and
+    /// WebSocket machines take their messages from the `AppLedger` themselves).
     func sendMessages(
         on generation: Int, batching: ClientSettings.Batching?, clock: BenchClock, write: ([Message]) async throws -> Void
     ) async throws {

@@ -84,15 +84,7 @@ struct LiveGRPCClient: Sendable {
                 group.addTask { await inbox.runApp() }
                 if let network {
                     group.addTask {
-                        var available = true
-                        while !Task.isCancelled {
-                            let now = await network.isUp()
-                            if now != available {
-                                available = now
-                                input.yield(.network(available: now))
-                            }
-                            try? await Task.sleep(for: network.pollInterval)
-                        }
+                        await network.watch(from: true) { input.yield(.network(available: $0)) }
                     }
                 }
                 var machine = ReconnectionStateMachine<ContinuousClock>(

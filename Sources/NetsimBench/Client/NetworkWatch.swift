@@ -16,7 +16,8 @@ struct NetworkWatch: Sendable {
     }
 
     /// Tells `changed` each time the phone's network goes or comes back (from `up`), asking
-    /// every `pollInterval`, until the task is cancelled: what an `AppDriver` hands its machine.
+    /// every `pollInterval`, until the task is cancelled: what an `AppDriver` hands its machine,
+    /// and the gRPC client its reconnection machine.
     func watch(from up: Bool, _ changed: (Bool) -> Void) async {
         var up = up
         while !Task.isCancelled {
@@ -27,15 +28,5 @@ struct NetworkWatch: Sendable {
             }
             try? await Task.sleep(for: pollInterval)
         }
-    }
-
-    /// Returns when the phone has a network (at once if it has); true if it had to wait.
-    func waitUntilUp() async -> Bool {
-        var waited = false
-        while !Task.isCancelled, !(await isUp()) {
-            waited = true
-            try? await Task.sleep(for: pollInterval)
-        }
-        return waited
     }
 }
