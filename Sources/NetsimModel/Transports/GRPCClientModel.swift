@@ -1,24 +1,24 @@
 import NetsimCore
 
-/// The gRPC bidi app as a state machine: the live bench's `LiveGRPCClient` (its
-/// `ReconnectionStateMachine`: a lost call is reopened at once, a failed attempt waits a
-/// jittered exponential backoff, no attempts while the phone has no network) over the
-/// grpc-swift-nio-transport connection it drives:
+/// The gRPC bidi client in the model engine: the app's policy (`GRPCApp`, which the live bench
+/// plays over grpc-swift itself) over a model of what grpc-swift-nio-transport's channel does
+/// underneath it, which live is the library's own:
 ///
-/// - A naive client (`reconnect: naive`) opens every call from now, waits the fixed naive retry
-///   and does not watch the network, as the live bench's naive `LiveGRPCClient`.
+/// - A call the app opens goes on the current connection, or on a new one (its SYN, then the
+///   preface with the call's HEADERS and Subscribe) when there is none, or waits for a
+///   connection still setting up HTTP/2.
 /// - Keepalive as grpc-swift-nio-transport 2.9.2's `ClientConnectionHandler` implements gRFC A8:
 ///   the timer starts at the server's first SETTINGS and again at each PING ACK, and repeats;
 ///   when it fires with a call open (or `permitWithoutCalls`) it sends a PING, and no ACK within
 ///   the timeout closes the connection (GOAWAY "keepalive_expired").
-/// - After a keepalive timeout, or a RST or TCP timeout while a call is open, the call is
-///   reopened at once; with `GRPCReconnection.oneConnection` (grpc-java, grpc-go, C-core) on
-///   one new connection. grpc-swift 2 opens two connections at once, whether or not the phone
-///   has a network: grpc-swift-nio-transport
-///   2.9.2's `Subchannel` reconnects on `.keepaliveTimeout` and `.error(wasIdle: false)` and asks
-///   for the name to be resolved again, and `PickFirstLoadBalancer`, which never records the
-///   endpoint it was given, makes a second subchannel for the same address. Both start HTTP/2
-///   (the reconnection's SYN first), and the call waits for the first to finish:
+/// - After a keepalive timeout, or a RST or TCP timeout while a call is open, the call fails
+///   and the app reopens it at once; with `GRPCReconnection.oneConnection` (grpc-java, grpc-go,
+///   C-core) on one new connection. grpc-swift 2 opens two connections at once, whether or not
+///   the phone has a network: grpc-swift-nio-transport 2.9.2's `Subchannel` reconnects on
+///   `.keepaliveTimeout` and `.error(wasIdle: false)` and asks for the name to be resolved
+///   again, and `PickFirstLoadBalancer`, which never records the endpoint it was given, makes a
+///   second subchannel for the same address. Both start HTTP/2 (the reconnection's SYN first),
+///   and the call waits for the first to finish:
 ///   - the second first: the load balancer closes the reconnection (a FIN) and the call goes on
 ///     the second;
 ///   - the reconnection first: the call goes on it. When the second is ready the load balancer
@@ -32,11 +32,11 @@ import NetsimCore
 ///   waits until a minute after the last (C-core's throttle); writing HEADERS or DATA lifts it.
 /// - A GOAWAY with ENHANCE_YOUR_CALM "too_many_pings" closes the connection, and the client
 ///   doubles its keepalive time, as A8 requires.
-/// - A call reaching its time limit is cancelled (RST_STREAM) and renewed at once on the same
-///   connection, resuming from the last event received (on the waiting connection instead,
-///   after a roll-over: the cancelled call was the last stream of the one rolled over).
-/// - With batching, a batch's messages go back to back on the stream when it is due (the
-///   contract has no batch frame).
+/// - A call the app cancels (its time limit) sends RST_STREAM on its connection; after a
+///   roll-over, that call was the last stream of the connection rolled over, which closes, and
+///   the renewed call goes on the waiting connection.
+///
+/// The app's actions are its call's (`GRPCApp`); this turns them into the wire's, in order.
 public struct GRPCClientModel: Sendable {
     public enum Connection: Sendable, Equatable {
         case none
@@ -56,60 +56,55 @@ public struct GRPCClientModel: Sendable {
         case standby
     }
 
-    public enum Call: Sendable, Equatable {
+    /// The app's call as the channel carries it.
+    private enum Stream: Equatable {
         case none
-        case opening
+        /// Opened by the app; `waitsFor` holds its Subscribe's cursor while it waits for the
+        /// current connection's SETTINGS (nil: its HEADERS went).
+        case opening(waitsFor: UInt64?)
         case open
-        case backingOff
-        case suspended
     }
 
+    /// The app's policy, which the live bench plays over grpc-swift.
+    public private(set) var app: GRPCApp
     public private(set) var connection = Connection.none
-    public private(set) var call = Call.none
     public private(set) var spare = Spare.none
     /// The load balancer rolled the current connection over: it carries the call until the call
     /// ends and then closes; its subchannel is shut down, so its death opens no connection.
     public private(set) var goingAway = false
-    /// The call's `open` waits for the current connection's SETTINGS.
-    private var openWaits = false
+    private var stream = Stream.none
     /// The spare's keepalive: when its timer next fires, and whether its ping awaits an ACK.
     private var spareTimerDue = 0.0
     private var spareAwaitingPingAck = false
     /// The keepalive time in force: the configured one, doubled after each too_many_pings.
     public private(set) var keepaliveTime: Double
     let settings: ClientSettings.GRPCClientSettings
-    private var random: SeededRandom
-    private var reconnection: Reconnection
-    /// Uplink messages sent in batches; nil: each as soon as it is produced.
-    let batching: ClientSettings.Batching?
-    /// Where a call resumes, the backoff between attempts and whether it hears of the network.
-    let reconnect: ClientSettings.Reconnect
-    private var generation = 0
-    private var networkAvailable = true
     private var awaitingPingAck = false
     /// Pings sent since the client last wrote HEADERS or DATA, and when the last went.
     private var pingsWithoutData = 0
     private var lastPingSent: Double?
     /// When the next ping is due by the keepalive time alone, while the throttle holds it later.
     private var throttledPingDue: Double?
+    /// The app's actions of one input, before they become the wire's (kept: one buffer a run).
+    private var appActions: [TransportAction] = []
 
     /// C-core's throttle on pings without data (`kThrottleIntervalWithoutDataSent`).
     static let pingThrottleWithoutData = 60.0
+
+    public var call: GRPCApp.Call { app.call }
 
     public init(
         settings: ClientSettings.GRPCClientSettings, batching: ClientSettings.Batching? = nil,
         reconnect: ClientSettings.Reconnect = .resilient, seed: UInt64
     ) {
         self.settings = settings
-        self.batching = batching
-        self.reconnect = reconnect
+        self.app = GRPCApp(settings: settings, batching: batching, reconnect: reconnect, seed: seed)
         self.keepaliveTime = settings.keepaliveTime
-        self.random = SeededRandom(seed: seed)
-        self.reconnection = Reconnection(reconnect.backoff(settings.backoff))
     }
 
     public mutating func start(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
+        app.start(now: now, ledger: &ledger, into: &appActions)
+        carryOut(now: now, ledger: &ledger, into: &actions)
     }
 
     public mutating func received(_ frame: Frame, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -119,15 +114,16 @@ public struct GRPCClientModel: Sendable {
                 connection = .ready
                 keepaliveStarts(now: now, into: &actions)
             }
-            guard case .opening = call else { return }
-            call = .open
-            sendOutbox(now: now, ledger: &ledger, into: &actions)
+            guard case .opening = stream else { return }
+            stream = .open
+            app.received(frame, now: now, ledger: &ledger, into: &appActions)
+            carryOut(now: now, ledger: &ledger, into: &actions)
         case .prefaceAccepted where connection == .settingUp:
             // The server's SETTINGS on the subchannel's connection: keepalive starts, and a call
             // waiting for a ready connection goes on it.
             connection = .ready
             keepaliveStarts(now: now, into: &actions)
-            sendWaitingOpen(ledger: &ledger, into: &actions)
+            sendWaitingOpen(into: &actions)
         case .pong(toClient: true) where awaitingPingAck:
             awaitingPingAck = false
             actions.append(.cancelTimer(.pingTimeout))
@@ -170,17 +166,14 @@ public struct GRPCClientModel: Sendable {
     }
 
     public mutating func messageProduced(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        if call == .open { sendOutbox(now: now, ledger: &ledger, into: &actions) }
+        app.messageProduced(now: now, ledger: &ledger, into: &appActions)
+        carryOut(now: now, ledger: &ledger, into: &actions)
     }
 
-    /// Events and acknowledgements reach the app only on an open call: those of a call the
-    /// client cancelled (a renewal) arrive on a closed HTTP/2 stream and are dropped, and on one
-    /// connection they all arrive before the new call's response headers.
+    /// The app's: on one connection, a cancelled call's events and acknowledgements all arrive
+    /// before the new call's response headers, and are dropped.
     public func delivers(_ frame: Frame) -> Bool {
-        switch frame {
-        case .event, .ack: call == .open
-        default: true
-        }
+        app.delivers(frame)
     }
 
     public mutating func timerFired(_ timer: TransportTimer, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
@@ -198,20 +191,6 @@ public struct GRPCClientModel: Sendable {
         case .pingTimeout where awaitingPingAck:
             actions.append(.send(.goAway(tooManyPings: false)))
             closeConnection(now: now, ledger: &ledger, reconnect: true, into: &actions)
-        case .callDeadline where call == .open || isOpening:
-            ledger.countCallRenewal()
-            call = .none
-            if openWaits {
-                openWaits = false
-            } else {
-                actions.append(.send(.callCancelled))
-            }
-            if goingAway {
-                // The call was the last stream of a connection the load balancer rolled over:
-                // that connection closes, and the renewed call goes where the next call goes.
-                closeConnection(now: now, ledger: &ledger, into: &actions)
-            }
-            openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
         case .sparePing where spare == .standby:
             guard settings.permitWithoutCalls else {
                 spareTimerDue = now + keepaliveTime
@@ -227,11 +206,9 @@ public struct GRPCClientModel: Sendable {
             actions.append(.sendOnSpare(.goAway(tooManyPings: false)))
             actions.append(.closeSpareConnection)
             spareGone(into: &actions)
-        case .retry:
-            guard call == .backingOff else { return }
-            openCall(startingOver: false, now: now, ledger: &ledger, into: &actions)
-        case .flush where call == .open:
-            sendOutbox(now: now, ledger: &ledger, into: &actions)
+        case .callDeadline, .retry, .flush:
+            app.timerFired(timer, now: now, ledger: &ledger, into: &appActions)
+            carryOut(now: now, ledger: &ledger, into: &actions)
         default:
             break
         }
@@ -244,30 +221,70 @@ public struct GRPCClientModel: Sendable {
         // grpc-swift's subchannel treats an error on a connection with a stream open as it
         // treats a keepalive timeout (`Subchannel` `.error(wasIdle: false)`): it reconnects at
         // once, network or not. A FIN is a clean close: it waits for the next call.
-        let reconnects = end != .closedByPeer && connection == .ready && call == .open
+        let reconnects = end != .closedByPeer && connection == .ready && stream == .open
         connectionGone(reconnect: reconnects, now: now, ledger: &ledger, into: &actions)
     }
 
-    /// The phone's network went away or came back (a mobile OS's reachability callback).
+    /// The phone's network went away or came back: the app's to act on (grpc-swift's channel
+    /// does not watch it).
     public mutating func networkChanged(
         available: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
     ) {
-        guard reconnect == .resilient else { return }
-        networkAvailable = available
-        switch (call, available) {
-        case (.backingOff, false):
-            call = .suspended
-            actions.append(.cancelTimer(.retry))
-        case (.suspended, true):
-            openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
-        default:
-            break
+        app.networkChanged(available: available, now: now, ledger: &ledger, into: &appActions)
+        carryOut(now: now, ledger: &ledger, into: &actions)
+    }
+
+    /// Turns what the app asked for into the wire's actions, in order: opening a call, writing
+    /// its messages and cancelling it are the channel's to carry; timers pass through.
+    private mutating func carryOut(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        var asked = appActions
+        appActions = []
+        defer {
+            asked.removeAll(keepingCapacity: true)
+            appActions = asked
+        }
+        for action in asked {
+            switch action {
+            case .connect:
+                // The call's own: which connection it goes on is decided at its open.
+                break
+            case .send(.open(let after, _)):
+                openStream(after: after, into: &actions)
+            case .send(let frame):
+                actions.append(.send(frame))
+                wroteHeadersOrData(into: &actions)
+            case .closeConnection:
+                cancelStream(now: now, ledger: &ledger, into: &actions)
+            default:
+                actions.append(action)
+            }
         }
     }
 
-    private var isOpening: Bool {
-        if case .opening = call { return true }
-        return false
+    /// The app opened a call: on a new connection when there is none, after the SETTINGS of one
+    /// setting up, else on the current one.
+    private mutating func openStream(after: UInt64, into actions: inout [TransportAction]) {
+        let newConnection = connection == .none
+        if newConnection {
+            connection = .handshaking
+            actions.append(.connect)
+        }
+        if connection == .settingUp {
+            stream = .opening(waitsFor: after)
+        } else {
+            stream = .opening(waitsFor: nil)
+            actions.append(.send(.open(after: after, newConnection: newConnection)))
+            wroteHeadersOrData(into: &actions)
+        }
+    }
+
+    /// The app cancelled its call: its RST_STREAM, unless its HEADERS never went. After a
+    /// roll-over it was the last stream of the connection rolled over, which closes.
+    private mutating func cancelStream(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
+        let sent = stream == .opening(waitsFor: nil) || stream == .open
+        stream = .none
+        if sent { actions.append(.send(.callCancelled)) }
+        if goingAway { closeConnection(now: now, ledger: &ledger, into: &actions) }
     }
 
     /// Closes the current connection; with `reconnect`, the subchannel's two new connections
@@ -293,10 +310,13 @@ public struct GRPCClientModel: Sendable {
         actions.append(.cancelTimer(.pingTimeout))
         if reconnect, !goingAway, (settings.reconnection ?? .grpcSwift2) == .grpcSwift2 {
             subchannelReconnection(into: &actions)
-        } else if spareTakesOver(into: &actions), openWaits {
+        } else if spareTakesOver(into: &actions), case .opening(waitsFor: .some) = stream {
             return
         }
-        callFailed(now: now, ledger: &ledger, into: &actions)
+        guard stream != .none else { return }
+        stream = .none
+        app.connectionEnded(.reset, now: now, ledger: &ledger, into: &appActions)
+        carryOut(now: now, ledger: &ledger, into: &actions)
     }
 
     /// The two connections grpc-swift opens at once after an unclean close: the subchannel's
@@ -334,7 +354,7 @@ public struct GRPCClientModel: Sendable {
         goingAway = false
         connection = .ready
         keepaliveStarts(now: now, into: &actions)
-        sendWaitingOpen(ledger: &ledger, into: &actions)
+        sendWaitingOpen(into: &actions)
     }
 
     /// The spare becomes the current connection, keeping its keepalive timer; false when there
@@ -371,77 +391,15 @@ public struct GRPCClientModel: Sendable {
 
     /// Whether a call has a stream on the current connection (its HEADERS went).
     private var hasStream: Bool {
-        call == .open || (isOpening && !openWaits)
+        stream == .open || stream == .opening(waitsFor: nil)
     }
 
     /// A call that waited for a ready connection goes on the current one.
-    private mutating func sendWaitingOpen(ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        guard openWaits, connection == .ready else { return }
-        openWaits = false
-        actions.append(.send(subscribe(ledger, newConnection: false)))
+    private mutating func sendWaitingOpen(into actions: inout [TransportAction]) {
+        guard case .opening(waitsFor: .some(let after)) = stream, connection == .ready else { return }
+        stream = .opening(waitsFor: nil)
+        actions.append(.send(.open(after: after, newConnection: false)))
         wroteHeadersOrData(into: &actions)
-    }
-
-    /// The call's HEADERS and Subscribe, from where `reconnect` resumes.
-    private func subscribe(_ ledger: AppLedger, newConnection: Bool) -> Frame {
-        .open(after: reconnect.resumeCursor(highestReceived: ledger.highestSequence), newConnection: newConnection)
-    }
-
-    /// The call ended with an error: reopened at once if it had opened, else after backoff.
-    private mutating func callFailed(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        openWaits = false
-        switch call {
-        case .open:
-            ledger.countFailedAttempt()
-            actions.append(.cancelTimer(.callDeadline))
-            openCall(startingOver: true, now: now, ledger: &ledger, into: &actions)
-        case .opening:
-            ledger.countFailedAttempt()
-            actions.append(.cancelTimer(.callDeadline))
-            guard networkAvailable else {
-                call = .suspended
-                return
-            }
-            call = .backingOff
-            actions.append(.setTimer(.retry, at: now + reconnection.failed(random: &random)))
-        case .none, .backingOff, .suspended:
-            break
-        }
-    }
-
-    /// Opens a call: `startingOver` after one that had opened, at the start and when the
-    /// network returns (the backoff's count starts over), not on a retry after a failed attempt.
-    private mutating func openCall(
-        startingOver: Bool, now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]
-    ) {
-        if startingOver { reconnection.startOver() }
-        guard networkAvailable else {
-            call = .suspended
-            return
-        }
-        generation = ledger.beginConnection()
-        call = .opening
-        let newConnection = connection == .none
-        if newConnection {
-            connection = .handshaking
-            actions.append(.connect)
-        }
-        if connection == .settingUp {
-            openWaits = true
-        } else {
-            actions.append(.send(subscribe(ledger, newConnection: newConnection)))
-            wroteHeadersOrData(into: &actions)
-        }
-        if let limit = settings.callTimeLimit { actions.append(.setTimer(.callDeadline, at: now + limit)) }
-    }
-
-    private mutating func sendOutbox(now: Double, ledger: inout AppLedger, into actions: inout [TransportAction]) {
-        while let batch = ledger.dueMessages(for: generation, batching: batching, now: now, into: &actions) {
-            for message in batch {
-                actions.append(.send(.message(message.id)))
-                wroteHeadersOrData(into: &actions)
-            }
-        }
     }
 
     /// A new connection's keepalive: its first ping after the keepalive time, and no pings
