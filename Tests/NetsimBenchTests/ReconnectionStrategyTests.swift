@@ -29,15 +29,6 @@ import Testing
         #expect(ClientSettings().backoff(Backoff(initial: 2)) == Backoff(initial: 2))
     }
 
-    @Test func aNaiveMachineOpensEveryCallFromNow() {
-        var machine = ReconnectionStateMachine<MockClock>(backoff: .naiveRetry, seed: 1, reconnect: .naive)
-        #expect(machine.start() == .openCall(resumeFrom: ClientSettings.Reconnect.fromNow))
-        _ = machine.callOpened()
-        #expect(
-            machine.callEnded(lastOffset: 17, now: MockClock.Instant(offset: .seconds(1)))
-                == .openCall(resumeFrom: ClientSettings.Reconnect.fromNow))
-    }
-
     /// Events missing up to where a subscription from now started are lost by skipping; one
     /// missing behind a received event after it was dropped; those after the last received are
     /// still in flight.

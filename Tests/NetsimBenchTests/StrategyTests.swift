@@ -123,15 +123,18 @@ struct OfflineQueueTests {
         let ledger = Self.ledger(outboxLimit: 4, messages: 10)
         func drain(_ generation: Int, batching: ClientSettings.Batching? = nil) -> [[UInt64]] {
             var batches: [[UInt64]] = []
-            while case .send(let batch) = ledger.nextBatch(for: generation, batching: batching, now: 100) {
+            while let batch = ledger.withApp({ app in
+                var actions: [TransportAction] = []
+                return app.dueMessages(for: generation, batching: batching, now: 100, into: &actions)
+            }) {
                 batches.append(batch.map(\.id))
             }
             return batches
         }
-        #expect(drain(ledger.beginConnection()) == [[7], [8], [9], [10]])
+        #expect(drain(ledger.withApp { $0.beginConnection() }) == [[7], [8], [9], [10]])
         // A reconnect before any acknowledgement sends them all again, in order, batched here.
         ledger.acknowledge(7)
-        #expect(drain(ledger.beginConnection(), batching: .init(maxMessages: 2, flushAfter: 1)) == [[8, 9], [10]])
+        #expect(drain(ledger.withApp { $0.beginConnection() }, batching: .init(maxMessages: 2, flushAfter: 1)) == [[8, 9], [10]])
     }
 }
 
@@ -142,11 +145,15 @@ struct BatchWireSizeTests {
         let ledger = DeviceLedger(device: 7, outboxLimit: 64, messagePayloadBytes: 200)
         // Times with nine decimals, as the bench clock's nanoseconds give.
         for time in [12.123456789, 12.223456789, 12.323456789] { ledger.produceMessage(createdAt: time) }
-        guard case .send(let batch) = ledger.nextBatch(for: ledger.beginConnection(), batching: .init(maxMessages: 3), now: 12.4) else {
+        let batch = ledger.withApp { app in
+            var actions: [TransportAction] = []
+            return app.dueMessages(for: app.beginConnection(), batching: .init(maxMessages: 3), now: 12.4, into: &actions)
+        }
+        guard let batch else {
             Issue.record("no batch")
             return
         }
-        let body = try JSONEncoder().encode(batch.map(JSONWire.Message.init))
+        let body = try JSONEncoder().encode(batch.map { JSONWire.Message(ledger.message($0)) })
         let acks = try JSONEncoder().encode(JSONWire.ServerFrame(acks: batch.map(\.id)))
         let ws = WireFormat(encoding: .transport(.ws), eventPayloadBytes: 256, messagePayloadBytes: 200, device: 7)
         #expect(ws.bytes(.messageBatch(first: 1, last: 3), at: 12.4) == WireFormat.webSocketFrame(payload: body.count, masked: true))

@@ -4,8 +4,8 @@ import Synchronization
 /// The app's side of one device, whatever its transport: the model engine's `AppLedger` (the
 /// events it received, for delivery accounting and resumption, and its `Outbox` of uplink
 /// messages) behind a lock, shared by the device's client, the workload that produces its
-/// messages and the server that creates its events. It wakes the connection's writer when a
-/// message is produced or a batch falls due. The outbox holds ids and times, as the model's
+/// messages and the server that creates its events. It wakes the app's driver when a message is
+/// produced. The outbox holds ids and times, as the model's
 /// does; a message's text is made when it is written (`Workload.payload`).
 final class DeviceLedger: Sendable {
     /// An uplink message as a live client writes it: the outbox's message with its text.
@@ -13,13 +13,6 @@ final class DeviceLedger: Sendable {
         var id: UInt64
         var createdAt: Double
         var payload: String
-    }
-
-    /// What a connection's writer does next (`nextBatch`, `Outbox.Step` with the texts).
-    enum SendStep: Sendable, Equatable {
-        case send([Message])
-        case wait(until: Double)
-        case idle
     }
 
     /// An event's first delivery to the app, and when the server created it.
@@ -90,22 +83,6 @@ final class DeviceLedger: Sendable {
         outboxSignal.signal()
     }
 
-    /// Starts a new connection: every unacknowledged message is due again on it.
-    func beginConnection() -> Int {
-        state.withLock { $0.app.beginConnection() }
-    }
-
-    /// What the writer of connection `generation` does next at `now` (bench seconds): send the
-    /// oldest messages not yet sent on it (one at a time without batching, a batch with it), or
-    /// wait (`Outbox.next`).
-    func nextBatch(for generation: Int, batching: ClientSettings.Batching?, now: Double) -> SendStep {
-        switch state.withLock({ $0.app.nextMessages(for: generation, batching: batching, now: now) }) {
-        case .send(let batch): .send(batch.map(message))
-        case .wait(let until): .wait(until: until)
-        case .idle: .idle
-        }
-    }
-
     /// The outbox's message `message` with its text.
     func message(_ message: Outbox<NoPayload>.Message) -> Message {
         Message(
@@ -117,42 +94,9 @@ final class DeviceLedger: Sendable {
         state.withLock { $0.app.acknowledge(id) }
     }
 
-    /// Wake-ups when a message is produced, for the current connection's writer.
+    /// Wake-ups when a message is produced, for the app's driver (`AppDriver`).
     func outboxWakeUps() -> AsyncStream<Void> {
         outboxSignal.subscribe()
-    }
-
-    /// Sends every message due on connection `generation` through `write` (a batch at a time),
-    /// then each new one as the app produces it (or its batch when it is due), until the next
-    /// connection subscribes or the task is cancelled: the gRPC client's writer (the REST and
-    /// WebSocket machines take their messages from the `AppLedger` themselves).
-    func sendMessages(
-        on generation: Int, batching: ClientSettings.Batching?, clock: BenchClock, write: ([Message]) async throws -> Void
-    ) async throws {
-        var wakeUps = outboxWakeUps().makeAsyncIterator()
-        while !Task.isCancelled {
-            switch nextBatch(for: generation, batching: batching, now: clock.now()) {
-            case .send(let batch):
-                try await write(batch)
-                continue
-            case .wait(let until):
-                // The flush timer wakes the same wait a new message does; a child of this wait,
-                // cancelled when the wait ends either way.
-                let woken = await withDiscardingTaskGroup { group in
-                    group.addTask { [outboxSignal] in
-                        do {
-                            try await clock.sleep(until: until)
-                            outboxSignal.signal()
-                        } catch {}
-                    }
-                    defer { group.cancelAll() }
-                    return await wakeUps.next() != nil
-                }
-                guard woken else { return }
-            case .idle:
-                guard await wakeUps.next() != nil else { return }
-            }
-        }
     }
 
     // MARK: Counters

@@ -252,12 +252,11 @@ struct Fleet: Sendable {
             case .grpc:
                 var grpc = settings.grpc
                 grpc.backoff = settings.backoff(grpc.backoff)
-                await LiveGRPCClient(
-                    device: index, port: port, ledger: ledger, settings: grpc.scaled(by: clock.timeScale),
+                await LiveGRPCTransport.play(
+                    GRPCApp(settings: settings.grpc, batching: settings.batching, reconnect: settings.reconnect, seed: seed),
+                    device: index, port: port, settings: grpc, ledger: ledger,
                     inbox: EventInbox(ledger: ledger, clock: clock, mode: grpc.receiveBuffer, consumer: settings.consumer),
-                    batching: settings.batching, clock: clock, seed: seed, logger: logger, reconnect: settings.reconnect,
-                    network: watch
-                ).run()
+                    clock: clock, network: watch, logger: logger)
             case .quic:
                 // No live QUIC client: the run is refused before it starts (`BenchConfiguration.problem`).
                 return

@@ -61,7 +61,7 @@ public struct AppLedger: Sendable {
 
     /// The messages connection `generation` sends at `now` (`Outbox.next`, marked as sent on
     /// it): a batch, or one message without batching. Nil when none is due; when a batch will
-    /// be, the client's flush timer is armed for then, as the live writer sleeps until it.
+    /// be, the client's flush timer is armed for then (on the bench clock, live).
     public mutating func dueMessages(
         for generation: Int, batching: ClientSettings.Batching?, now: Double, into actions: inout [TransportAction]
     ) -> [Outbox<NoPayload>.Message]? {
@@ -83,9 +83,8 @@ public struct AppLedger: Sendable {
     public mutating func countFailedAttempt() { record.failedAttempts += 1 }
     public mutating func countCallRenewal() { record.callRenewals += 1 }
 
-    /// What connection `generation`'s writer does at `now` (`Outbox.next`): the live clients
-    /// that write on their own pace (WebSocket, gRPC) wait for `Step.wait` themselves.
-    public mutating func nextMessages(for generation: Int, batching: ClientSettings.Batching?, now: Double) -> Outbox<NoPayload>.Step {
+    /// What connection `generation` sends next at `now` (`Outbox.next`).
+    mutating func nextMessages(for generation: Int, batching: ClientSettings.Batching?, now: Double) -> Outbox<NoPayload>.Step {
         outbox.next(for: generation, batching: batching, now: now)
     }
 
