@@ -23,7 +23,7 @@ struct SlowConsumerModelTests {
     /// most 4 events (1,024 bytes).
     @Test func aBurstIntoABoundedBufferDropsTheOldestAndStaysFlat() {
         let consumer = ClientSettings.Consumer(eventsPerSecond: 2)
-        var inbox = AppInbox(mode: .buffered(capacity: 4), consumer: consumer)
+        var inbox = AppInbox(.bounded(4), handlingSeconds: 1 / consumer.eventsPerSecond)
         #expect(inbox.arrived(Self.event(1), at: 0).handlingUntil == 0.5)
         var drops: [Bool] = []
         for sequence in UInt64(2)...10 { drops.append(inbox.arrived(Self.event(sequence), at: 0).dropped) }
@@ -44,7 +44,7 @@ struct SlowConsumerModelTests {
     /// Pulling, the app holds only the event it handles; the rest wait unread in the transport,
     /// each read when the app takes it, and those unread on a connection that ends are gone.
     @Test func aPullingAppHoldsOneEventAndReadsTheNextWhenDone() {
-        var inbox = AppInbox(mode: .pull, consumer: ClientSettings.Consumer(eventsPerSecond: 10))
+        var inbox = AppInbox(.pull, handlingSeconds: 0.1)
         let first = inbox.arrived(Self.event(1), at: 1)
         #expect(first.handlingUntil == 1.1 && first.read?.sequence == 1)
         #expect(inbox.arrived(Self.event(2), at: 1.01) == AppInbox.Arrival(handlingUntil: nil, read: nil))

@@ -47,8 +47,8 @@ extension LiveTransport {
 /// feeds it the bench clock, real answers, the outbox's wake-ups and the phone's network, arms
 /// its timers on the bench clock, and hands what it asks of the wire to a `LiveTransport`. So
 /// the app's policy (outbox and generations, resume cursor, reconnection and backoff, batching,
-/// network watching, REST's consumer pace) is written once for both engines; a push client's
-/// receive buffer is still the live `EventInbox` beside the model's `AppInbox`.
+/// network watching, REST's consumer pace) is written once for both engines; so is a push
+/// client's receive buffer, the model's `AppInbox`, which the transport's `EventInbox` holds.
 ///
 /// One task owns the machine; everything else (requests and connections in flight, timers,
 /// wake-ups, the network watch) runs as children that send it `AppInput`s. The inputs waiting

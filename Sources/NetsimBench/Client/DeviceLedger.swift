@@ -103,7 +103,6 @@ final class DeviceLedger: Sendable {
 
     func countFailedAttempt() { state.withLock { $0.app.countFailedAttempt() } }
     func countCallRenewal() { state.withLock { $0.app.countCallRenewal() } }
-    func countReceiveBufferDrop() { state.withLock { $0.app.countReceiveBufferDrop() } }
     func noteConnectionLossNoticed(at time: Double) { state.withLock { $0.app.noteConnectionLossNoticed(at: time) } }
     /// A REST request was answered: noted (the first of each second) as the app hearing from
     /// its connection, which ends any wait on a dead one.
@@ -121,9 +120,14 @@ final class DeviceLedger: Sendable {
     func noteConnectionAttempt(at time: Double) {
         state.withLock { $0.app.noteConnectionAttempt(at: time) }
     }
-    /// The receive buffer holds `events` events of `bytes` payload bytes now.
+    /// A REST poll's answer holds `events` events of `bytes` payload bytes now.
     func noteBuffered(events: Int, bytes: Int) {
         state.withLock { $0.app.noteBuffered(events: events, bytes: bytes) }
+    }
+
+    /// A push client's `EventInbox` so far: its peaks and the events its full buffer dropped.
+    func noteInbox(peakEvents: Int, peakBytes: Int, drops: Int) {
+        state.withLock { $0.app.noteInbox(peakEvents: peakEvents, peakBytes: peakBytes, drops: drops) }
     }
 
     /// Whether every event created so far has been delivered or skipped for good (up to

@@ -1,17 +1,20 @@
-import NIOCore
 import NetsimModel
 import Synchronization
 
-/// What a push transport's client (WebSocket, gRPC) holds between the network and the app,
-/// and the app's pace (`ClientSettings.ReceiveBuffer`, `ClientSettings.Consumer`).
+/// What a push transport's client (WebSocket, gRPC) holds between the network and the app, and
+/// the app's pace (`ClientSettings.ReceiveBuffer`, `ClientSettings.Consumer`): the model
+/// engine's `AppInbox` behind a lock, so the buffer, its drops and peaks, the pull rule and the
+/// handling time are written once for both engines. What this adds is the waiting the live
+/// bench does in real time:
 ///
-/// - Buffered (`bounded`, `unbounded`): the network side hands each event to a buffer at once
-///   and reads on; the app takes them off at its pace. A full buffer drops its oldest event
-///   (counted). The buffer's peak is recorded: with a slow app and an unbounded buffer it grows
-///   with the burst.
-/// - `pull`: no buffer; the app handles each event before the network side reads the next, so
-///   the transport's flow control (TCP's window, HTTP/2's for gRPC) holds the server back and
-///   the backlog stays in the server's queue.
+/// - Buffered (`bounded`, `unbounded`): the network side hands each event over and reads on; the
+///   app's task (`runApp`) handles what the inbox gives it, each until its handling time is up.
+/// - `pull`: the network side handles its own event before it reads the next, so the
+///   transport's flow control (TCP's window, HTTP/2's for gRPC) holds the server back and the
+///   backlog stays in the server's queue. An event that arrives while another is handled (a
+///   new connection's, while the old one's reader finishes) waits unread until the app takes it.
+///
+/// Without a consumer the app handles each event at once (a handling time of zero).
 final class EventInbox: Sendable {
     struct Event: Sendable {
         var sequence: UInt64
@@ -21,21 +24,18 @@ final class EventInbox: Sendable {
     let ledger: DeviceLedger
     let clock: BenchClock
     let mode: ClientSettings.ReceiveBuffer
-    let consumer: ClientSettings.Consumer?
-    /// The most events the buffer holds (nil in pull mode).
-    private let capacity: Int?
-    private let buffer = Mutex(Buffer())
+    private let state: Mutex<State>
 
-    /// The events between the network and the app, oldest first, each held once, with their
-    /// payload bytes; and the app, when it waits for the next. Counted under the same lock as
-    /// the events move, so that the peak is the buffer's own count: a count kept by the app as
-    /// it takes an event lagged behind, and a full buffer of 64 looked like 65.
-    private struct Buffer {
-        var events = CircularBuffer<Event>()
-        var bytes = 0
-        /// The app, waiting for an event (the buffer is empty then).
-        var app: CheckedContinuation<Event?, Never>?
-        /// No event comes any more; the app takes what is left, then stops.
+    private struct State {
+        var inbox: AppInbox
+        /// When the app is done with the event it handles; nil: it handles none.
+        var handlingUntil: Double?
+        /// Buffered: the app's task, waiting for an event to handle.
+        var app: CheckedContinuation<Double?, Never>?
+        /// Pull: the network side's reads whose event waits unread, by sequence, each told when
+        /// the app takes its event (and until when it handles it).
+        var unread: [UInt64: CheckedContinuation<Double?, Never>] = [:]
+        /// No event comes any more; the app handles what is left, then stops.
         var finished = false
     }
 
@@ -43,101 +43,126 @@ final class EventInbox: Sendable {
         self.ledger = ledger
         self.clock = clock
         self.mode = mode
-        self.consumer = consumer
-        switch mode {
-        case .pull: capacity = nil
-        case .bounded(let limit): capacity = limit
-        case .unbounded: capacity = ClientSettings.ReceiveBuffer.unboundedSafetyLimit
-        }
+        state = Mutex(State(inbox: AppInbox(mode, handlingSeconds: consumer.map { 1 / $0.eventsPerSecond } ?? 0)))
     }
 
-    /// The network side has read `event`: buffered, it waits for the app (the oldest dropped
-    /// when full), or goes to the app at once if it is waiting; pulled, the app handles it
-    /// before this returns.
+    /// The network side has read `event`. Buffered, the app takes it if idle, else the buffer
+    /// holds it (dropping its oldest when full); pulled, the app handles it before this returns.
     func deliver(_ event: Event) async {
-        guard let capacity else {
-            ledger.noteBuffered(events: 1, bytes: event.payloadBytes)
-            await handle(event)
+        let event = AppInbox.Event(sequence: event.sequence, payloadBytes: event.payloadBytes, windowBytes: 0, connection: 0)
+        guard mode == .pull else {
+            // Off the network: a new connection resumes after it, even while it waits here.
+            ledger.readOffNetwork(event.sequence)
+            let now = clock.now()
+            let (app, until, figures) = state.withLock { state -> (CheckedContinuation<Double?, Never>?, Double?, Figures?) in
+                guard !state.finished else { return (nil, nil, nil) }
+                let until = state.inbox.arrived(event, at: now).handlingUntil
+                if let until { state.handlingUntil = until }
+                let app = until == nil ? nil : state.app
+                if app != nil { state.app = nil }
+                return (app, until, Figures(state.inbox))
+            }
+            figures?.note(in: ledger)
+            app?.resume(returning: until)
             return
         }
-        // Off the network: a new connection resumes after it, even while it waits here.
-        ledger.readOffNetwork(event.sequence)
-        let outcome = buffer.withLock { buffer -> Delivery in
-            guard !buffer.finished else { return Delivery() }
-            if let app = buffer.app {
-                buffer.app = nil
-                return Delivery(waitingApp: app)
+        let until: Double? = await withCheckedContinuation { continuation in
+            let now = clock.now()
+            let (taken, figures) = state.withLock { state -> (Double??, Figures?) in
+                guard !state.finished else { return (.some(nil), nil) }
+                guard let until = state.inbox.arrived(event, at: now).handlingUntil else {
+                    state.unread[event.sequence] = continuation
+                    return (nil, Figures(state.inbox))
+                }
+                state.handlingUntil = until
+                return (.some(until), Figures(state.inbox))
             }
-            var dropped = false
-            if buffer.events.count == capacity, let oldest = buffer.events.popFirst() {
-                buffer.bytes -= oldest.payloadBytes
-                dropped = true
-            }
-            buffer.events.append(event)
-            buffer.bytes += event.payloadBytes
-            return Delivery(events: buffer.events.count, bytes: buffer.bytes, dropped: dropped)
+            figures?.note(in: ledger)
+            if let taken { continuation.resume(returning: taken) }
         }
-        outcome.waitingApp?.resume(returning: event)
-        if outcome.dropped { ledger.countReceiveBufferDrop() }
-        ledger.noteBuffered(events: outcome.events, bytes: outcome.bytes)
+        if let until { _ = await handle(until: until) }
     }
 
-    /// What a delivery did: handed the event to the app waiting for it, or left the buffer
-    /// holding this many events and bytes, having dropped the oldest or not.
-    private struct Delivery {
-        var waitingApp: CheckedContinuation<Event?, Never>?
-        var events = 0
-        var bytes = 0
-        var dropped = false
-    }
-
-    /// The app: takes buffered events at its pace until `finish()` and the buffer is empty, or
-    /// until its task is cancelled. Returns at once in pull mode.
+    /// The app: handles what the buffer gives it, at its pace, until `finish()` and the buffer is
+    /// empty, or until its task is cancelled. Returns at once in pull mode.
     func runApp() async {
-        guard capacity != nil else { return }
-        while let event = await next() {
-            await handle(event)
+        guard mode != .pull else { return }
+        var due = await nextToHandle()
+        while let until = due {
+            if let next = await handle(until: until) {
+                due = next
+            } else {
+                due = await nextToHandle()
+            }
         }
     }
 
     func finish() {
-        let app = buffer.withLock { buffer in
-            buffer.finished = true
-            defer { buffer.app = nil }
-            return buffer.app
+        let app = state.withLock { state in
+            state.finished = true
+            defer { state.app = nil }
+            return state.app
         }
         app?.resume(returning: nil)
     }
 
-    /// The oldest buffered event, or the next to come; nil once finished and empty, or when the
-    /// app's task is cancelled while it waits.
-    private func next() async -> Event? {
+    /// When the app is done with the event the inbox gave it; nil once finished and idle, or
+    /// when the app's task is cancelled while it waits.
+    private func nextToHandle() async -> Double? {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                let ready: Event?? = buffer.withLock { buffer in
-                    if let event = buffer.events.popFirst() {
-                        buffer.bytes -= event.payloadBytes
-                        return .some(event)
-                    }
-                    if buffer.finished || Task.isCancelled { return .some(nil) }
-                    buffer.app = continuation
+                let ready: Double?? = state.withLock { state in
+                    if let until = state.handlingUntil { return .some(until) }
+                    if state.finished || Task.isCancelled { return .some(nil) }
+                    state.app = continuation
                     return nil
                 }
                 if let ready { continuation.resume(returning: ready) }
             }
         } onCancel: {
-            let app = buffer.withLock { buffer in
-                defer { buffer.app = nil }
-                return buffer.app
+            let app = state.withLock { state in
+                defer { state.app = nil }
+                return state.app
             }
             app?.resume(returning: nil)
         }
     }
 
-    /// The app handles one event: it takes `1 / rate` seconds with a consumer, none without.
-    /// A cancelled wait still hands the event to the app: it came off the network.
-    private func handle(_ event: Event) async {
-        if let consumer { try? await clock.sleep(until: clock.now() + 1 / consumer.eventsPerSecond) }
-        ledger.receive(sequence: event.sequence, at: clock.now())
+    /// The app handles the event it took until `until`, then it reaches the app (the ledger) and
+    /// the inbox gives the app its next, if any: returned when buffered; pulled, it goes to the
+    /// read that waits for it. A cancelled wait still hands the event to the app: it came off
+    /// the network.
+    private func handle(until: Double) async -> Double? {
+        if until > clock.now() { try? await clock.sleep(until: until) }
+        let now = clock.now()
+        let (done, next, reader, figures) = state.withLock { state in
+            let (done, next) = state.inbox.finish(at: now)
+            state.handlingUntil = next?.handlingUntil
+            let reader = next.flatMap { $0.read ? state.unread.removeValue(forKey: $0.event.sequence) : nil }
+            return (done, next, reader, Figures(state.inbox))
+        }
+        if let done { ledger.receive(sequence: done.sequence, at: now) }
+        figures.note(in: ledger)
+        guard let next else { return nil }
+        guard let reader else { return next.handlingUntil }
+        reader.resume(returning: next.handlingUntil)
+        return nil
+    }
+
+    /// The inbox's peaks and drops, noted in the ledger outside the inbox's lock.
+    private struct Figures {
+        var peakEvents: Int
+        var peakBytes: Int
+        var drops: Int
+
+        init(_ inbox: AppInbox) {
+            peakEvents = inbox.peakEvents
+            peakBytes = inbox.peakBytes
+            drops = inbox.drops
+        }
+
+        func note(in ledger: DeviceLedger) {
+            ledger.noteInbox(peakEvents: peakEvents, peakBytes: peakBytes, drops: drops)
+        }
     }
 }

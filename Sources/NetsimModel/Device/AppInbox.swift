@@ -2,9 +2,9 @@ import DequeModule
 import NetsimCore
 
 /// What a push transport's app (WebSocket, gRPC) holds between the network and itself, and its
-/// pace, when it has a consumer (`ClientSettings.Consumer`): the live bench's `EventInbox` as a
-/// value with time as an argument. The engine schedules the app's next `finish` at the time an
-/// arrival or a finish returns.
+/// pace (`ClientSettings.Consumer`), with time as an argument, for both engines: the model
+/// engine schedules the app's next `finish` at the time an arrival or a finish returns; the live
+/// bench's `EventInbox` holds one behind a lock and waits those times out on the bench clock.
 ///
 /// - Buffered (`ClientSettings.ReceiveBuffer.bounded`, and `unbounded`, capped at its safety
 ///   limit as live): the network side hands each event over at once; an idle app takes it, a busy
@@ -18,41 +18,48 @@ import NetsimCore
 ///
 /// An event reaches the app (the ledger's arrival) when the app has handled it: `1 / rate`
 /// seconds after it took it.
-struct AppInbox: Sendable {
-    enum Mode: Sendable, Equatable {
+public struct AppInbox: Sendable {
+    public enum Mode: Sendable, Equatable {
         case buffered(capacity: Int)
         case pull
     }
 
-    struct Event: Sendable, Equatable {
-        var sequence: UInt64
-        /// The event's payload bytes (what the buffer's peak counts, as live).
-        var payloadBytes: Int
+    public struct Event: Sendable, Equatable {
+        public var sequence: UInt64
+        /// The event's payload bytes (what the buffer's peak counts).
+        public var payloadBytes: Int
         /// Its bytes under the transport's flow control (`FlowWindow`), handed back when read.
-        var windowBytes: Int
+        public var windowBytes: Int
         /// The connection it came on: a pulled event left unread dies with its connection.
-        var connection: ConnectionID
+        public var connection: ConnectionID
+
+        public init(sequence: UInt64, payloadBytes: Int, windowBytes: Int, connection: ConnectionID) {
+            self.sequence = sequence
+            self.payloadBytes = payloadBytes
+            self.windowBytes = windowBytes
+            self.connection = connection
+        }
     }
 
     /// What an arrival did.
-    struct Arrival: Sendable, Equatable {
+    public struct Arrival: Sendable, Equatable {
         /// The app was idle and took the event: it is done then.
-        var handlingUntil: Double?
+        public var handlingUntil: Double?
         /// Pull: the event was read off the transport now (its window bytes go back).
-        var read: Event?
+        public var read: Event?
         /// Buffered: the buffer dropped its oldest to make room.
-        var dropped = false
+        public var dropped = false
     }
 
     /// What the app took next when it finished one.
-    struct Next: Sendable, Equatable {
-        var event: Event
-        var handlingUntil: Double
+    public struct Next: Sendable, Equatable {
+        public var event: Event
+        public var handlingUntil: Double
         /// Pull: the event was read off the transport now.
-        var read: Bool
+        public var read: Bool
     }
 
-    let mode: Mode
+    public let mode: Mode
     /// Seconds the app takes per event (`1 / eventsPerSecond`).
     let handlingSeconds: Double
     /// The event the app is handling, if any.
@@ -61,30 +68,32 @@ struct AppInbox: Sendable {
     private var waiting = Deque<Event>()
     private var waitingPayloadBytes = 0
     /// The most events and payload bytes the app held at once (`AppRecord.peakBufferedEvents`).
-    private(set) var peakEvents = 0
-    private(set) var peakBytes = 0
-    private(set) var drops = 0
+    public private(set) var peakEvents = 0
+    public private(set) var peakBytes = 0
+    public private(set) var drops = 0
 
-    init(mode: Mode, consumer: ClientSettings.Consumer) {
-        self.mode = mode
-        handlingSeconds = 1 / consumer.eventsPerSecond
+    /// The inbox of `buffer` (`unbounded` capped at its safety limit) for an app that takes
+    /// `handlingSeconds` per event.
+    public init(_ buffer: ClientSettings.ReceiveBuffer, handlingSeconds: Double) {
+        switch buffer {
+        case .pull: mode = .pull
+        case .bounded(let limit): mode = .buffered(capacity: limit)
+        case .unbounded: mode = .buffered(capacity: ClientSettings.ReceiveBuffer.unboundedSafetyLimit)
+        }
+        self.handlingSeconds = handlingSeconds
     }
 
-    /// The app's inbox for a push client's settings: nil without a consumer (each event is handled
-    /// as it arrives, at once).
+    /// The model engine's inbox for a push client's settings: nil without a consumer (each event
+    /// is handled as it arrives, at once, and the engine keeps no inbox).
     init?(_ buffer: ClientSettings.ReceiveBuffer, consumer: ClientSettings.Consumer?) {
         guard let consumer else { return nil }
-        switch buffer {
-        case .pull: self.init(mode: .pull, consumer: consumer)
-        case .bounded(let limit): self.init(mode: .buffered(capacity: limit), consumer: consumer)
-        case .unbounded: self.init(mode: .buffered(capacity: ClientSettings.ReceiveBuffer.unboundedSafetyLimit), consumer: consumer)
-        }
+        self.init(buffer, handlingSeconds: 1 / consumer.eventsPerSecond)
     }
 
     var waitingCount: Int { waiting.count }
 
     /// `event` came off the network at `now`.
-    mutating func arrived(_ event: Event, at now: Double) -> Arrival {
+    public mutating func arrived(_ event: Event, at now: Double) -> Arrival {
         if handling == nil {
             take(event)
             return Arrival(handlingUntil: now + handlingSeconds, read: mode == .pull ? event : nil)
@@ -102,7 +111,7 @@ struct AppInbox: Sendable {
 
     /// The app finished the event it was handling, at `now`: returns it, and the next it takes
     /// (the buffer's oldest, or pulled, the next unread one), if any.
-    mutating func finish(at now: Double) -> (done: Event?, next: Next?) {
+    public mutating func finish(at now: Double) -> (done: Event?, next: Next?) {
         let done = handling
         handling = nil
         guard let event = popFirst() else { return (done, nil) }

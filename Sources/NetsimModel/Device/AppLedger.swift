@@ -43,7 +43,7 @@ public struct AppLedger: Sendable {
     }
 
     /// The app's `AppInbox` figures so far: its peaks and the events its full buffer dropped.
-    mutating func noteInbox(peakEvents: Int, peakBytes: Int, drops: Int) {
+    public mutating func noteInbox(peakEvents: Int, peakBytes: Int, drops: Int) {
         noteBuffered(events: peakEvents, bytes: peakBytes)
         record.receiveBufferDrops = drops
     }
@@ -99,8 +99,6 @@ public struct AppLedger: Sendable {
     // MARK: What only the live bench measures (`AppRecord`)
 
     /// A push client's full receive buffer dropped an event.
-    public mutating func countReceiveBufferDrop() { record.receiveBufferDrops += 1 }
-
     /// The app learnt at `time` that its connection was gone (or, for REST, heard from it).
     public mutating func noteConnectionLossNoticed(at time: Double) { record.connectionLossesNoticed.append(time) }
 
