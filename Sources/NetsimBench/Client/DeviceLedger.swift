@@ -5,8 +5,8 @@ import Synchronization
 /// events it received, for delivery accounting and resumption, and its `Outbox` of uplink
 /// messages) behind a lock, shared by the device's client, the workload that produces its
 /// messages and the server that creates its events. It wakes the app's driver when a message is
-/// produced. The outbox holds ids and times, as the model's
-/// does; a message's text is made when it is written (`Workload.payload`).
+/// produced. The outbox holds ids and times, as the model's does; a message's text is made when
+/// it is written (`Workload.payload`).
 final class DeviceLedger: Sendable {
     /// An uplink message as a live client writes it: the outbox's message with its text.
     struct Message: Sendable, Equatable {
@@ -51,9 +51,6 @@ final class DeviceLedger: Sendable {
     }
 
     // MARK: Events
-
-    /// The sequence to resume after: the highest the app has received, or read off the network.
-    var lastReceivedSequence: UInt64 { state.withLock { $0.app.highestSequence } }
 
     /// The server creates the device's next event at `time`: told before the server offers it,
     /// as the model engine tells its `AppLedger`, so the event's latency is measured from it.
@@ -101,8 +98,6 @@ final class DeviceLedger: Sendable {
 
     // MARK: Counters
 
-    func countFailedAttempt() { state.withLock { $0.app.countFailedAttempt() } }
-    func countCallRenewal() { state.withLock { $0.app.countCallRenewal() } }
     func noteConnectionLossNoticed(at time: Double) { state.withLock { $0.app.noteConnectionLossNoticed(at: time) } }
     /// A REST request was answered: noted (the first of each second) as the app hearing from
     /// its connection, which ends any wait on a dead one.
@@ -115,11 +110,6 @@ final class DeviceLedger: Sendable {
         }
     }
 
-    /// An attempt to connect (a WebSocket connect, a gRPC call, the first REST request since the
-    /// start or a failure); the device's first is not bucketed.
-    func noteConnectionAttempt(at time: Double) {
-        state.withLock { $0.app.noteConnectionAttempt(at: time) }
-    }
     /// A REST poll's answer holds `events` events of `bytes` payload bytes now.
     func noteBuffered(events: Int, bytes: Int) {
         state.withLock { $0.app.noteBuffered(events: events, bytes: bytes) }

@@ -66,7 +66,7 @@ public struct GRPCClientModel: Sendable {
     }
 
     /// The app's policy, which the live bench plays over grpc-swift.
-    public private(set) var app: GRPCApp
+    private var app: GRPCApp
     public private(set) var connection = Connection.none
     public private(set) var spare = Spare.none
     /// The load balancer rolled the current connection over: it carries the call until the call
