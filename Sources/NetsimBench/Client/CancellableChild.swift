@@ -1,7 +1,7 @@
-/// A child task that can be cancelled on its own, as the gRPC client's retry timer is when its
-/// retry is cancelled or moved: a task group cancels its children only all together, and a
-/// timer outside the group would outlive the client. Cancelling a child that has ended does
-/// nothing.
+/// A child task that can be cancelled on its own, as an app's timer is when its machine moves or
+/// cancels it, and a connection when the machine closes it: a task group cancels its children
+/// only all together, and a task outside the group would outlive the client. Cancelling a child
+/// that has ended does nothing.
 struct CancellableChild: Sendable {
     fileprivate let stop: AsyncStream<Void>.Continuation
 

@@ -1,14 +1,12 @@
 import Synchronization
 
-/// Whether a connection attempt or a call got through, set from the task that saw it and read
-/// by the one that handles its end: a failure after it starts the backoff over, and an open
-/// gRPC call that ends is a connection the app noticed it had lost.
+/// Whether a push connection or call got through, set from the task that saw it open and read
+/// when it ends: one that had opened and ends is a connection the app noticed it had lost
+/// (`AppInputs.pushConnectionEnded`).
 final class ConnectedFlag: Sendable {
     private let flag = Mutex(false)
 
     func set() { flag.withLock { $0 = true } }
-
-    func clear() { flag.withLock { $0 = false } }
 
     var value: Bool { flag.withLock { $0 } }
 }

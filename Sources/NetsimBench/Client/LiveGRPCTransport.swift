@@ -9,7 +9,7 @@ import NetsimModel
 /// takes the acknowledgements, and on which the machine's messages go. When to open, renew and
 /// retry a call is the machine's; the connections under the calls, their keepalive and their
 /// reconnection are grpc-swift's own, which `GRPCClientModel` models in the model engine.
-struct LiveGRPCTransport: LiveTransport {
+struct LiveGRPCTransport: PushTransport {
     let device: Int
     let stub: Netsim_Bench_EventStream.Client<HTTP2ClientTransport.Posix>
     let ledger: DeviceLedger
@@ -18,23 +18,12 @@ struct LiveGRPCTransport: LiveTransport {
     /// HTTP/2's window holds the server back.
     let inbox: EventInbox
     let clock: BenchClock
-    /// The call the machine opened: the messages it writes, and its task, which
-    /// `closeConnection` (a renewal: RST_STREAM) or the next call cancels.
-    private var call: (writes: AsyncStream<DeviceLedger.Message>.Continuation, child: CancellableChild)?
+    /// The call the machine opened, which `closeConnection` (a renewal: RST_STREAM) or the next
+    /// call cancels.
+    private var call = PushConnection<DeviceLedger.Message>()
 
     /// The HTTP/2 window of a pulling client: HTTP/2's initial window (RFC 9113, 6.9.2).
     static let pullWindowBytes = 65_535
-
-    init(
-        device: Int, stub: Netsim_Bench_EventStream.Client<HTTP2ClientTransport.Posix>, ledger: DeviceLedger, inbox: EventInbox,
-        clock: BenchClock
-    ) {
-        self.device = device
-        self.stub = stub
-        self.ledger = ledger
-        self.inbox = inbox
-        self.clock = clock
-    }
 
     /// Plays `app` on device `device` over a grpc-swift client of the server at `port`, until
     /// the task is cancelled. grpc-swift's channel gets the client file's keepalive and
@@ -92,29 +81,16 @@ struct LiveGRPCTransport: LiveTransport {
         case .connect:
             app.noteConnectionAttempt(at: now)
         case .send(.open(let after, _)):
-            call?.child.cancel()
-            // Bounded by the outbox: each message goes once per call.
-            let (writes, writer) = AsyncStream.makeStream(of: DeviceLedger.Message.self)
-            let child = group.addCancellableTask { [self] in
+            call.open(in: &group) { [self] writes in
                 await session(after: after, writes: writes, inputs: inputs)
             }
-            call = (writer, child)
         case .send(.message(let id)):
-            for message in app.messages(from: id, through: id) { call?.writes.yield(ledger.message(message)) }
+            for message in app.messages(from: id, through: id) { call.write(ledger.message(message)) }
         case .closeConnection:
-            call?.child.cancel()
-            call = nil
+            call.close()
         default:
             break
         }
-    }
-
-    func appSide() async {
-        await inbox.runApp()
-    }
-
-    func shutdown() async {
-        inbox.finish()
     }
 
     /// One call, from its Subscribe to its end, which the machine hears of: ended by the server
@@ -166,8 +142,6 @@ struct LiveGRPCTransport: LiveTransport {
         } catch {
             // The call failed or could not open: the machine hears of it below.
         }
-        guard !Task.isCancelled else { return }
-        if opened.value { ledger.noteConnectionLossNoticed(at: clock.now()) }
-        inputs.connectionEnded(opened.value ? .closedByPeer : .reset)
+        inputs.pushConnectionEnded(opened: opened.value, ledger: ledger, clock: clock)
     }
 }

@@ -10,7 +10,7 @@ import NetsimModel
 /// one text frame a message or a batch. When to connect, resume and retry is the machine's. The
 /// pings are the library's own (auto-ping, and its close on a missing pong): the machine's
 /// pings model them in the model engine, so the driver plays it without (`liveMachineSettings`).
-struct LiveWebSocketTransport: LiveTransport {
+struct LiveWebSocketTransport: PushTransport {
     let device: Int
     let port: Int
     let ledger: DeviceLedger
@@ -20,9 +20,8 @@ struct LiveWebSocketTransport: LiveTransport {
     let configuration: WebSocketClientConfiguration
     let clock: BenchClock
     let logger: Logger
-    /// The connection the machine opened: the frames it writes, and its task, which
-    /// `closeConnection` (or the next upgrade) cancels.
-    private var connection: (writes: AsyncStream<String>.Continuation, child: CancellableChild)?
+    /// The connection the machine opened, which `closeConnection` (or the next upgrade) cancels.
+    private var connection = PushConnection<String>()
 
     init(
         device: Int, port: Int, ledger: DeviceLedger, inbox: EventInbox, settings: ClientSettings.WebSocketSettings, batched: Bool,
@@ -53,41 +52,28 @@ struct LiveWebSocketTransport: LiveTransport {
         case .connect:
             app.noteConnectionAttempt(at: now)
         case .send(.open(let after, _)):
-            connection?.child.cancel()
-            // Bounded by the outbox: each message goes once per connection.
-            let (writes, writer) = AsyncStream.makeStream(of: String.self)
-            let child = group.addCancellableTask { [self] in
+            connection.open(in: &group) { [self] writes in
                 await connect(after: after, writes: writes, inputs: inputs)
             }
-            connection = (writer, child)
         case .send(.message(let id)):
             write(app.messages(from: id, through: id))
         case .send(.messageBatch(let first, let last)):
             write(app.messages(from: first, through: last))
         case .closeConnection:
-            connection?.child.cancel()
-            connection = nil
+            connection.close()
         default:
             // Pings and pongs: the library's own.
             break
         }
     }
 
-    func appSide() async {
-        await inbox.runApp()
-    }
-
-    func shutdown() async {
-        inbox.finish()
-    }
-
     /// Unbatched, one message a frame; batched, one frame holds the batch (a JSON array).
     private func write(_ messages: [Outbox<NoPayload>.Message]) {
-        guard let connection, let first = messages.first else { return }
+        guard let first = messages.first else { return }
         let wire = messages.map { JSONWire.Message(ledger.message($0)) }
         guard let body = batched ? try? JSONEncoder().encode(wire) : try? JSONEncoder().encode(JSONWire.Message(ledger.message(first)))
         else { return }
-        connection.writes.yield(String(decoding: body, as: UTF8.self))
+        connection.write(String(decoding: body, as: UTF8.self))
     }
 
     /// One connection, from its upgrade to its end, which the machine hears of: closed by the
@@ -120,8 +106,6 @@ struct LiveWebSocketTransport: LiveTransport {
         } catch {
             // The connection failed or closed: the machine hears of it below.
         }
-        guard !Task.isCancelled else { return }
-        if connected.value { ledger.noteConnectionLossNoticed(at: clock.now()) }
-        inputs.connectionEnded(connected.value ? .closedByPeer : .reset)
+        inputs.pushConnectionEnded(opened: connected.value, ledger: ledger, clock: clock)
     }
 }
