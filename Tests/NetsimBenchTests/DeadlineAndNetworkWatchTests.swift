@@ -65,8 +65,8 @@ import Testing
     /// A reset outage from 3 s to 6 s: a REST or WebSocket client that watches the network
     /// makes no attempt while the phone is offline (as the gRPC client); one that does not
     /// keeps trying (a short request timeout makes REST's attempts fail and repeat). They ask
-    /// the phone before each attempt; the gRPC state machine reopens a lost call at once and
-    /// hears of the network on its next poll, so it is not held to zero here.
+    /// the phone before each attempt. gRPC always watches; its rule (a call lost offline waits
+    /// for the network) is held by `GRPCAppTests`.
     @Test(.tags(.liveTiming)) func watchingClientsMakeNoAttemptWhileOffline() async throws {
         let outage = TimelineEvent(at: 3, kind: .outage(duration: 3, mode: .reset))
         /// Attempts per transport in seconds 3, 4 and 5 of the bench clock, all inside the outage.

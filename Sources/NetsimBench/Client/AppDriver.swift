@@ -3,9 +3,12 @@ import NetsimModel
 /// What reaches an app's machine from the live world, in the order it happened.
 enum AppInput: Sendable {
     /// A frame's answer arrived on the connection (its events and acknowledgements are already
-    /// in the ledger, as the model engine delivers them before it hands the frame over).
-    case received(Frame)
-    case connectionEnded(ConnectionEnd)
+    /// in the ledger, as the model engine delivers them before it hands the frame over);
+    /// `connection`: the transport's number for it, if it numbers them.
+    case received(Frame, connection: Int?)
+    /// The connection ended; `lossNoticedAt`: when the app noticed it had lost a connection
+    /// that had opened (nil: it never opened, or the transport notes it itself).
+    case connectionEnded(ConnectionEnd, connection: Int?, lossNoticedAt: Double?)
     /// A timer the machine armed; `arming` tells a timer that was moved or cancelled since.
     case timerFired(TransportTimer, arming: Int)
     /// The app produced a message (the outbox's wake-up).
@@ -17,8 +20,13 @@ enum AppInput: Sendable {
 struct AppInputs: Sendable {
     fileprivate let continuation: AsyncStream<AppInput>.Continuation
 
-    func received(_ frame: Frame) { continuation.yield(.received(frame)) }
-    func connectionEnded(_ end: ConnectionEnd) { continuation.yield(.connectionEnded(end)) }
+    func received(_ frame: Frame, on connection: Int? = nil) {
+        continuation.yield(.received(frame, connection: connection))
+    }
+
+    func connectionEnded(_ end: ConnectionEnd, on connection: Int? = nil, lossNoticedAt: Double? = nil) {
+        continuation.yield(.connectionEnded(end, connection: connection, lossNoticedAt: lossNoticedAt))
+    }
 }
 
 /// A live transport under an app's machine: it carries out what the machine asks of the wire
@@ -36,10 +44,17 @@ protocol LiveTransport: Sendable {
     func appSide() async
     /// The driver has stopped: the client library's resources go.
     func shutdown() async
+    /// Whether the connection the transport numbered `connection` is the one the machine has
+    /// open: what a connection it closed sent after that (its cancellation is not at once) is
+    /// not the current connection's and is dropped, as the model engine drops what reaches a
+    /// connection the client has closed.
+    func isCurrent(_ connection: Int) -> Bool
 }
 
 extension LiveTransport {
     func appSide() async {}
+
+    func isCurrent(_ connection: Int) -> Bool { true }
 }
 
 /// Plays an app's machine, the one the model engine plays over its device model
@@ -96,9 +111,12 @@ struct AppDriver<Machine: TransportClientModel, Transport: LiveTransport>: Senda
                         switch step {
                         case .start:
                             machine.start(now: now, ledger: &app, into: &actions)
-                        case .input(.received(let frame)):
+                        case .input(.received(let frame, let connection)):
+                            guard connection.map(transport.isCurrent) ?? true else { return }
                             machine.received(frame, now: now, ledger: &app, into: &actions)
-                        case .input(.connectionEnded(let end)):
+                        case .input(.connectionEnded(let end, let connection, let lossNoticedAt)):
+                            guard connection.map(transport.isCurrent) ?? true else { return }
+                            if let lossNoticedAt { app.noteConnectionLossNoticed(at: lossNoticedAt) }
                             machine.connectionEnded(end, now: now, ledger: &app, into: &actions)
                         case .input(.timerFired(let timer, let arming)):
                             guard timers.fired(timer, arming: arming) else { return }

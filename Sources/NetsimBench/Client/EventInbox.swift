@@ -32,9 +32,9 @@ final class EventInbox: Sendable {
         var handlingUntil: Double?
         /// Buffered: the app's task, waiting for an event to handle.
         var app: CheckedContinuation<Double?, Never>?
-        /// Pull: the network side's reads whose event waits unread, by sequence, each told when
-        /// the app takes its event (and until when it handles it).
-        var unread: [UInt64: CheckedContinuation<Double?, Never>] = [:]
+        /// Pull: the network side's reads whose event waits unread, oldest first as the inbox
+        /// hands the events out, each told when the app takes its event (and until when).
+        var unread: [CheckedContinuation<Double?, Never>] = []
         /// No event comes any more; the app handles what is left, then stops.
         var finished = false
     }
@@ -71,7 +71,7 @@ final class EventInbox: Sendable {
             let (taken, figures) = state.withLock { state -> (Double??, Figures?) in
                 guard !state.finished else { return (.some(nil), nil) }
                 guard let until = state.inbox.arrived(event, at: now).handlingUntil else {
-                    state.unread[event.sequence] = continuation
+                    state.unread.append(continuation)
                     return (nil, Figures(state.inbox))
                 }
                 state.handlingUntil = until
@@ -130,15 +130,15 @@ final class EventInbox: Sendable {
 
     /// The app handles the event it took until `until`, then it reaches the app (the ledger) and
     /// the inbox gives the app its next, if any: returned when buffered; pulled, it goes to the
-    /// read that waits for it. A cancelled wait still hands the event to the app: it came off
-    /// the network.
+    /// read that waits for it. A cancelled wait still hands the event to the app (it came off
+    /// the network), at once: the app's pace is cut short for that one event.
     private func handle(until: Double) async -> Double? {
         if until > clock.now() { try? await clock.sleep(until: until) }
         let now = clock.now()
         let (done, next, reader, figures) = state.withLock { state in
             let (done, next) = state.inbox.finish(at: now)
             state.handlingUntil = next?.handlingUntil
-            let reader = next.flatMap { $0.read ? state.unread.removeValue(forKey: $0.event.sequence) : nil }
+            let reader = next.flatMap { $0.read && !state.unread.isEmpty ? state.unread.removeFirst() : nil }
             return (done, next, reader, Figures(state.inbox))
         }
         if let done { ledger.receive(sequence: done.sequence, at: now) }

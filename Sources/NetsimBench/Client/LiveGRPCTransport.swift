@@ -81,8 +81,8 @@ struct LiveGRPCTransport: PushTransport {
         case .connect:
             app.noteConnectionAttempt(at: now)
         case .send(.open(let after, _)):
-            call.open(in: &group) { [self] writes in
-                await session(after: after, writes: writes, inputs: inputs)
+            call.open(in: &group) { [self] writes, number in
+                await session(number, after: after, writes: writes, inputs: inputs)
             }
         case .send(.message(let id)):
             for message in app.messages(from: id, through: id) { call.write(ledger.message(message)) }
@@ -93,11 +93,15 @@ struct LiveGRPCTransport: PushTransport {
         }
     }
 
+    func isCurrent(_ connection: Int) -> Bool {
+        call.isCurrent(connection)
+    }
+
     /// One call, from its Subscribe to its end, which the machine hears of: ended by the server
     /// or failed once it had opened (the app noticed it lost its connection), else failed to
     /// open. `waitForReady` is off: while grpc-swift cannot connect the call fails at once, and
     /// the machine owns the retries.
-    private func session(after: UInt64, writes: AsyncStream<DeviceLedger.Message>, inputs: AppInputs) async {
+    private func session(_ number: Int, after: UInt64, writes: AsyncStream<DeviceLedger.Message>, inputs: AppInputs) async {
         var options = CallOptions.defaults
         options.waitForReady = false
         let device = UInt32(device)
@@ -127,7 +131,7 @@ struct LiveGRPCTransport: PushTransport {
                 onResponse: { response in
                     guard case .success = response.accepted else { return }
                     opened.set()
-                    inputs.received(.accepted(newConnection: false))
+                    inputs.received(.accepted(newConnection: false), on: number)
                     for try await frame in response.messages {
                         switch frame.frame {
                         case .event(let event):
@@ -142,6 +146,6 @@ struct LiveGRPCTransport: PushTransport {
         } catch {
             // The call failed or could not open: the machine hears of it below.
         }
-        inputs.pushConnectionEnded(opened: opened.value, ledger: ledger, clock: clock)
+        inputs.pushConnectionEnded(number, opened: opened.value, clock: clock)
     }
 }

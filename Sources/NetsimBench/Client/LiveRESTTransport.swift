@@ -64,8 +64,7 @@ struct LiveRESTTransport: LiveTransport {
                     try await send(request, inputs: inputs)
                 } catch {
                     guard !Task.isCancelled else { return }
-                    ledger.noteConnectionLossNoticed(at: clock.now())
-                    inputs.connectionEnded(.reset)
+                    inputs.connectionEnded(.reset, lossNoticedAt: clock.now())
                 }
             }
         case .closeConnection:

@@ -52,8 +52,8 @@ struct LiveWebSocketTransport: PushTransport {
         case .connect:
             app.noteConnectionAttempt(at: now)
         case .send(.open(let after, _)):
-            connection.open(in: &group) { [self] writes in
-                await connect(after: after, writes: writes, inputs: inputs)
+            connection.open(in: &group) { [self] writes, number in
+                await connect(number, after: after, writes: writes, inputs: inputs)
             }
         case .send(.message(let id)):
             write(app.messages(from: id, through: id))
@@ -67,6 +67,10 @@ struct LiveWebSocketTransport: PushTransport {
         }
     }
 
+    func isCurrent(_ number: Int) -> Bool {
+        connection.isCurrent(number)
+    }
+
     /// Unbatched, one message a frame; batched, one frame holds the batch (a JSON array).
     private func write(_ messages: [Outbox<NoPayload>.Message]) {
         guard let first = messages.first else { return }
@@ -78,13 +82,13 @@ struct LiveWebSocketTransport: PushTransport {
 
     /// One connection, from its upgrade to its end, which the machine hears of: closed by the
     /// peer once it had opened (the app noticed it lost it), else failed.
-    private func connect(after: UInt64, writes: AsyncStream<String>, inputs: AppInputs) async {
+    private func connect(_ number: Int, after: UInt64, writes: AsyncStream<String>, inputs: AppInputs) async {
         let url = "ws://127.0.0.1:\(port)/ws?device=\(device)&after=\(JSONWire.cursor(after))"
         let connected = ConnectedFlag()
         do {
             try await WebSocketClient.connect(url: url, configuration: configuration, logger: logger) { inbound, outbound, _ in
                 connected.set()
-                inputs.received(.accepted(newConnection: true))
+                inputs.received(.accepted(newConnection: true), on: number)
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask {
                         for await text in writes { try await outbound.write(.text(text)) }
@@ -106,6 +110,6 @@ struct LiveWebSocketTransport: PushTransport {
         } catch {
             // The connection failed or closed: the machine hears of it below.
         }
-        inputs.pushConnectionEnded(opened: connected.value, ledger: ledger, clock: clock)
+        inputs.pushConnectionEnded(number, opened: connected.value, clock: clock)
     }
 }

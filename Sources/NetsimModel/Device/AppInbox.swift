@@ -19,7 +19,7 @@ import NetsimCore
 /// An event reaches the app (the ledger's arrival) when the app has handled it: `1 / rate`
 /// seconds after it took it.
 public struct AppInbox: Sendable {
-    public enum Mode: Sendable, Equatable {
+    enum Mode: Sendable, Equatable {
         case buffered(capacity: Int)
         case pull
     }
@@ -47,8 +47,6 @@ public struct AppInbox: Sendable {
         public var handlingUntil: Double?
         /// Pull: the event was read off the transport now (its window bytes go back).
         public var read: Event?
-        /// Buffered: the buffer dropped its oldest to make room.
-        public var dropped = false
     }
 
     /// What the app took next when it finished one.
@@ -59,7 +57,7 @@ public struct AppInbox: Sendable {
         public var read: Bool
     }
 
-    public let mode: Mode
+    let mode: Mode
     /// Seconds the app takes per event (`1 / eventsPerSecond`).
     let handlingSeconds: Double
     /// The event the app is handling, if any.
@@ -98,15 +96,13 @@ public struct AppInbox: Sendable {
             take(event)
             return Arrival(handlingUntil: now + handlingSeconds, read: mode == .pull ? event : nil)
         }
-        var dropped = false
         if case .buffered(let capacity) = mode, waitingCount >= capacity, popFirst() != nil {
             drops += 1
-            dropped = true
         }
         waiting.append(event)
         waitingPayloadBytes += event.payloadBytes
         if case .buffered = mode { note(events: waitingCount, bytes: waitingPayloadBytes) }
-        return Arrival(handlingUntil: nil, read: nil, dropped: dropped)
+        return Arrival(handlingUntil: nil, read: nil)
     }
 
     /// The app finished the event it was handling, at `now`: returns it, and the next it takes

@@ -45,7 +45,9 @@ public struct AppLedger: Sendable {
     /// The app's `AppInbox` figures so far: its peaks and the events its full buffer dropped.
     public mutating func noteInbox(peakEvents: Int, peakBytes: Int, drops: Int) {
         noteBuffered(events: peakEvents, bytes: peakBytes)
-        record.receiveBufferDrops = drops
+        // The live inbox's figures reach the ledger outside its lock, so an older count may come
+        // after a newer one.
+        record.receiveBufferDrops = max(record.receiveBufferDrops, drops)
     }
 
     /// The app produces a message at `time`; returns its id.
@@ -98,7 +100,6 @@ public struct AppLedger: Sendable {
 
     // MARK: What only the live bench measures (`AppRecord`)
 
-    /// A push client's full receive buffer dropped an event.
     /// The app learnt at `time` that its connection was gone (or, for REST, heard from it).
     public mutating func noteConnectionLossNoticed(at time: Double) { record.connectionLossesNoticed.append(time) }
 

@@ -20,7 +20,7 @@ public struct Outbox<Payload: Sendable>: Sendable {
         public var payload: Payload
     }
 
-    /// What a connection's writer does next.
+    /// What a connection sends next.
     public enum Step: Sendable {
         /// Send these, oldest first (a batch, or one message without batching).
         case send([Message])
@@ -65,8 +65,8 @@ public struct Outbox<Payload: Sendable>: Sendable {
         return generation
     }
 
-    /// What the writer of connection `generation` does at `now`: send the oldest messages not
-    /// yet sent on it (marked as sent on it), or wait for the batch's flush, or nothing.
+    /// What connection `generation` sends next at `now`: the oldest messages not yet sent on it
+    /// (marked as sent on it), or wait for the batch's flush, or nothing.
     public mutating func next(for generation: Int, batching: ClientSettings.Batching?, now: Double) -> Step {
         guard let first = entries.firstIndex(where: { $0.sentInGeneration < generation }) else { return .idle }
         let count: Int

@@ -1,7 +1,9 @@
 /// What a modelled client or server asks the engine to do. The transport state machines are
 /// values that take inputs (a frame arrived, a timer fired, the connection died) and return
 /// these; the engine carries them out on the device model. Nothing in a state machine reads a
-/// clock: `now` is always an argument.
+/// clock: `now` is always an argument. To the gRPC app's policy (`GRPCApp`) its call is its
+/// connection: its `.connect` and `.send(.open)` open a call and its `.closeConnection` cancels
+/// it, which `GRPCClientModel` carries onto the channel's connections.
 public enum TransportAction: Sendable, Equatable {
     /// Open a new TCP connection (its SYN crosses the radio), or a new QUIC connection on a new
     /// UDP flow (its handshake is the frames sent after it); the frames sent after it go on it.
