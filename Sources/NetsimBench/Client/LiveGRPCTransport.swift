@@ -20,7 +20,7 @@ struct LiveGRPCTransport: PushTransport {
     let clock: BenchClock
     /// The call the machine opened, which `closeConnection` (a renewal: RST_STREAM) or the next
     /// call cancels.
-    private var call = PushConnection<DeviceLedger.Message>()
+    var connection = PushConnection<DeviceLedger.Message>()
 
     /// The HTTP/2 window of a pulling client: HTTP/2's initial window (RFC 9113, 6.9.2).
     static let pullWindowBytes = 65_535
@@ -74,34 +74,16 @@ struct LiveGRPCTransport: PushTransport {
         }
     }
 
-    mutating func perform(
-        _ action: TransportAction, now: Double, app: inout AppLedger, inputs: AppInputs, group: inout DiscardingTaskGroup
-    ) {
-        switch action {
-        case .connect:
-            app.noteConnectionAttempt(at: now)
-        case .send(.open(let after, _)):
-            call.open(in: &group) { [self] writes, number in
-                await session(number, after: after, writes: writes, inputs: inputs)
-            }
-        case .send(.message(let id)):
-            for message in app.messages(from: id, through: id) { call.write(ledger.message(message)) }
-        case .closeConnection:
-            call.close()
-        default:
-            break
-        }
-    }
-
-    func isCurrent(_ connection: Int) -> Bool {
-        call.isCurrent(connection)
+    func write(_ frame: Frame, app: inout AppLedger) {
+        guard case .message(let id) = frame else { return }
+        for message in app.messages(from: id, through: id) { connection.write(ledger.message(message)) }
     }
 
     /// One call, from its Subscribe to its end, which the machine hears of: ended by the server
     /// or failed once it had opened (the app noticed it lost its connection), else failed to
     /// open. `waitForReady` is off: while grpc-swift cannot connect the call fails at once, and
     /// the machine owns the retries.
-    private func session(_ number: Int, after: UInt64, writes: AsyncStream<DeviceLedger.Message>, inputs: AppInputs) async {
+    func run(_ number: Int, after: UInt64, writes: AsyncStream<DeviceLedger.Message>, inputs: AppInputs) async {
         var options = CallOptions.defaults
         options.waitForReady = false
         let device = UInt32(device)

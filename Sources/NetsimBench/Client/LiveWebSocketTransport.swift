@@ -21,7 +21,7 @@ struct LiveWebSocketTransport: PushTransport {
     let clock: BenchClock
     let logger: Logger
     /// The connection the machine opened, which `closeConnection` (or the next upgrade) cancels.
-    private var connection = PushConnection<String>()
+    var connection = PushConnection<String>()
 
     init(
         device: Int, port: Int, ledger: DeviceLedger, inbox: EventInbox, settings: ClientSettings.WebSocketSettings, batched: Bool,
@@ -45,30 +45,12 @@ struct LiveWebSocketTransport: PushTransport {
         return settings
     }
 
-    mutating func perform(
-        _ action: TransportAction, now: Double, app: inout AppLedger, inputs: AppInputs, group: inout DiscardingTaskGroup
-    ) {
-        switch action {
-        case .connect:
-            app.noteConnectionAttempt(at: now)
-        case .send(.open(let after, _)):
-            connection.open(in: &group) { [self] writes, number in
-                await connect(number, after: after, writes: writes, inputs: inputs)
-            }
-        case .send(.message(let id)):
-            write(app.messages(from: id, through: id))
-        case .send(.messageBatch(let first, let last)):
-            write(app.messages(from: first, through: last))
-        case .closeConnection:
-            connection.close()
-        default:
-            // Pings and pongs: the library's own.
-            break
+    func write(_ frame: Frame, app: inout AppLedger) {
+        switch frame {
+        case .message(let id): write(app.messages(from: id, through: id))
+        case .messageBatch(let first, let last): write(app.messages(from: first, through: last))
+        default: break  // Pings and pongs: the library's own.
         }
-    }
-
-    func isCurrent(_ number: Int) -> Bool {
-        connection.isCurrent(number)
     }
 
     /// Unbatched, one message a frame; batched, one frame holds the batch (a JSON array).
@@ -82,7 +64,7 @@ struct LiveWebSocketTransport: PushTransport {
 
     /// One connection, from its upgrade to its end, which the machine hears of: closed by the
     /// peer once it had opened (the app noticed it lost it), else failed.
-    private func connect(_ number: Int, after: UInt64, writes: AsyncStream<String>, inputs: AppInputs) async {
+    func run(_ number: Int, after: UInt64, writes: AsyncStream<String>, inputs: AppInputs) async {
         let url = "ws://127.0.0.1:\(port)/ws?device=\(device)&after=\(JSONWire.cursor(after))"
         let connected = ConnectedFlag()
         do {

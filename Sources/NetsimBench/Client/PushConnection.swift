@@ -1,10 +1,46 @@
-/// A push transport (WebSocket, gRPC) under an app's machine: the events it reads go to the
-/// app's receive buffer, which the app takes at its pace beside the machine.
+import NetsimModel
+
+/// A push transport (WebSocket, gRPC) under an app's machine: one connection at a time (a
+/// WebSocket, a gRPC call), opened by the machine's `.send(.open)` and cancelled by its
+/// `.closeConnection`, whose events go to the app's receive buffer, which the app takes at its
+/// pace beside the machine. A transport says how a connection runs and how a message frame is
+/// written on it; the rest of `perform` is this extension's.
 protocol PushTransport: LiveTransport {
+    associatedtype Write: Sendable
     var inbox: EventInbox { get }
+    /// The connection the machine opened.
+    var connection: PushConnection<Write> { get set }
+    /// Runs connection `number`, subscribing after `after`, from its opening to its end, which
+    /// it reports through `AppInputs.pushConnectionEnded`.
+    func run(_ number: Int, after: UInt64, writes: AsyncStream<Write>, inputs: AppInputs) async
+    /// Writes the machine's message frame (`.message`, `.messageBatch`) on the connection.
+    func write(_ frame: Frame, app: inout AppLedger)
 }
 
 extension PushTransport {
+    mutating func perform(
+        _ action: TransportAction, now: Double, app: inout AppLedger, inputs: AppInputs, group: inout DiscardingTaskGroup
+    ) {
+        switch action {
+        case .connect:
+            app.noteConnectionAttempt(at: now)
+        case .send(.open(let after, _)):
+            connection.open(in: &group) { [self] writes, number in
+                await run(number, after: after, writes: writes, inputs: inputs)
+            }
+        case .send(let frame):
+            write(frame, app: &app)
+        case .closeConnection:
+            connection.close()
+        default:
+            break
+        }
+    }
+
+    func isCurrent(_ number: Int) -> Bool {
+        connection.isCurrent(number)
+    }
+
     func appSide() async {
         await inbox.runApp()
     }
