@@ -334,7 +334,7 @@ What it shows:
 - **The model engine plays batching too**, with the same `Outbox` rule, a flush timer at the
   batch's due time and the batch frames' sizes as the live encoders write them: its table
   above goes the same direction and order as the live one, figure by figure.
-  `EngineAgreementTests.modelAgreesWithLiveOnBatching` holds the two engines to the agreement
+  `EngineAgreementTests.modelAgreesWithLive` holds the two engines to the agreement
   bounds on a batched workload, and `BatchingModelTests.batchingCutsRadioWakeUps` shows the
   model's promotions falling about fourfold (20 → 5 per 10 minutes) when a message every 30 s
   is batched by four on an otherwise quiet connection, on REST, WebSocket, gRPC and QUIC.

@@ -1,16 +1,23 @@
 #!/usr/bin/env bash
 # The test command: installs what is missing, builds once, then runs every test (Swift Testing)
-# in three lanes at once, each lane one test at a time, and beside them the docs test
-# (scripts/docs-test.py: every command block of README.md and docs/*.md) once the first side
-# lane is done. The dashboard's JavaScript (scripts/js-test.sh) is checked and tested before.
+# in lanes at once, and beside them the docs test (scripts/docs-test.py: every command block of
+# README.md and docs/*.md). The dashboard's JavaScript (scripts/js-test.sh) is checked and
+# tested before.
 #
-# Why lanes: the suite spends most of its time waiting. Its live tests play real seconds of
-# benches and phones on loopback (the whole suite uses about a third of its wall time in CPU), so
-# three lanes share 2 cores without starving one another. Each lane is serial because the
-# end-to-end tests time round trips to a few milliseconds and must not run beside each other
-# in numbers. The two side lanes hold the long live suites whose checks are counts, bytes,
-# energy and orders rather than milliseconds; everything else runs in the main lane, whose
-# output is shown as it goes. A side lane's log is printed whole if it fails.
+# The lanes:
+# - the pure lane: the test targets of the pure modules, and the suites of the others that only
+#   compute (model engine runs, shard merges, the CLI on the model engine): no socket, no clock,
+#   no wall-clock verdict. In parallel, as Swift Testing runs tests by default, under `nice`, so
+#   that the other lanes' timed work gets the CPU first;
+# - the main lane and two side lanes, each one test at a time: the tests that play real
+#   seconds of benches and phones on loopback. They mostly wait (these lanes use about a third
+#   of their wall time in CPU), so three share 2 cores without starving one another; each is
+#   serial because the end-to-end tests time round trips to a few milliseconds and must not run
+#   beside each other in numbers (and a synchronous test would hold one of the two threads of
+#   Swift's cooperative pool that their awaits resume on). The side lanes hold the long live
+#   suites whose checks are counts, bytes, energy and orders rather than milliseconds; the main
+#   lane runs the rest, and its output is shown as it goes.
+# A lane's log is printed whole if it fails.
 #
 # The lanes run the test executable itself: `swift test` plans the build again before it runs
 # anything, which takes up to a minute on a busy machine and cannot run twice at once. Where
@@ -30,50 +37,46 @@ if [ ! -f "$tests" ] || [ ! -x "$tests" ]; then
     exec swift test --skip-build --no-parallel
 fi
 
-# Suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
+# Test targets and suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
+pure_modules='NetsimCoreTests|NetsimModelTests|NetsimInputTests|NetsimReportTests|NetsimTuneTests|NetsimConnectionTests|NetsimCalibrationTests|NetsimPcapTests'
+pure_suites='BenchShardTests|HostilePartTests|StrategySettingsTests'
+pure="^($pure_modules)\\.|\\.($pure_suites)/"
 side_lanes=(
-    'EngineAgreementTests|BenchShardTests|QUICModelAgreementTests'
+    'EngineAgreementTests|LiveShardTests|QUICModelAgreementTests'
     'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests|DatagramEndToEndTests|GRPCCoreKeepaliveTests'
 )
-pattern() { echo "\\.($1)/"; }
+suites() { echo "\\.($1)/"; }
 lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }
 [ -t 1 ] || export NO_COLOR=1
 
 logs=.build/test-lanes
 mkdir -p "$logs"
+names=(pure)
 pids=()
+NO_COLOR=1 nice -n 10 "$tests" --testing-library swift-testing --filter "$pure" > "$logs/pure.log" 2>&1 &
+pids+=($!)
 for index in "${!side_lanes[@]}"; do
-    NO_COLOR=1 lane --filter "$(pattern "${side_lanes[$index]}")" > "$logs/lane-$((index + 1)).log" 2>&1 &
+    names+=("side lane $((index + 1))")
+    NO_COLOR=1 lane --filter "$(suites "${side_lanes[$index]}")" > "$logs/lane-$((index + 1)).log" 2>&1 &
     pids+=($!)
 done
 # The docs test (every command block of README.md and docs/*.md, with the debug netsim just
-# built) is a lane of its own: its blocks mostly wait on short live runs, as the side lanes do.
-# It starts when the first side lane is done: that lane compares live benches with the model
-# engine, and a fourth busy lane on 2 cores slows the live clients enough to move their
-# timings.
+# built): its blocks mostly wait on short live runs, as the side lanes do.
 netsim="$(swift build --show-bin-path)/netsim"
-(
-    while kill -0 "${pids[0]}" 2> /dev/null; do sleep 1; done
-    scripts/docs-test.py "$netsim"
-) > "$logs/docs.log" 2>&1 &
-docs=$!
+names+=(docs)
+scripts/docs-test.py "$netsim" > "$logs/docs.log" 2>&1 &
+pids+=($!)
 status=0
-lane --skip "$(pattern "$(IFS='|'; echo "${side_lanes[*]}")")" || status=$?
+lane --skip "$pure|$(suites "$(IFS='|'; echo "${side_lanes[*]}")")" || status=$?
+logfiles=("$logs/pure.log" "$logs/lane-1.log" "$logs/lane-2.log" "$logs/docs.log")
 for index in "${!pids[@]}"; do
-    log="$logs/lane-$((index + 1)).log"
+    log="${logfiles[$index]}"
     if wait "${pids[$index]}"; then
-        echo "side lane $((index + 1)) ($log): $(grep -E 'Test run with' "$log" | tail -n 1)"
+        echo "${names[$index]} ($log): $(grep -E 'Test run with|docs test:' "$log" | tail -n 1)"
     else
         status=1
-        echo "side lane $((index + 1)) failed ($log):"
+        echo "${names[$index]} failed ($log):"
         cat "$log"
     fi
 done
-if wait "$docs"; then
-    echo "docs lane ($logs/docs.log): $(tail -n 1 "$logs/docs.log")"
-else
-    status=1
-    echo "docs lane failed ($logs/docs.log):"
-    cat "$logs/docs.log"
-fi
 exit $status

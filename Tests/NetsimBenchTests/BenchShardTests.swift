@@ -79,13 +79,18 @@ import Testing
             try BenchShard.decode(Data(#"{"profile": "x"}"#.utf8), source: "x.json")
         }
     }
+}
 
+/// A live bench in two parts merges into the unsharded live run's counts. Apart from the model
+/// parts above because it plays real seconds (a serial lane of scripts/test.sh), where they are
+/// only arithmetic (its parallel lane).
+@Suite struct LiveShardTests {
     @Test func twoLivePartsMergeIntoTheCountsOfTheUnshardedRun() async throws {
         var logger = Logger(label: "netsim.shards")
         logger.logLevel = .error
         // Enough events for a median: two a second per device.
         func live(_ shard: Shard) throws -> BenchConfiguration {
-            var configuration = try Self.configuration("lte-good", devices: 4, duration: 10, shard: shard)
+            var configuration = try BenchShardTests.configuration("lte-good", devices: 4, duration: 10, shard: shard)
             configuration.workload.eventMeanGap = 0.5
             configuration.workload.messageInterval = 1
             return configuration

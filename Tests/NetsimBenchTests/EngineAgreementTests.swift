@@ -10,7 +10,7 @@ import Testing
 /// The model engine against the live bench it stands in for: the same profile, seed, fleet
 /// and duration through both, compared per transport (the acceptance of the model engine;
 /// scripts/compare-engines.sh prints the same comparison as a table). Each live run takes its
-/// two minutes of real time; both profiles run at once, then the batching strategy's run.
+/// two minutes of real time; the three run at once.
 @Suite(.serialized, .tags(.liveTiming)) struct EngineAgreementTests {
     static func configuration(_ profile: String) throws -> BenchConfiguration {
         var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: profile))
@@ -38,24 +38,22 @@ import Testing
         return logger
     }()
 
-    @Test func modelAgreesWithLiveOnLTEGoodAndLTETunnel() async throws {
-        let profiles = ["lte-good", "lte-tunnel"]
+    /// The three live runs at once: each mostly waits on its emulated links, so side by side
+    /// they take the two minutes of one.
+    @Test func modelAgreesWithLive() async throws {
+        let runs = [
+            ("lte-good", try Self.configuration("lte-good")), ("lte-tunnel", try Self.configuration("lte-tunnel")),
+            ("batching", try Self.batching()),
+        ]
         let live = try await withThrowingTaskGroup(of: (String, BenchResult).self) { group in
-            for profile in profiles {
-                group.addTask { (profile, try await BenchRunner.run(Self.configuration(profile), logger: Self.logger) { _ in }) }
+            for (name, configuration) in runs {
+                group.addTask { (name, try await BenchRunner.run(configuration, logger: Self.logger) { _ in }) }
             }
             return try await group.reduce(into: [String: BenchResult]()) { $0[$1.0] = $1.1 }
         }
-        for profile in profiles {
-            try Self.expectAgreement(live: try #require(live[profile]), configuration: try Self.configuration(profile), profile)
+        for (name, configuration) in runs {
+            try Self.expectAgreement(live: try #require(live[name]), configuration: configuration, name)
         }
-    }
-
-    /// Batching alone (a run of its own, so the two above keep the cores they were fitted on).
-    @Test func modelAgreesWithLiveOnBatching() async throws {
-        let configuration = try Self.batching()
-        let live = try await BenchRunner.run(configuration, logger: Self.logger) { _ in }
-        try Self.expectAgreement(live: live, configuration: configuration, "batching")
     }
 
     static func expectAgreement(live: BenchResult, configuration: BenchConfiguration, _ name: String) throws {
