@@ -34,8 +34,8 @@ fi
 tcpdump="$(command -v tcpdump)"
 
 echo "building netsim (release)..."
-swift build -c release --product netsim >/dev/null
-netsim="$(swift build -c release --show-bin-path)/netsim"
+scripts/release-build.sh --product netsim >/dev/null
+netsim="$(scripts/release-build.sh --show-bin-path)/netsim"
 
 if [ ! -f "$capture" ]; then
     echo "generating $packets packets..."

@@ -6,11 +6,12 @@
 # --profile lte-good --duration 120s).
 #
 # A release build, because what a user runs next is the model engine and the tuner, which run
-# about 50 times slower in a debug build. scripts/test.sh builds the tests in debug on its own;
-# the release build is the quick start's extra cost (docs/performance.md has its time).
+# about 50 times slower in a debug build. scripts/release-build.sh keeps testable imports, so that
+# scripts/test.sh, which builds the tests in that same configuration, compiles only the test
+# targets after it (docs/performance.md has both times).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
-swift build -c release --product netsim
+scripts/release-build.sh --product netsim
 scripts/install.sh
 .build/release/netsim bench "$@"

@@ -11,8 +11,8 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 if [ -z "${NETSIM:-}" ]; then
-    swift build -c release --product netsim >/dev/null || exit 1
-    NETSIM="$(swift build -c release --show-bin-path)/netsim"
+    scripts/release-build.sh --product netsim >/dev/null || exit 1
+    NETSIM="$(scripts/release-build.sh --show-bin-path)/netsim"
 fi
 work=.build/chaos
 rm -rf "$work" && mkdir -p "$work"

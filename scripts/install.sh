@@ -48,7 +48,7 @@ esac
 
 netsim="${NETSIM:-.build/release/netsim}"
 if [ -z "${NETSIM:-}" ] && [ ! -x "$netsim" ]; then
-    swift build -c release --product netsim
+    scripts/release-build.sh --product netsim
 fi
 [ -x "$netsim" ] || { echo "install: $netsim is not an executable" >&2; exit 1; }
 

@@ -9,9 +9,9 @@
 #   compute (model engine runs, shard merges, the CLI on the model engine): no socket, no clock,
 #   no wall-clock verdict. In parallel, as Swift Testing runs tests by default, under `nice`, so
 #   that the other lanes' timed work gets the CPU first;
-# - the main lane and two side lanes, each one test at a time: the tests that play real
+# - the main lane and three side lanes, each one test at a time: the tests that play real
 #   seconds of benches and phones on loopback. They mostly wait (these lanes use about a third
-#   of their wall time in CPU), so three share 2 cores without starving one another; each is
+#   of their wall time in CPU), so four share 2 cores without starving one another; each is
 #   serial because the end-to-end tests time round trips to a few milliseconds and must not run
 #   beside each other in numbers (and a synchronous test would hold one of the two threads of
 #   Swift's cooperative pool that their awaits resume on). The side lanes hold the long live
@@ -21,8 +21,10 @@
 #
 # The lanes run the test executable itself: `swift test` plans the build again before it runs
 # anything, which takes up to a minute on a busy machine and cannot run twice at once. Where
-# the tests are not an executable (macOS builds an .xctest bundle), and with arguments
-# (`scripts/test.sh --filter LinkTests`), it runs `swift test --no-parallel`, in one lane.
+# the tests are not an executable (macOS builds an .xctest bundle), it runs `swift test
+# --no-parallel` on that build, in one lane. With arguments (`scripts/test.sh --filter
+# LinkTests`, a developer's loop) it runs `swift test --no-parallel` with them in one lane, in
+# debug, whose incremental builds are quicker than release's whole-module ones.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
@@ -31,10 +33,15 @@ if [ $# -gt 0 ]; then
 fi
 # The dashboard's JavaScript first: seconds, and its failures say which file and line.
 scripts/js-test.sh
-swift build --build-tests
-tests="$(swift build --show-bin-path)/netsimPackageTests.xctest"
+# The tests build in release with testable imports (scripts/release-build.sh), the
+# configuration scripts/bench.sh builds the netsim it installs in: after the quick start's first
+# command only the test targets are left to compile, where a debug build would compile every
+# module and dependency a second time.
+scripts/release-build.sh --build-tests
+bin="$(scripts/release-build.sh --show-bin-path)"
+tests="$bin/netsimPackageTests.xctest"
 if [ ! -f "$tests" ] || [ ! -x "$tests" ]; then
-    exec swift test --skip-build --no-parallel
+    exec swift test -c release -Xswiftc -enable-testing --skip-build --no-parallel
 fi
 
 # Test targets and suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
@@ -42,8 +49,9 @@ pure_modules='NetsimCoreTests|NetsimModelTests|NetsimInputTests|NetsimReportTest
 pure_suites='BenchShardTests|HostilePartTests|StrategySettingsTests'
 pure="^($pure_modules)\\.|\\.($pure_suites)/"
 side_lanes=(
-    'EngineAgreementTests|LiveShardTests|QUICModelAgreementTests'
-    'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests|DatagramEndToEndTests|GRPCCoreKeepaliveTests'
+    'EngineAgreementTests|LiveShardTests'
+    'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests'
+    'DatagramEndToEndTests|QUICModelAgreementTests|GRPCCoreKeepaliveTests'
 )
 suites() { echo "\\.($1)/"; }
 lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }
@@ -52,23 +60,25 @@ lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }
 logs=.build/test-lanes
 mkdir -p "$logs"
 names=(pure)
+logfiles=("$logs/pure.log")
 pids=()
 NO_COLOR=1 nice -n 10 "$tests" --testing-library swift-testing --filter "$pure" > "$logs/pure.log" 2>&1 &
 pids+=($!)
 for index in "${!side_lanes[@]}"; do
     names+=("side lane $((index + 1))")
+    logfiles+=("$logs/lane-$((index + 1)).log")
     NO_COLOR=1 lane --filter "$(suites "${side_lanes[$index]}")" > "$logs/lane-$((index + 1)).log" 2>&1 &
     pids+=($!)
 done
-# The docs test (every command block of README.md and docs/*.md, with the debug netsim just
-# built): its blocks mostly wait on short live runs, as the side lanes do.
-netsim="$(swift build --show-bin-path)/netsim"
+# The docs test (every command block of README.md and docs/*.md, with the netsim built beside
+# the tests): its blocks mostly wait on short live runs, as the side lanes do.
+netsim="$bin/netsim"
 names+=(docs)
+logfiles+=("$logs/docs.log")
 scripts/docs-test.py "$netsim" > "$logs/docs.log" 2>&1 &
 pids+=($!)
 status=0
 lane --skip "$pure|$(suites "$(IFS='|'; echo "${side_lanes[*]}")")" || status=$?
-logfiles=("$logs/pure.log" "$logs/lane-1.log" "$logs/lane-2.log" "$logs/docs.log")
 for index in "${!pids[@]}"; do
     log="${logfiles[$index]}"
     if wait "${pids[$index]}"; then

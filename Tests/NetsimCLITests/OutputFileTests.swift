@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import NetsimCore
 import NetsimPcap
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
@@ -10,9 +11,9 @@ import Testing
 /// found before a run and named with the reason, captures cut short reported as errors.
 @Suite("files netsim writes")
 struct OutputFileTests {
-    /// The built `netsim`, beside the test bundle: for what only a process of its own can show
-    /// (a file-size limit, a signal).
-    static let netsim = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("netsim")
+    /// The built `netsim`: for what only a process of its own can show (a file-size limit, a
+    /// signal).
+    static let netsim = URL(fileURLWithPath: TestPaths.builtNetsim)
 
     /// A scratch directory, removed when the test ends.
     private func withDirectory(_ body: (String) async throws -> Void) async throws {

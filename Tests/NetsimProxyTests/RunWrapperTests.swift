@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NetsimTestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -12,12 +13,7 @@ import Darwin
 /// reaches a server through the SOCKS5 front end it finds in ALL_PROXY, and the run's gates
 /// decide the exit status, said with the measured value, and written as JUnit XML.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct RunWrapperTests {
-    /// The `netsim` binary `swift build` made beside the tests.
-    static let netsim: String? = {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let path = root.appendingPathComponent(".build/debug/netsim").path
-        return FileManager.default.isExecutableFile(atPath: path) ? path : nil
-    }()
+    static let netsim: String? = FileManager.default.isExecutableFile(atPath: TestPaths.builtNetsim) ? TestPaths.builtNetsim : nil
 
     static let canRun = netsim != nil && FrontEndPeers.curlAndOpenSSL
 

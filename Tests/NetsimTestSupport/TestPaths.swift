@@ -6,6 +6,11 @@ public enum TestPaths {
     /// The package root, found from this file's path.
     public static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
+    /// The `netsim` binary `swift build` made beside the test executable, in the tests' own
+    /// configuration (debug, or release where scripts/test.sh builds them), for what only a
+    /// process of its own can show.
+    public static let builtNetsim = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        .appendingPathComponent("netsim").path
     /// The material shared beside the repository (../shared); never copied into it.
     /// `NETSIM_SHARED_DIRECTORY` names another place (one that does not exist skips the tests
     /// that need it, as on a machine without it).
