@@ -33,15 +33,22 @@ if [ $# -gt 0 ]; then
 fi
 # The dashboard's JavaScript first: seconds, and its failures say which file and line.
 scripts/js-test.sh
-# The tests build in release with testable imports (scripts/release-build.sh), the
-# configuration scripts/bench.sh builds the netsim it installs in: after the quick start's first
-# command only the test targets are left to compile, where a debug build would compile every
-# module and dependency a second time.
-scripts/release-build.sh --build-tests
-bin="$(scripts/release-build.sh --show-bin-path)"
+# The tests build in the configuration with the least left to compile. Where the release netsim
+# is built (scripts/bench.sh, the quick start's first command, builds it with testable imports:
+# scripts/release-build.sh), that is release, and only the test targets compile; elsewhere,
+# debug, which compiles every module and dependency faster than release does.
+if [ -x "$(scripts/release-build.sh --show-bin-path)/netsim" ]; then
+    build=(scripts/release-build.sh)
+    configuration=(-c release -Xswiftc -enable-testing)
+else
+    build=(swift build)
+    configuration=()
+fi
+"${build[@]}" --build-tests
+bin="$("${build[@]}" --show-bin-path)"
 tests="$bin/netsimPackageTests.xctest"
 if [ ! -f "$tests" ] || [ ! -x "$tests" ]; then
-    exec swift test -c release -Xswiftc -enable-testing --skip-build --no-parallel
+    exec swift test "${configuration[@]}" --skip-build --no-parallel
 fi
 
 # Test targets and suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
@@ -62,7 +69,7 @@ mkdir -p "$logs"
 names=(pure)
 logfiles=("$logs/pure.log")
 pids=()
-NO_COLOR=1 nice -n 10 "$tests" --testing-library swift-testing --filter "$pure" > "$logs/pure.log" 2>&1 &
+NO_COLOR=1 nice -n 19 "$tests" --testing-library swift-testing --filter "$pure" > "$logs/pure.log" 2>&1 &
 pids+=($!)
 for index in "${!side_lanes[@]}"; do
     names+=("side lane $((index + 1))")
