@@ -66,13 +66,11 @@ lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }
 
 logs=.build/test-lanes
 mkdir -p "$logs"
-names=(pure)
 logfiles=("$logs/pure.log")
 pids=()
 NO_COLOR=1 nice -n 19 "$tests" --testing-library swift-testing --filter "$pure" > "$logs/pure.log" 2>&1 &
 pids+=($!)
 for index in "${!side_lanes[@]}"; do
-    names+=("side lane $((index + 1))")
     logfiles+=("$logs/lane-$((index + 1)).log")
     NO_COLOR=1 lane --filter "$(suites "${side_lanes[$index]}")" > "$logs/lane-$((index + 1)).log" 2>&1 &
     pids+=($!)
@@ -80,7 +78,6 @@ done
 # The docs test (every command block of README.md and docs/*.md, with the netsim built beside
 # the tests): its blocks mostly wait on short live runs, as the side lanes do.
 netsim="$bin/netsim"
-names+=(docs)
 logfiles+=("$logs/docs.log")
 scripts/docs-test.py "$netsim" > "$logs/docs.log" 2>&1 &
 pids+=($!)
@@ -89,10 +86,10 @@ lane --skip "$pure|$(suites "$(IFS='|'; echo "${side_lanes[*]}")")" || status=$?
 for index in "${!pids[@]}"; do
     log="${logfiles[$index]}"
     if wait "${pids[$index]}"; then
-        echo "${names[$index]} ($log): $(grep -E 'Test run with|docs test:' "$log" | tail -n 1)"
+        echo "$(basename "$log" .log) ($log): $(grep -E 'Test run with|docs test:' "$log" | tail -n 1)"
     else
         status=1
-        echo "${names[$index]} failed ($log):"
+        echo "$(basename "$log" .log) failed ($log):"
         cat "$log"
     fi
 done
