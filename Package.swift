@@ -186,10 +186,12 @@ let package = Package(
                 "NetsimInput", "NetsimCore", "NetsimTestSupport", .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
-        .testTarget(name: "NetsimReportTests", dependencies: ["NetsimReport", "NetsimCore", "NetsimInput"]),
-        .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimInput", "NetsimCore"]),
-        .testTarget(name: "NetsimTuneTests", dependencies: ["NetsimTune", "NetsimModel", "NetsimInput", "NetsimCore", "NetsimReport"]),
-        .testTarget(name: "NetsimConnectionTests", dependencies: ["NetsimConnection", "NetsimCore"]),
+        .testTarget(name: "NetsimReportTests", dependencies: ["NetsimReport", "NetsimCore", "NetsimInput", "NetsimTestSupport"]),
+        .testTarget(name: "NetsimModelTests", dependencies: ["NetsimModel", "NetsimInput", "NetsimCore", "NetsimTestSupport"]),
+        .testTarget(
+            name: "NetsimTuneTests",
+            dependencies: ["NetsimTune", "NetsimModel", "NetsimInput", "NetsimCore", "NetsimReport", "NetsimTestSupport"]),
+        .testTarget(name: "NetsimConnectionTests", dependencies: ["NetsimConnection", "NetsimCore", "NetsimTestSupport"]),
         .testTarget(
             name: "NetsimProxyTests",
             dependencies: [
@@ -216,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "NetsimTestingTests",
             dependencies: [
-                "NetsimTesting", "NetsimProxy", "NetsimCore", "NetsimReport",
+                "NetsimTesting", "NetsimProxy", "NetsimCore", "NetsimReport", "NetsimTestSupport",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ]
@@ -224,7 +226,7 @@ let package = Package(
         .testTarget(
             name: "NetsimPcapTests",
             dependencies: [
-                "NetsimPcap", "NetsimCore", "NetsimReport", .product(name: "Crypto", package: "swift-crypto"),
+                "NetsimPcap", "NetsimCore", "NetsimReport", "NetsimTestSupport", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),
             ], exclude: ["Fixtures"]),
         .testTarget(
@@ -233,7 +235,9 @@ let package = Package(
                 "NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore", "NetsimReport", "NetsimTestSupport",
             ]
         ),
-        .testTarget(name: "NetsimCalibrationTests", dependencies: ["NetsimCalibration", "NetsimInput", "NetsimCore", "NetsimReport"]),
+        .testTarget(
+            name: "NetsimCalibrationTests",
+            dependencies: ["NetsimCalibration", "NetsimInput", "NetsimCore", "NetsimReport", "NetsimTestSupport"]),
         .testTarget(
             name: "NetsimCLITests",
             dependencies: [

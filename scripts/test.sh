@@ -13,8 +13,9 @@
 #   seconds of benches and phones on loopback. They mostly wait (these lanes use about a third
 #   of their wall time in CPU), so four share 2 cores without starving one another; each is
 #   serial because the end-to-end tests time round trips to a few milliseconds and must not run
-#   beside each other in numbers (and a synchronous test would hold one of the two threads of
-#   Swift's cooperative pool that their awaits resume on). The side lanes hold the long live
+#   beside each other in numbers. (Plain `swift test` runs them all in one parallel process,
+#   where the suites' `.computes` and `.playsLive` traits keep them off each other's threads;
+#   a few timed checks still fail there: docs/development.md.) The side lanes hold the long live
 #   suites whose checks are counts, bytes, energy and orders rather than milliseconds; the main
 #   lane runs the rest, and its output is shown as it goes.
 # A lane's log is printed whole if it fails.

@@ -1,4 +1,5 @@
 import NetsimModel
+import NetsimTestSupport
 import Synchronization
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 /// the clock, its requests reach the transport in its order, answers and a produced message
 /// reach it, and a watching app hears the phone's network. The checks are orders, counts and
 /// lower bounds on gaps (a sleep never ends early), so a loaded machine cannot fail them.
-@Suite(.timeLimit(.minutes(1))) struct AppDriverTests {
+@Suite(.playsLive(timeLimit: .seconds(60))) struct AppDriverTests {
     /// What the machine asked of the wire, with the bench time.
     final class WireLog: Sendable {
         private let entries = Mutex<[(time: Double, action: TransportAction)]>([])

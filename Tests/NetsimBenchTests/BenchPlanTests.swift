@@ -1,13 +1,14 @@
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench
 
 /// One plan for both engines (`BenchPlan`): what a bench is set to reaches the model engine as
 /// it reaches the live bench.
-@Suite struct BenchPlanTests {
+@Suite(.computes) struct BenchPlanTests {
     @Test("the live configuration's settings are the plan's")
     func settingsAreThePlans() throws {
         var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))

@@ -4,6 +4,7 @@ import NetsimCore
 import NetsimInput
 import NetsimModel
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench
@@ -11,7 +12,7 @@ import Testing
 /// Sharded benches: N parts, each written to JSON and read back, merge into the
 /// unsharded run's report, figure for figure; a merge of anything but every part of one run
 /// is refused, naming the part.
-@Suite struct BenchShardTests {
+@Suite(.computes) struct BenchShardTests {
     static func configuration(_ profile: String, devices: Int, duration: Double, shard: Shard = .whole) throws -> BenchConfiguration {
         var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: profile))
         configuration.devices = devices
@@ -84,7 +85,7 @@ import Testing
 /// A live bench in two parts merges into the unsharded live run's counts. Apart from the model
 /// parts above because it plays real seconds (a serial lane of scripts/test.sh), where they are
 /// only arithmetic (its parallel lane).
-@Suite struct LiveShardTests {
+@Suite(.playsLive) struct LiveShardTests {
     @Test func twoLivePartsMergeIntoTheCountsOfTheUnshardedRun() async throws {
         var logger = Logger(label: "netsim.shards")
         logger.logLevel = .error

@@ -1,3 +1,4 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench
@@ -5,7 +6,7 @@ import Testing
 /// The gRPC client's retry timer is a child of the client's task group that its handle cancels
 /// alone: cancelling one child leaves its siblings running, the group's cancellation reaches
 /// it, and a child that ends by itself ends its task (the group does not wait on it).
-@Suite(.timeLimit(.minutes(1))) struct CancellableChildTests {
+@Suite(.playsLive(timeLimit: .seconds(60))) struct CancellableChildTests {
     /// A child that sleeps for an hour and says how its sleep ended.
     static func sleeper(_ name: String, telling events: AsyncStream<String>.Continuation) -> @Sendable () async -> Void {
         {

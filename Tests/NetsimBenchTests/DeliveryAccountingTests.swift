@@ -3,6 +3,7 @@ import NetsimCore
 import NetsimInput
 import NetsimModel
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench
@@ -10,7 +11,7 @@ import Testing
 /// What a bench has not delivered when it ends is `lost` only if it will never
 /// arrive; the rest is `inFlight`. Derived from what was created or produced and what was
 /// delivered, so any source of measurements gets the same accounting.
-@Suite struct DeliveryAccountingTests {
+@Suite(.computes) struct DeliveryAccountingTests {
     /// A proxy report of a device without a radio.
     static func proxyReport(durationSeconds: Double = 60) -> RunReport {
         RunReport(

@@ -1,4 +1,5 @@
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench
@@ -6,7 +7,7 @@ import Testing
 /// The live client's receive buffer (the model's `AppInbox` behind a lock): its peak is the
 /// buffer's own count, never more than its bound, while the network side and the app race over
 /// it; a pulling app holds the network side back for its handling time.
-@Suite struct EventInboxTests {
+@Suite(.computes) struct EventInboxTests {
     static func event(_ sequence: Int) -> EventInbox.Event {
         EventInbox.Event(sequence: UInt64(sequence), payloadBytes: 100 + sequence % 7)
     }

@@ -4,12 +4,13 @@ import NetsimInput
 import NetsimModel
 import NetsimProxy
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench
 
 /// The three reports of one short run on an LTE radio with an outage, and the wire estimate.
-@Suite(.serialized) struct ReportRenderingTests {
+@Suite(.serialized, .computes) struct ReportRenderingTests {
     static func shortRun() async throws -> BenchResult {
         var lte = LTERadioParameters()
         lte.longDRXTime = 1

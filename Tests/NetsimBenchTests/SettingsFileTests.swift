@@ -1,10 +1,12 @@
 import Foundation
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench
 @testable import NetsimModel
 
+@Suite(.computes)
 struct SettingsFileTests {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()

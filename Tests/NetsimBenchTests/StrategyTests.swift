@@ -10,6 +10,7 @@ import Testing
 
 /// Strategies 2 (batching), 3 (offline queue) and 5 (slow consumers): their files,
 /// their pure parts, and short live runs that show each one's effect.
+@Suite(.computes)
 struct StrategySettingsTests {
     @Test func theShippedStrategyFilesLoad() throws {
         let analytics = try Workload.load(yaml: SettingsFileTests.shipped("workloads/analytics-burst.yaml"), source: "a")
@@ -106,6 +107,7 @@ struct StrategySettingsTests {
 }
 
 /// The outbox (strategy 3) as a value: bounded, oldest dropped and counted, the rest sent in order.
+@Suite(.computes)
 struct OfflineQueueTests {
     static func ledger(outboxLimit: Int, messages: Int) -> DeviceLedger {
         let ledger = DeviceLedger(device: 0, outboxLimit: outboxLimit, messagePayloadBytes: 16)
@@ -140,6 +142,7 @@ struct OfflineQueueTests {
 
 /// The model engine's batch frames are the size of what the live client and server write: the
 /// JSON array of messages and the `{"acks":[...]}` answer, as JSONWire encodes them.
+@Suite(.computes)
 struct BatchWireSizeTests {
     @Test func theModelsBatchFramesAreTheLiveEncodersBytes() throws {
         let ledger = DeviceLedger(device: 7, outboxLimit: 64, messagePayloadBytes: 200)
@@ -170,7 +173,7 @@ struct BatchWireSizeTests {
 /// Short live runs: a bursty uplink with batching off and on, an outage longer than the outbox
 /// holds, and a server burst into a slow app behind each receive buffer. Serialized: the runs
 /// share two cores. gRPC alone at a time scale, so minutes of emulated time take seconds.
-@Suite(.serialized, .tags(.liveTiming)) struct StrategyEndToEndTests {
+@Suite(.serialized, .tags(.liveTiming), .playsLive) struct StrategyEndToEndTests {
     /// A link with an LTE radio (11.6 s tail) and a 20 ms delay each way.
     static func lteProfile(events: [TimelineEvent] = []) throws -> Profile {
         var profile = try ProfileCatalog.builtin(named: "lte-good")

@@ -1,10 +1,12 @@
 import Foundation
 import NetsimCore
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimBench
 
+@Suite(.computes)
 struct ThresholdTests {
     @Test func parsesKeyOperatorAndNumber() throws {
         let threshold = try Threshold(parsing: "grpc.latencyMs.p95 > 300", schema: .bench)

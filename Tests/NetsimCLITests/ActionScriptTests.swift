@@ -1,9 +1,10 @@
 import Foundation
+import NetsimTestSupport
 import Testing
 
 /// scripts/action.sh, the GitHub Action's one step, run as a workflow runs it with the built
 /// `netsim`.
-@Suite("the CI Action's script")
+@Suite("the CI Action's script", .playsLive)
 struct ActionScriptTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/action.sh").path

@@ -3,11 +3,12 @@ import Foundation
 import NetsimCore
 import NetsimInput
 import NetsimPcap
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
 
-@Suite("netsim analyze")
+@Suite("netsim analyze", .computes)
 struct AnalyzeCommandTests {
     @Test("parses its options and refuses unknown radios and addresses")
     func parsing() throws {

@@ -1,10 +1,11 @@
 import ArgumentParser
 import Foundation
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
 
-@Suite("netsim bench")
+@Suite("netsim bench", .computes)
 struct BenchCommandTests {
     @Test("defaults: every transport, lte-tunnel, 10 phones, reports/, all formats")
     func defaults() throws {

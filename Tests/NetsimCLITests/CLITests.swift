@@ -2,11 +2,12 @@ import ArgumentParser
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
 
-@Suite("netsim profiles")
+@Suite("netsim profiles", .computes)
 struct ProfilesCommandTests {
     /// A scratch directory, removed when the test ends.
     private func withDirectory(_ body: (String) throws -> Void) throws {

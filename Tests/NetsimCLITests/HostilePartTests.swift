@@ -2,6 +2,7 @@ import Foundation
 import NetsimBench
 import NetsimCore
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
@@ -9,7 +10,7 @@ import Testing
 /// `netsim report merge` on parts from elsewhere (a CI job's artifacts): a corrupt or hostile
 /// part gets exit 1 and a message naming the file, the key and the reason; never a crash, a
 /// memory bomb, a file outside `--out` or markup in the reports.
-@Suite(.serialized) struct HostilePartTests {
+@Suite(.serialized, .computes) struct HostilePartTests {
     static let bench = ["bench", "--engine", "model", "--profile", "lte-good", "--devices", "4", "--duration", "10m", "--quiet"]
 
     /// Two good parts of one run, as text, and the directory they were written in.

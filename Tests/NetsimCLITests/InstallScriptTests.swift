@@ -1,10 +1,11 @@
 import Foundation
+import NetsimTestSupport
 import Testing
 
 /// scripts/install.sh into a scratch PREFIX with the built `netsim`: the binary, its three
 /// completions and its man page where shells and `man` look, then `--uninstall` takes exactly
 /// those away and leaves what else was there.
-@Suite("the install script")
+@Suite("the install script", .playsLive)
 struct InstallScriptTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("scripts/install.sh").path
@@ -32,7 +33,7 @@ struct InstallScriptTests {
         return found.sorted()
     }
 
-    @Test(.timeLimit(.minutes(1)))
+    @Test
     func installsWhereShellsLookAndUninstallsLeavingWhatWasThere() throws {
         let prefix = FileManager.default.temporaryDirectory.appendingPathComponent("netsim-prefix-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: prefix) }

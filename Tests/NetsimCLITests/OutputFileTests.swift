@@ -9,7 +9,7 @@ import Testing
 
 /// Nothing lost: reports written whole or not at all, paths that cannot be written
 /// found before a run and named with the reason, captures cut short reported as errors.
-@Suite("files netsim writes")
+@Suite("files netsim writes", .playsLive(timeLimit: .seconds(180)))
 struct OutputFileTests {
     /// The built `netsim`: for what only a process of its own can show (a file-size limit, a
     /// signal).
@@ -67,7 +67,7 @@ struct OutputFileTests {
 
     /// SIGTERM during a long model bench or tune exited 143 with no report.
     @Test(
-        "SIGTERM stops a model bench or a tune at its next batch: partial reports and exit status 5", .timeLimit(.minutes(3)),
+        "SIGTERM stops a model bench or a tune at its next batch: partial reports and exit status 5",
         arguments: [
             (["bench", "--engine", "model", "--devices", "10000", "--duration", "1h"], "bench-lte-tunnel.json"),
             (
@@ -140,7 +140,7 @@ struct OutputFileTests {
 
     /// `bench --out` that could not be written was found only after the whole run.
     /// A 10-minute bench that fails at once shows the check comes first.
-    @Test("bench and tune refuse an unwritable --out at start-up", .timeLimit(.minutes(1)))
+    @Test("bench and tune refuse an unwritable --out at start-up")
     func benchOutAtStartUp() async throws {
         try await withDirectory { directory in
             let file = directory + "/file"

@@ -2,13 +2,14 @@ import ArgumentParser
 import Foundation
 import NetsimBench
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
 
 /// `netsim report agree LIVE MODEL` (scripts/compare-engines.sh): the model engine's bounds on
 /// two saved bench reports, with the exit status a script checks.
-@Suite struct ReportAgreeTests {
+@Suite(.computes) struct ReportAgreeTests {
     /// A model bench report of lte-good, 3 devices, 10 minutes, with `change` applied to its JSON.
     static func report(_ change: (inout [String: Any]) -> Void = { _ in }) throws -> String {
         var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: "lte-good"))

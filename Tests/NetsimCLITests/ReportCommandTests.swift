@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
 
 /// `netsim report gate` and `netsim report compare` on saved reports.
-@Suite("netsim report")
+@Suite("netsim report", .computes)
 struct ReportCommandTests {
     /// A bench report's shape with `latency` as gRPC's p95 and `lost` events, written to a file.
     static func benchReport(profile: String = "lte-tunnel", latency: Double, lost: Int, extra: Int = 0) throws -> String {

@@ -2,11 +2,12 @@ import ArgumentParser
 import Foundation
 import NetsimCore
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
 
-@Suite("netsim run: flags")
+@Suite("netsim run: flags", .computes)
 struct RunCommandTests {
     @Test("parses listen/upstream pairs and forward rules onto one device")
     func rules() throws {
@@ -157,7 +158,7 @@ struct RunCommandTests {
     }
 }
 
-@Suite("netsim run: the printed summary")
+@Suite("netsim run: the printed summary", .computes)
 struct RunSummaryTests {
     @Test("the summary lists the destinations that waited longest, escaped, and says where the rest are")
     func destinations() {

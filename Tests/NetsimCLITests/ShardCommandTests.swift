@@ -1,12 +1,13 @@
 import ArgumentParser
 import Foundation
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCLI
 
 /// `netsim bench --shard` / `--shards` and `netsim report merge` through the command line: the
 /// files a Kubernetes Indexed Job's pods write, merged into the unsharded run's reports.
-@Suite struct ShardCommandTests {
+@Suite(.playsLive) struct ShardCommandTests {
     static func temporaryDirectory() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("netsim-shards-\(UUID().uuidString)").path
     }

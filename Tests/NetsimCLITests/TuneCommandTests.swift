@@ -1,13 +1,14 @@
 import ArgumentParser
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import NetsimTune
 import Synchronization
 import Testing
 
 @testable import NetsimCLI
 
-@Suite("netsim tune keepalive")
+@Suite("netsim tune keepalive", .computes)
 struct TuneCommandTests {
     /// On a non-terminal (a CI log) the progress is a line at every tenth of the
     /// work, with no carriage return; on a terminal it is redrawn in place and ended.

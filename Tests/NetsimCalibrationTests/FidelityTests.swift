@@ -3,6 +3,7 @@ import NetsimCalibration
 import NetsimCore
 import NetsimInput
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 /// The study's slice beside the repository (../shared/data/sigcomm21-5g; never copied into
@@ -18,7 +19,7 @@ enum StudyData {
     static let isPresent = FileManager.default.fileExists(atPath: directory)
 }
 
-@Suite(.enabled(if: StudyData.isPresent, "needs the study's slice in ../shared/data/sigcomm21-5g"))
+@Suite(.enabled(if: StudyData.isPresent, "needs the study's slice in ../shared/data/sigcomm21-5g"), .computes)
 struct FidelityTests {
     /// The acceptance bounds, on the built-in radios with no per-file fitting.
     @Test func theBuiltinRadiosMeetTheAcceptanceBoundsOnTheSlice() throws {
@@ -70,7 +71,7 @@ struct FidelityTests {
     }
 }
 
-@Suite struct FidelityGateTests {
+@Suite(.computes) struct FidelityGateTests {
     /// The gates CI puts on fidelity read the report as `netsim fidelity` writes it, with no
     /// forced radio (the key is then absent).
     @Test func aReportWithoutAForcedRadioIsReadForItsGates() throws {

@@ -1,8 +1,9 @@
 import NetsimCalibration
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
-@Suite struct MeasurementTableTests {
+@Suite(.computes) struct MeasurementTableTests {
     @Test func quotedCellsWithCommasAndDoubledQuotesAreOneCell() throws {
         let table = try MeasurementTable(file: "t.csv", text: "a,b,c\n1,\"x, \"\"y\"\"\",3\r\n")
         #expect(table.columns == ["a", "b", "c"])

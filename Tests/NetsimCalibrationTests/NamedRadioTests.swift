@@ -1,9 +1,10 @@
 import NetsimCalibration
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
-@Suite struct NamedRadioTests {
+@Suite(.computes) struct NamedRadioTests {
     static func profile(radio: String) -> String {
         """
         name: p

@@ -1,10 +1,11 @@
 import NetsimCalibration
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 /// `profiles fit` must recover a radio's parameters from measurements that netsim's own model
 /// made: the fit reads physics, so it can be checked against a radio whose figures are known.
-@Suite struct RadioFitTests {
+@Suite(.computes) struct RadioFitTests {
     /// An LTE radio unlike every default: 8 s tail, 320 ms long DRX, 300 ms promotion.
     static var knownLTE: LTERadioParameters {
         var radio = LTERadioParameters()
@@ -126,7 +127,7 @@ import Testing
     }
 }
 
-@Suite struct IntervalPricerTests {
+@Suite(.computes) struct IntervalPricerTests {
     static func nr(beta: Double) -> RadioStages {
         var radio = NRRadioParameters.nonStandalone
         radio.beta = beta

@@ -1,11 +1,12 @@
 import NetsimConnection
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 /// The connection lifecycle without sockets or a clock: chunks are strings, instants are
 /// seconds, and each test feeds the machine what the proxy's channels and device model would
 /// report, then checks the actions it returns.
-@Suite("Connection state machine")
+@Suite("Connection state machine", .computes)
 struct ConnectionStateMachineTests {
     typealias Machine = ConnectionStateMachine<String, Double>
 
@@ -444,7 +445,7 @@ struct ConnectionStateMachineTests {
     }
 }
 
-@Suite("Delay line")
+@Suite("Delay line", .computes)
 struct DelayLineTests {
     @Test("items leave in order, each no earlier than those before it, and count their bytes")
     func order() {

@@ -1,10 +1,11 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
 
 /// The delay added to each chunk (`DeviceModel.chunkDelays`), on injected times: the run report's
 /// per-chunk figures, checked against what the profile's numbers give by hand.
-@Suite struct ChunkDelayTests {
+@Suite(.computes) struct ChunkDelayTests {
     /// An LTE phone (promotion 0.26 s, radio-parameters.md) whose links add 20 ms up and 50 ms down.
     func lteProfile() -> Profile {
         Profile(

@@ -1,7 +1,8 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
-@Suite("Connection sides and the path's rules")
+@Suite("Connection sides and the path's rules", .computes)
 struct ConnectionPathTests {
     @Test("a side's value is the one of the direction it sends: the client's up, the upstream's down")
     func sideSubscriptReadsAndWritesTheSendingDirection() {

@@ -1,10 +1,11 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
 
 /// `Profile.connectivitySettles`: a bench's drain relies on it being no earlier than any
 /// delivery the device model schedules for bytes sent into the profile's gaps.
-@Suite struct ConnectivitySettlingTests {
+@Suite(.computes) struct ConnectivitySettlingTests {
     static func profile(_ events: [TimelineEvent], repeatPeriod: Double? = nil) -> Profile {
         Profile(
             name: "gaps", description: "",

@@ -1,10 +1,11 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
 
 /// UDP datagrams through the device model (`DeviceModel.sendDatagram`), against hand-computed
 /// times: no sockets, no sleeps.
-@Suite struct DatagramModelTests {
+@Suite(.computes) struct DatagramModelTests {
     /// 1 Mbit/s is 125,000 bytes a second: a 1,250-byte datagram takes 10 ms on the link.
     static let megabit = LinkCapacity.rate(bitsPerSecond: 1_000_000)
 

@@ -1,9 +1,10 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
 
 /// What each chunk waited for (radio, outage, queue), and the run report's per-destination sums.
-@Suite struct DestinationWaitsTests {
+@Suite(.computes) struct DestinationWaitsTests {
     func delivery(_ verdict: SendVerdict) -> Delivery? {
         if case .deliver(let delivery) = verdict { return delivery }
         return nil

@@ -1,9 +1,10 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
 
 /// The device: radio, links, timeline and NAT together, with injected times and no sockets.
-@Suite struct DeviceModelTests {
+@Suite(.computes) struct DeviceModelTests {
     func profile(
         radio: RadioParameters = .none, up: LinkParameters = LinkParameters(), down: LinkParameters = LinkParameters(),
         nat: NATPolicy? = nil, events: [TimelineEvent] = [], repeatPeriod: Double? = nil

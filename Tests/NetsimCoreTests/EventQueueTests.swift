@@ -1,9 +1,10 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 /// The agenda: entries come out by time, ties in the order they were scheduled, whatever the
 /// interleaving of schedules and takes.
-@Suite struct EventQueueTests {
+@Suite(.computes) struct EventQueueTests {
     @Test func entriesComeOutByTimeTiesInScheduleOrder() {
         var random = SeededRandom(seed: 42)
         var queue = EventQueue<Int>()

@@ -5,7 +5,7 @@ import Testing
 @testable import NetsimCore
 
 /// The link models: serialization (rate and trace), delay with jitter, loss, and gaps.
-@Suite struct LinkTests {
+@Suite(.computes) struct LinkTests {
     let noGaps = ConnectivityGaps(scripted: [], period: nil)
 
     /// A delivered chunk counts in its own direction only: one chunk, and its bytes in segments

@@ -1,7 +1,8 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
-@Suite("Quantity parsing and formatting")
+@Suite("Quantity parsing and formatting", .computes)
 struct QuantityTests {
     @Test(
         "durations in ms, s, m, h and d",

@@ -1,11 +1,12 @@
 import Foundation
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
 
 /// Radio models against figures computed by hand from radio-parameters.md.
-@Suite struct RadioStateMachineTests {
+@Suite(.computes) struct RadioStateMachineTests {
     /// Mean IDLE power on LTE: one 43 ms paging wake at 0.594 W every 1.28 s (about 20 mW).
     let ltePagingWatts = 0.043 * 0.594 / 1.28
 
@@ -264,7 +265,7 @@ import Testing
 }
 
 /// Offline analysis (a capture's on-air times) must reproduce what the live run reported.
-@Suite struct RadioAnalysisConsistencyTests {
+@Suite(.computes) struct RadioAnalysisConsistencyTests {
     @Test(arguments: [RadioTechnology.lte, .umts, .nrNSA, .nrSA, .wifi])
     func observingALiveRunsOnAirTimesReproducesItsReport(technology: RadioTechnology) {
         let stages = RadioStages(.defaults(for: technology))!
@@ -292,7 +293,7 @@ import Testing
     }
 }
 
-@Suite struct ConnectedDRXEdgeTests {
+@Suite(.computes) struct ConnectedDRXEdgeTests {
     /// A downlink packet after the last on-duration of the long DRX stage goes at the next
     /// on-duration: the network holds the connection while data waits for the phone, so the
     /// packet neither waits for a page nor pays a promotion.

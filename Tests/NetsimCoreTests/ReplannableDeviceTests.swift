@@ -1,3 +1,4 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
@@ -5,7 +6,7 @@ import Testing
 /// Ending a triggered outage early (`POST /outage/end`): what it held is planned again as if
 /// it had been that long from its start. Times are hand-computed from TCP's retransmission
 /// backoff: RTO = the round trip + 200 ms, doubling.
-@Suite struct ReplannableDeviceTests {
+@Suite(.computes) struct ReplannableDeviceTests {
     /// 50 ms each way, no radio: RTO 0.3 s.
     static func profile(radio: RadioParameters = .none, events: [TimelineEvent] = [], nat: NATPolicy? = nil) -> Profile {
         Profile(

@@ -1,11 +1,12 @@
 import Foundation
 import NetsimCore
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 /// `netsim run --junit-in`: the user's JUnit XML read as hostile input, and the radio's
 /// wake-ups given to the test case that was running.
-@Suite struct TestAttributionTests {
+@Suite(.computes) struct TestAttributionTests {
     /// pytest's form: the suite's timestamp (local time, no zone) and each case's time, cases
     /// in the order they ran; a case's own timestamp wins; names unescaped, kept as text.
     @Test func casesStartAtTheirSuitesTimestampPlusTheTimesBefore() throws {

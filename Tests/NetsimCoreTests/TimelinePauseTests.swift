@@ -1,10 +1,11 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
 
 /// Pausing a profile's timeline (`ScriptClock`, `DeviceModel.pauseTimeline`): hand-computed
 /// times, no sockets.
-@Suite struct TimelinePauseTests {
+@Suite(.computes) struct TimelinePauseTests {
     @Test func theScriptClockStandsStillWhilePausedAndRunsBehindAfter() {
         var clock = ScriptClock()
         #expect(clock.isIdentity && clock.scriptTime(at: 12.5) == 12.5 && clock.emulated(12.5) == 12.5)

@@ -4,7 +4,7 @@ import NetsimInput
 import NetsimTestSupport
 import Testing
 
-@Suite("Built-in profiles")
+@Suite("Built-in profiles", .computes)
 struct BuiltinProfileTests {
     @Test("the expected built-ins exist")
     func names() {
@@ -147,7 +147,7 @@ struct BuiltinProfileTests {
     }
 }
 
-@Suite("Profile resolution")
+@Suite("Profile resolution", .computes)
 struct ProfileCatalogTests {
     /// A scratch working directory, removed when the test ends.
     private func withWorkingDirectory(_ body: (String) throws -> Void) throws {

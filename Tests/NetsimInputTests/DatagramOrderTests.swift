@@ -1,11 +1,12 @@
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 /// Cellular links deliver in order (LTE's RLC acknowledged mode, NR's PDCP reordering): on the
 /// built-in profiles, jitter delays a flow's datagrams without reordering them. Reordering
 /// happens only where a profile asks for it (`reorder: true`).
-@Suite struct DatagramOrderTests {
+@Suite(.computes) struct DatagramOrderTests {
     /// When each of 300 datagrams sent 1 ms apart each way is delivered, in send order.
     static func deliveries(_ profile: Profile, seed: UInt64 = 5) -> [Direction: [Double]] {
         var device = DeviceModel(profile: profile, seed: seed)

@@ -1,7 +1,9 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimInput
 
+@Suite(.computes)
 struct EmbeddedTraceTests {
     /// One character per gap (0-9, a-z, A-Z for 0 to 61 ms), longer gaps in parentheses,
     /// newlines skipped.

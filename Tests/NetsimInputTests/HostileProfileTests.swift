@@ -1,9 +1,10 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 /// Profiles written to break netsim: values whose arithmetic would overflow, timelines that
 /// would fire without end, YAML that would expand without end. Each is a located error.
-@Suite("Profile loader: hostile values")
+@Suite("Profile loader: hostile values", .computes)
 struct HostileProfileTests {
     /// The error for `yaml`, which must exist.
     private func message(_ yaml: String) throws -> String {

@@ -1,3 +1,4 @@
+import NetsimTestSupport
 import PropertyBased
 import Testing
 
@@ -21,7 +22,7 @@ enum HostileValues {
     static var rate: Generator<String, some Sequence & SendableMetatype> { quantity(units: ["bps", "kbps", "mbps", "gbps"]) }
 }
 
-@Suite("Hostile values, generated")
+@Suite("Hostile values, generated", .computes)
 struct HostilePropertyTests {
     @Test("any duration or rate text parses into its range or is refused")
     func quantities() async {

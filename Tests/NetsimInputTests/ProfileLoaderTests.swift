@@ -1,9 +1,10 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
-@Suite("Profile loader: what a valid profile means")
+@Suite("Profile loader: what a valid profile means", .computes)
 struct ProfileLoaderTests {
     @Test("the README's full example reads into the expected profile")
     func fullExample() throws {
@@ -156,7 +157,7 @@ struct ProfileLoaderTests {
     }
 }
 
-@Suite("Profile loader: errors point at the node and say what is wrong")
+@Suite("Profile loader: errors point at the node and say what is wrong", .computes)
 struct ProfileErrorTests {
     private func expectError(
         _ yaml: String, traces: [String: String] = [:], line: Int, column: Int, _ message: String,

@@ -1,9 +1,10 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
-@Suite("profiles/README.md")
+@Suite("profiles/README.md", .computes)
 struct ProfileReadmeTests {
     /// The Markdown table of a radio model's parameters and defaults, as the README shows it.
     static func parameterTable(_ technology: RadioTechnology) -> String {

@@ -1,9 +1,11 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
 
 /// What a receiver's tally says has arrived.
+@Suite(.computes)
 struct ArrivalTallyTests {
     /// `hasArrived(after:through:)` says what asking `hasArrived` of each number says, for
     /// arrivals out of order, with gaps and duplicates, over every window.

@@ -1,5 +1,6 @@
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
@@ -7,6 +8,7 @@ import Testing
 /// Batching (`ClientSettings.Batching`) in the model engine's clients, as the live ones batch:
 /// REST one `POST /messages/batch` per batch, WebSocket one frame, gRPC the batch's messages
 /// back to back; each when the batch is full or at its flush timer. Hand-computed.
+@Suite(.computes)
 struct BatchingModelTests {
     static let threeOr25Seconds = ClientSettings.Batching(maxMessages: 3, flushAfter: 25)
 

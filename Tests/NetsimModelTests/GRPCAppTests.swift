@@ -1,8 +1,10 @@
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 /// The gRPC app's policy (`GRPCApp`), which the live bench plays over grpc-swift and the model
 /// engine over its channel model: its call is its connection. Exact action lists, no sockets.
+@Suite(.computes)
 struct GRPCAppTests {
     /// 500 ms doubling to a 30 s cap, without jitter so the deadlines are exact.
     static func settings(callTimeLimit: Double? = nil) -> ClientSettings.GRPCClientSettings {

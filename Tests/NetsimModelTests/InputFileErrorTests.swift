@@ -1,5 +1,6 @@
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
@@ -7,6 +8,7 @@ import Testing
 /// Profiles, workload, client and server-policy files are read by one YAML reader: a misspelt
 /// key and a value of the wrong type are reported at FILE:LINE:COLUMN, a misspelt key with the
 /// nearest valid one.
+@Suite(.computes)
 struct InputFileErrorTests {
     static func message(_ load: () throws -> Void) -> String? {
         do {

@@ -1,11 +1,13 @@
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
 
 /// The model engine against hand-computed figures (radio-parameters.md: Video Optimizer's
 /// lte.conf) and against itself.
+@Suite(.computes)
 struct ModelEngineTests {
     /// A workload with nothing in it for `duration`: keepalive is all that flows.
     static let idleWorkload: Workload = {

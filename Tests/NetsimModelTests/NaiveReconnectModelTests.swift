@@ -1,5 +1,6 @@
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
@@ -7,6 +8,7 @@ import Testing
 /// `reconnect: naive` in the model engine, against hand-computed figures: a client that asks
 /// "from now" after losing its connection never gets the events produced while it was away;
 /// a resilient one resumes after the last it received and loses none.
+@Suite(.computes)
 struct NaiveReconnectModelTests {
     /// One device on `ModelEngineTests.resetOutage` (a 5 s reset outage at 40 s) for 60 s, with
     /// an event every second from 0.5 s (event n at n - 0.5 s) and no uplink messages.

@@ -1,5 +1,6 @@
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
@@ -7,6 +8,7 @@ import Testing
 /// `watchNetwork: true` for the REST and WebSocket models, as the live clients' loops ask the
 /// phone's reachability: at the top of each round (REST) or before each connection attempt
 /// (WebSocket), offline, they wait for the network instead of sending into the outage.
+@Suite(.computes)
 struct NetworkWatchModelTests {
     static func rest(watching: Bool, reconnect: ClientSettings.Reconnect = .resilient) -> RESTPollingClientModel {
         var settings = ClientSettings.RESTSettings()

@@ -1,9 +1,11 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
 
 /// The outbox both engines send uplink messages by, as a value: limits, drops, generations and
 /// batching waits, against figures worked out by hand.
+@Suite(.computes)
 struct OutboxTests {
     /// An outbox holding `times.count` messages produced at those times, numbered from 1.
     static func outbox(limit: Int, producedAt times: [Double], record: inout AppRecord) -> Outbox<NoPayload> {

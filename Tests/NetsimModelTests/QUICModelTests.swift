@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimInput
@@ -6,7 +7,7 @@ import Testing
 
 /// The QUIC transport of the model engine: the client's state machine alone, the path's loss
 /// recovery figures by hand from RFC 9002, and whole devices behind UDP NATs and handovers.
-@Suite struct QUICModelTests {
+@Suite(.computes) struct QUICModelTests {
     // MARK: The client alone
 
     @Test func aFirstConnectionWaitsOneRoundTripAndALaterOneSendsItsRequestAs0RTT() {

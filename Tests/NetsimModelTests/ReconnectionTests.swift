@@ -1,10 +1,11 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
 
 /// Every client's reconnection rule: the waits grow with the failures in a row, and start over.
-@Suite struct ReconnectionTests {
+@Suite(.computes) struct ReconnectionTests {
     static let unjittered = Backoff(initial: 0.5, maximum: 4, multiplier: 2, jitter: 0)
 
     @Test func failuresInARowWaitLongerUpToTheMaximum() {

@@ -1,5 +1,6 @@
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
@@ -10,6 +11,7 @@ import Testing
 /// values, then whole devices on a wired link (no radio: 25 ms one way, 100 Mbit/s, no jitter),
 /// where a burst of 256-byte events at 10,000 a second arrives 0.1 ms apart, each in about
 /// 25 µs.
+@Suite(.computes)
 struct SlowConsumerModelTests {
     static func event(_ sequence: UInt64, connection: ConnectionID = ConnectionID(1)) -> AppInbox.Event {
         AppInbox.Event(sequence: sequence, payloadBytes: 256, windowBytes: 300, connection: connection)

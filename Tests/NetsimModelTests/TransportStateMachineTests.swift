@@ -1,9 +1,11 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
 
 /// Each transport's state machine alone: inputs in, actions out, no engine, no clock.
+@Suite(.computes)
 struct TransportStateMachineTests {
     @Test func restPostsTheOutboxThenPollsThenWaits() {
         var ledger = AppLedger(outboxLimit: 8)

@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimModel
@@ -6,7 +7,7 @@ import Testing
 /// Rates and grids were unbounded (`meanGap: 0.001ms` grew one device past
 /// 2.5 GB, a 100 x 100 keepalive grid sat at 0% for its 4.8 million runs). The work is
 /// estimated before any of it, and what exceeds a bound is named.
-@Suite("Work estimate")
+@Suite("Work estimate", .computes)
 struct WorkEstimateTests {
     static func bench(devices: Int = 10, duration: Double = 120, workload: Workload = Workload()) -> WorkEstimate {
         WorkEstimate.bench(transports: [.ws, .grpc], devices: devices, duration: duration, workload: workload, client: ClientSettings())

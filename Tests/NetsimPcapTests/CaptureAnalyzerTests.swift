@@ -1,11 +1,12 @@
 import Foundation
 import NetsimCore
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
 
-@Suite struct CaptureAnalyzerTests {
+@Suite(.computes) struct CaptureAnalyzerTests {
     /// A chunk on the emulated radio, as a live run computed it.
     struct OnAirChunk {
         var connection: ConnectionID

@@ -1,11 +1,12 @@
 import CPcap
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
 
-@Suite struct CaptureReaderTests {
+@Suite(.computes) struct CaptureReaderTests {
     /// The device's request as each link layer wraps it.
     static let ethernetFrame = Frames.tcp(payload: Array("GET / HTTP/1.1\r\nHost: example.com\r\n\r\n".utf8))
     static let ipPacket = Frames.ipPacket(of: ethernetFrame)

@@ -1,10 +1,11 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
 
-@Suite struct CaptureWriterTests {
+@Suite(.computes) struct CaptureWriterTests {
     static let origin = 1_700_000_000.25
     static let endpoints = CaptureEndpoints(clientPort: 51_000, server: Frames.server, serverPort: 8080)
 

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
@@ -7,7 +8,7 @@ import Testing
 /// Traffic counters priced as `netsim analyze` prices a capture: the same traffic, as a capture
 /// written by netsim's own writer and as per-interval or cumulative counters, gives the same
 /// radio figures to the interval.
-@Suite struct CounterSeriesTests {
+@Suite(.computes) struct CounterSeriesTests {
     static let origin = 1_700_000_000.0
 
     /// Seconds from the traffic's start at which each busy one-second interval starts: bursts

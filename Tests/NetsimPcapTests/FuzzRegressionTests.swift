@@ -1,12 +1,13 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
 
 /// Inputs that once broke the reader (Fixtures/) and the fuzzer's seeds (scripts/fuzz/seeds):
 /// each must analyze cleanly or fail with a `CaptureError`, never crash or hang.
-@Suite struct FuzzRegressionTests {
+@Suite(.computes) struct FuzzRegressionTests {
     static let seeds = Fixtures.directory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/fuzz/seeds")
 

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
@@ -7,7 +8,7 @@ import Testing
 /// A loopback capture beside a local proxy (127.0.0.1 to 127.0.0.1) analyzed 211 KB
 /// down as 211 KB up: the lower port, the listener's, was taken as the device. The device is the
 /// ephemeral end, or the port it is given.
-@Suite struct LoopbackDirectionTests {
+@Suite(.computes) struct LoopbackDirectionTests {
     static let loopback = IPAddress("127.0.0.1")!
 
     /// A client on `clientPort` asks 100 bytes of a server on `serverPort` and gets 20 segments

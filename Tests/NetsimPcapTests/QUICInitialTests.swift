@@ -1,4 +1,5 @@
 import Crypto
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
@@ -6,7 +7,7 @@ import Testing
 
 /// Reading the server's name from a QUIC client's Initial packets: the keys of RFC 9001's
 /// Appendix A, and a packet protected here as RFC 9001 section 5 says, read back.
-@Suite struct QUICInitialTests {
+@Suite(.computes) struct QUICInitialTests {
     static let destination: [UInt8] = [0x83, 0x94, 0xc8, 0xf0, 0x3e, 0x51, 0x57, 0x08]
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

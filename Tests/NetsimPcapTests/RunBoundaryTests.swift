@@ -1,12 +1,13 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
 
 /// A run's start and end records: the start says what the run played, and a start record of an
 /// earlier netsim (no JSON) or with JSON that cannot be read is still a start.
-@Suite struct RunBoundaryTests {
+@Suite(.computes) struct RunBoundaryTests {
     static func recognize(_ frame: [UInt8]) -> RunBoundary? {
         frame.withUnsafeBytes { RunBoundary.recognize($0, linkType: .ethernet) }
     }

@@ -1,9 +1,10 @@
 import Foundation
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimCore
 
-@Suite struct ServerNameSnifferTests {
+@Suite(.computes) struct ServerNameSnifferTests {
     static func sniff(_ bytes: [UInt8]) -> ServerNameSniff {
         bytes.withUnsafeBytes { ServerNameSniffer.sniff($0) }
     }
@@ -85,7 +86,7 @@ import Testing
 }
 
 /// The name a proxied connection's destination goes by in the run report.
-@Suite struct DestinationNamerTests {
+@Suite(.computes) struct DestinationNamerTests {
     func named(_ pieces: [[UInt8]], fallback: String = "10.0.0.1:443", port: Int = 443) -> DestinationNamer {
         var namer = DestinationNamer(fallback: fallback, port: port)
         for piece in pieces { piece.withUnsafeBytes { namer.look(at: $0) } }

@@ -1,12 +1,13 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
 
 /// Polling that opens a new connection each time: each poll is a short flow of its own, none
 /// periodic, but their server's bursts are. The costliest polling pattern.
-@Suite struct ServerPollingTests {
+@Suite(.computes) struct ServerPollingTests {
     /// Four GETs 13 s apart, each on a new connection to api.example.com, then a browsing
     /// flow to another server: one periodic transfer over the four flows, and the flows grouped
     /// by server.

@@ -1,5 +1,6 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimPcap
@@ -9,7 +10,7 @@ private let tsharkPath = ["/usr/bin/tshark", "/usr/local/bin/tshark", "/opt/home
 
 /// Wireshark must dissect the synthesized captures as the real protocols. These run `tshark`
 /// and skip, saying so, where it is not installed (`apt-get install tshark`).
-@Suite(.enabled(if: tsharkPath != nil, "tshark is not installed: apt-get install tshark"))
+@Suite(.enabled(if: tsharkPath != nil, "tshark is not installed: apt-get install tshark"), .computes)
 struct WiresharkDissectionTests {
 
     /// tshark's fields for the packets `filter` selects, one line per packet.

@@ -1,11 +1,12 @@
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimAdmin
 
 /// `AdminAccess` as a value: what it says of a request's method, target and headers, with no
 /// socket. (What the server does with its answer is `AdminDashboardTests`'.)
-@Suite struct AdminAccessTests {
+@Suite(.computes) struct AdminAccessTests {
     static let token = "0123456789abcdef0123"
 
     func status(_ access: AdminAccess, _ headers: [(String, String)], method: String = "GET", target: String = "/status") -> Int? {

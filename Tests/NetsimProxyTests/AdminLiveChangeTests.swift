@@ -3,6 +3,7 @@ import NIOCore
 import NetsimAdmin
 import NetsimCore
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -11,7 +12,7 @@ import FoundationNetworking
 
 /// `POST /set` and `POST /network`: live changes with the profile's rules, and 400s that say
 /// what is wrong.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminLiveChangeTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct AdminLiveChangeTests {
     static let profile = Profile(
         name: "live", description: "",
         networks: [

@@ -5,6 +5,7 @@ import NIOPosix
 import NetsimAdmin
 import NetsimCore
 import NetsimProxy
+import NetsimTestSupport
 import Synchronization
 import Testing
 
@@ -13,7 +14,7 @@ import FoundationNetworking
 #endif
 
 /// `GET /metrics` and `GET /events`: what a dashboard or a test follows the phone with.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminObservabilityTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct AdminObservabilityTests {
     static let lteProfile = Profile(
         name: "observed", description: "",
         networks: [

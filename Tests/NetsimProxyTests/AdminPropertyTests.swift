@@ -3,6 +3,7 @@ import NIOCore
 import NetsimAdmin
 import NetsimCore
 import NetsimProxy
+import NetsimTestSupport
 import PropertyBased
 import Testing
 
@@ -12,7 +13,7 @@ import FoundationNetworking
 
 /// Admin requests with generated extreme durations: each is answered 200 or 400, and the proxy
 /// goes on carrying bytes and answering afterwards (a huge outage once trapped on the next byte).
-@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminPropertyTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct AdminPropertyTests {
     static var hostileDuration: Generator<String, some Sequence & SendableMetatype> {
         zip(Gen.number.string(of: 1...320), Gen.int(in: 0...3)).map { digits, unit in digits + ["ms", "s", "m", "h"][unit] }
     }

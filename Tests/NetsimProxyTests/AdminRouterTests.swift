@@ -5,6 +5,7 @@ import HummingbirdTesting
 import NIOCore
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimAdmin
@@ -14,7 +15,7 @@ import Testing
 /// no socket, no HTTP parser, a proxy that listens nowhere. What needs the request as sent
 /// (two `Host` headers, an absolute-form target, the connection cap, keep-alive) is the
 /// end-to-end tests' (`AdminServerTests`, `AdminDashboardTests`).
-@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminRouterTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct AdminRouterTests {
     /// Two networks, for a move.
     static let profile = AdminObservabilityTests.lteProfile
 

@@ -3,6 +3,7 @@ import NIOCore
 import NetsimAdmin
 import NetsimCore
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -10,7 +11,7 @@ import FoundationNetworking
 #endif
 
 /// The admin API: read the live status, trigger conditions, reject bad requests.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminServerTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct AdminServerTests {
     func request(_ method: String, _ url: String) async throws -> (status: Int, json: [String: Any]) {
         var request = URLRequest(url: URL(string: url)!)
         request.httpMethod = method
@@ -65,7 +66,7 @@ import FoundationNetworking
 }
 
 /// Requests meant to break the proxy through its admin API.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminServerHostileTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct AdminServerHostileTests {
     @Test("durations beyond the profile rules are a 400, and traffic flows afterwards")
     func durationsOutOfRange() async throws {
         let profile = Profile(
@@ -100,7 +101,7 @@ import FoundationNetworking
 
 /// Clients that would keep the admin API busy: half-sent requests, too many connections,
 /// malformed requests.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct AdminServerLimitTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct AdminServerLimitTests {
     /// Reads until the server closes; returns what it sent, or nil if it is still open
     /// after `limit`.
     func responseUntilClose(

@@ -9,7 +9,7 @@ import Testing
 
 /// `netsim run --pcap` and `netsim analyze`: analyzing the capture of a run gives that run's own
 /// radio figures back.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct CaptureConsistencyTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct CaptureConsistencyTests {
     /// Three bursts, each on a new connection, 2 s apart on virtual time (`VirtualPhone`).
     @Test func analyzingARunsCaptureGivesTheRunsRadioFigures() throws {
         var lte = LTERadioParameters()

@@ -1,10 +1,11 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// The proxy's tally of a phone's datagrams and its bound on the bytes waiting, without sockets.
-@Suite struct DatagramLedgerTests {
+@Suite(.computes) struct DatagramLedgerTests {
     @Test func noFiguresUntilTheFirstFlowThenEachFateCounted() {
         var ledger = DatagramLedger(limit: 1000)
         ledger.count(100, .up, droppedBy: nil)

@@ -1,9 +1,10 @@
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// The steps of dialing a front end's destination, without sockets or a resolver.
-@Suite struct DialPlanTests {
+@Suite(.computes) struct DialPlanTests {
     static func plan(_ destination: String, port: Int = 443, _ access: AccessPolicy = AccessPolicy()) -> DialPlan {
         DialPlan(destination: HostPort(host: destination, port: port), access: access)
     }

@@ -1,12 +1,13 @@
 import NIOCore
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimAdmin
 
 /// Which event stream a new subscriber takes the place of when the streams are full
 /// (`EventStreamRoster`), on time given as an argument.
-@Suite struct EventStreamRosterTests {
+@Suite(.computes) struct EventStreamRosterTests {
     static let heartbeat = TimeAmount.seconds(15)
     static let start = NIODeadline.uptimeNanoseconds(1_000_000_000_000)
 

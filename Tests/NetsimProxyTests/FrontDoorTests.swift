@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NetsimAdmin
 import NetsimCore
+import NetsimTestSupport
 import Synchronization
 import Testing
 
@@ -12,7 +13,7 @@ import Testing
 /// API above all), a front end listening beyond loopback keeps its clients off loopback and
 /// link-local addresses, a name is a host name or nothing, and what a client sends reaches the
 /// log escaped. Real clients (curl through both front ends) and a raw SOCKS5 client.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct FrontDoorTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct FrontDoorTests {
     /// A proxy with both front ends, a forward rule and the admin API, all on loopback.
     struct Door {
         let front: FrontEndProxy

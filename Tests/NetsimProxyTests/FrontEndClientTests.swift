@@ -3,12 +3,13 @@ import NIOCore
 import NetsimCore
 import NetsimPcap
 import NetsimProxy
+import NetsimTestSupport
 import Testing
 
 /// `netsim run --socks5` and `--http-proxy` with real clients: curl, python grpcio and
 /// websockets, TLS verified end to end through the tunnels. Each test skips, saying why, when
 /// its tools are missing (scripts/install-deps.sh installs them).
-@Suite(.serialized, .timeLimit(.minutes(2))) struct FrontEndClientTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct FrontEndClientTests {
     static let size = 300_000
 
     @Test(.enabled(if: FrontEndPeers.curlAndOpenSSL, "needs curl, openssl and python3"))

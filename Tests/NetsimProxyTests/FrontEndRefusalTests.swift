@@ -3,13 +3,14 @@ import NIOCore
 import NIOHTTP1
 import NIOPosix
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// Refusals and malformed handshakes: each gets its protocol's own error reply and a close,
 /// and the proxy goes on serving. Raw bytes, so that no tool is needed.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct FrontEndRefusalTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct FrontEndRefusalTests {
     @Test func refusalsGetTheProtocolsErrorAndTheProxyKeepsServing() async throws {
         let (echo, echoPort) = try await Loopback.echoServer()
         let access = AccessPolicy(allowTo: [DestinationPattern("localhost:\(echoPort)")!, DestinationPattern("*.invalid")!])
@@ -175,7 +176,7 @@ enum SOCKSReply {
 }
 
 /// The pure parts of the front ends: who may connect, where to, and how requests are read.
-@Suite struct FrontEndRuleTests {
+@Suite(.computes) struct FrontEndRuleTests {
     @Test func cidrBlocksMatchTheirAddressesOnly() {
         let block = IPNetwork("192.168.4.0/22")!
         #expect(block.contains(IPAddressBytes("192.168.7.255")!))

@@ -1,11 +1,12 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// What the device held during an outage that may end early, and what each held effect
 /// becomes with the replan's answers: without sockets, connections are plain objects.
-@Suite struct HeldEffectsTests {
+@Suite(.computes) struct HeldEffectsTests {
     final class Connection {}
     typealias Held = HeldEffects<Connection, String>
 

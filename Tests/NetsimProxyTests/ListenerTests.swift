@@ -1,12 +1,13 @@
 import NIOCore
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// The proxy's listeners: each bound address listed with the rule it serves, so nothing pairs
 /// addresses with rules by position.
-@Suite(.timeLimit(.minutes(1))) struct ListenerTests {
+@Suite(.playsLive(timeLimit: .seconds(60))) struct ListenerTests {
     static let loopback = "127.0.0.1"
 
     @Test func aBoundListenerHasTheRulesHostAndTheChannelsPort() {

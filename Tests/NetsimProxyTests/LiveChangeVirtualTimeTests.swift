@@ -1,4 +1,5 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
@@ -7,7 +8,7 @@ import Testing
 /// the device calls `POST /set`, `/outage/end` and `/timeline/pause` and `/resume` make, with
 /// times exact to the step. `AdminLiveChangeTests` checks the requests and their answers on a
 /// real socket.
-@Suite struct LiveChangeVirtualTimeTests {
+@Suite(.computes) struct LiveChangeVirtualTimeTests {
     static let profile = ProxyVirtualTimeTests.profile()
 
     /// `set` of 300 ms each way: the next round trip takes 600 ms, where it took none.

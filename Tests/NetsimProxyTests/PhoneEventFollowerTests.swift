@@ -1,10 +1,11 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// The phone's event stream from the device model alone: no sockets, no clock.
-@Suite struct PhoneEventFollowerTests {
+@Suite(.computes) struct PhoneEventFollowerTests {
     static let profile = Profile(
         name: "followed", description: "",
         networks: [

@@ -1,10 +1,11 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// What a phone's report and `/status` count beside the model, without a proxy.
-@Suite struct PhoneTallyTests {
+@Suite(.computes) struct PhoneTallyTests {
     static func wake(_ at: Double, connection: ConnectionID?, _ destination: String) -> WakeUp {
         WakeUp(at: at, cause: .data, connection: connection, destination: destination, direction: .up)
     }

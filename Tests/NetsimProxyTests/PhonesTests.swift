@@ -2,12 +2,13 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// Which phone a client gets (`PhoneAssignment`): pure, no sockets.
-@Suite struct PhoneAssignmentTests {
+@Suite(.computes) struct PhoneAssignmentTests {
     let v4 = { (last: UInt8) in IPAddressBytes("10.0.0.\(last)")! }
 
     @Test func onePhoneTakesEveryClientWhateverItNames() {
@@ -61,7 +62,7 @@ import Testing
 
 /// Several phones in one proxy, end to end on loopback: each client crosses the phone it names
 /// (or its forward rule's, or its source address's), and each phone reports only its own.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct PhonesTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct PhonesTests {
     /// A SOCKS5 greeting offering username/password, then `name` with any password.
     static func socksLogin(_ name: String) -> [(send: [UInt8], replyLength: Int?)] {
         [([5, 1, 2], 2), ([1, UInt8(name.utf8.count)] + Array(name.utf8) + [1, UInt8(ascii: "x")], 2)]

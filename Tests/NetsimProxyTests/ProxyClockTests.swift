@@ -1,10 +1,11 @@
 import NIOCore
 import NIOEmbedded
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
-@Suite("Proxy clock")
+@Suite("Proxy clock", .computes)
 struct ProxyClockTests {
     @Test(
         "a deadline never traps, however far, negative or undefined the emulated time",

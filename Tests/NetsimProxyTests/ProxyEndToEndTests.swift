@@ -10,7 +10,7 @@ import Testing
 
 /// The proxy on loopback with an echo upstream: timings with tolerances, and integrity.
 /// Serialized: timing tolerances of a few milliseconds need the 2 cores to themselves.
-@Suite(.serialized, .timeLimit(.minutes(2)), .tags(.liveTiming)) struct ProxyEndToEndTests {
+@Suite(.serialized, .tags(.liveTiming), .playsLive(timeLimit: .seconds(120))) struct ProxyEndToEndTests {
     func profile(
         radio: RadioParameters = .none, up: LinkParameters = LinkParameters(), down: LinkParameters = LinkParameters(),
         events: [TimelineEvent] = []
@@ -113,7 +113,7 @@ import Testing
 }
 
 /// Integrity, not timing: whatever the profile, bytes arrive unaltered and in order.
-@Suite(.timeLimit(.minutes(2))) struct ProxyIntegrityTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct ProxyIntegrityTests {
     /// 10 MB of random bytes through every built-in profile, its timeline played 100 times
     /// faster than real time. Where the profile kills the connection (reset, blackhole, NAT),
     /// what arrived must still be an unaltered prefix of what was sent.

@@ -3,12 +3,13 @@ import NIOCore
 import NIOPosix
 import NetsimCore
 import NetsimProxy
+import NetsimTestSupport
 import Synchronization
 import Testing
 
 /// Faults at the proxy's edges: upstreams that refuse, peers that leave or reset. Nothing may
 /// leak or stay pinned, and a reset must arrive as a reset.
-@Suite(.serialized, .timeLimit(.minutes(2))) struct ProxyFaultTests {
+@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct ProxyFaultTests {
     @Test("a refused upstream connect leaves no connection record behind")
     func refusedConnectsAreForgotten() async throws {
         let (closed, closedPort) = try await Loopback.echoServer()

@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
@@ -10,7 +11,7 @@ import Testing
 /// moves only when the test advances it, and `EmbeddedChannel`s for the client and upstream
 /// sockets. Seconds of a slow link play in milliseconds, and the times checked are the
 /// model's own, exact to the step, not a loaded machine's.
-@Suite struct ProxyVirtualTimeTests {
+@Suite(.computes) struct ProxyVirtualTimeTests {
     static func profile(
         _ link: LinkParameters = LinkParameters(), radio: RadioParameters = .none, events: [TimelineEvent] = []
     )

@@ -1,10 +1,11 @@
 import NIOCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimProxy
 
 /// RFC 1928 section 7's datagram header, read and written without sockets.
-@Suite struct SOCKSDatagramHeaderTests {
+@Suite(.computes) struct SOCKSDatagramHeaderTests {
     func read(_ bytes: [UInt8]) throws(SOCKSDatagramHeader.ParseError) -> (SOCKSDatagramHeader, [UInt8]) {
         var buffer = ByteBuffer(bytes: bytes)
         let header = try SOCKSDatagramHeader.read(from: &buffer)

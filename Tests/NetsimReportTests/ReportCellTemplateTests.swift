@@ -1,10 +1,11 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimReport
 
 /// The cells of `netsim report table`: figures of a report in braces, checked against its kind.
-@Suite struct ReportCellTemplateTests {
+@Suite(.computes) struct ReportCellTemplateTests {
     let report: ReportTree = [
         "radio": ["promotions": 3, "energyJoules": 12.345, "secondsByState": ["IDLE": 40]],
         "connections": ["opened": 2, "reset": 0],

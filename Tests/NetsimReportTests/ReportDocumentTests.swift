@@ -1,12 +1,13 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimReport
 
 /// The run report as people read it (`netsim report show`), and the one renderer of Markdown and
 /// HTML it is written with.
-@Suite struct ReportDocumentTests {
+@Suite(.computes) struct ReportDocumentTests {
     /// A run of one LTE phone: one promotion, two chunks up, one down.
     func runReport() -> RunReport {
         let network = Network(

@@ -1,9 +1,11 @@
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimReport
 
 /// The pieces every report draws and writes with: the time axis, the state colours, the numbers.
+@Suite(.computes)
 struct ReportToolkitTests {
     @Test(arguments: [
         (0.5, 0.05), (1.0, 0.1), (12.0, 1.0), (30.0, 5.0), (600.0, 60.0), (3600.0, 300.0), (7200.0, 600.0),

@@ -1,11 +1,12 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimReport
 
 /// `netsim run`'s gates: the bench's expression language over the run report's keys.
-@Suite struct RunGateTests {
+@Suite(.computes) struct RunGateTests {
     static let report: ReportTree = [
         "profile": "lte-good", "seed": 1, "durationSeconds": 60,
         "radio": ["promotions": 2, "energyJoules": 30.5, "wakeSeconds": 25, "secondsByState": ["IDLE": 35.0, "PROMOTION": 0.5]],
@@ -80,7 +81,7 @@ import Testing
 }
 
 /// `--format benchmark-json`: github-action-benchmark's `customSmallerIsBetter` entries.
-@Suite struct BenchmarkJSONTests {
+@Suite(.computes) struct BenchmarkJSONTests {
     @Test func theFiguresABaselineComparesWithTheirUnits() throws {
         let entries = BenchmarkJSON.entries(RunGateTests.report, schema: .run)
         #expect(entries.first == BenchmarkJSON.Entry(name: "radio.energyJoules", unit: "J", value: 30.5))

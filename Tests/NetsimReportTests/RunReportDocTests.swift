@@ -1,12 +1,13 @@
 import Foundation
 import NetsimCore
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimReport
 
 /// docs/run-report.md's key table against the report `netsim run` writes: every key it names
 /// is in the report, and the keys it names inside a per-direction object are that object's.
-@Suite struct RunReportDocTests {
+@Suite(.computes) struct RunReportDocTests {
     static let page = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().appendingPathComponent("docs/run-report.md")
 

@@ -1,12 +1,13 @@
 import Foundation
 import NetsimCore
 import NetsimInput
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimReport
 
 /// `--shard INDEX/COUNT`: which devices a part plays, and what a bad shard is told.
-@Suite struct ShardTests {
+@Suite(.computes) struct ShardTests {
     @Test func aShardPlaysEveryCountthItemFromItsIndex() throws {
         let shard = try Shard(parsing: "1/4")
         #expect((0..<10).filter(shard.includes) == [1, 5, 9])
@@ -39,7 +40,7 @@ import Testing
 }
 
 /// Bounds on what a shard may claim, and how missing ones are named.
-@Suite struct ShardBoundTests {
+@Suite(.computes) struct ShardBoundTests {
     @Test func aRunHasAtMostTenThousandShards() throws {
         #expect(throws: Shard.Problem.tooMany(1_000_000_000)) { try Shard(parsing: "0/1000000000") }
         #expect(try Shard(parsing: "9999/10000").count == Shard.mostParts)

@@ -1,11 +1,12 @@
 import NetsimCore
 import NetsimProxy
 import NetsimReport
+import NetsimTestSupport
 import NetsimTesting
 import Testing
 
 /// What `EmulatedPhone` refuses, with the profile's rules and messages.
-@Suite struct EmulatedPhoneTests {
+@Suite(.playsLive) struct EmulatedPhoneTests {
     @Test("a bad profile, upstream or change is an error that says what is wrong")
     func refusals() async throws {
         await #expect(throws: (any Error).self) {

@@ -2,12 +2,14 @@ import Foundation
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimTune
 
 /// The tuner's impairments are rates per hour, so its per-hour figures do not
 /// depend on how long a scenario is.
+@Suite(.computes)
 struct ImpairmentsTests {
     /// Every impairment of `impairments` over `seeds` scenarios of `horizon`: how many of each.
     static func counts(_ impairments: Impairments, seeds: Int, horizon: Double) -> [String: Int] {

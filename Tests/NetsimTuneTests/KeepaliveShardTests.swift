@@ -2,13 +2,14 @@ import Foundation
 import NetsimCore
 import NetsimInput
 import NetsimReport
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimTune
 
 /// A keepalive sweep in shards: the parts, through their file format, merge into the
 /// unsharded sweep's results: the recommendation and every configuration's figures.
-@Suite struct KeepaliveShardTests {
+@Suite(.computes) struct KeepaliveShardTests {
     static func sweep() throws -> KeepaliveSweep {
         var sweep = KeepaliveSweep(profiles: [try ProfileCatalog.builtin(named: "lte-good"), try ProfileCatalog.builtin(named: "subway")])
         sweep.natTimeouts = [30, 300, nil]

@@ -2,11 +2,13 @@ import Foundation
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimTune
 
 /// The tuner's acceptance: hand-checked figures on small sweeps.
+@Suite(.computes)
 struct KeepaliveTunerTests {
     static func sweep(
         _ profile: String = "lte-good", transport: KeepaliveSweep.Transport = .grpc, nat: [Double?], times: [Double],

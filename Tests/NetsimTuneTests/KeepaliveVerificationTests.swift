@@ -1,12 +1,14 @@
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimTune
 
 /// `--verify`'s pure parts: which runs it replays, how a live run's detection times are read
 /// off its events and call ends, and when model and live agree.
+@Suite(.computes)
 struct KeepaliveVerificationTests {
     static func outage(at time: Double, mode: DeviceEvent.Mode, affected: Int) -> DeviceEvent {
         DeviceEvent(at: time, kind: .outage, network: "lte", mode: mode, durationSeconds: 30, affectedConnections: affected)

@@ -2,12 +2,14 @@ import Foundation
 import NetsimCore
 import NetsimInput
 import NetsimModel
+import NetsimTestSupport
 import Testing
 
 @testable import NetsimTune
 
 /// `netsim tune keepalive --transport quic`: PING intervals against idle timeouts behind UDP
 /// NAT timeouts.
+@Suite(.computes)
 struct QUICKeepaliveTunerTests {
     static func sweep(nat: [Double?], times: [Double], idleTimeouts: [Double]) throws -> KeepaliveSweep {
         var sweep = try KeepaliveTunerTests.sweep(transport: .quic, nat: nat, times: times, timeouts: idleTimeouts, seeds: 2)
