@@ -85,7 +85,7 @@ import Testing
 /// A live bench in two parts merges into the unsharded live run's counts. Apart from the model
 /// parts above because it plays real seconds (a serial lane of scripts/test.sh), where they are
 /// only arithmetic (its parallel lane).
-@Suite(.playsLive) struct LiveShardTests {
+@Suite(.playsLive(.benches)) struct LiveShardTests {
     @Test func twoLivePartsMergeIntoTheCountsOfTheUnshardedRun() async throws {
         var logger = Logger(label: "netsim.shards")
         logger.logLevel = .error

@@ -173,7 +173,7 @@ struct BatchWireSizeTests {
 /// Short live runs: a bursty uplink with batching off and on, an outage longer than the outbox
 /// holds, and a server burst into a slow app behind each receive buffer. Serialized: the runs
 /// share two cores. gRPC alone at a time scale, so minutes of emulated time take seconds.
-@Suite(.serialized, .tags(.liveTiming), .playsLive) struct StrategyEndToEndTests {
+@Suite(.serialized, .tags(.liveTiming), .playsLive(.strategies)) struct StrategyEndToEndTests {
     /// A link with an LTE radio (11.6 s tail) and a 20 ms delay each way.
     static func lteProfile(events: [TimelineEvent] = []) throws -> Profile {
         var profile = try ProfileCatalog.builtin(named: "lte-good")

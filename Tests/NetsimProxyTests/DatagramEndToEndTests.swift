@@ -11,7 +11,7 @@ import Testing
 /// loopback (Tests/NetsimProxyTests/Peers/udp_peers.py): datagrams, the UDP NAT, and HTTP/3
 /// with aioquic, which migrates across a handover where TCP is reset. The aioquic tests skip,
 /// saying why, where it is not installed (scripts/install-deps.sh installs it).
-@Suite(.serialized, .playsLive(timeLimit: .seconds(180))) struct DatagramEndToEndTests {
+@Suite(.serialized, .playsLive(.peers, timeLimit: .seconds(180))) struct DatagramEndToEndTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Peers/udp_peers.py").path
     static let hasPython = FrontEndPeers.has("python3")
     static let hasAioquic = FrontEndPeers.python(has: "aioquic") && FrontEndPeers.has("openssl")
@@ -350,7 +350,7 @@ import Testing
 /// times faster than the wall clock), and the model plays the same client on the same profile
 /// for the same emulated time: radio energy, promotions, migrations and NAT expiries agree
 /// within 15%.
-@Suite(.serialized, .playsLive(timeLimit: .seconds(180))) struct QUICModelAgreementTests {
+@Suite(.serialized, .playsLive(.peers, timeLimit: .seconds(180))) struct QUICModelAgreementTests {
     struct KeepaliveResult: Decodable {
         var pings: Int
         var answered: Int

@@ -15,7 +15,7 @@ import Testing
 /// with the trap left in (the argument unset: C-core's default 2) it pings at 5 s and 10 s, and
 /// the next waits until a minute after the second (70 s: grpcio 1.85.3 measured 2, 4, then
 /// 64 s with a 2 s keepalive).
-@Suite(.playsLive)
+@Suite(.playsLive(.peers))
 struct GRPCCoreKeepaliveTests {
     static let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "Peers/grpc_keepalive_peers.py"

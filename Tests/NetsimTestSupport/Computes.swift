@@ -1,3 +1,4 @@
+import Synchronization
 import Testing
 
 /// The trait of a suite whose tests only compute (models, parsers, reports, the model engine,
@@ -5,6 +6,12 @@ import Testing
 /// `TestThreads.computing`, at the lowest priority, so that `swift test` can run them in
 /// parallel beside the live tests (`.playsLive`) without taking the CPU those time their round
 /// trips with.
+///
+/// The live tests also wait while any computing test runs (`ComputingTests.quiet()`): in one
+/// process, the two kinds share more than the CPU (the runtime's and the allocator's locks,
+/// held by a thread at the lowest priority), and beside computing tests the live ones missed
+/// the ends of connections by seconds. The computing tests never wait: they all start at once,
+/// so they run first, in about 40 s, and the live ones after them.
 ///
 /// Every suite carries one of the two; one that carries neither runs on Swift's cooperative
 /// pool, where a long synchronous test delays the live tests' awaits.
@@ -19,6 +26,8 @@ public struct Computes: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
+        ComputingTests.running.enter()
+        defer { ComputingTests.running.leave() }
         try await withTaskExecutorPreference(TestThreads.computing) {
             try await function()
         }
@@ -28,4 +37,40 @@ public struct Computes: SuiteTrait, TestTrait, TestScoping {
 extension Trait where Self == Computes {
     /// The suite only computes: see `Computes`.
     public static var computes: Self { Computes() }
+}
+
+/// How many computing tests run, and the live tests waiting until none does.
+final class ComputingTests: Sendable {
+    static let running = ComputingTests()
+
+    private struct State {
+        var count = 0
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func enter() { state.withLock { $0.count += 1 } }
+
+    func leave() {
+        let waiting = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.count -= 1
+            guard state.count == 0 else { return [] }
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    /// Returns once no computing test runs.
+    static func quiet() async {
+        await withCheckedContinuation { continuation in
+            let now = running.state.withLock { state in
+                guard state.count > 0 else { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
 }

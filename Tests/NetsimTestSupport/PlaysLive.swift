@@ -10,15 +10,34 @@ import Testing
 /// - **Threads.** Each test runs with `TestThreads.live` as its task executor preference, so
 ///   its task and every child task it starts resume on threads of their own, never behind a
 ///   computing test (`.computes`).
-/// - **Numbers.** Live tests mostly wait, but they time round trips to a few milliseconds and
-///   each runs a proxy, servers and clients. At most `LivePermits.count` run at once; the
-///   others wait their turn without holding a thread.
+/// - **Company.** Most live tests hold the emulator to a few milliseconds or a few percent of
+///   real time; two of those at once, and latencies rise and time-scaled outages are missed.
+///   So live tests run in lanes, one test at a time in each lane and the lanes beside each
+///   other, as scripts/test.sh's processes did: the `.main` lane for the timed checks (the
+///   default), and three lanes for the long live runs whose checks are counts, bytes, energy
+///   and orders, which mostly wait. A test waits for its lane without holding a thread.
 ///
-/// `.serialized` still orders a suite's own tests; this bounds all live tests together.
+/// `.serialized` still orders a suite's own tests; this orders all live tests together.
 ///
 /// `timeLimit` counts from the test's turn, not from its start: Swift Testing's `.timeLimit`
 /// would count the wait for a turn too, which depends on what else runs.
 public struct PlaysLive: SuiteTrait, TestTrait, TestScoping {
+    /// A lane of live tests: one at a time in it.
+    public struct Lane: Sendable, Hashable {
+        let name: String
+
+        /// Round trips, delays and deadlines to the millisecond: the timed checks.
+        public static let main = Lane(name: "main")
+        /// The engines' agreements and the live shard merge: each plays minutes of live
+        /// benches, and two at once would crowd the timed lane.
+        public static let benches = Lane(name: "benches")
+        /// The client strategies' live benches.
+        public static let strategies = Lane(name: "strategies")
+        /// The UDP, QUIC and gRPC C-core peers (aioquic, grpcio).
+        public static let peers = Lane(name: "peers")
+    }
+
+    public let lane: Lane
     public let timeLimit: Duration
 
     public var isRecursive: Bool { true }
@@ -31,17 +50,19 @@ public struct PlaysLive: SuiteTrait, TestTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        // A test that already holds a turn (a `.playsLive` test inside a `.playsLive` suite)
-        // does not wait for a second one, which four such tests could wait on forever.
-        guard !LivePermits.holdsTurn else { return try await function() }
-        await LivePermits.shared.acquire()
-        defer { LivePermits.shared.release() }
+        // A test that already has its turn (a `.playsLive` test inside a `.playsLive` suite)
+        // does not wait for a second one, which it could wait on forever.
+        guard !LiveTurns.hasTurn else { return try await function() }
+        let turns = LiveTurns.of(lane)
+        await turns.take()
+        defer { turns.give() }
+        await ComputingTests.quiet()
         // The group awaits both children before it returns, so `function` never outlives this call.
         try await withoutActuallyEscaping(function) { function in
             try await withTaskExecutorPreference(TestThreads.live) {
                 try await withThrowingTaskGroup(of: Bool.self) { group in
                     group.addTask {
-                        try await LivePermits.$holdsTurn.withValue(true) { try await function() }
+                        try await LiveTurns.$hasTurn.withValue(true) { try await function() }
                         return true
                     }
                     group.addTask { [timeLimit] in
@@ -60,25 +81,33 @@ public struct PlaysLive: SuiteTrait, TestTrait, TestScoping {
 }
 
 extension Trait where Self == PlaysLive {
-    /// The suite plays real seconds on loopback, each test within `timeLimit` of its turn: see
-    /// `PlaysLive`. Ten minutes unless given: no live test takes half of that on a busy 2-core
-    /// machine, and a hung one still fails long before CI's own limit.
-    public static func playsLive(timeLimit: Duration = .seconds(600)) -> Self { PlaysLive(timeLimit: timeLimit) }
+    /// The suite plays real seconds on loopback, in `lane`, each test within `timeLimit` of its
+    /// turn: see `PlaysLive`. Ten minutes unless given: no live test takes half of that on a
+    /// busy 2-core machine, and a hung one still fails long before CI's own limit.
+    public static func playsLive(_ lane: PlaysLive.Lane = .main, timeLimit: Duration = .seconds(600)) -> Self {
+        PlaysLive(lane: lane, timeLimit: timeLimit)
+    }
 
-    /// `playsLive(timeLimit:)` with ten minutes.
+    /// `playsLive(.main)`, with ten minutes.
     public static var playsLive: Self { playsLive() }
 }
 
-/// How many live tests run at once, process-wide, and the ones waiting for a turn, first come
-/// first served.
-final class LivePermits: Sendable {
-    /// Four: scripts/test.sh ran four serial lanes of live tests beside each other on two cores
-    /// (and the computing tests beside them under `nice`), and every timed check held.
-    static let count = 4
-    static let shared = LivePermits(count: count)
+/// The turns of one lane of live tests, process-wide: the test that has it, and the ones
+/// waiting, first come first served.
+final class LiveTurns: Sendable {
+    private static let lanes = Mutex<[PlaysLive.Lane: LiveTurns]>([:])
+
+    static func of(_ lane: PlaysLive.Lane) -> LiveTurns {
+        lanes.withLock { lanes in
+            if let turns = lanes[lane] { return turns }
+            let turns = LiveTurns(count: 1)
+            lanes[lane] = turns
+            return turns
+        }
+    }
 
     /// Whether this task runs a live test that has its turn.
-    @TaskLocal static var holdsTurn = false
+    @TaskLocal static var hasTurn = false
 
     private struct State {
         var free: Int
@@ -89,7 +118,7 @@ final class LivePermits: Sendable {
 
     init(count: Int) { state = Mutex(State(free: count)) }
 
-    func acquire() async {
+    func take() async {
         await withCheckedContinuation { continuation in
             let granted = state.withLock { state in
                 guard state.free > 0 else {
@@ -103,8 +132,8 @@ final class LivePermits: Sendable {
         }
     }
 
-    /// Hands the permit to the test that has waited longest, or frees it.
-    func release() {
+    /// Hands the turn to the test that has waited longest, or frees it.
+    func give() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.waiting.isEmpty else {
                 state.free += 1
