@@ -15,14 +15,7 @@ import Testing
 ///
 /// Every suite carries one of the two; one that carries neither runs on Swift's cooperative
 /// pool, where a long synchronous test delays the live tests' awaits.
-public struct Computes: SuiteTrait, TestTrait, TestScoping {
-    public var isRecursive: Bool { true }
-
-    /// A scope for each test case.
-    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        testCase == nil ? nil : self
-    }
-
+public struct Computes: TestCaseScope {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {

@@ -21,7 +21,7 @@ import Testing
 ///
 /// `timeLimit` counts from the test's turn, not from its start: Swift Testing's `.timeLimit`
 /// would count the wait for a turn too, which depends on what else runs.
-public struct PlaysLive: SuiteTrait, TestTrait, TestScoping {
+public struct PlaysLive: TestCaseScope {
     /// A lane of live tests: one at a time in it.
     public struct Lane: Sendable, Hashable {
         let name: String
@@ -39,13 +39,6 @@ public struct PlaysLive: SuiteTrait, TestTrait, TestScoping {
 
     public let lane: Lane
     public let timeLimit: Duration
-
-    public var isRecursive: Bool { true }
-
-    /// A scope for each test case: a parameterized test's cases take a turn each.
-    public func scopeProvider(for test: Test, testCase: Test.Case?) -> Self? {
-        testCase == nil ? nil : self
-    }
 
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
