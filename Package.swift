@@ -177,9 +177,7 @@ let package = Package(
             dependencies: ["NetsimCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         // What the test targets share (the live-timing tag, the test material's paths), so that each does not keep a copy.
-        .target(name: "NetsimTestSupport", dependencies: ["NetsimTestLoops"], path: "Tests/NetsimTestSupport"),
-        // The test process's NIO event loop count, set as it loads (NetsimTestLoops.c).
-        .target(name: "NetsimTestLoops", path: "Tests/NetsimTestLoops"),
+        .target(name: "NetsimTestSupport", path: "Tests/NetsimTestSupport"),
         .testTarget(name: "NetsimCoreTests", dependencies: ["NetsimCore", "NetsimTestSupport"]),
         // The YAML reader's tests: profiles, built-ins, traces and hostile files.
         .testTarget(

@@ -5,17 +5,18 @@
 # tested before.
 #
 # The lanes:
-# - the pure lane: the test targets of the pure modules, and the suites of the others that only
-#   compute (model engine runs, shard merges, the CLI on the model engine): no socket, no clock,
-#   no wall-clock verdict. In parallel, as Swift Testing runs tests by default, under `nice`, so
-#   that the other lanes' timed work gets the CPU first;
-# - the main lane and three side lanes, each one test at a time: the tests that play real
+# - the pure lane: the suites that only compute (`.computes`: models, parsers, reports, the
+#   model engine, proxies on virtual time): no socket, no wall-clock verdict. In parallel, as
+#   Swift Testing runs tests by default, under `nice`, so that the other lanes' timed work gets
+#   the CPU first;
+# - the main lane and three side lanes (`.playsLive(.benches)`, `.strategies`, `.peers`), each
+#   one test at a time: the tests that play real
 #   seconds of benches and phones on loopback. They mostly wait (these lanes use about a third
 #   of their wall time in CPU), so four share 2 cores without starving one another; each is
 #   serial because the end-to-end tests time round trips to a few milliseconds and must not run
 #   beside each other in numbers. (Plain `swift test` runs them all in one parallel process,
-#   where the suites' `.computes` and `.playsLive` traits keep them off each other's threads;
-#   a few timed checks still fail there: docs/development.md.) The side lanes hold the long live
+#   where the same traits keep them in the same lanes and off each other's threads; one check
+#   still fails there: docs/development.md.) The side lanes hold the long live
 #   suites whose checks are counts, bytes, energy and orders rather than milliseconds; the main
 #   lane runs the rest, and its output is shown as it goes.
 # A lane's log is printed whole if it fails.
@@ -52,16 +53,12 @@ if [ ! -f "$tests" ] || [ ! -x "$tests" ]; then
     exec swift test "${configuration[@]}" --skip-build --no-parallel
 fi
 
-# Test targets and suites by name, as `swift test --list-tests` names tests (Module.Suite/test).
-pure_modules='NetsimCoreTests|NetsimModelTests|NetsimInputTests|NetsimReportTests|NetsimTuneTests|NetsimConnectionTests|NetsimCalibrationTests|NetsimPcapTests'
-pure_suites='BenchShardTests|HostilePartTests|StrategySettingsTests'
-pure="^($pure_modules)\\.|\\.($pure_suites)/"
-side_lanes=(
-    'EngineAgreementTests|LiveShardTests'
-    'StrategyEndToEndTests|ReconnectionStrategyTests|DeadlineAndNetworkWatchTests'
-    'DatagramEndToEndTests|QUICModelAgreementTests|GRPCCoreKeepaliveTests'
-)
+# The lanes' suites, by the traits they carry (scripts/test-lanes.py), named as `swift test
+# --list-tests` names tests (Module.Suite/test): the suites that only compute, and the three side
+# lanes of `.playsLive`; the main lane takes the rest.
 suites() { echo "\\.($1)/"; }
+pure="$(suites "$(scripts/test-lanes.py computes)")"
+side_lanes=("$(scripts/test-lanes.py benches)" "$(scripts/test-lanes.py strategies)" "$(scripts/test-lanes.py peers)")
 lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }
 [ -t 1 ] || export NO_COLOR=1
 

@@ -9,21 +9,9 @@ import Testing
 
 @testable import NetsimBench
 
-/// The three reports of one short run on an LTE radio with an outage, and the wire estimate.
-@Suite(.serialized, .computes) struct ReportRenderingTests {
-    static func shortRun() async throws -> BenchResult {
-        var lte = LTERadioParameters()
-        lte.longDRXTime = 1
-        let link = LinkParameters(capacity: .rate(bitsPerSecond: 5e6), delay: 0.02)
-        let profile = Profile(
-            name: "short-lte", description: "LTE <radio> & a short outage",
-            networks: [Network(name: "lte", radio: .lte(lte), up: link, down: link)],
-            start: "lte", timeline: Timeline(events: [TimelineEvent(at: 1, kind: .outage(duration: 0.5, mode: .stall))]))
-        var configuration = BenchEndToEndTests.configuration(profile, duration: 3)
-        configuration.devices = 1
-        return try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
-    }
-
+/// The reports' parts, from model runs and hand-made inputs: what `LiveReportRenderingTests`
+/// does not need a live run for.
+@Suite(.computes) struct ReportRenderingTests {
     /// Regression: states with the same time (5G SA's INACTIVE and IDLE, which REST polling
     /// never lets the radio reach) were listed in hash order, so two identical runs printed
     /// different Markdown (this failed about every other run). Ties now go by name.
@@ -60,47 +48,6 @@ import Testing
         #expect(!MarkdownReport.render(finished).contains("Partial"))
     }
 
-    @Test func markdownJSONAndHTML() async throws {
-        let result = try await Self.shortRun()
-
-        let markdown = MarkdownReport.render(result)
-        #expect(markdown.contains("| | REST polling | WebSocket | gRPC bidi |"))
-        for row in [
-            "Bandwidth per device, KB/min", "p95 latency", "Delivery, events", "Reconnects", "Radio wake time", "Energy per device",
-        ] {
-            #expect(markdown.contains("| \(row)"), "row \(row)")
-        }
-        #expect(markdown.contains("### Profile") && markdown.contains("### Workload and clients"))
-
-        let json = try JSONSerialization.jsonObject(with: result.report.json()) as! [String: Any]
-        #expect(json["profile"] as? String == "short-lte")
-        #expect(json["seed"] as? Int == 1)
-        #expect(json["durationSeconds"] as? Double == 3)
-        #expect(Set((json["drain"] as! [String: Any]).keys) == ["limitSeconds", "seconds"])
-        let transports = json["transports"] as! [String: [String: Any]]
-        #expect(Set(transports.keys) == ["rest", "ws", "grpc"])
-        for (name, transport) in transports {
-            #expect(Set((transport["bytes"] as! [String: Any]).keys).isSuperset(of: ["up", "down", "perMinute"]), "\(name)")
-            #expect(Set((transport["latencyMs"] as! [String: Any]).keys).isSuperset(of: ["p50", "p95", "p99", "max"]))
-            #expect(
-                Set((transport["events"] as! [String: Any]).keys).isSuperset(of: ["sent", "delivered", "lost", "inFlight", "duplicated"]))
-            #expect(transport["reconnects"] is Int)
-            let radio = transport["radioFleetTotal"] as! [String: Any]
-            #expect(radio["model"] as? String == "lte")
-            #expect(Set(radio.keys).isSuperset(of: ["wakeSeconds", "promotions", "energyJoules", "meanPowerMilliwatts", "secondsByState"]))
-        }
-        // The report decodes back to itself: the schema is stable both ways.
-        #expect(try JSONDecoder().decode(BenchReport.self, from: result.report.json()) == result.report)
-
-        let html = HTMLReport.render(result)
-        #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
-        #expect(html.components(separatedBy: "<svg ").count - 1 == 6, "3 timelines, 2 CDFs, 1 bar chart")
-        #expect(html.components(separatedBy: "<svg ").count == html.components(separatedBy: "</svg>").count)
-        #expect(html.contains("LTE &lt;radio&gt; &amp; a short outage"))
-        #expect(!html.contains("<script"))
-        #expect(html.contains(RadioState.promotion.chartColor) && html.contains(">outage</text>"))
-    }
-
     /// The engine and the transports are types in Swift and their names in the JSON: `engine` is
     /// `live` or `model` (absent from reports older than the model engine, which read as nil and
     /// are written back without it), and `transports` an object keyed `grpc`, `rest`, `ws`.
@@ -120,28 +67,6 @@ import Testing
         let older = try JSONDecoder().decode(BenchReport.self, from: JSONSerialization.data(withJSONObject: object))
         #expect(older.engine == nil && older.transports == report.transports)
         #expect(!String(decoding: try older.json(), as: UTF8.self).contains(#""engine""#))
-    }
-
-    /// `netsim report show` of a bench's JSON: the Markdown the bench wrote up to its profile and
-    /// settings, which the JSON keeps less of; the HTML without the charts the JSON cannot draw.
-    @Test func aSavedReportRendersAsTheBenchWroteItLessWhatItsJSONDoesNotKeep() async throws {
-        let result = try await Self.shortRun()
-        let saved = try JSONDecoder().decode(BenchReport.self, from: result.report.json())
-        let written = MarkdownReport.render(result)
-        let shown = MarkdownReport.render(saved: saved)
-        let tables = { (markdown: String) in markdown.components(separatedBy: "### Profile")[0] }
-        #expect(tables(shown) == tables(written))
-        #expect(shown.contains("**short-lte** (`netsim profiles show short-lte`"))
-        // The workload's lines are the bench's own; the client settings are their source only.
-        let workloadLines = written.split(separator: "\n").filter { $0.hasPrefix("- Server events") || $0.hasPrefix("- Client messages") }
-        #expect(workloadLines.count == 2 && workloadLines.allSatisfy { shown.contains($0) })
-        #expect(shown.contains("- Client settings: \(result.clientSettings.source)"))
-
-        let html = HTMLReport.render(saved: saved)
-        #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
-        #expect(html.components(separatedBy: "<svg ").count - 1 == 1, "the bytes-per-minute chart only")
-        #expect(html.contains("Not in the JSON report"))
-        #expect(html.contains(HTMLReport.render(result).components(separatedBy: "<h2>")[0]), "the same table")
     }
 
     /// lte-tunnel's `set` at 40 s and `outage` at 45 s printed over each other on a 2-minute
@@ -195,5 +120,86 @@ import Testing
         #expect(estimate.down == 100 + 52 * (1 + 3) + 60 + 104)
         segments.up.chunks = 0
         #expect(segments.up.acknowledgements == 2)
+    }
+}
+
+/// The three reports of one short live run on an LTE radio with an outage, and the same report
+/// shown from its saved JSON: a live bench on the wall clock (3 s), so not among the computing
+/// tests.
+@Suite(.serialized, .playsLive(.benches)) struct LiveReportRenderingTests {
+    static func shortRun() async throws -> BenchResult {
+        var lte = LTERadioParameters()
+        lte.longDRXTime = 1
+        let link = LinkParameters(capacity: .rate(bitsPerSecond: 5e6), delay: 0.02)
+        let profile = Profile(
+            name: "short-lte", description: "LTE <radio> & a short outage",
+            networks: [Network(name: "lte", radio: .lte(lte), up: link, down: link)],
+            start: "lte", timeline: Timeline(events: [TimelineEvent(at: 1, kind: .outage(duration: 0.5, mode: .stall))]))
+        var configuration = BenchEndToEndTests.configuration(profile, duration: 3)
+        configuration.devices = 1
+        return try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
+    }
+
+    @Test func markdownJSONAndHTML() async throws {
+        let result = try await Self.shortRun()
+
+        let markdown = MarkdownReport.render(result)
+        #expect(markdown.contains("| | REST polling | WebSocket | gRPC bidi |"))
+        for row in [
+            "Bandwidth per device, KB/min", "p95 latency", "Delivery, events", "Reconnects", "Radio wake time", "Energy per device",
+        ] {
+            #expect(markdown.contains("| \(row)"), "row \(row)")
+        }
+        #expect(markdown.contains("### Profile") && markdown.contains("### Workload and clients"))
+
+        let json = try JSONSerialization.jsonObject(with: result.report.json()) as! [String: Any]
+        #expect(json["profile"] as? String == "short-lte")
+        #expect(json["seed"] as? Int == 1)
+        #expect(json["durationSeconds"] as? Double == 3)
+        #expect(Set((json["drain"] as! [String: Any]).keys) == ["limitSeconds", "seconds"])
+        let transports = json["transports"] as! [String: [String: Any]]
+        #expect(Set(transports.keys) == ["rest", "ws", "grpc"])
+        for (name, transport) in transports {
+            #expect(Set((transport["bytes"] as! [String: Any]).keys).isSuperset(of: ["up", "down", "perMinute"]), "\(name)")
+            #expect(Set((transport["latencyMs"] as! [String: Any]).keys).isSuperset(of: ["p50", "p95", "p99", "max"]))
+            #expect(
+                Set((transport["events"] as! [String: Any]).keys).isSuperset(of: ["sent", "delivered", "lost", "inFlight", "duplicated"]))
+            #expect(transport["reconnects"] is Int)
+            let radio = transport["radioFleetTotal"] as! [String: Any]
+            #expect(radio["model"] as? String == "lte")
+            #expect(Set(radio.keys).isSuperset(of: ["wakeSeconds", "promotions", "energyJoules", "meanPowerMilliwatts", "secondsByState"]))
+        }
+        // The report decodes back to itself: the schema is stable both ways.
+        #expect(try JSONDecoder().decode(BenchReport.self, from: result.report.json()) == result.report)
+
+        let html = HTMLReport.render(result)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
+        #expect(html.components(separatedBy: "<svg ").count - 1 == 6, "3 timelines, 2 CDFs, 1 bar chart")
+        #expect(html.components(separatedBy: "<svg ").count == html.components(separatedBy: "</svg>").count)
+        #expect(html.contains("LTE &lt;radio&gt; &amp; a short outage"))
+        #expect(!html.contains("<script"))
+        #expect(html.contains(RadioState.promotion.chartColor) && html.contains(">outage</text>"))
+    }
+
+    /// `netsim report show` of a bench's JSON: the Markdown the bench wrote up to its profile and
+    /// settings, which the JSON keeps less of; the HTML without the charts the JSON cannot draw.
+    @Test func aSavedReportRendersAsTheBenchWroteItLessWhatItsJSONDoesNotKeep() async throws {
+        let result = try await Self.shortRun()
+        let saved = try JSONDecoder().decode(BenchReport.self, from: result.report.json())
+        let written = MarkdownReport.render(result)
+        let shown = MarkdownReport.render(saved: saved)
+        let tables = { (markdown: String) in markdown.components(separatedBy: "### Profile")[0] }
+        #expect(tables(shown) == tables(written))
+        #expect(shown.contains("**short-lte** (`netsim profiles show short-lte`"))
+        // The workload's lines are the bench's own; the client settings are their source only.
+        let workloadLines = written.split(separator: "\n").filter { $0.hasPrefix("- Server events") || $0.hasPrefix("- Client messages") }
+        #expect(workloadLines.count == 2 && workloadLines.allSatisfy { shown.contains($0) })
+        #expect(shown.contains("- Client settings: \(result.clientSettings.source)"))
+
+        let html = HTMLReport.render(saved: saved)
+        #expect(html.hasPrefix("<!DOCTYPE html>") && html.hasSuffix("</html>\n"))
+        #expect(html.components(separatedBy: "<svg ").count - 1 == 1, "the bytes-per-minute chart only")
+        #expect(html.contains("Not in the JSON report"))
+        #expect(html.contains(HTMLReport.render(result).components(separatedBy: "<h2>")[0]), "the same table")
     }
 }

@@ -49,7 +49,7 @@ public struct PlaysLive: TestCaseScope {
         let turns = LiveTurns.of(lane)
         await turns.take()
         defer { turns.give() }
-        await ComputingTests.quiet()
+        await ComputingTests.running.quiet()
         // The group awaits both children before it returns, so `function` never outlives this call.
         try await withoutActuallyEscaping(function) { function in
             try await withTaskExecutorPreference(TestThreads.live) {
@@ -85,7 +85,7 @@ extension Trait where Self == PlaysLive {
     public static var playsLive: Self { playsLive() }
 }
 
-/// The turns of one lane of live tests, process-wide: the test that has it, and the ones
+/// The turn of one lane of live tests, process-wide: whether a test has it, and the ones
 /// waiting, first come first served.
 final class LiveTurns: Sendable {
     private static let lanes = Mutex<[PlaysLive.Lane: LiveTurns]>([:])
@@ -93,7 +93,7 @@ final class LiveTurns: Sendable {
     static func of(_ lane: PlaysLive.Lane) -> LiveTurns {
         lanes.withLock { lanes in
             if let turns = lanes[lane] { return turns }
-            let turns = LiveTurns(count: 1)
+            let turns = LiveTurns()
             lanes[lane] = turns
             return turns
         }
@@ -103,23 +103,21 @@ final class LiveTurns: Sendable {
     @TaskLocal static var hasTurn = false
 
     private struct State {
-        var free: Int
+        var taken = false
         var waiting: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state: Mutex<State>
-
-    init(count: Int) { state = Mutex(State(free: count)) }
+    private let state = Mutex(State())
 
     func take() async {
         await withCheckedContinuation { continuation in
             let granted = state.withLock { state in
-                guard state.free > 0 else {
-                    state.waiting.append(continuation)
-                    return false
+                guard state.taken else {
+                    state.taken = true
+                    return true
                 }
-                state.free -= 1
-                return true
+                state.waiting.append(continuation)
+                return false
             }
             if granted { continuation.resume() }
         }
@@ -129,7 +127,7 @@ final class LiveTurns: Sendable {
     func give() {
         let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard !state.waiting.isEmpty else {
-                state.free += 1
+                state.taken = false
                 return nil
             }
             return state.waiting.removeFirst()
