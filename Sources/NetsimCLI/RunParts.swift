@@ -6,7 +6,7 @@ import NetsimProxy
 /// Whatever ends the run (its end, or a part that could not start), `stop` takes down what was
 /// started, by this one path. The wrapped command and the admin API are not among them: each
 /// is a child task of the run (`WrappedCommand.run`, `AdminServer.serve`), stopped before the
-/// event loops are.
+/// event loops are (the admin API on NIO's singleton loops, not these).
 struct RunParts {
     let eventLoops: MultiThreadedEventLoopGroup
     var proxy: NetsimProxy?
