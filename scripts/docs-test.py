@@ -8,8 +8,14 @@ A command block is a fenced block tagged `sh`. Each runs in bash (`set -euo pipe
 scratch directory that links the repository's clients/, workloads/, profiles/, scripts/,
 deploy/ and examples/, with `netsim`, `.build/release/netsim` and `.build/debug/netsim` all
 the binary under test, and $DOCS_HTTP the address of a local HTTP server (the docs' example.com
-stands for it, so nothing needs the network). Background jobs a block starts (`&`) must exit 0
-too. A block gets 120 s.
+stands for it, so nothing needs the network). A block gets 120 s.
+
+A block that starts a netsim run in the background (`&`) waits for it with `listening PORT...`,
+which returns once each TCP port listens here (read from /proc/net/tcp, so no connection is
+made through the phone), rather than for a fixed time. A background job still running when the
+block's commands are done gets SIGTERM (a netsim run stops cleanly on it and writes its
+report), so that a run need not guess a `--duration` long enough for a loaded machine. Every
+background job must exit 0.
 
 HTML comments in the text that introduces a block (after the block before it, on lines of their
 own or at the end of a line) say how to run it, so the reason stays in the page's source next
@@ -39,6 +45,23 @@ LINKED = ["clients", "workloads", "profiles", "scripts", "deploy", "examples"]
 TIMEOUT = 120
 DIRECTIVE = re.compile(r"<!-- docs-test: (.*?) -->")
 SUBSTITUTION = re.compile(r'^"(.*)" -> "(.*)"$')
+# `listening PORT...`: waits up to 30 s for each TCP port to be in the LISTEN state (0A) on this
+# machine, IPv4 or IPv6, as /proc/net/tcp shows it: `sl local_address rem_address st`.
+LISTENING = r'''listening() {
+    local port pattern tries
+    for port in "$@"; do
+        pattern="$(printf ':%04X' "$port") [0-9A-F]+:[0-9A-F]{4} 0A "
+        for tries in $(seq 300); do
+            grep -Eq "$pattern" /proc/net/tcp /proc/net/tcp6 2>/dev/null && continue 2
+            sleep 0.1
+        done
+        echo "docs test: nothing listens on port $port after 30 s" >&2
+        return 1
+    done
+}
+'''
+# The jobs still running at the block's end are stopped, and each must exit 0.
+STOP_JOBS = 'for job in $(jobs -p); do kill -TERM "$job" 2>/dev/null || true; wait "$job"; done\n'
 
 
 class Block:
@@ -66,8 +89,7 @@ class Block:
             if old not in text:
                 raise SystemExit(f"{self.where()}: the docs-test substitution's \"{old}\" is not in the block")
             text = text.replace(old, new)
-        jobs = 'for job in $(jobs -p); do wait "$job"; done\n'
-        return "set -euo pipefail\n" + "\n".join(self.before) + "\n" + text + "\n" + jobs
+        return "set -euo pipefail\n" + LISTENING + "\n".join(self.before) + "\n" + text + "\n" + STOP_JOBS
 
 
 def blocks(page):
