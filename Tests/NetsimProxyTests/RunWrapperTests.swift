@@ -89,8 +89,10 @@ import Darwin
 
     /// `--junit-in`: which test woke the radio. The wrapped "runner" makes one request per
     /// test case, 2 s apart on a radio that sleeps 0.6 s after its last byte, and writes JUnit
-    /// XML with each case's timestamp; each case gets its own promotion, nothing falls outside,
-    /// and a name with markup reaches the Markdown escaped.
+    /// XML with each case's timestamp and its measured time, as a test runner does (a fixed
+    /// time let a request that started late on a loaded machine fall outside its case); each
+    /// case gets its own promotion, nothing falls outside, and a name with markup reaches the
+    /// Markdown escaped.
     @Test(.enabled(if: canRun, "needs the netsim binary (swift build), curl and python3"))
     func eachTestCaseGetsThePromotionItCaused() throws {
         let http = try FrontEndPeers.Server("http")
@@ -100,10 +102,15 @@ import Darwin
         let url = "http://localhost:\(http.port)/payload?size=1000"
         let junit = FrontEndPeers.scratchFile() + ".xml"
         let report = FrontEndPeers.scratchFile() + ".json"
-        let now = "date -u +%Y-%m-%dT%H:%M:%S.%NZ"
+        // A case: its start as an ISO 8601 timestamp, and its seconds, the request's time.
+        let testCase = """
+            case_run() { stamp=$(date -u +%Y-%m-%dT%H:%M:%S.%NZ); from=$(date +%s.%N); curl -sS --fail -o /dev/null \(url); \
+            seconds=$(echo "$from $(date +%s.%N)" | awk '{ printf "%.3f", $2 - $1 }'); }
+            """
         let runner = """
-            sleep 1; a=$(\(now)); curl -sS --fail -o /dev/null \(url); sleep 2; b=$(\(now)); curl -sS --fail -o /dev/null \(url); sleep 1
-            printf '<testsuite name="t"><testcase classname="api" name="first" timestamp="%s" time="1.5"/><testcase classname="api" name="&lt;b&gt;second" timestamp="%s" time="1.5"/></testsuite>' "$a" "$b" > \(junit)
+            \(testCase)
+            sleep 1; case_run; a=$stamp; at=$seconds; sleep 2; case_run; b=$stamp; bt=$seconds; sleep 1
+            printf '<testsuite name="t"><testcase classname="api" name="first" timestamp="%s" time="%s"/><testcase classname="api" name="&lt;b&gt;second" timestamp="%s" time="%s"/></testsuite>' "$a" "$at" "$b" "$bt" > \(junit)
             """
         let result = try FrontEndPeers.run(
             [

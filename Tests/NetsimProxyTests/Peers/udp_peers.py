@@ -375,7 +375,11 @@ def quic_keepalive(port, cafile, seconds, ping, idle):
     """An idle HTTP/3 connection kept by PINGs, as a push app keeps its stream: it connects,
     makes one request, then sends a PING `ping` seconds after the last one was acknowledged
     (aioquic has no PING timer: `QuicConnectionProtocol.ping()` is the app's), for `seconds`.
-    Prints the PINGs sent and answered, and whether the connection ended on its own."""
+    Prints the PINGs sent and answered, and whether the connection ended on its own.
+
+    It ends without closing the connection, as an app the phone suspends: the model it is held
+    against keeps its connection to the end, so a CONNECTION_CLOSE at the deadline would be one
+    packet (on WiFi, one promotion) the model never sends."""
     from aioquic.asyncio import QuicConnectionProtocol
     from aioquic.asyncio.client import connect
     from aioquic.h3.connection import H3_ALPN, H3Connection
@@ -418,9 +422,11 @@ def quic_keepalive(port, cafile, seconds, ping, idle):
                     pass
             await asyncio.sleep(max(0, deadline - time.monotonic()))
             result["terminated"] = client.terminated
-        return result
+            print(json.dumps(result), flush=True)
+            # Leaving `connect` would send the CONNECTION_CLOSE.
+            os._exit(0)
 
-    print(json.dumps(asyncio.run(main())))
+    asyncio.run(main())
 
 
 def option(arguments, name, default=None, kind=int):
