@@ -60,8 +60,11 @@ LISTENING = r'''listening() {
     done
 }
 '''
-# The jobs still running at the block's end are stopped, and each must exit 0.
+# The jobs still running at the block's end are stopped, and each must exit 0. A block that fails
+# before its end stops them too (the trap), so that its failure is reported at once, not as the
+# timeout of a run that holds the output open.
 STOP_JOBS = 'for job in $(jobs -p); do kill -TERM "$job" 2>/dev/null || true; wait "$job"; done\n'
+STOP_JOBS_ON_EXIT = "trap 'kill -TERM $(jobs -p) 2>/dev/null || true' EXIT\n"
 
 
 class Block:
@@ -89,7 +92,7 @@ class Block:
             if old not in text:
                 raise SystemExit(f"{self.where()}: the docs-test substitution's \"{old}\" is not in the block")
             text = text.replace(old, new)
-        return "set -euo pipefail\n" + LISTENING + "\n".join(self.before) + "\n" + text + "\n" + STOP_JOBS
+        return "set -euo pipefail\n" + LISTENING + STOP_JOBS_ON_EXIT + "\n".join(self.before) + "\n" + text + "\n" + STOP_JOBS
 
 
 def blocks(page):

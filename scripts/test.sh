@@ -15,8 +15,8 @@
 #   of their wall time in CPU), so four share 2 cores without starving one another; each is
 #   serial because the end-to-end tests time round trips to a few milliseconds and must not run
 #   beside each other in numbers. (Plain `swift test` runs them all in one parallel process,
-#   where the same traits keep them in the same lanes and off each other's threads; one check
-#   still fails there: docs/development.md.) The side lanes hold the long live
+#   where the same traits keep them in the same lanes and off each other's threads:
+#   docs/development.md.) The side lanes hold the long live
 #   suites whose checks are counts, bytes, energy and orders rather than milliseconds; the main
 #   lane runs the rest, and its output is shown as it goes.
 # A lane's log is printed whole if it fails.
@@ -56,9 +56,15 @@ fi
 # The lanes' suites, by the traits they carry (scripts/test-lanes.py), named as `swift test
 # --list-tests` names tests (Module.Suite/test): the suites that only compute, and the three side
 # lanes of `.playsLive`; the main lane takes the rest.
+# Each in a plain assignment, so that a failure of the script stops this one (`set -e` does not
+# see a failure inside an array's or another command's arguments).
+computing=$(scripts/test-lanes.py computes)
+benches=$(scripts/test-lanes.py benches)
+strategies=$(scripts/test-lanes.py strategies)
+peers=$(scripts/test-lanes.py peers)
 suites() { echo "\\.($1)/"; }
-pure="$(suites "$(scripts/test-lanes.py computes)")"
-side_lanes=("$(scripts/test-lanes.py benches)" "$(scripts/test-lanes.py strategies)" "$(scripts/test-lanes.py peers)")
+pure="$(suites "$computing")"
+side_lanes=("$benches" "$strategies" "$peers")
 lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }
 [ -t 1 ] || export NO_COLOR=1
 

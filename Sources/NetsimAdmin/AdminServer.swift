@@ -80,13 +80,14 @@ public struct AdminServer: Sendable {
     /// chosen if 0); beyond loopback only with a token (else `AdminNeedsToken`), and never with
     /// a token too short to guard it (`AdminTokenTooWeak`). When `body` returns or throws, the
     /// server stops listening, ends its event streams and closes its connections, and this
-    /// returns once it has: stopped after the proxy, the streams have carried its last events.
+    /// returns once they are closed: stopped after the proxy, the streams have carried its last
+    /// events.
     ///
-    /// `group` must outlive this call (NIO's singleton group does): Hummingbird ends its
-    /// server's graceful shutdown in a task of its own (`Server.shutdownGracefully`), which may
-    /// still schedule work on the listening channel's loop after this returned, and a loop shut
-    /// down by then refuses it ("Cannot schedule tasks on an EventLoop that has already shut
-    /// down").
+    /// `group` must outlive this call (NIO's singleton group does): Hummingbird's graceful
+    /// shutdown (`Server.shutdownGracefully`) runs in a task of its own, which may still await
+    /// a future of the listening channel's loop, and so schedule on it, after the connections
+    /// closed and this returned; a loop shut down by then refuses it ("Cannot schedule tasks
+    /// on an EventLoop that has already shut down").
     public func serve<Result>(
         at address: HostPort, group: any EventLoopGroup, _ body: (HostPort) async throws -> Result
     ) async throws -> Result {

@@ -34,9 +34,8 @@ struct RunParts {
     }
 
     /// Stops the proxy (`stopProxy`) and the event loops, in that order, those that were
-    /// started; the proxy's reports, or why there are none. The admin API has stopped before
-    /// (`AdminServer.serve` returns once it has): nothing may write to a channel once the loops
-    /// stop (an event stream still writing then crashed a debug build, "leaking promise").
+    /// started; the proxy's reports, or why there are none. The wrapped command has stopped
+    /// before, and the admin API's connections have closed (on loops of their own).
     mutating func stop() async -> Result<[RunReport], any Error> {
         await stopProxy()
         // The loops are idle once everything on them has stopped; a failure to shut them down

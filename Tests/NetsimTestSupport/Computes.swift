@@ -10,8 +10,8 @@ import Testing
 /// The live tests also wait while any computing test runs (`ComputingTests.running.quiet()`):
 /// beside computing tests in one process, the live ones missed the ends of connections by
 /// seconds, though the computing ones ran at the lowest priority (why was not found). The
-/// computing tests never wait: they all start at once, so they run first, in about 40 s, and
-/// the live ones after them.
+/// computing tests never wait, so most of them run first, in about 40 s (as many at once as
+/// the test runner starts), and the live ones after them.
 ///
 /// Every suite carries one of the two; one that carries neither runs on Swift's cooperative
 /// pool, where a long synchronous test delays the live tests' awaits.
@@ -22,7 +22,7 @@ public struct Computes: TestCaseScope {
         ComputingTests.running.enter()
         defer { ComputingTests.running.leave() }
         try await withTaskExecutorPreference(TestThreads.computing) {
-            try await function()
+            try await ComputingTests.$inScope.withValue(true) { try await function() }
         }
     }
 }
@@ -35,6 +35,9 @@ extension Trait where Self == Computes {
 /// How many computing tests run, and the live tests waiting until none does.
 final class ComputingTests: Sendable {
     static let running = ComputingTests()
+
+    /// Whether the current task runs a computing test.
+    @TaskLocal static var inScope = false
 
     private struct State {
         var count = 0

@@ -46,6 +46,11 @@ public struct PlaysLive: TestCaseScope {
         // A test that already has its turn (a `.playsLive` test inside a `.playsLive` suite)
         // does not wait for a second one, which it could wait on forever.
         guard !LiveTurns.hasTurn else { return try await function() }
+        // Inside a `.computes` scope it would wait for the computing tests, itself among them.
+        guard !ComputingTests.inScope else {
+            Issue.record("\(test.name): a .playsLive test inside a .computes suite would wait for itself: give the suite .playsLive")
+            return
+        }
         let turns = LiveTurns.of(lane)
         await turns.take()
         defer { turns.give() }
