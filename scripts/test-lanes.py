@@ -1,22 +1,27 @@
 #!/usr/bin/env python3
-"""Prints the test suites of one lane of scripts/test.sh, as a regular expression's
-alternatives (`A|B|C`), read from the traits the suites carry in Tests/ (NetsimTestSupport):
+"""Prints the lanes of scripts/test.sh, read from the traits the suites carry in Tests/
+(NetsimTestSupport), one line a lane: its name, a space, and its suites as a regular
+expression's alternatives (`A|B|C`):
 
 - `computes`: every suite with `.computes`;
-- `benches`, `strategies`, `peers`: every suite with `.playsLive(.benches)` and so on.
+- then each lane of `.playsLive(.LANE)` but the main one (`benches`, `strategies`, `peers`), so
+  that a lane added to `PlaysLive.Lane` gets its process without an edit here or in test.sh.
 
-The main lane is what no other lane takes. Swift 6.3's test runner cannot select tests by trait
-or tag, so scripts/test.sh selects them by these names, and the traits stay the one place a
-suite's lane is written. Top-level suites only: a nested suite runs in its parent's lane, as
-its tests' names (`Module.Parent/Nested/test`) match the parent's.
+The main lane (`.playsLive`, `.playsLive(.main)`) is what no other lane takes, and is not
+printed. With a lane's name as the argument (`main` too), prints only that lane's suites.
+
+Swift 6.3's test runner cannot select tests by trait or tag, so scripts/test.sh selects them by
+these names, and the traits stay the one place a suite's lane is written. Suites are read at the
+start of a line only; one written another way (nested, or `@Suite` without a trait) is refused,
+as it would run in the main lane without a word.
 """
 import pathlib
 import re
 import sys
 
-LANES = {"computes": r"\.computes\b", "benches": r"\.playsLive\(\.benches\b",
-         "strategies": r"\.playsLive\(\.strategies\b", "peers": r"\.playsLive\(\.peers\b"}
 TRAIT = re.compile(r"\.computes\b|\.playsLive\b")
+COMPUTES = re.compile(r"\.computes\b")
+LIVE_LANE = re.compile(r"\.playsLive\(\s*\.(\w+)")
 
 # `@Suite(...)` (two levels of parentheses inside) at the start of a line, then the type.
 SUITE = re.compile(r"^@Suite\(((?:[^()]|\((?:[^()]|\([^()]*\))*\))*)\)\s*(?:struct|final class|enum)\s+(\w+)", re.M)
@@ -45,15 +50,26 @@ def read_suites(root):
     return suites
 
 
+def lane_of(attribute):
+    if COMPUTES.search(attribute):
+        return "computes"
+    lane = LIVE_LANE.search(attribute)
+    return lane.group(1) if lane else "main"
+
+
 def main() -> None:
-    if len(sys.argv) != 2 or sys.argv[1] not in LANES:
-        sys.exit(f"usage: {sys.argv[0]} {'|'.join(LANES)}")
-    trait = re.compile(LANES[sys.argv[1]])
-    root = pathlib.Path(__file__).resolve().parent.parent / "Tests"
-    names = sorted(name for name, attribute in read_suites(root) if trait.search(attribute))
-    if not names:
-        sys.exit(f"{sys.argv[0]}: no suite in Tests/ carries the {sys.argv[1]} lane's trait")
-    print("|".join(names))
+    if len(sys.argv) > 2:
+        sys.exit(f"usage: {sys.argv[0]} [LANE]")
+    lanes = {}
+    for name, attribute in read_suites(pathlib.Path(__file__).resolve().parent.parent / "Tests"):
+        lanes.setdefault(lane_of(attribute), []).append(name)
+    if len(sys.argv) == 2:
+        if sys.argv[1] not in lanes:
+            sys.exit(f"{sys.argv[0]}: no suite in Tests/ is in the lane {sys.argv[1]} (lanes: {', '.join(sorted(lanes))})")
+        print("|".join(sorted(lanes[sys.argv[1]])))
+        return
+    for lane in sorted(set(lanes) - {"main"}, key=lambda lane: (lane != "computes", lane)):
+        print(lane, "|".join(sorted(lanes[lane])))
 
 
 if __name__ == "__main__":

@@ -53,18 +53,23 @@ if [ ! -f "$tests" ] || [ ! -x "$tests" ]; then
     exec swift test "${configuration[@]}" --skip-build --no-parallel
 fi
 
-# The lanes' suites, by the traits they carry (scripts/test-lanes.py), named as `swift test
-# --list-tests` names tests (Module.Suite/test): the suites that only compute, and the three side
-# lanes of `.playsLive`; the main lane takes the rest.
-# Each in a plain assignment, so that a failure of the script stops this one (`set -e` does not
-# see a failure inside an array's or another command's arguments).
-computing=$(scripts/test-lanes.py computes)
-benches=$(scripts/test-lanes.py benches)
-strategies=$(scripts/test-lanes.py strategies)
-peers=$(scripts/test-lanes.py peers)
+# The lanes' suites, by the traits they carry (scripts/test-lanes.py: a line a lane, its name and
+# its suites), named as `swift test --list-tests` names tests (Module.Suite/test): the suites
+# that only compute, and the side lanes of `.playsLive`; the main lane takes the rest. Read in a
+# plain assignment, so that a failure of the script stops this one (`set -e` does not see a
+# failure inside another command's arguments).
+lanes=$(scripts/test-lanes.py)
 suites() { echo "\\.($1)/"; }
-pure="$(suites "$computing")"
-side_lanes=("$benches" "$strategies" "$peers")
+side_names=()
+side_lanes=()
+while read -r name names; do
+    if [ "$name" = computes ]; then
+        pure="$(suites "$names")"
+    else
+        side_names+=("$name")
+        side_lanes+=("$names")
+    fi
+done <<< "$lanes"
 lane() { "$tests" --testing-library swift-testing --no-parallel "$@"; }
 [ -t 1 ] || export NO_COLOR=1
 
@@ -75,8 +80,9 @@ pids=()
 NO_COLOR=1 nice -n 19 "$tests" --testing-library swift-testing --filter "$pure" > "$logs/pure.log" 2>&1 &
 pids+=($!)
 for index in "${!side_lanes[@]}"; do
-    logfiles+=("$logs/lane-$((index + 1)).log")
-    NO_COLOR=1 lane --filter "$(suites "${side_lanes[$index]}")" > "$logs/lane-$((index + 1)).log" 2>&1 &
+    log="$logs/${side_names[$index]}.log"
+    logfiles+=("$log")
+    NO_COLOR=1 lane --filter "$(suites "${side_lanes[$index]}")" > "$log" 2>&1 &
     pids+=($!)
 done
 # The docs test (every command block of README.md and docs/*.md, with the netsim built beside

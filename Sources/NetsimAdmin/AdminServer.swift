@@ -3,6 +3,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 import NetsimCore
 import NetsimProxy
 import ServiceLifecycle
@@ -44,7 +45,7 @@ import ServiceLifecycle
 /// An event stream, once answered, is out of that cap (it is meant to stay open) and within
 /// `AdminLimits.maximumEventStreams` instead.
 ///
-/// The server runs inside `serve(at:group:_:)`, a child task of its caller's, until the
+/// The server runs inside `serve(at:_:)`, a child task of its caller's, until the
 /// caller's work is done; then it shuts down gracefully, its event streams ended.
 public struct AdminServer: Sendable {
     /// Reads a `POST /set` body into the `set` step it asks for, or throws what is wrong with it
@@ -83,19 +84,19 @@ public struct AdminServer: Sendable {
     /// returns once they are closed: stopped after the proxy, the streams have carried its last
     /// events.
     ///
-    /// `group` must outlive this call (NIO's singleton group does): Hummingbird's graceful
-    /// shutdown (`Server.shutdownGracefully`) runs in a task of its own, which may still await
-    /// a future of the listening channel's loop, and so schedule on it, after the connections
-    /// closed and this returned; a loop shut down by then refuses it ("Cannot schedule tasks
-    /// on an EventLoop that has already shut down").
+    /// It serves on NIO's singleton loops, which live as long as the process, not on a caller's:
+    /// Hummingbird's graceful shutdown (`Server.shutdownGracefully`) runs in a task of its own,
+    /// which may still await a future of the listening channel's loop, and so schedule on it,
+    /// after the connections closed and this returned; a loop its owner shut down by then
+    /// refuses it ("Cannot schedule tasks on an EventLoop that has already shut down").
     public func serve<Result>(
-        at address: HostPort, group: any EventLoopGroup, _ body: (HostPort) async throws -> Result
+        at address: HostPort, _ body: (HostPort) async throws -> Result
     ) async throws -> Result {
         guard address.isLoopback || access.token != nil else { throw AdminNeedsToken(address: address) }
         if let token = access.token, let weakness = AdminAccess.weakness(of: token, source: "the admin token") { throw weakness }
         let (listening, listener) = AsyncStream<any Channel>.makeStream()
         var configuration = ServiceGroupConfiguration(
-            services: [application(at: address, group: group) { listener.yield($0) }], logger: logger)
+            services: [application(at: address) { listener.yield($0) }], logger: logger)
         // A client that holds a write up cannot hold the shutdown up for long.
         configuration.maximumGracefulShutdownDuration = .seconds(5)
         let services = ServiceGroup(configuration: configuration)
@@ -142,7 +143,7 @@ public struct AdminServer: Sendable {
     /// The Hummingbird application that serves the API at `address`; `onListening` is told its
     /// listening channel. Its router alone is what `app.test(.router)` tests.
     public func application(
-        at address: HostPort, group: any EventLoopGroup, onListening: @escaping @Sendable (any Channel) async -> Void = { _ in }
+        at address: HostPort, onListening: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) -> some ApplicationProtocol {
         let access = access
         let connections = connections
@@ -157,7 +158,7 @@ public struct AdminServer: Sendable {
                     idleTimeout: idleTimeout)
             },
             configuration: .init(address: .hostname(address.host, port: address.port), serverName: nil, reuseAddress: true),
-            onServerRunning: onListening, eventLoopGroupProvider: .shared(group), logger: logger)
+            onServerRunning: onListening, eventLoopGroupProvider: .shared(MultiThreadedEventLoopGroup.singleton), logger: logger)
     }
 
     /// The `AdminRoute` table as a router: each route's answer, behind the middleware.

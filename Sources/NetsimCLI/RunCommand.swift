@@ -365,9 +365,8 @@ public struct RunCommand: AsyncParsableCommand {
                 // The proxy reads no YAML: the `/set` bodies are read here, by the profile reader.
                 let server = AdminServer(proxy: proxy, readSetChange: ProfileLoader.setChange, access: adminAccess)
                 // The admin API serves while the run runs, and past the proxy's stop, so that
-                // its event streams carry the last events. It runs on NIO's singleton loops, which
-                // outlive the run's (`AdminServer.serve` says why).
-                (stopReason, commandStatus) = try await server.serve(at: admin, group: MultiThreadedEventLoopGroup.singleton) { address in
+                // its event streams carry the last events (on loops of its own: `AdminServer.serve`).
+                (stopReason, commandStatus) = try await server.serve(at: admin) { address in
                     logger.info("admin API and live dashboard on http://\(address)/")
                     let ran = try await runCommand(behind: proxy)
                     await parts.stopProxy()

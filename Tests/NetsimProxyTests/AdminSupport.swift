@@ -20,7 +20,7 @@ extension AdminServer {
         at address: HostPort = HostPort(host: "127.0.0.1", port: 0), proxy: NetsimProxy, limits: AdminLimits = AdminLimits(),
         access: AdminAccess = AdminAccess(), _ body: (HostPort) async throws -> Result
     ) async throws -> Result {
-        try await AdminServer(proxy: proxy, limits: limits, access: access).serve(at: address, group: Loopback.group, body)
+        try await AdminServer(proxy: proxy, limits: limits, access: access).serve(at: address, body)
     }
 }
 
