@@ -326,6 +326,8 @@ public struct RunCommand: AsyncParsableCommand {
     }
 
     public func run() async throws {
+        // First, so that a signal while the run starts stops it once it is up, not unreported.
+        let signals = StopSignals.pending()
         let profile = try emulation.loadProfile()
         let frontEnds = try frontEnds()
         if let report, let problem = unwritableReason(ofFile: RunSummary.path(report, phone: phones > 1 ? 1 : nil)) {
@@ -368,12 +370,12 @@ public struct RunCommand: AsyncParsableCommand {
                 // its event streams carry the last events (on loops of its own: `AdminServer.serve`).
                 (stopReason, commandStatus) = try await server.serve(at: admin) { address in
                     logger.info("admin API and live dashboard on http://\(address)/")
-                    let ran = try await runCommand(behind: proxy)
+                    let ran = try await runCommand(behind: proxy, signals: signals)
                     await parts.stopProxy()
                     return ran
                 }
             } else {
-                (stopReason, commandStatus) = try await runCommand(behind: proxy)
+                (stopReason, commandStatus) = try await runCommand(behind: proxy, signals: signals)
             }
         } catch {
             printError("\(error)")
@@ -490,14 +492,14 @@ public struct RunCommand: AsyncParsableCommand {
     /// and the command's exit status (nil without a command). The command is stopped (SIGTERM,
     /// then SIGKILL after its grace period) before this returns, so before the proxy stops.
     /// Throws `CommandStartFailure` when the command cannot start.
-    private func runCommand(behind proxy: NetsimProxy) async throws -> (stopReason: String, status: Int32?) {
-        guard !command.isEmpty else { return (await waitForStop(proxy: proxy, command: nil), nil) }
+    private func runCommand(behind proxy: NetsimProxy, signals: AsyncStream<String>) async throws -> (stopReason: String, status: Int32?) {
+        guard !command.isEmpty else { return (await waitForStop(proxy: proxy, command: nil, signals: signals), nil) }
         do {
             let run = try await WrappedCommand.run(
                 command, environment: WrappedCommand.proxyEnvironment(proxy: proxy),
                 gracePeriod: gracePeriod.map { .milliseconds(Int(($0 * 1000).rounded())) } ?? WrappedCommand.defaultGracePeriod
             ) { command in
-                await waitForStop(proxy: proxy, command: command)
+                await waitForStop(proxy: proxy, command: command, signals: signals)
             }
             return (run.outcome, run.status)
         } catch {
@@ -516,12 +518,12 @@ public struct RunCommand: AsyncParsableCommand {
 
     /// Waits for the duration, the wrapped command's end, Ctrl-C, SIGTERM or SIGHUP, showing a
     /// live status line on a terminal.
-    private func waitForStop(proxy: NetsimProxy, command: WrappedCommand?) async -> String {
+    private func waitForStop(proxy: NetsimProxy, command: WrappedCommand?, signals: AsyncStream<String>) async -> String {
         let showsStatus = standardErrorIsTerminal && !quiet
         let duration = emulation.duration
         return await withTaskGroup(of: String?.self) { group in
             group.addTask {
-                await StopSignals.next()
+                await StopSignals.first(of: signals)
             }
             if let command {
                 group.addTask {

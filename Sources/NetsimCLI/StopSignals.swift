@@ -2,16 +2,24 @@ import Foundation
 import Synchronization
 
 /// SIGINT, SIGTERM and SIGHUP (a closed terminal), which stop a run cleanly instead of ending
-/// the process: `run` awaits the first (`next()`), and its report is still written; a model
+/// the process: `run` stops on the first (`pending()`), and its report is still written; a model
 /// bench polls a `StopRequest` between batches, and writes what was played, marked partial.
 enum StopSignals {
-    /// The first of the signals, by name.
-    static func next() async -> String? {
-        let stream = AsyncStream<String> { continuation in
+    /// The signals from this call on, by name, kept for a run to read once it has started
+    /// (`first(of:)`). The watch is set up at once, so that a signal that comes while the run is
+    /// still starting (reading a trace, waiting for a `--pcap` FIFO's reader, binding its ports)
+    /// stops it cleanly as soon as it is up, with its report, instead of ending the process with
+    /// none. Only the first signal is kept: the run stops on it.
+    static func pending() -> AsyncStream<String> {
+        AsyncStream(bufferingPolicy: .bufferingOldest(1)) { continuation in
             let watch = watch { continuation.yield($0) }
             continuation.onTermination = { _ in watch.cancel() }
         }
-        for await name in stream { return name }
+    }
+
+    /// The first signal of `pending()`'s stream, already come or still to come.
+    static func first(of signals: AsyncStream<String>) async -> String? {
+        for await name in signals { return name }
         return nil
     }
 

@@ -206,6 +206,60 @@ import Darwin
         #expect(!text.contains("leaking promise") && !text.contains("Cannot schedule tasks"), "\(text)")
     }
 
+    /// A SIGTERM that comes while a run is still starting stops it as soon as it is up, with
+    /// its report and exit status 0. It used to end the process (exit status 143, no report):
+    /// the signal watch began only once the ports listened. The start is held on a `--pcap`
+    /// FIFO, whose opening waits for a reader (as with `wireshark -k -i FIFO`), and the signal
+    /// is sent once /proc says netsim handles SIGTERM, that is, once its watch is up.
+    @Test(.enabled(if: netsim != nil, "needs the netsim binary"))
+    func aSignalWhileTheRunStartsStopsItOnceItIsUp() async throws {
+        #if os(Linux)
+        let fifo = FrontEndPeers.scratchFile() + ".pcap"
+        let report = FrontEndPeers.scratchFile() + ".json"
+        let output = FrontEndPeers.scratchFile()
+        defer { for path in [fifo, report, output] { try? FileManager.default.removeItem(atPath: path) } }
+        try #require(mkfifo(fifo, 0o600) == 0)
+        let netsim = try FrontEndPeers.spawn(
+            [Self.netsim!, "run", "--http-proxy", ":0", "--pcap", fifo, "--duration", "60s", "--report", report], output: output)
+        var status: Int32 = 0
+        defer {
+            if waitpid(netsim, &status, WNOHANG) == 0 {
+                kill(netsim, SIGKILL)
+                _ = waitpid(netsim, &status, 0)
+            }
+        }
+        let watching = ContinuousClock.now + .seconds(20)
+        while !Self.handlesSIGTERM(netsim), ContinuousClock.now < watching { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(Self.handlesSIGTERM(netsim), "netsim never set up its signal watch")
+        let beforeSignal = String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self)
+        #expect(!beforeSignal.contains("HTTP proxy on"), "the signal came before the run was up: \(beforeSignal)")
+        kill(netsim, SIGTERM)
+        // The reader the capture waits for; what netsim writes is a few records, well within the
+        // FIFO's buffer, so it need not be read.
+        let reader = open(fifo, O_RDONLY | O_NONBLOCK)
+        defer { if reader >= 0 { close(reader) } }
+        try #require(reader >= 0)
+        let deadline = ContinuousClock.now + .seconds(20)
+        while waitpid(netsim, &status, WNOHANG) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let text = String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self)
+        #expect(ContinuousClock.now < deadline, "netsim did not stop: \(text)")
+        #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 0, "wait status \(status): \(text)")
+        #expect(text.contains("(stopped by SIGTERM)"), "\(text)")
+        #expect(FileManager.default.fileExists(atPath: report), "\(text)")
+        #endif
+    }
+
+    /// Whether /proc says `pid` no longer takes SIGTERM at its default (ending the process):
+    /// netsim's signal watch ignores it and has Dispatch catch it (`SigIgn` or `SigCgt`).
+    static func handlesSIGTERM(_ pid: pid_t) -> Bool {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
+        let masks = status.split(separator: "\n").compactMap { line -> UInt64? in
+            guard line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:") else { return nil }
+            return UInt64(line.dropFirst("SigXxx:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        }
+        return masks.contains { $0 & (1 << (UInt64(SIGTERM) - 1)) != 0 }
+    }
+
     /// The ways a run with a wrapped command ends.
     enum RunEnding: String, CaseIterable, CustomTestStringConvertible {
         case duration, sigint, sigterm, commandExits, sigkill
