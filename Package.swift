@@ -249,6 +249,13 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// The tests compile unoptimised in release too. scripts/test.sh builds them on top of the
+// release netsim (scripts/release-build.sh), and optimising their 19,000 lines was most of that
+// build, for rigs whose hot paths are in the modules they test, which stay optimised.
+for target in package.targets where target.type == .test || target.name == "NetsimTestSupport" {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+}
+
 // Benchmarks (ordo-one/benchmark) are added only when asked for, so ordinary builds and CI's
 // test run stay lean: `NETSIM_BENCHMARKS=1 swift package benchmark`.
 if ProcessInfo.processInfo.environment["NETSIM_BENCHMARKS"] != nil {
