@@ -250,7 +250,7 @@ let package = Package(
 )
 
 // The tests compile unoptimised in release too. scripts/test.sh builds them on top of the
-// release netsim (scripts/release-build.sh), and optimising their 19,000 lines was most of that
+// release netsim (scripts/release-build.sh), and optimising them was most of that
 // build, for rigs whose hot paths are in the modules they test, which stay optimised.
 for target in package.targets where target.type == .test || target.name == "NetsimTestSupport" {
     target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone"], .when(configuration: .release))]

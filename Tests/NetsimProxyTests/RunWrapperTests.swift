@@ -175,13 +175,7 @@ import Darwin
         }
         let netsim = try FrontEndPeers.spawn(
             [Self.netsim!, "run", "--http-proxy", ":0", "--admin", "127.0.0.1:0", "--duration", "3s", "--report", report], output: output)
-        var status: Int32 = 0
-        defer {
-            if waitpid(netsim, &status, WNOHANG) == 0 {
-                kill(netsim, SIGKILL)
-                _ = waitpid(netsim, &status, 0)
-            }
-        }
+        defer { Self.killIfRunning(netsim) }
         let announced = "admin API and live dashboard on http://127.0.0.1:"
         var port: Int?
         let started = ContinuousClock.now
@@ -197,8 +191,7 @@ import Darwin
             try await stream.channel.writeAndFlush(ByteBuffer(string: "GET /events HTTP/1.1\r\nHost: 127.0.0.1:\(admin)\r\n\r\n"))
             streams.append(stream)
         }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while waitpid(netsim, &status, WNOHANG) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let status = try await Self.waitStatus(of: netsim, within: .seconds(30)) ?? -1
         for stream in streams { try? await stream.channel.close() }
         let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
         #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 0, "wait status \(status): \(text)")
@@ -210,7 +203,7 @@ import Darwin
     /// its report and exit status 0. It used to end the process (exit status 143, no report):
     /// the signal watch began only once the ports listened. The start is held on a `--pcap`
     /// FIFO, whose opening waits for a reader (as with `wireshark -k -i FIFO`), and the signal
-    /// is sent once /proc says netsim handles SIGTERM, that is, once its watch is up.
+    /// is sent once /proc says netsim catches SIGTERM, that is, once its watch is up.
     @Test(.enabled(if: netsim != nil, "needs the netsim binary"))
     func aSignalWhileTheRunStartsStopsItOnceItIsUp() async throws {
         #if os(Linux)
@@ -221,16 +214,10 @@ import Darwin
         try #require(mkfifo(fifo, 0o600) == 0)
         let netsim = try FrontEndPeers.spawn(
             [Self.netsim!, "run", "--http-proxy", ":0", "--pcap", fifo, "--duration", "60s", "--report", report], output: output)
-        var status: Int32 = 0
-        defer {
-            if waitpid(netsim, &status, WNOHANG) == 0 {
-                kill(netsim, SIGKILL)
-                _ = waitpid(netsim, &status, 0)
-            }
-        }
+        defer { Self.killIfRunning(netsim) }
         let watching = ContinuousClock.now + .seconds(20)
-        while !Self.handlesSIGTERM(netsim), ContinuousClock.now < watching { try await Task.sleep(for: .milliseconds(5)) }
-        try #require(Self.handlesSIGTERM(netsim), "netsim never set up its signal watch")
+        while !Self.catchesSIGTERM(netsim), ContinuousClock.now < watching { try await Task.sleep(for: .milliseconds(5)) }
+        try #require(Self.catchesSIGTERM(netsim), "netsim never set up its signal watch")
         let beforeSignal = String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self)
         #expect(!beforeSignal.contains("HTTP proxy on"), "the signal came before the run was up: \(beforeSignal)")
         kill(netsim, SIGTERM)
@@ -239,25 +226,49 @@ import Darwin
         let reader = open(fifo, O_RDONLY | O_NONBLOCK)
         defer { if reader >= 0 { close(reader) } }
         try #require(reader >= 0)
-        let deadline = ContinuousClock.now + .seconds(20)
-        while waitpid(netsim, &status, WNOHANG) == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        let ended = try await Self.waitStatus(of: netsim, within: .seconds(20))
         let text = String(decoding: FileManager.default.contents(atPath: output) ?? Data(), as: UTF8.self)
-        #expect(ContinuousClock.now < deadline, "netsim did not stop: \(text)")
+        #expect(ended != nil, "netsim did not stop: \(text)")
+        let status = ended ?? -1
         #expect(status & 0x7F == 0 && (status >> 8) & 0xFF == 0, "wait status \(status): \(text)")
         #expect(text.contains("(stopped by SIGTERM)"), "\(text)")
         #expect(FileManager.default.fileExists(atPath: report), "\(text)")
         #endif
     }
 
-    /// Whether /proc says `pid` no longer takes SIGTERM at its default (ending the process):
-    /// netsim's signal watch ignores it and has Dispatch catch it (`SigIgn` or `SigCgt`).
-    static func handlesSIGTERM(_ pid: pid_t) -> Bool {
+    /// Whether /proc says `pid` catches SIGTERM (its `SigCgt` mask), as Dispatch does once
+    /// netsim's signal watch is up. The watch sets SIGTERM to be ignored just before Dispatch
+    /// installs its handler, and a signal in between is ignored, so the ignore mask alone does
+    /// not say the watch is up.
+    static func catchesSIGTERM(_ pid: pid_t) -> Bool {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8) else { return false }
-        let masks = status.split(separator: "\n").compactMap { line -> UInt64? in
-            guard line.hasPrefix("SigIgn:") || line.hasPrefix("SigCgt:") else { return nil }
-            return UInt64(line.dropFirst("SigXxx:".count).trimmingCharacters(in: .whitespaces), radix: 16)
+        let bit = UInt64(1) << (UInt64(SIGTERM) - 1)
+        return status.split(separator: "\n").contains { line in
+            let field = line.split(separator: ":", maxSplits: 1)
+            guard field.count == 2, field[0] == "SigCgt", let mask = UInt64(field[1].trimmingCharacters(in: .whitespaces), radix: 16)
+            else { return false }
+            return mask & bit != 0
         }
-        return masks.contains { $0 & (1 << (UInt64(SIGTERM) - 1)) != 0 }
+    }
+
+    /// The wait status of the spawned `pid` once it has ended, or nil if it still runs after
+    /// `limit`.
+    static func waitStatus(of pid: pid_t, within limit: Duration) async throws -> Int32? {
+        let deadline = ContinuousClock.now + limit
+        var status: Int32 = 0
+        while ContinuousClock.now < deadline {
+            if waitpid(pid, &status, WNOHANG) == pid { return status }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return nil
+    }
+
+    /// Kills and reaps the spawned `pid` if it still runs: a test's last word on its netsim.
+    static func killIfRunning(_ pid: pid_t) {
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == 0 else { return }
+        kill(pid, SIGKILL)
+        _ = waitpid(pid, &status, 0)
     }
 
     /// The ways a run with a wrapped command ends.
@@ -290,12 +301,7 @@ import Darwin
             [Self.netsim!, "run", "--quiet", "--http-proxy", ":0", "--grace-period", "1s"] + duration + ["--", "sh", "-c", script],
             output: output)
         var status: Int32 = 0
-        defer {
-            if waitpid(netsim, &status, WNOHANG) == 0 {
-                kill(netsim, SIGKILL)
-                _ = waitpid(netsim, &status, 0)
-            }
-        }
+        defer { Self.killIfRunning(netsim) }
         let started = ContinuousClock.now
         while FileManager.default.contents(atPath: pids) == nil, ContinuousClock.now - started < .seconds(20) { usleep(20_000) }
         let tree = String(decoding: FileManager.default.contents(atPath: pids) ?? Data(), as: UTF8.self)
