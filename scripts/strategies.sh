@@ -327,10 +327,10 @@ What it shows:
   reads) and the WebSocket pings (every 30 s) wake the radio on their own in the gaps batching
   opened, and REST polling every second keeps it awake throughout (240 s of 240). A batcher
   pays off on a transport that is otherwise quiet; the test
-  `batchingCutsPromotionsOnABurstyWorkload` shows the promotions falling on gRPC when the
-  bursts are 13 s apart (past the LTE tail) and the batcher holds 20 s, and
-  `aBatchingClientDeliversEveryMessageOnceInOrderOnEveryTransport` that batches lose, repeat
-  and reorder nothing.
+  `batchingCutsPromotionsOnABurstyWorkload` shows the promotions falling on gRPC and
+  WebSocket (on the model engine) when the bursts are 13 s apart (past the LTE tail) and the
+  batcher holds 20 s, and `aBatchingClientDeliversEveryMessageOnceInOrderOnEveryTransport`
+  (live) that batches lose, repeat and reorder nothing.
 - **The model engine plays batching too**, with the same `Outbox` rule, a flush timer at the
   batch's due time and the batch frames' sizes as the live encoders write them: its table
   above goes the same direction and order as the live one, figure by figure.
@@ -381,7 +381,7 @@ What it shows:
   outbox had already dropped: a survivor is sent again on the new connection before any newer
   one, so a late copy of it would count as a repeat, not as out of order. No transport reorders the outbox itself (the test
   `whatSurvivesIsSentInOrderOnEachConnection`, and `anOutageLongerThanTheOutboxDropsTheOldestAndDeliversTheRestInOrder`
-  live on gRPC through a blackhole outage). Only the server can put such a straggler back in
+  on the model engine, on every transport through a blackhole outage). Only the server can put such a straggler back in
   order, by refusing ids below the highest it has seen: the bench's server accepts it and
   counts it out of order.
 - **The model engine** plays the same `Outbox` rule. On subway it delivers the same messages
@@ -444,10 +444,11 @@ What it shows:
   the kernel, bounded by TCP's window, not in the app: a bigger burst than the buffers hold
   would reach the server's queue as on gRPC.
 
-Tests: `aBoundedBufferDropsAndStaysFlatAndAPullingClientDropsNothing` (gRPC: the bounded
-buffer drops and its peak stays at most 64 events; the pulling client drops nothing, holds one
-event, and the server queue holds the backlog), `onWebSocketTooABoundedBufferDropsAndAPullingClientDoesNot`,
-`anUnboundedBufferGrowsWithTheBurst`.
+Tests: on the model engine, `aBoundedBufferDropsAndStaysFlatAndAPullingClientDropsNothing`
+(WebSocket and gRPC: the bounded buffer drops and its peak stays at most 64 events; the pulling
+client drops nothing and holds one event) and `anUnboundedBufferGrowsWithTheBurst`; live,
+`aPullingGRPCClientDropsNothingAndTheServerHoldsTheBacklog` (the server queue holds the backlog)
+and `onWebSocketTooABoundedBufferDropsAndAPullingClientDoesNot`.
 
 The model engine (`--engine model`) plays the consumer and the three receive buffers as the
 live clients do (second table above): the app's buffer and pace are a value (`AppInbox`: the

@@ -9,7 +9,8 @@ import Testing
 @testable import NetsimModel
 
 /// Strategies 2 (batching), 3 (offline queue) and 5 (slow consumers): their files,
-/// their pure parts, and short live runs that show each one's effect.
+/// their pure parts, their effect on the model engine, and short live runs through the real
+/// clients.
 @Suite(.computes)
 struct StrategySettingsTests {
     @Test func theShippedStrategyFilesLoad() throws {
@@ -170,10 +171,11 @@ struct BatchWireSizeTests {
     }
 }
 
-/// Short live runs: a bursty uplink with batching off and on, an outage longer than the outbox
-/// holds, and a server burst into a slow app behind each receive buffer. Serialized: the runs
-/// share two cores. gRPC alone at a time scale, so minutes of emulated time take seconds.
-@Suite(.serialized, .tags(.liveTiming), .playsLive(.strategies)) struct StrategyEndToEndTests {
+/// The strategies' runs, each a configuration either engine plays: a bursty uplink with
+/// batching off and on, an outage longer than the outbox holds, and a server burst into a slow
+/// app behind each receive buffer. Live, gRPC alone runs at a time scale, so minutes of
+/// emulated time take seconds.
+enum StrategyRuns {
     /// A link with an LTE radio (11.6 s tail) and a 20 ms delay each way.
     static func lteProfile(events: [TimelineEvent] = []) throws -> Profile {
         var profile = try ProfileCatalog.builtin(named: "lte-good")
@@ -193,69 +195,121 @@ struct BatchWireSizeTests {
         return configuration
     }
 
-    static func grpc(_ configuration: BenchConfiguration) async throws -> BenchReport.TransportReport {
+    /// Bursts of 20 messages 15 s apart, past the LTE tail: unbatched each wakes the radio; a
+    /// batcher that holds messages 20 s sends two bursts per wake-up.
+    static func bursty(batched: Bool) throws -> BenchConfiguration {
+        var configuration = configuration(try lteProfile(), duration: 90, timeScale: 10)
+        configuration.workload.messageInterval = 15
+        configuration.workload.messageBurst = 20
+        configuration.workload.messageBurstSpan = 2
+        if batched { configuration.client.batching = ClientSettings.Batching(maxMessages: 40, flushAfter: 20) }
+        return configuration
+    }
+
+    /// A 30 s outage from 10 s, a message every second and an outbox of 8.
+    static func outage() throws -> BenchConfiguration {
+        let outage = TimelineEvent(at: 10, kind: .outage(duration: 30, mode: .blackhole))
+        var configuration = configuration(try lteProfile(events: [outage]), duration: 60, timeScale: 5)
+        configuration.workload.messageInterval = 1
+        configuration.workload.outboxLimit = 8
+        return configuration
+    }
+
+    /// `events` events at 200/s from 2 s into an app that handles 50/s behind `mode` (on gRPC
+    /// and WebSocket alike; time scaled by 2 live).
+    static func slowConsumer(_ mode: ClientSettings.ReceiveBuffer, burst events: Int = 600) throws -> BenchConfiguration {
+        var configuration = configuration(try lteProfile(), duration: 20, timeScale: 2)
+        configuration.workload.serverBurst = Workload.ServerBurst(at: 2, events: events, eventsPerSecond: 200)
+        configuration.client.consumer = ClientSettings.Consumer(eventsPerSecond: 50)
+        configuration.client.grpc.receiveBuffer = mode
+        configuration.client.ws.receiveBuffer = mode
+        configuration.drainTimeout = 30
+        return configuration
+    }
+
+    static func live(_ configuration: BenchConfiguration) async throws -> BenchReport.TransportReport {
         let result = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
         return try #require(result.report.transports[.grpc])
     }
 
-    /// Bursts 13 s apart, past the LTE tail: unbatched each wakes the radio; a batcher that
-    /// holds messages 20 s sends two bursts per wake-up.
-    @Test func batchingCutsPromotionsOnABurstyWorkload() async throws {
-        var configuration = Self.configuration(try Self.lteProfile(), duration: 90, timeScale: 10)
-        configuration.workload.messageInterval = 15
-        configuration.workload.messageBurst = 20
-        configuration.workload.messageBurstSpan = 2
-        var batching = configuration
-        batching.client.batching = ClientSettings.Batching(maxMessages: 40, flushAfter: 20)
-        // The two benches are independent and mostly wait: they run side by side.
-        async let unbatchedRun = Self.grpc(configuration)
-        async let batchedRun = Self.grpc(batching)
-        let (unbatched, batched) = try await (unbatchedRun, batchedRun)
-        #expect(unbatched.messages.delivered == unbatched.messages.sent && batched.messages.delivered == batched.messages.sent)
-        #expect(
-            batched.perDevice.promotions.mean < unbatched.perDevice.promotions.mean,
-            "promotions per device: batched \(batched.perDevice.promotions.mean), unbatched \(unbatched.perDevice.promotions.mean)")
-        #expect(batched.uplinkLatencyMs.p50 > unbatched.uplinkLatencyMs.p50)
+    /// The configuration on the model engine, over `transports`, at the live run's seed.
+    static func model(
+        _ configuration: BenchConfiguration, _ transports: [BenchTransport]
+    ) throws -> [(BenchTransport, BenchReport.TransportReport)] {
+        var configuration = configuration
+        configuration.transports = transports
+        let report = try ModelBenchRunner.run(configuration) { _ in }.report
+        return try transports.map { ($0, try #require(report.transports[$0])) }
+    }
+}
+
+/// The strategies on the model engine, on every transport they apply to: what the live runs
+/// below once checked alone, now in virtual time.
+@Suite(.computes)
+struct StrategyModelEngineTests {
+    /// On the transports whose own timers leave the radio asleep between bursts: REST's
+    /// polls and QUIC's keepalive (its default period) wake it whatever the app batches, as
+    /// `BatchingModelTests` shows with those timers turned off.
+    @Test func batchingCutsPromotionsOnABurstyWorkload() throws {
+        let transports: [BenchTransport] = [.ws, .grpc]
+        let unbatched = try StrategyRuns.model(StrategyRuns.bursty(batched: false), transports)
+        let batched = try StrategyRuns.model(StrategyRuns.bursty(batched: true), transports)
+        for ((transport, single), (_, batch)) in zip(unbatched, batched) {
+            #expect(single.messages.delivered == single.messages.sent && batch.messages.delivered == batch.messages.sent, "\(transport)")
+            #expect(
+                batch.perDevice.promotions.mean < single.perDevice.promotions.mean,
+                "\(transport) promotions per device: batched \(batch.perDevice.promotions.mean), unbatched \(single.perDevice.promotions.mean)")
+            #expect(batch.uplinkLatencyMs.p50 > single.uplinkLatencyMs.p50, "\(transport)")
+        }
     }
 
-    /// A 30 s outage with a message every second and an outbox of 8: the outbox overflows, its
-    /// drops are counted and reported by cause, and the survivors arrive in order.
-    @Test func anOutageLongerThanTheOutboxDropsTheOldestAndDeliversTheRestInOrder() async throws {
-        let outage = TimelineEvent(at: 10, kind: .outage(duration: 30, mode: .blackhole))
-        var configuration = Self.configuration(try Self.lteProfile(events: [outage]), duration: 60, timeScale: 5)
-        configuration.workload.messageInterval = 1
-        configuration.workload.outboxLimit = 8
-        let report = try await Self.grpc(configuration)
-        #expect(report.client.outboxDrops > 20, "\(report.client.outboxDrops) outbox drops")
-        let buffers = try #require(report.buffers)
-        #expect(buffers.lost.outboxOverflow == report.messages.lost)
-        #expect(report.messages.lost > 20)
-        #expect(report.messages.inFlight == 0)
-        #expect(report.messages.outOfOrder == 0)
-        #expect(report.messages.delivered + report.messages.lost == report.messages.sent)
+    /// The outbox overflows during the outage: its drops are counted, every message lost is
+    /// one it dropped, and the survivors arrive in order. REST's one exception
+    /// (docs/strategies.md, section 3): a message stalled in a request the client gave up on
+    /// may arrive after newer ones, and only a message the outbox had dropped can.
+    @Test func anOutageLongerThanTheOutboxDropsTheOldestAndDeliversTheRestInOrder() throws {
+        for (transport, report) in try StrategyRuns.model(StrategyRuns.outage(), [.rest, .ws, .grpc, .quic]) {
+            let messages = report.messages
+            #expect(report.client.outboxDrops > 20, "\(transport): \(report.client.outboxDrops) outbox drops")
+            #expect(messages.lost > 10 && messages.lost <= report.client.outboxDrops, "\(transport): \(messages.lost) lost")
+            #expect(messages.inFlight == 0 && messages.duplicated == 0, "\(transport)")
+            #expect(messages.outOfOrder == 0 || transport == .rest, "\(transport): \(messages.outOfOrder) out of order")
+            #expect(messages.outOfOrder <= report.client.outboxDrops - messages.lost, "\(transport)")
+            #expect(messages.delivered + messages.lost == messages.sent, "\(transport)")
+        }
     }
 
-    /// 600 events at 200/s into an app that handles 50/s (time scaled by 2).
-    static func slowConsumer(_ mode: ClientSettings.ReceiveBuffer, burst events: Int = 600) async throws -> BenchReport.TransportReport {
-        var configuration = Self.configuration(try Self.lteProfile(), duration: 20, timeScale: 2)
-        configuration.workload.serverBurst = Workload.ServerBurst(at: 2, events: events, eventsPerSecond: 200)
-        configuration.client.consumer = ClientSettings.Consumer(eventsPerSecond: 50)
-        configuration.client.grpc.receiveBuffer = mode
-        configuration.drainTimeout = 30
-        return try await Self.grpc(configuration)
+    @Test func aBoundedBufferDropsAndStaysFlatAndAPullingClientDropsNothing() throws {
+        for (transport, bounded) in try StrategyRuns.model(StrategyRuns.slowConsumer(.bounded(64)), [.ws, .grpc]) {
+            let buffers = try #require(bounded.buffers)
+            #expect(bounded.client.receiveBufferDrops > 0 && buffers.lost.receiveBufferOverflow > 0, "\(transport)")
+            #expect(buffers.clientPeakEvents <= 64 && buffers.clientPeakBytes <= 64 * 256, "\(transport)")
+        }
+        for (transport, pulled) in try StrategyRuns.model(StrategyRuns.slowConsumer(.pull), [.ws, .grpc]) {
+            #expect(pulled.client.receiveBufferDrops == 0 && pulled.events.lost == 0, "\(transport)")
+            #expect(try #require(pulled.buffers).clientPeakEvents == 1, "\(transport)")
+        }
     }
 
-    @Test func aBoundedBufferDropsAndStaysFlatAndAPullingClientDropsNothing() async throws {
-        // One after the other: the server's queue peak below depends on timing, which a
-        // second bench beside it disturbs.
-        let bounded = try await Self.slowConsumer(.bounded(64))
-        let pulled = try await Self.slowConsumer(.pull)
-        let boundedBuffers = try #require(bounded.buffers)
-        #expect(bounded.client.receiveBufferDrops > 0)
-        #expect(boundedBuffers.lost.receiveBufferOverflow > 0)
-        #expect(boundedBuffers.clientPeakEvents <= 64)
-        #expect(boundedBuffers.clientPeakBytes <= 64 * 256)
+    @Test func anUnboundedBufferGrowsWithTheBurst() throws {
+        let small = try StrategyRuns.model(StrategyRuns.slowConsumer(.unbounded, burst: 300), [.ws, .grpc])
+        let large = try StrategyRuns.model(StrategyRuns.slowConsumer(.unbounded, burst: 600), [.ws, .grpc])
+        for ((transport, smaller), (_, larger)) in zip(small, large) {
+            let smallBuffers = try #require(smaller.buffers)
+            let largeBuffers = try #require(larger.buffers)
+            #expect(smallBuffers.clientPeakEvents > 64, "\(transport)")
+            #expect(largeBuffers.clientPeakBytes > smallBuffers.clientPeakBytes + 100 * 256, "\(transport)")
+            #expect(smaller.client.receiveBufferDrops == 0 && larger.client.receiveBufferDrops == 0, "\(transport)")
+        }
+    }
+}
 
+/// A few live runs through the real clients: a pulling gRPC client whose backlog HTTP/2's
+/// window holds on the server, a bounded and a pulling WebSocket client, and batching on every
+/// transport. Serialized: the runs share two cores.
+@Suite(.serialized, .tags(.liveTiming), .playsLive(.strategies)) struct StrategyEndToEndTests {
+    @Test func aPullingGRPCClientDropsNothingAndTheServerHoldsTheBacklog() async throws {
+        let pulled = try await StrategyRuns.live(StrategyRuns.slowConsumer(.pull))
         let pulledBuffers = try #require(pulled.buffers)
         #expect(pulled.client.receiveBufferDrops == 0)
         #expect(pulled.events.lost == 0)
@@ -276,6 +330,9 @@ struct BatchWireSizeTests {
             configuration.workload.serverBurst = Workload.ServerBurst(at: 1, events: 300, eventsPerSecond: 100)
             configuration.client.consumer = ClientSettings.Consumer(eventsPerSecond: 50)
             configuration.client.ws.receiveBuffer = mode
+            // The pulling app has handled the burst by 7 s; the drain would only wait out the
+            // bounded app's drops, which never arrive.
+            configuration.drainTimeout = 4
             let result = try await BenchRunner.run(configuration, logger: BenchEndToEndTests.logger) { _ in }
             return try #require(result.report.transports[.ws])
         }
@@ -304,14 +361,5 @@ struct BatchWireSizeTests {
             // median message waits well beyond the link's 20 ms.
             #expect(report.uplinkLatencyMs.p50 > 60, "\(transport) p50 \(report.uplinkLatencyMs.p50) ms")
         }
-    }
-
-    @Test func anUnboundedBufferGrowsWithTheBurst() async throws {
-        async let smallRun = Self.slowConsumer(.unbounded, burst: 300)
-        async let largeRun = Self.slowConsumer(.unbounded, burst: 600)
-        let small = try #require(try await smallRun.buffers)
-        let large = try #require(try await largeRun.buffers)
-        #expect(small.clientPeakEvents > 64)
-        #expect(large.clientPeakBytes > small.clientPeakBytes + 100 * 256)
     }
 }
