@@ -4,7 +4,7 @@
 expression's alternatives (`A|B|C`):
 
 - `computes`: every suite with `.computes`;
-- then each lane of `.playsLive(.LANE)` but the main one (`benches`, `strategies`, `peers`), so
+- then each lane of `.playsLive(.LANE)` but the main one (`agreement`, `benches`, `peers`), so
   that a lane added to `PlaysLive.Lane` gets its process without an edit here or in test.sh.
 
 The main lane (`.playsLive`, `.playsLive(.main)`) is what no other lane takes, and is not

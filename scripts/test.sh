@@ -9,7 +9,7 @@
 #   model engine, proxies on virtual time): no socket, no wall-clock verdict. In parallel, as
 #   Swift Testing runs tests by default, under `nice`, so that the other lanes' timed work gets
 #   the CPU first;
-# - the main lane and three side lanes (`.playsLive(.benches)`, `.strategies`, `.peers`), each
+# - the main lane and three side lanes (`.playsLive(.agreement)`, `.benches`, `.peers`), each
 #   one test at a time: the tests that play real
 #   seconds of benches and phones on loopback. They mostly wait (these lanes use about a third
 #   of their wall time in CPU), so four share 2 cores without starving one another; each is

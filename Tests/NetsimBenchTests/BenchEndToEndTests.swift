@@ -8,7 +8,7 @@ import Testing
 
 /// Every transport through the proxy on short profiles: everything delivered exactly once,
 /// also across an outage that resets every connection. Serialized: the runs share two cores.
-@Suite(.serialized, .tags(.liveTiming), .playsLive) struct BenchEndToEndTests {
+@Suite(.serialized, .tags(.liveTiming), .playsLive(.benches)) struct BenchEndToEndTests {
     static let logger: Logger = {
         var logger = Logger(label: "netsim.bench.test")
         logger.logLevel = .error

@@ -11,7 +11,7 @@ import Testing
 /// and duration through both, compared per transport (the acceptance of the model engine;
 /// scripts/compare-engines.sh prints the same comparison as a table). Each live run takes its
 /// two minutes of real time; the three run at once.
-@Suite(.serialized, .tags(.liveTiming), .playsLive(.benches)) struct EngineAgreementTests {
+@Suite(.serialized, .tags(.liveTiming), .playsLive(.agreement)) struct EngineAgreementTests {
     static func configuration(_ profile: String) throws -> BenchConfiguration {
         var configuration = BenchConfiguration(profile: try ProfileCatalog.builtin(named: profile))
         configuration.devices = 10

@@ -28,11 +28,12 @@ public struct PlaysLive: TestCaseScope {
 
         /// Round trips, delays and deadlines to the millisecond: the timed checks.
         public static let main = Lane(name: "main")
-        /// The engines' agreements and the live shard merge: each plays minutes of live
-        /// benches, and two at once would crowd the timed lane.
+        /// The engines' agreement: minutes of live benches, three at once, alone in their lane
+        /// because they set the lanes' floor.
+        public static let agreement = Lane(name: "agreement")
+        /// The live benches whose checks are counts, orders and loose bounds: the end-to-end
+        /// bench, the client strategies, the live shard merge and the reports' renderings.
         public static let benches = Lane(name: "benches")
-        /// The client strategies' live benches.
-        public static let strategies = Lane(name: "strategies")
         /// The UDP, QUIC and gRPC C-core peers (aioquic, grpcio).
         public static let peers = Lane(name: "peers")
     }
