@@ -258,7 +258,8 @@ struct StrategyModelEngineTests {
             #expect(single.messages.delivered == single.messages.sent && batch.messages.delivered == batch.messages.sent, "\(transport)")
             #expect(
                 batch.perDevice.promotions.mean < single.perDevice.promotions.mean,
-                "\(transport) promotions per device: batched \(batch.perDevice.promotions.mean), unbatched \(single.perDevice.promotions.mean)")
+                "\(transport) promotions per device: batched \(batch.perDevice.promotions.mean), unbatched \(single.perDevice.promotions.mean)"
+            )
             #expect(batch.uplinkLatencyMs.p50 > single.uplinkLatencyMs.p50, "\(transport)")
         }
     }
