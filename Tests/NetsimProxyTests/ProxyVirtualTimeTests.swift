@@ -272,14 +272,15 @@ struct VirtualSocket {
     let reads: ReadRequests
 
     /// Hands over up to a read's worth of `waiting` if a read was asked for; whether it did.
-    func feed(_ waiting: inout [UInt8]) throws -> Bool {
-        guard !waiting.isEmpty, channel.isActive else { return false }
+    /// A `ByteBuffer` moves its reader index, where an array would shift megabytes a read.
+    func feed(_ waiting: inout ByteBuffer) throws -> Bool {
+        guard waiting.readableBytes > 0, channel.isActive else { return false }
         // The channel's automatic read, as a socket channel's autoRead issues it.
         channel.read()
-        guard reads.take() else { return false }
-        let chunk = waiting.prefix(VirtualPhone.readSize)
-        waiting.removeFirst(chunk.count)
-        try channel.writeInbound(ByteBuffer(bytes: chunk))
+        guard reads.take(), let chunk = waiting.readSlice(length: min(VirtualPhone.readSize, waiting.readableBytes)) else {
+            return false
+        }
+        try channel.writeInbound(chunk)
         return true
     }
 
@@ -296,8 +297,8 @@ final class VirtualConnection {
     let client: VirtualSocket
     let upstream: VirtualSocket
     let echo: Bool
-    private var clientWaiting: [UInt8] = []
-    private var serverWaiting: [UInt8] = []
+    private var clientWaiting = ByteBuffer()
+    private var serverWaiting = ByteBuffer()
     /// Everything the server and the client received, in order.
     private(set) var serverReceived: [UInt8] = []
     private(set) var clientReceived: [UInt8] = []
@@ -313,7 +314,7 @@ final class VirtualConnection {
 
     /// The client app writes `bytes`.
     func write(_ bytes: [UInt8]) {
-        clientWaiting.append(contentsOf: bytes)
+        clientWaiting.writeBytes(bytes)
     }
 
     /// Writes `count` bytes and plays time until as many came back (at most `within`
@@ -330,7 +331,7 @@ final class VirtualConnection {
         moved = try upstream.feed(&serverWaiting) || moved
         let toServer = try upstream.written()
         serverReceived += toServer
-        if echo { serverWaiting += toServer }
+        if echo { serverWaiting.writeBytes(toServer) }
         let toClient = try client.written()
         clientReceived += toClient
         return moved || !toServer.isEmpty || !toClient.isEmpty
