@@ -338,21 +338,24 @@ final class VirtualConnection {
     }
 }
 
-/// Counts the reads the proxy lets through to a socket, between the socket and the proxy's
-/// handler.
+/// Whether the proxy has let a read through to a socket, between the socket and the proxy's
+/// handler. Reads asked for before the socket reads are one read, as a NIO socket channel's
+/// `readPending` is a flag, not a count: a count would bank a read the proxy let through
+/// while it still wanted bytes and spend it after the proxy had said to hold, feeding it a
+/// read's worth more each time (4 MB above the connection's buffer limit on subway, with
+/// steps of 0.1 s).
 final class ReadRequests: ChannelOutboundHandler {
     typealias OutboundIn = NIOAny
-    private var pending = 0
+    private var pending = false
 
     func read(context: ChannelHandlerContext) {
-        pending += 1
+        pending = true
         context.read()
     }
 
     /// Whether a read was asked for, consuming it.
     func take() -> Bool {
-        guard pending > 0 else { return false }
-        pending -= 1
-        return true
+        defer { pending = false }
+        return pending
     }
 }
