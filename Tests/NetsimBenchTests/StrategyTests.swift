@@ -243,8 +243,8 @@ enum StrategyRuns {
     }
 }
 
-/// The strategies on the model engine, on every transport they apply to: what the live runs
-/// below once checked alone, now in virtual time.
+/// The strategies' effects on the model engine, on every transport they apply to, in virtual
+/// time: the live runs below check only what needs the real clients.
 @Suite(.computes)
 struct StrategyModelEngineTests {
     /// On the transports whose own timers leave the radio asleep between bursts: REST's
