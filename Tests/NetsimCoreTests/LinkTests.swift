@@ -31,8 +31,8 @@ import Testing
 
     @Test func theLinkIsOneFIFOSharedByEveryConnection() {
         var link = LinkDirection(LinkParameters(capacity: .rate(bitsPerSecond: 8_000)), random: SeededRandom(seed: 1))
-        let first = link.serialize(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
-        let second = link.serialize(1000, readyAt: 0.5, gaps: noGaps, retransmissionTimeout: 0.2)
+        let first = link.serialize(1000, readyAt: 0, at: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        let second = link.serialize(1000, readyAt: 0.5, at: 0.5, gaps: noGaps, retransmissionTimeout: 0.2)
         #expect(first.end == 1.0)
         #expect(second.start == 1.0 && second.end == 2.0, "waits behind the first chunk")
         #expect(link.backlog(at: 0.5) == 2000)
@@ -49,11 +49,11 @@ import Testing
     /// kept as if it were its own delay), and C leaves 0.155-0.165 s and arrives at 0.175 s.
     @Test func aLinkChangeKeepsAMovedChunkBehindTheOneOnItsWay() throws {
         var link = LinkDirection(LinkParameters(capacity: .rate(bitsPerSecond: 80_000)), random: SeededRandom(seed: 1))
-        let a = link.serialize(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        let a = link.serialize(1000, readyAt: 0, at: 0, gaps: noGaps, retransmissionTimeout: 0.2)
         let aDelivery = link.deliverLastChunkInOrder(on: 1, arrivingAt: a.end + 1.0)
-        let b = link.serialize(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        let b = link.serialize(1000, readyAt: 0, at: 0, gaps: noGaps, retransmissionTimeout: 0.2)
         let bDelivery = link.deliverLastChunkInOrder(on: 1, arrivingAt: b.end + 0.01)
-        let c = link.serialize(1000, readyAt: 0, gaps: noGaps, retransmissionTimeout: 0.2)
+        let c = link.serialize(1000, readyAt: 0, at: 0, gaps: noGaps, retransmissionTimeout: 0.2)
         let cDelivery = link.deliverLastChunkInOrder(on: 2, arrivingAt: c.end + 0.01)
         #expect(abs(aDelivery - 1.1) < 1e-9 && bDelivery == aDelivery && abs(cDelivery - 0.31) < 1e-9)
         let moved = link.update(
@@ -63,8 +63,27 @@ import Testing
         // B's rest is counted in whole bytes, rounded up (500 may come out 501: 10 us more).
         #expect(abs(try #require(moved.last).deliveredAt - 0.175) <= 1e-5 + 1e-9, "\(moved)")
         // A's connection's next chunk, on its own at about 0.2 s, is delivered behind B.
-        let d = link.serialize(10, readyAt: 0.2, gaps: noGaps, retransmissionTimeout: 0.2)
+        let d = link.serialize(10, readyAt: 0.2, at: 0.2, gaps: noGaps, retransmissionTimeout: 0.2)
         #expect(abs(link.deliverLastChunkInOrder(on: 1, arrivingAt: d.end) - 1.1) < 1e-9)
+    }
+
+    /// A chunk that may leave only later than the call (it wakes the radio again behind the
+    /// queue, or waits out an outage) leaves the chunks ahead of it queued until they go, so a
+    /// link change before then still moves them. At 8 kbit/s (1000 B/s) A leaves 0-1 s and B
+    /// 1-2 s; C, sent at 0.1 s but ready only at 5 s, leaves 5-5.01 s. At 0.5 s the link goes to
+    /// 80 kbit/s (10,000 B/s): A's other 500 B leave by 0.55 s, B by 0.65 s, C 5-5.001 s.
+    @Test func aChunkReadyLaterLeavesTheChunksAheadOfItForALinkChangeToMove() throws {
+        var link = LinkDirection(LinkParameters(capacity: .rate(bitsPerSecond: 8_000)), random: SeededRandom(seed: 1))
+        for (bytes, ready, time) in [(1000, 0.0, 0.0), (1000, 0.0, 0.0), (10, 5.0, 0.1)] {
+            let transmission = link.serialize(bytes, readyAt: ready, at: time, gaps: noGaps, retransmissionTimeout: 0.2)
+            _ = link.deliverLastChunkInOrder(on: 1, arrivingAt: transmission.end)
+        }
+        #expect(link.backlog(ahead: 0.5) == 2010 && link.backlog(ahead: 1.5) == 1010 && link.backlog(ahead: 2) == 10)
+        let moved = link.update(
+            LinkParameters(capacity: .rate(bitsPerSecond: 80_000)), at: 0.5, gaps: noGaps, retransmissionTimeout: 0.2)
+        let expected = [0.55, 0.65, 5.001]
+        #expect(moved.count == expected.count, "\(moved)")
+        for (chunk, due) in zip(moved, expected) { #expect(chunk.connection == 1 && abs(chunk.deliveredAt - due) < 1e-9, "\(moved)") }
     }
 
     @Test func aTraceDrivenLinkUsesExactlyTheTracesOpportunities() {

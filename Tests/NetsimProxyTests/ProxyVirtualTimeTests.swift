@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOEmbedded
 import NetsimCore
+import NetsimInput
 import NetsimTestSupport
 import Testing
 
@@ -144,6 +145,26 @@ import Testing
         let queued = report.destinations?.compactMap { $0.waits[.queue]?.maxSeconds }.max() ?? 0
         #expect(queued < 0.5, "the link's queue held a chunk \(queued) s")
         #expect(done < 5)
+    }
+
+    /// subway's uplink is 1 Mbit/s at a station, 150 kbit/s from 25 s as the train leaves and
+    /// none in the tunnel (30-60 s): a client that writes 10 MB has megabytes queued on the
+    /// phone when the link slows, and one of its chunks waits behind them to wake the radio
+    /// again minutes later. At the next station (60 s) the queue leaves at the station's rate
+    /// again: from 61 s to 90 s, 29 s at 125,000 B/s carry 3.6 MB, and the server gets at least
+    /// three quarters of that (the first of those seconds go to TCP's retransmission after the
+    /// tunnel) and no more than that and a read's worth at each end (chunks count whole, and
+    /// one is on its way at each end), where at the slow rate it would get 0.54 MB.
+    @Test func theNextStationsRateMovesTheUplinksQueueOnSubway() throws {
+        let phone = try VirtualPhone(try ProfileCatalog.builtin(named: "subway"), seed: 5)
+        let connection = try phone.connect()
+        connection.write(Loopback.randomBytes(10_000_000, seed: 5))
+        try phone.advance(to: 61, step: 0.1)
+        let atStation = connection.serverReceived.count
+        try phone.advance(to: 90, step: 0.1)
+        let carried = Double(connection.serverReceived.count - atStation)
+        let atStationRate = 29 * 125_000.0
+        #expect(carried >= 0.75 * atStationRate && carried <= atStationRate + 2 * Double(VirtualPhone.readSize), "\(carried) bytes")
     }
 
     /// A phone's TCP gives up on bytes a dead path swallows after `tcp_retries2` (924.6 s): the

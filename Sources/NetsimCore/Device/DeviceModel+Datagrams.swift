@@ -152,7 +152,7 @@ extension DeviceModel {
             }
             guard let ready = gaps.datagramPassage(at: time) else { return .drop(.outage) }
             if let limit = uplink.parameters.queueLimit, uplink.backlog(at: time) + bytes > limit { return .drop(.queueFull) }
-            let (admission, transmission) = putOnAir(bytes, .up, readyAt: ready, retransmissionTimeout: 0)
+            let (admission, transmission) = putOnAir(bytes, .up, readyAt: ready, at: time, retransmissionTimeout: 0)
             let propagated = transmission.end + uplink.propagationDelay()
             if uplink.datagramLost(bytes) { return .drop(.loss) }
             let arrival = datagramFlows.delivery(propagated, .up, keepingOrder: uplink.parameters.keepsDatagramsInOrder)
@@ -169,8 +169,8 @@ extension DeviceModel {
             let baseDelay = downlink.parameters.delay
             let atRadio = time + min(baseDelay, propagation)
             guard let ready = gaps.datagramPassage(at: atRadio) else { return .drop(.outage) }
-            if let limit = downlink.parameters.queueLimit, downlink.backlog(at: atRadio) + bytes > limit { return .drop(.queueFull) }
-            let (admission, transmission) = putOnAir(bytes, .down, readyAt: ready, retransmissionTimeout: 0)
+            if let limit = downlink.parameters.queueLimit, downlink.backlog(ahead: atRadio) + bytes > limit { return .drop(.queueFull) }
+            let (admission, transmission) = putOnAir(bytes, .down, readyAt: ready, at: time, retransmissionTimeout: 0)
             if downlink.datagramLost(bytes) { return .drop(.loss) }
             let delivery = datagramFlows.delivery(
                 transmission.end + max(0, propagation - baseDelay), .down, keepingOrder: downlink.parameters.keepsDatagramsInOrder)

@@ -129,10 +129,11 @@ public struct DeviceModel: Sendable {
         settle(through: time)
         let timeout = retransmissionTimeout
         let queryReady = gaps.deliverableTime(time, retransmissionTimeout: timeout)
-        let query = putOnAir(Self.lookupQueryBytes, .up, readyAt: queryReady, retransmissionTimeout: timeout, isPayload: false)
+        let query = putOnAir(Self.lookupQueryBytes, .up, readyAt: queryReady, at: time, retransmissionTimeout: timeout, isPayload: false)
         let answerAtRadio = query.transmission.end + uplink.propagationDelay() + downlink.propagationDelay()
         let answerReady = gaps.deliverableTime(answerAtRadio, retransmissionTimeout: timeout)
-        let answer = putOnAir(Self.lookupAnswerBytes, .down, readyAt: answerReady, retransmissionTimeout: timeout, isPayload: false)
+        let answer = putOnAir(
+            Self.lookupAnswerBytes, .down, readyAt: answerReady, at: time, retransmissionTimeout: timeout, isPayload: false)
         return answer.transmission.end
     }
 
@@ -168,7 +169,7 @@ public struct DeviceModel: Sendable {
         switch direction {
         case .up:
             let ready = gaps.deliverableTime(time, retransmissionTimeout: timeout)
-            let (admission, transmission) = putOnAir(bytes, .up, readyAt: ready, retransmissionTimeout: timeout)
+            let (admission, transmission) = putOnAir(bytes, .up, readyAt: ready, at: time, retransmissionTimeout: timeout)
             let arrival =
                 transmission.end + uplink.propagationDelay()
                 + uplink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
@@ -186,7 +187,7 @@ public struct DeviceModel: Sendable {
                 time + downlink.propagationDelay()
                 + downlink.retransmissionDelay(bytes, roundTrip: roundTrip, retransmissionTimeout: timeout)
             let ready = gaps.deliverableTime(atRadio, retransmissionTimeout: timeout)
-            let (admission, transmission) = putOnAir(bytes, .down, readyAt: ready, retransmissionTimeout: timeout)
+            let (admission, transmission) = putOnAir(bytes, .down, readyAt: ready, at: time, retransmissionTimeout: timeout)
             let delivery = downlink.deliverLastChunkInOrder(on: connection, arrivingAt: transmission.end)
             // The server's retransmission that gets through an outage passes the NAT then.
             state.lastActivity = max(state.lastActivity, ready)
@@ -205,9 +206,14 @@ public struct DeviceModel: Sendable {
     /// coverage returns sets up a new RRC connection: without that, the radio went from IDLE to
     /// connected with no promotion, and whether a phone counted one after an outage hung on
     /// which of its chunks happened to be queued when the outage began.
+    ///
+    /// `time` is the model's clock, when the call is made: `ready` may be well after it (a
+    /// promotion, an outage's retransmission, a wake behind a long queue), and what is still
+    /// queued at `time` must stay queued for a link change before `ready` to move.
     @inline(__always)
     mutating func putOnAir(
-        _ bytes: Int, _ direction: Direction, readyAt ready: Double, retransmissionTimeout: Double, isPayload: Bool = true
+        _ bytes: Int, _ direction: Direction, readyAt ready: Double, at time: Double, retransmissionTimeout: Double,
+        isPayload: Bool = true
     ) -> (admission: RadioAdmission, transmission: LinkSchedule.Transmission) {
         var admission = radio?.admit(at: ready, direction: direction, bytes: bytes) ?? RadioAdmission(requested: ready)
         noteWake(admission)
@@ -224,8 +230,8 @@ public struct DeviceModel: Sendable {
         radioWaits.add(admission)
         let transmission =
             direction == .up
-            ? uplink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
-            : downlink.serialize(bytes, readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+            ? uplink.serialize(bytes, readyAt: admission.start, at: time, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
+            : downlink.serialize(bytes, readyAt: admission.start, at: time, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
         radio?.transmitted(from: transmission.start, to: transmission.end, direction: direction, bytes: isPayload ? bytes : 0)
         return (admission, transmission)
     }

@@ -91,13 +91,16 @@ public struct LinkDirection: Sendable {
     }
 
     /// Serializes a chunk behind everything queued (see `LinkSchedule.transmit`). What has left
-    /// by then is dropped from the queue here, not only when someone asks for the backlog, so
-    /// the queue holds what is in flight and no more, however long the run.
+    /// by `time`, the model's clock, is dropped from the queue here, not only when someone asks
+    /// for the backlog, so the queue holds what is in flight and no more, however long the run.
+    /// Not by `readyAt`, which may be minutes later (a chunk that wakes the radio again behind a
+    /// long queue): the chunks ahead of it are still queued until then, and a link change in
+    /// between must move them.
     public mutating func serialize(
-        _ bytes: Int, readyAt: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
+        _ bytes: Int, readyAt: Double, at time: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
     ) -> LinkSchedule.Transmission {
         let transmission = schedule.transmit(bytes, readyAt: readyAt, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
-        queued.removeDeparted(before: readyAt)
+        queued.removeDeparted(before: time)
         queued.append(.init(ready: readyAt, start: transmission.start, end: transmission.end, bytes: bytes))
         return transmission
     }
@@ -169,10 +172,17 @@ public struct LinkDirection: Sendable {
         return delivery
     }
 
-    /// Bytes queued and not yet serialized at `time`.
+    /// Bytes queued and not yet serialized at `time`, the model's clock.
     public mutating func backlog(at time: Double) -> Int {
         queued.removeDeparted(before: time)
         return queued.bytes
+    }
+
+    /// Bytes still queued at `time`, a moment ahead of the model's clock (where a datagram
+    /// reaches the queue after its one-way delay), forgetting nothing: a link change before
+    /// `time` must still find what departs by then.
+    public func backlog(ahead time: Double) -> Int {
+        queued.bytes(departingAfter: time)
     }
 
     /// When the backlog is first under `limit` bytes, from `time` on (`time` itself if it

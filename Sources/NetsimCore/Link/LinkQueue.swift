@@ -68,6 +68,17 @@ struct LinkQueue: Sendable {
         return nil
     }
 
+    /// The bytes of the chunks that have not departed by `time`, as `removeDeparted(before:)`
+    /// would leave them, removing nothing.
+    func bytes(departingAfter time: Double) -> Int {
+        var remaining = bytes
+        for entry in entries {
+            guard entry.end <= time else { break }
+            remaining -= entry.bytes
+        }
+        return remaining
+    }
+
     mutating func removeDeparted(before time: Double) {
         while let first = entries.first, first.end <= time {
             bytes -= first.bytes
