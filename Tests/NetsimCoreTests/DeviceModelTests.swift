@@ -31,6 +31,31 @@ import Testing
         #expect(deliveryTime(device.send(1000, .down, on: connection, at: 4)) == 4)
     }
 
+    /// A chunk that waits behind a queue the link slowed does not wake the radio where the slow
+    /// rate would send it, minutes ahead: the radio decides in time order, so that wake would
+    /// hold every later admission, the downlink's too, until then. Uplink 8 kbit/s (1000 B/s):
+    /// 10,000 B sent at 0 go on air after LTE's 0.26 s promotion, 0.26-10.26 s. At 1 s the link
+    /// drops to 800 bit/s (100 B/s): the 9,260 B left leave by 93.6 s. 100 B sent up at 2 s
+    /// leave behind them, 93.6-94.6 s; 100 B sent down at 3 s reach the phone 10 ms later,
+    /// 3.01 s, with the radio connected (not at 93.86 s, after a promotion at 93.6 s).
+    @Test func aChunkBehindASlowedQueueDoesNotHoldTheRadioUntilItLeaves() throws {
+        var device = DeviceModel(
+            profile: profile(
+                radio: .lte(LTERadioParameters()), up: LinkParameters(capacity: .rate(bitsPerSecond: 8_000)),
+                down: LinkParameters(delay: 0.01)),
+            seed: 1)
+        let connection = device.openConnection(at: 0)
+        let first = try #require(deliveryTime(device.send(10_000, .up, on: connection, at: 0)))
+        #expect(abs(first - 10.26) < 1e-9)
+        _ = device.trigger(.set(network: nil, up: LinkChange(capacity: .rate(bitsPerSecond: 800)), down: LinkChange()), at: 1)
+        let moved = try #require(device.takeRetimedDeliveries().first?.dues.first)
+        #expect(abs(moved - 93.6) < 0.02, "\(moved)")
+        let behind = try #require(deliveryTime(device.send(100, .up, on: connection, at: 2)))
+        #expect(abs(behind - 94.6) < 0.02, "\(behind)")
+        let down = try #require(deliveryTime(device.send(100, .down, on: connection, at: 3)))
+        #expect(abs(down - 3.01) < 1e-9, "\(down)")
+    }
+
     @Test func delaysAddUpToTheRoundTrip() {
         var device = DeviceModel(profile: profile(up: LinkParameters(delay: 0.05), down: LinkParameters(delay: 0.05)), seed: 1)
         let connection = device.openConnection(at: 0)

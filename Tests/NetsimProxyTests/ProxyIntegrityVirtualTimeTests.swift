@@ -14,8 +14,8 @@ import Testing
     /// 10 MB of random bytes echoed through the profile's phone, played until every byte is
     /// back, the proxy ends the connection, or nothing has moved for longer than the phone's
     /// TCP waits before it gives up (924.6 s): a silence shorter than that may be TCP's
-    /// backed-off retransmission through repeated outages (subway's downlink has waited
-    /// minutes after its first tunnel), one longer is a connection the proxy should have failed.
+    /// backed-off retransmission through repeated outages, one longer is a connection the proxy
+    /// should have failed.
     /// Where the profile kills the connection, what arrived must still be an unaltered prefix
     /// of what was sent.
     @Test(arguments: ProfileCatalog.builtinNames)

@@ -149,22 +149,30 @@ import Testing
 
     /// subway's uplink is 1 Mbit/s at a station, 150 kbit/s from 25 s as the train leaves and
     /// none in the tunnel (30-60 s): a client that writes 10 MB has megabytes queued on the
-    /// phone when the link slows, and one of its chunks waits behind them to wake the radio
-    /// again minutes later. At the next station (60 s) the queue leaves at the station's rate
-    /// again: from 61 s to 90 s, 29 s at 125,000 B/s carry 3.6 MB, and the server gets at least
-    /// three quarters of that (the first of those seconds go to TCP's retransmission after the
-    /// tunnel) and no more than that and a read's worth at each end (chunks count whole, and
-    /// one is on its way at each end), where at the slow rate it would get 0.54 MB.
-    @Test func theNextStationsRateMovesTheUplinksQueueOnSubway() throws {
+    /// phone when the link slows, and its next chunk waits behind them, minutes by the slow
+    /// rate. At the next station (60 s) the queue leaves at the station's rate again: from 61 s
+    /// to 90 s, 29 s at 125,000 B/s carry 3.6 MB, and the server gets at least three quarters
+    /// of that (the first of those seconds go to TCP's retransmission after the tunnel) and no
+    /// more than that and a read's worth at each end (chunks count whole, and one is on its way
+    /// at each end), where at the slow rate it would get 0.54 MB. The echo keeps pace too: the
+    /// chunk that waits behind the slow queue does not hold the radio, and with it the downlink,
+    /// until the slow rate would have sent it. The stations' rates carry the 10 MB up in about
+    /// 148 s (3.1 MB by 25 s, 0.09 MB more by 30 s, 1.9 MB from 60 to 75 s, as much again by
+    /// 105 s, the last 1.7 MB from 135 s), and the echo is back by 160 s.
+    @Test func theNextStationsRateMovesTheQueuesOnSubway() throws {
         let phone = try VirtualPhone(try ProfileCatalog.builtin(named: "subway"), seed: 5)
         let connection = try phone.connect()
-        connection.write(Loopback.randomBytes(10_000_000, seed: 5))
+        let payload = Loopback.randomBytes(10_000_000, seed: 5)
+        connection.write(payload)
         try phone.advance(to: 61, step: 0.1)
         let atStation = connection.serverReceived.count
         try phone.advance(to: 90, step: 0.1)
         let carried = Double(connection.serverReceived.count - atStation)
         let atStationRate = 29 * 125_000.0
         #expect(carried >= 0.75 * atStationRate && carried <= atStationRate + 2 * Double(VirtualPhone.readSize), "\(carried) bytes")
+        let echoed = try phone.advance(until: 160, step: 0.1) { connection.clientReceived.count == payload.count }
+        #expect(echoed != nil, "\(connection.clientReceived.count) bytes back by 160 s")
+        #expect(connection.clientReceived == payload)
     }
 
     /// A phone's TCP gives up on bytes a dead path swallows after `tcp_retries2` (924.6 s): the

@@ -202,14 +202,15 @@ public struct DeviceModel: Sendable {
     /// only if they are payload (a lookup's are not, as a capture's analysis counts them).
     ///
     /// Bytes the link holds long (a queue an outage stalled) may leave after the radio fell
-    /// asleep behind them. They wake it again before they go, as a phone's retransmission after
-    /// coverage returns sets up a new RRC connection: without that, the radio went from IDLE to
-    /// connected with no promotion, and whether a phone counted one after an outage hung on
-    /// which of its chunks happened to be queued when the outage began.
+    /// asleep behind them. They wake it again when the queue goes again
+    /// (`stalledQueueWake`), as a phone's retransmission after coverage returns sets up a new
+    /// RRC connection: without that, the radio went from IDLE to connected with no promotion,
+    /// and whether a phone counted one after an outage hung on which of its chunks happened to
+    /// be queued when the outage began.
     ///
-    /// `time` is the model's clock, when the call is made: `ready` may be well after it (a
-    /// promotion, an outage's retransmission, a wake behind a long queue), and what is still
-    /// queued at `time` must stay queued for a link change before `ready` to move.
+    /// `time` is the model's clock, when the call is made: the bytes may leave well after it (a
+    /// promotion, an outage's retransmission, a long queue), and what is still queued at `time`
+    /// must stay queued for a link change before then to move.
     @inline(__always)
     mutating func putOnAir(
         _ bytes: Int, _ direction: Direction, readyAt ready: Double, at time: Double, retransmissionTimeout: Double,
@@ -221,8 +222,9 @@ public struct DeviceModel: Sendable {
             direction == .up
             ? uplink.departure(readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
             : downlink.departure(readyAt: admission.start, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
-        if leaves > admission.start, radio?.isAsleep(at: leaves) == true,
-            let again = radio?.admit(at: leaves, direction: direction, bytes: bytes)
+        if leaves > admission.start,
+            let wake = stalledQueueWake(ready: admission.start, leaves: leaves, retransmissionTimeout: retransmissionTimeout),
+            radio?.isAsleep(at: wake) == true, let again = radio?.admit(at: wake, direction: direction, bytes: bytes)
         {
             noteWake(again)
             admission.wokeAgain(again)
@@ -234,6 +236,26 @@ public struct DeviceModel: Sendable {
             : downlink.serialize(bytes, readyAt: admission.start, at: time, gaps: gaps, retransmissionTimeout: retransmissionTimeout)
         radio?.transmitted(from: transmission.start, to: transmission.end, direction: direction, bytes: isPayload ? bytes : 0)
         return (admission, transmission)
+    }
+
+    /// When bytes ready at `ready` that leave the link only at `leaves` find the radio asleep
+    /// because a connectivity gap stalled the queue ahead of them: when that queue goes again,
+    /// at TCP's first retransmission after the gap (the radio wakes for it, and the queue keeps
+    /// it awake until these bytes leave), or `leaves` if that is sooner. Nil if no gap lies
+    /// between: a queue that is only slow keeps the radio transmitting, and a wake planned at
+    /// `leaves`, minutes ahead behind a slow queue, would hold every later admission until then
+    /// (the radio decides in time order) for a departure a link change may still move.
+    @inline(__always)
+    private func stalledQueueWake(ready: Double, leaves: Double, retransmissionTimeout: Double) -> Double? {
+        let stall: Double
+        if gaps.gap(containing: ready) != nil {
+            stall = ready
+        } else if let next = gaps.nextGapStart(after: ready), next < leaves {
+            stall = next
+        } else {
+            return nil
+        }
+        return min(leaves, gaps.deliverableTime(stall, retransmissionTimeout: retransmissionTimeout))
     }
 
     /// The delivery of bytes read at `time` that arrive at `delivery`, with what they waited
