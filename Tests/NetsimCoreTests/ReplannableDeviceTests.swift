@@ -63,6 +63,20 @@ import Testing
         #expect(abs(Self.deliveredAt(device.send(100, .up, on: connection, at: 20.5))! - 21.35) < 1e-9)
     }
 
+    /// The times of a live run are the wall clock's: a stall begun at 0.159625525 s and ended
+    /// at 0.734267884 s, where the start plus the difference rounds 1e-16 past the end.
+    @Test("an outage ended early is over at the moment it was ended, whatever the rounding")
+    func anOutageEndedEarlyIsOverAtItsEnd() throws {
+        var device = ReplannableDevice(DeviceModel(profile: Self.profile(), seed: 1))
+        let start = 0.159625525
+        let end = 0.734267884
+        #expect(start + (end - start) > end, "the rounding this checks")
+        _ = device.trigger(.outage(duration: 60, mode: .stall), at: start)
+        _ = try device.endGaps(at: end)
+        #expect(device.model.connectivityReturns(after: end) == nil && !device.model.isDisconnected(at: end))
+        #expect(device.model.events.map(\.durationSeconds) == [(end - start).nextDown])
+    }
+
     @Test("a handover's gap ends early on the new network's round trip")
     func handoverGapEndsEarly() throws {
         var device = ReplannableDevice(DeviceModel(profile: Self.profile(), seed: 1))

@@ -306,10 +306,19 @@ extension TimelineEvent.Kind {
     /// its gap is over by then.
     func endingGap(by end: Double, startedAt start: Double) -> Self {
         switch self {
-        case .outage(let duration, let mode): .outage(duration: min(duration, end - start), mode: mode)
-        case .handover(let target, let mode, let gap): .handover(to: target, mode: mode, gap: min(gap, end - start))
+        case .outage(let duration, let mode): .outage(duration: min(duration, Self.span(from: start, to: end)), mode: mode)
+        case .handover(let target, let mode, let gap): .handover(to: target, mode: mode, gap: min(gap, Self.span(from: start, to: end)))
         case .set, .signal: self
         }
+    }
+
+    /// `end - start`, a step shorter where adding it back to `start` rounds past `end`
+    /// (0.159625525 + (0.734267884 - 0.159625525) is 0.7342678840000001): a gap ended at `end`
+    /// must be over at `end`, or the device is still disconnected the moment it was ended.
+    private static func span(from start: Double, to end: Double) -> Double {
+        var span = end - start
+        while span > 0, start + span > end { span = span.nextDown }
+        return span
     }
 }
 
