@@ -93,9 +93,9 @@ public struct LinkDirection: Sendable {
     /// Serializes a chunk behind everything queued (see `LinkSchedule.transmit`). What has left
     /// by `time`, the model's clock, is dropped from the queue here, not only when someone asks
     /// for the backlog, so the queue holds what is in flight and no more, however long the run.
-    /// Not by `readyAt`, which may be minutes later (a chunk that wakes the radio again behind a
-    /// long queue): the chunks ahead of it are still queued until then, and a link change in
-    /// between must move them.
+    /// Not by `readyAt`, which may be well after the call (a promotion, an outage's
+    /// retransmission, a wake for a queue an outage stalled): the chunks ahead of it are still
+    /// queued until then, and a link change in between must move them.
     public mutating func serialize(
         _ bytes: Int, readyAt: Double, at time: Double, gaps: ConnectivityGaps, retransmissionTimeout: Double
     ) -> LinkSchedule.Transmission {
