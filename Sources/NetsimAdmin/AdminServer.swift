@@ -94,6 +94,7 @@ public struct AdminServer: Sendable {
     ) async throws -> Result {
         guard address.isLoopback || access.token != nil else { throw AdminNeedsToken(address: address) }
         if let token = access.token, let weakness = AdminAccess.weakness(of: token, source: "the admin token") { throw weakness }
+        try await Self.probe(address)
         let (listening, listener) = AsyncStream<any Channel>.makeStream()
         var configuration = ServiceGroupConfiguration(
             services: [application(at: address) { listener.yield($0) }], logger: logger)
@@ -134,6 +135,26 @@ public struct AdminServer: Sendable {
             try await tasks.waitForAll()
             return try outcome.get()
         }
+    }
+
+    /// Binds `address` once and lets it go, so that an address the server cannot listen at
+    /// (in use, not this host's, not permitted) is an error before Hummingbird tries it.
+    /// Hummingbird's `Application`, when its bind fails, cancels the service group it runs the
+    /// server in, and that group's date cache can miss the cancellation and never end (seen
+    /// about once in 500 starts on a port in use), so `serve` would wait for ever for a server
+    /// that will not listen. What the probe cannot catch is a port taken between it and the
+    /// server's bind. Port 0 (the system's choice) is not probed: any free port will do.
+    static func probe(_ address: HostPort) async throws {
+        guard address.port != 0 else { return }
+        let channel: any Channel
+        do {
+            channel = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: address.host, port: address.port).get()
+        } catch {
+            throw ProxyError.cannotListen(address, because: error)
+        }
+        try await channel.close()
     }
 
     private struct ServerEnded: Error, CustomStringConvertible {
