@@ -252,8 +252,11 @@ let package = Package(
 // The tests compile unoptimised in release too. scripts/test.sh builds them on top of the
 // release netsim (scripts/release-build.sh), and optimising them was most of that
 // build, for rigs whose hot paths are in the modules they test, which stay optimised.
+// Nor do they carry debug information (`-Xfrontend -gnone`, since SwiftPM's own `-g` comes
+// after these flags): a failure names its line through the test macros, not through DWARF,
+// and without it the test build is a little quicker and the test executable 17 MB smaller.
 for target in package.targets where target.type == .test || target.name == "NetsimTestSupport" {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone"], .when(configuration: .release))]
+    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone", "-Xfrontend", "-gnone"], .when(configuration: .release))]
 }
 
 // Benchmarks (ordo-one/benchmark) are added only when asked for, so ordinary builds and CI's
