@@ -256,7 +256,8 @@ let package = Package(
 // after these flags): a failure names its line through the test macros, not through DWARF,
 // and without it the test build is a little quicker and the test executable 17 MB smaller.
 for target in package.targets where target.type == .test || target.name == "NetsimTestSupport" {
-    target.swiftSettings = (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone", "-Xfrontend", "-gnone"], .when(configuration: .release))]
+    target.swiftSettings =
+        (target.swiftSettings ?? []) + [.unsafeFlags(["-Onone", "-Xfrontend", "-gnone"], .when(configuration: .release))]
 }
 
 // Benchmarks (ordo-one/benchmark) are added only when asked for, so ordinary builds and CI's
