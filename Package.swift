@@ -27,8 +27,14 @@ let package = Package(
         .package(url: "https://github.com/grpc/grpc-swift-2", from: "2.4.3"),
         .package(url: "https://github.com/grpc/grpc-swift-nio-transport", from: "2.9.2"),
         .package(url: "https://github.com/grpc/grpc-swift-protobuf", from: "2.4.1"),
-        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // The two packages' default traits turned off, as the packages that depend on them here
+        // already do. Unused (swift-configuration, full Foundation, FieldMask helpers, delimited
+        // streams), they cost build time, and two traits of a package make builds unrepeatable:
+        // SwiftPM orders their `-D` flags anew at each build plan, and a changed command line
+        // compiles the package again (`--build-tests` after `--product netsim` compiled
+        // Hummingbird or SwiftProtobuf a second time in each fresh clone timed).
+        .package(url: "https://github.com/apple/swift-protobuf", from: "1.39.0", traits: []),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
