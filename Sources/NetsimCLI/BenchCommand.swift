@@ -262,7 +262,7 @@ func writeBenchReports(_ result: BenchResult, out: String, formats: Set<ReportFo
         case .md: Data(markdown.utf8)
         case .json: json
         case .html: Data(HTMLReport.render(result).utf8)
-        case .benchmarkJSON: try BenchmarkJSON.render(try JSONDecoder().decode(ReportTree.self, from: figures), schema: .bench)
+        case .benchmarkJSON: try BenchmarkJSON.render(try ReportTree(json: figures), schema: .bench)
         }
     }
     return verdicts

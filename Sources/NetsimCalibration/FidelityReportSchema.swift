@@ -15,6 +15,6 @@ extension ReportSchema {
             runs: 0, runMedianError: 0, runsWithin20Percent: 0, runMaxError: 0, probeFiles: 0, probeMaxTailError: 0,
             probeMaxIdleRttError: 0, transfers: 0, transferMaxError: 0)
         let report = FidelityReport(netsimVersion: "", forcedRadio: nil, seed: 0, summary: summary, probes: [], runs: [], transfers: [])
-        return try! JSONDecoder().decode(ReportTree.self, from: JSONEncoder().encode(report))
+        return try! ReportTree(json: JSONEncoder().encode(report))
     }
 }

@@ -145,7 +145,7 @@ public final class EmulatedPhone: Sendable {
     public func breaches(_ gates: String...) async throws -> [String] {
         let thresholds = try gates.map { try Threshold(parsing: $0, schema: .run) }
         let json = try JSONEncoder().encode(try await report())
-        let report = try JSONDecoder().decode(ReportTree.self, from: json)
+        let report = try ReportTree(json: json)
         return thresholds.compactMap { $0.breach(in: report) }
     }
 

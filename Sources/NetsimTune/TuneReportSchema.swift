@@ -24,7 +24,7 @@ extension ReportSchema {
             energyJoulesPerHour: 0, wakeSecondsPerHour: 0, promotionsPerHour: 0, bytesPerHour: 0, natExpiriesPerHour: 0,
             detectionSeconds: detection, blackoutSecondsPerHour: 0, reconnectsPerHour: 0, migrationsPerHour: 0, goaways: 0,
             serverPingsPerSecondPerMillionClients: 0)
-        let metricsTree = try! JSONDecoder().decode(ReportTree.self, from: JSONEncoder().encode(metrics))
+        let metricsTree = try! ReportTree(json: JSONEncoder().encode(metrics))
         return [
             "netsimVersion": "", "transport": "grpc", "serverPolicy": "", "horizonSeconds": 0, "seeds": 0, "detectWithinSeconds": 0,
             "recommended": ["metrics": metricsTree],

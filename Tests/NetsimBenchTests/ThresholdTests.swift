@@ -66,14 +66,20 @@ struct ThresholdTests {
         let json =
             #"{"profile": "subway", "durationSeconds": 120, "drained": true, "events": [1, "x", null],"#
             + #" "transports": {"grpc": {"latencyMs": {"p95": 412.5}}}}"#
-        let report = try JSONDecoder().decode(ReportTree.self, from: Data(json.utf8))
+        let report = try ReportTree(json: Data(json.utf8))
         #expect(
             try Threshold(parsing: "grpc.latencyMs.p95 > 300", schema: .bench).breach(in: report)
                 == "grpc.latencyMs.p95 = 412.5, which is > 300")
         #expect(report.node(at: ["drained"])?.number == 1)
         #expect(report.node(at: ["profile"])?.number == nil)
         #expect(report["events"] == .array([1, "x", .null]))
-        let sample = try JSONDecoder().decode(ReportTree.self, from: BenchReport.empty.json())
+        // Integers past Int64 and a bare value read as JSON's numbers do; a text that is no
+        // JSON is refused.
+        let edges = try ReportTree(json: Data(#"[false, 9223372036854775807, 18446744073709551616, -5, 1e308]"#.utf8))
+        #expect(edges == .array([0, 9.223_372_036_854_775_807e18, 1.844_674_407_370_955_161_6e19, -5, 1e308]))
+        #expect(try ReportTree(json: Data("2.5".utf8)) == 2.5)
+        #expect(throws: (any Error).self) { try ReportTree(json: Data(#"{"a": NaN}"#.utf8)) }
+        let sample = try ReportTree(json: BenchReport.empty.json())
         #expect(try Threshold(parsing: "durationSeconds >= 0", schema: .bench).breach(in: sample) == "durationSeconds = 0, which is >= 0")
     }
 

@@ -34,7 +34,7 @@ extension ReportSchema {
             lost: BenchReport.LostByCause(outboxOverflow: 0, receiveBufferOverflow: 0, other: 0))
         transport.migrations = 0
         for key in BenchTransport.allCases { report.transports[key] = transport }
-        return try! JSONDecoder().decode(ReportTree.self, from: report.json())
+        return try! ReportTree(json: report.json())
     }
 }
 

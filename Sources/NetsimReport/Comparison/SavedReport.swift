@@ -19,7 +19,7 @@ public struct SavedReport {
 
     public init(_ path: String, kind: (ReportTree) -> ReportSchema?) throws {
         guard let json = FileManager.default.contents(atPath: path) else { throw UnreadableReport(description: "cannot read \(path)") }
-        guard let tree = try? JSONDecoder().decode(ReportTree.self, from: json) else {
+        guard let tree = try? ReportTree(json: json) else {
             throw UnreadableReport(description: "\(path) is not JSON")
         }
         guard let schema = kind(tree) else {

@@ -43,6 +43,6 @@ extension ReportSchema {
             eventCounts: Dictionary(uniqueKeysWithValues: DeviceEvent.Kind.allCases.map { ($0, 1) }), eventsNotListed: 0,
             datagrams: datagrams, readerWait: PerDirection(up: ReaderWaitFigures(), down: ReaderWaitFigures()))
         let json = try! JSONEncoder().encode(report)
-        return try! JSONDecoder().decode(ReportTree.self, from: json)
+        return try! ReportTree(json: json)
     }
 }

@@ -164,7 +164,7 @@ public struct ReportSchema: Sendable {
 
     /// A report's JSON as a tree, if it is one of this schema's (it has every identity key).
     public func read(_ json: Data) -> ReportTree? {
-        guard let tree = try? JSONDecoder().decode(ReportTree.self, from: json), identityKeys.allSatisfy({ tree[$0] != nil }) else {
+        guard let tree = try? ReportTree(json: json), identityKeys.allSatisfy({ tree[$0] != nil }) else {
             return nil
         }
         return tree

@@ -96,11 +96,10 @@ public enum ShardParts {
         for (source, data) in files {
             let tree: ReportTree
             do {
-                tree = try JSONDecoder().decode(ReportTree.self, from: data)
+                tree = try ReportTree(json: data)
             } catch {
                 // JSONSerialization says where the text stops being JSON (line and column).
-                let reason = (try? JSONSerialization.jsonObject(with: data)).map { _ in "\(error)" } ?? Self.jsonError(data)
-                throw .notJSON(source, reason: reason)
+                throw .notJSON(source, reason: (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)")
             }
             guard let header = header(of: data), header.kind == kind else {
                 throw .notAShard(source, run: run)
@@ -117,15 +116,6 @@ public enum ShardParts {
             }
         }
         return parts
-    }
-
-    private static func jsonError(_ data: Data) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: data)
-            return "not JSON"
-        } catch {
-            return (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String ?? "\(error)"
-        }
     }
 
     /// What a decoder's error says, as a merge tells it: the key (`fleets.grpc.devices[0].share`)
