@@ -239,6 +239,7 @@ let package = Package(
             name: "NetsimBenchTests",
             dependencies: [
                 "NetsimBench", "NetsimModel", "NetsimInput", "NetsimTune", "NetsimProxy", "NetsimCore", "NetsimReport", "NetsimTestSupport",
+                .product(name: "Histogram", package: "hdrhistogram-swift"),
             ]
         ),
         .testTarget(

@@ -112,10 +112,28 @@ enum BenchAnalysis {
             max: milliseconds(histogram.max))
     }
 
+    /// The latency at each percent, and at 99.5, 99.9 and 100: `valueAtPercentile`'s values,
+    /// found in one walk over the recorded values rather than in one scan of every bucket from
+    /// the first for each of the 103 points (a third of `report merge`'s time).
     static func cdf(_ histogram: Histogram<UInt64>) -> [CDFPoint] {
         guard histogram.totalCount > 0 else { return [] }
         let percentiles = Array(stride(from: 0.0, through: 99.0, by: 1.0)) + [99.5, 99.9, 100]
-        return percentiles.map { CDFPoint(milliseconds: Double(histogram.valueAtPercentile($0)) / 1000, fraction: $0 / 100) }
+        var recorded = histogram.recordedValues()
+        var step = recorded.next()
+        return percentiles.map { percentile in
+            let value: UInt64
+            if percentile == 0 {
+                value = histogram.min
+            } else if percentile >= 100 {
+                value = histogram.maxRecorded
+            } else {
+                // valueAtPercentile's count: a ulp below the percentile, rounded up, at least 1.
+                let count = max(1, UInt64((percentile.nextDown * Double(histogram.totalCount) / 100).rounded(.up)))
+                while let current = step, current.totalCountToThisValue < count { step = recorded.next() }
+                value = step.map { min(max($0.value, histogram.min), histogram.maxRecorded) } ?? 0
+            }
+            return CDFPoint(milliseconds: Double(value) / 1000, fraction: percentile / 100)
+        }
     }
 }
 
