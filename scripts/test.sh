@@ -9,16 +9,15 @@
 #   model engine, proxies on virtual time): no socket, no wall-clock verdict. In parallel, as
 #   Swift Testing runs tests by default, under `nice`, so that the other lanes' timed work gets
 #   the CPU first;
-# - the main lane and three side lanes (`.playsLive(.agreement)`, `.benches`, `.peers`), each
-#   one test at a time: the tests that play real
-#   seconds of benches and phones on loopback. They mostly wait (these lanes use about a third
-#   of their wall time in CPU), so four share 2 cores without starving one another; each is
-#   serial because the end-to-end tests time round trips to a few milliseconds and must not run
-#   beside each other in numbers. (Plain `swift test` runs them all in one parallel process,
-#   where the same traits keep them in the same lanes and off each other's threads:
-#   docs/development.md.) The side lanes hold the long live
-#   suites whose checks are counts, bytes, energy and orders rather than milliseconds; the main
-#   lane runs the rest, and its output is shown as it goes.
+# - the main lane and the side lanes of `.playsLive(.LANE)` (agreement, benches, strategies,
+#   commands, peers, quic), each one test at a time: the tests that play real seconds of
+#   benches, phones and commands on loopback. They mostly wait, so seven share 2 cores without
+#   starving one another; each is serial because the end-to-end tests time round trips to a few
+#   milliseconds and must not run beside each other in numbers. (Plain `swift test` runs them
+#   all in one parallel process, where the same traits keep them in the same lanes and off
+#   each other's threads: docs/development.md.) The side lanes hold the long live suites and
+#   the command-line runs, whose checks are counts, bytes, energy, orders and exit statuses
+#   rather than milliseconds; the main lane runs the rest, and its output is shown as it goes.
 # A lane's log is printed whole if it fails.
 #
 # The lanes run the test executable itself: `swift test` plans the build again before it runs

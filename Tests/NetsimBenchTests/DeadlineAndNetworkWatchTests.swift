@@ -8,7 +8,7 @@ import Testing
 
 /// Strategies 4 (deadlines: zombie seconds) and 6 (REST and WebSocket clients that
 /// watch the network), through the proxy on short profiles.
-@Suite(.serialized, .playsLive(.benches)) struct DeadlineAndNetworkWatchTests {
+@Suite(.serialized, .playsLive(.strategies)) struct DeadlineAndNetworkWatchTests {
     @Test func theClientFileSwitchesDeadlinesAndWatching() throws {
         let settings = try ClientSettings.load(
             yaml: "rest: {requestTimeout: none, watchNetwork: true}\nwebsocket: {pingInterval: none, watchNetwork: true}",

@@ -9,7 +9,7 @@ import Testing
 /// Strategy 1: the naive client (at once, in a loop, from "now") against the
 /// resilient one (backoff, network watching, resumption), and the accounting that tells them
 /// apart.
-@Suite(.serialized, .playsLive(.benches)) struct ReconnectionStrategyTests {
+@Suite(.serialized, .playsLive(.strategies)) struct ReconnectionStrategyTests {
     @Test func theClientFileChoosesTheStrategy() throws {
         #expect(try ClientSettings.load(yaml: "reconnect: naive", source: "c.yaml").reconnect == .naive)
         #expect(try ClientSettings.load(yaml: "grpc: {receiveBuffer: 8}", source: "c.yaml").reconnect == .resilient)

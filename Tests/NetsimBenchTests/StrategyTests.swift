@@ -308,7 +308,7 @@ struct StrategyModelEngineTests {
 /// A few live runs through the real clients: a pulling gRPC client whose backlog HTTP/2's
 /// window holds on the server, a bounded and a pulling WebSocket client, and batching on every
 /// transport. Serialized: the runs share two cores.
-@Suite(.serialized, .tags(.liveTiming), .playsLive(.benches)) struct StrategyEndToEndTests {
+@Suite(.serialized, .tags(.liveTiming), .playsLive(.strategies)) struct StrategyEndToEndTests {
     @Test func aPullingGRPCClientDropsNothingAndTheServerHoldsTheBacklog() async throws {
         let pulled = try await StrategyRuns.live(StrategyRuns.slowConsumer(.pull))
         let pulledBuffers = try #require(pulled.buffers)

@@ -11,7 +11,7 @@ import Testing
 /// `netsim tune keepalive --verify` end to end: the recommendation and a baseline played live
 /// (the bench's grpc-swift client and server through the proxy, 60 times faster than real
 /// time) against the model. 20 minutes of emulated time take 20 s.
-@Suite(.serialized, .tags(.liveTiming), .playsLive) struct KeepaliveReplayTests {
+@Suite(.serialized, .tags(.liveTiming), .playsLive(.commands)) struct KeepaliveReplayTests {
     static let logger: Logger = {
         var logger = Logger(label: "netsim.replay")
         logger.logLevel = .error

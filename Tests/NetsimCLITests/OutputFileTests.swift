@@ -9,7 +9,7 @@ import Testing
 
 /// Nothing lost: reports written whole or not at all, paths that cannot be written
 /// found before a run and named with the reason, captures cut short reported as errors.
-@Suite("files netsim writes", .playsLive(timeLimit: .seconds(180)))
+@Suite("files netsim writes", .playsLive(.commands, timeLimit: .seconds(180)))
 struct OutputFileTests {
     /// The built `netsim`: for what only a process of its own can show (a file-size limit, a
     /// signal).

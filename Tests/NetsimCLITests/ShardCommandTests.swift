@@ -7,7 +7,7 @@ import Testing
 
 /// `netsim bench --shard` / `--shards` and `netsim report merge` through the command line: the
 /// files a Kubernetes Indexed Job's pods write, merged into the unsharded run's reports.
-@Suite(.playsLive) struct ShardCommandTests {
+@Suite(.playsLive(.commands)) struct ShardCommandTests {
     static func temporaryDirectory() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("netsim-shards-\(UUID().uuidString)").path
     }

@@ -14,7 +14,7 @@ import NetsimReport
 
 /// The live dashboard at `/`, what it reads (`/status`'s connections and radio totals, the
 /// `radio-woken` events), and who may use the admin API (`AdminAccess`).
-@Suite(.serialized, .playsLive(timeLimit: .seconds(180))) struct AdminDashboardTests {
+@Suite(.serialized, .playsLive(.commands, timeLimit: .seconds(180))) struct AdminDashboardTests {
     static let lte = Profile(
         name: "dashboard", description: "",
         networks: [Network(name: "lte", radio: .lte(LTERadioParameters()), up: LinkParameters(), down: LinkParameters())],

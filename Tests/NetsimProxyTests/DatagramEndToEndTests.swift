@@ -350,7 +350,7 @@ import Testing
 /// times faster than the wall clock), and the model plays the same client on the same profile
 /// for the same emulated time: radio energy, promotions, migrations and NAT expiries agree
 /// within 15%.
-@Suite(.serialized, .playsLive(.peers, timeLimit: .seconds(180))) struct QUICModelAgreementTests {
+@Suite(.serialized, .playsLive(.quic, timeLimit: .seconds(180))) struct QUICModelAgreementTests {
     struct KeepaliveResult: Decodable {
         var pings: Int
         var answered: Int

@@ -12,7 +12,7 @@ import Darwin
 /// `netsim run -- COMMAND` as a CI job uses it: the built `netsim` binary wraps a real curl that
 /// reaches a server through the SOCKS5 front end it finds in ALL_PROXY, and the run's gates
 /// decide the exit status, said with the measured value, and written as JUnit XML.
-@Suite(.serialized, .playsLive(timeLimit: .seconds(120))) struct RunWrapperTests {
+@Suite(.serialized, .playsLive(.commands, timeLimit: .seconds(120))) struct RunWrapperTests {
     static let netsim: String? = FileManager.default.isExecutableFile(atPath: TestPaths.builtNetsim) ? TestPaths.builtNetsim : nil
 
     static let canRun = netsim != nil && FrontEndPeers.curlAndOpenSSL

@@ -14,8 +14,9 @@ import Testing
 ///   real time; two of those at once, and latencies rise and time-scaled outages are missed.
 ///   So live tests run in lanes, one test at a time in each lane and the lanes beside each
 ///   other, as scripts/test.sh's processes did: the `.main` lane for the timed checks (the
-///   default), and three lanes for the long live runs whose checks are counts, bytes, energy
-///   and orders, which mostly wait. A test waits for its lane without holding a thread.
+///   default), and side lanes for the long live runs and the command-line runs whose checks
+///   are counts, bytes, energy, orders and exit statuses, which mostly wait. A test waits for
+///   its lane without holding a thread.
 ///
 /// `.serialized` still orders a suite's own tests; this orders all live tests together.
 ///
@@ -32,10 +33,20 @@ public struct PlaysLive: TestCaseScope {
         /// because they set the lanes' floor.
         public static let agreement = Lane(name: "agreement")
         /// The live benches whose checks are counts, orders and loose bounds: the end-to-end
-        /// bench, the client strategies, the live shard merge and the reports' renderings.
+        /// bench, the live shard merge and the reports' renderings.
         public static let benches = Lane(name: "benches")
+        /// The client strategies played live (reconnection, deadlines, watching the network,
+        /// the strategies' end-to-end runs): counts and orders, as in `.benches`.
+        public static let strategies = Lane(name: "strategies")
         /// The UDP, QUIC and gRPC C-core peers (aioquic, grpcio).
         public static let peers = Lane(name: "peers")
+        /// The QUIC model against a live aioquic client: a minute of time-scaled runs, apart
+        /// from the other peers so that neither waits for the other.
+        public static let quic = Lane(name: "quic")
+        /// The built `netsim` run as a user runs it, around real programs: `run -- COMMAND`,
+        /// the keepalive replay, shards, the files it writes and the dashboard in a browser.
+        /// Their checks are in seconds, exit statuses and files, not milliseconds.
+        public static let commands = Lane(name: "commands")
     }
 
     public let lane: Lane
