@@ -39,7 +39,7 @@ extension ReportTree {
     ///
     /// Read with `JSONSerialization`, not as a `Decodable`: a decoder can only learn a value's
     /// kind by asking for each kind in turn, and each refusal builds an error with its whole
-    /// coding path, so a 340 KB shard part took 0.4 s to read that way, most of `report merge`.
+    /// coding path, so a 340 KB shard part took 0.4 s to read that way, half of `report merge`.
     public init(json: Data) throws {
         self.init(parsed: try JSONSerialization.jsonObject(with: json, options: .fragmentsAllowed))
     }
